@@ -1,0 +1,13 @@
+"""buzzer-controller: a fair buzzer and timer controller for quiz games.
+
+The package is split the way gpiozero splits devices from pin factories:
+
+* a pure game engine (:mod:`controller.engine`, :mod:`controller.arbiter`,
+  :mod:`controller.modes`) that takes events and returns a new state plus
+  effects, with no I/O and no clock of its own;
+* thin shells around it: button backends (:mod:`controller.backends`), the
+  loop that owns the state (:mod:`controller.loop`), the display, audio and
+  the journal.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,13 @@
+"""Button backends: where players' presses come from.
+
+Like gpiozero's pin factories, every backend implements one small interface,
+:class:`~controller.backends.base.ButtonBackend`, and the rest of the program
+never knows which one is in use.  Adding a backend touches no game rule.
+
+Backends are looked up by the name used in config (``buttons = "keyboard"``)
+through :func:`create_backend`.
+"""
+
+from controller.backends.base import BackendStatus, ButtonBackend, Sink, create_backend, register_backend
+
+__all__ = ["BackendStatus", "ButtonBackend", "Sink", "create_backend", "register_backend"]

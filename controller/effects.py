@@ -1,0 +1,58 @@
+"""Effects: what the engine asks the outside world to do.
+
+The engine returns effects; the shell carries them out (plays the sound,
+switches the lamp, flashes the screen, writes the log).  Effects never change
+the game state: a replay that ignores every effect ends in the same state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True, slots=True)
+class Sound:
+    """Play one of the named sounds in ``sounds/`` (``press``, ``right``,
+    ``wrong``, ``time_up``, ``warning``, ``false_start``, ``start``)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lamp:
+    """Set a player's lamp: ``on`` (holds the answer right), ``blink`` (false
+    start / early-press block), or ``off``."""
+
+    button: str
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class Flash:
+    """A short full-screen message: ``right``, ``wrong``, ``time_up``,
+    ``false_start``, ``withdrawn`` ..."""
+
+    kind: str
+    team: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A message for the host (not the audience), e.g. an early press, a
+    refused action or a stuck button.  ``key`` names a UI string."""
+
+    key: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    """One entry of the game log: ``kind`` plus JSON-serialisable data."""
+
+    at: int
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+Effect = Sound | Lamp | Flash | Notice | Log

@@ -1,0 +1,89 @@
+"""Events: everything that can happen to a game, as plain immutable values.
+
+All times are integers in nanoseconds on the *engine clock*: a monotonic clock
+whose origin the shell chooses (the start of the game).  The engine never reads
+a clock itself; it learns the time only from the events it is given.
+
+* :class:`Press` / :class:`Release` -- an edge of a player's button.  ``at`` is
+  the edge's own timestamp (kernel GPIO timestamp, microcontroller timer,
+  keyboard event time); ``delivered`` is when the event reached the loop.  The
+  arbiter orders presses by ``at``, never by ``delivered``.
+* :class:`Host` -- an action of the host (keypad key, script line).
+* :class:`Tick` -- the clock moved on; lets the engine fire deadlines
+  (settle window, countdowns) when no other event arrives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+NS_PER_S = 1_000_000_000
+NS_PER_MS = 1_000_000
+NS_PER_US = 1_000
+
+
+def seconds_to_ns(seconds: float) -> int:
+    """Convert seconds (as written in scripts and configs) to integer ns."""
+    return int(round(seconds * NS_PER_S))
+
+
+def ns_to_seconds(ns: int) -> float:
+    return ns / NS_PER_S
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A button went down at edge time ``at``; the program saw it at ``delivered``."""
+
+    button: str
+    at: int
+    delivered: int
+
+    @property
+    def now(self) -> int:
+        return self.delivered
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A button went up at edge time ``at``."""
+
+    button: str
+    at: int
+    delivered: int
+
+    @property
+    def now(self) -> int:
+        return self.delivered
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """A host action such as ``question``, ``right`` or ``wrong``.
+
+    ``params`` carries the action's arguments (``nominal``, ``theme``,
+    ``team`` ...) as a read-only mapping.
+    """
+
+    action: str
+    at: int
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def now(self) -> int:
+        return self.at
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The clock reached ``at``; no input arrived."""
+
+    at: int
+
+    @property
+    def now(self) -> int:
+        return self.at
+
+
+Event = Press | Release | Host | Tick

@@ -1,0 +1,389 @@
+"""UI strings: Russian by default, English selectable.
+
+Every text the audience or the host sees lives here, one dict per language,
+keyed by a short English name (``"right"``, ``"time_up"``, ``"round"``).
+Effects carry keys, not text (:class:`~controller.effects.Notice`,
+:class:`~controller.effects.Flash`); the display turns them into words with
+:func:`t`.  Keeping the words in one place lets a test check that every key
+exists in every language and that the bundled fonts can draw every
+character (``tests/test_i18n.py``, ``tests/test_fonts.py``).
+
+Placeholders use :meth:`str.format` syntax: ``t("round", n=2)`` gives
+«Раунд 2».  Counted nouns use :func:`tn`, which picks the Russian plural form
+(«1 очко», «2 очка», «5 очков») from keys ending in ``.one``, ``.few`` and
+``.many``.
+
+Adding a string: add the key to *both* dicts below.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any, Mapping
+
+DEFAULT_LANG = "ru"
+LANGUAGES = ("ru", "en")
+
+MINUS = "\u2212"
+"""The typographic minus sign (−), used for negative scores instead of ``-``."""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "ru": {
+        # --- verdicts and flashes -------------------------------------------------
+        "right": "Верно",
+        "wrong": "Неверно",
+        "time_up": "Время!",
+        "false_start": "Фальстарт",
+        "early": "Рано",
+        "withdrawn": "Вопрос снят",
+        "no_answer": "Нет ответа",
+        "answering": "Отвечает",
+        "answering_name": "Отвечает: {name}",
+        "answer_order": "{n}-й ответ",
+        "blocked": "Блок",
+        "blocked_for": "{button}: блок на {s} с",
+        # --- game structure ---------------------------------------------------------
+        "game": "Игра",
+        "fight": "Бой",
+        "fight_n": "Бой {n}",
+        "round": "Раунд",
+        "round_n": "Раунд {n}",
+        "round_n_of": "Раунд {n} из {total}",
+        "question": "Вопрос",
+        "question_n": "Вопрос № {n}",
+        "theme": "Тема",
+        "theme_name": "Тема: «{name}»",
+        "nominal": "Номинал",
+        "nominal_n": "Номинал {n}",
+        "place": "Место",
+        "points": "Очки",
+        "points_n.one": "{n} очко",
+        "points_n.few": "{n} очка",
+        "points_n.many": "{n} очков",
+        "right_points": "За верные",
+        "total": "Итого",
+        "score": "Счёт",
+        "standings": "Турнирная таблица",
+        "paused": "Пауза",
+        "resume": "Продолжить",
+        "tour_n": "Тур {n}",
+        "extra_fight": "Дополнительный бой",
+        "tie": "Ничья",
+        "winner": "Победитель",
+        "carry_over": "Вопрос стоит {n}",
+        "shared_place": "{first}–{last}",
+        # --- Эрудит-квартет fight types and captain timers -------------------------
+        "light": "Светлый бой",
+        "half-dark": "Полутёмный бой",
+        "dark": "Тёмный бой",
+        "captain_timer": "Время капитана",
+        "captain_assigns": "Капитан расставляет игроков",
+        "captain_picks": "Капитан выбирает игрока",
+        "skips_round": "{team} пропускает раунд",
+        "disqualified": "Дисквалификация",
+        "disqualified_fight": "Дисквалифицирован до конца боя",
+        "disqualified_tournament": "Дисквалифицирован до конца турнира",
+        # --- people and things ------------------------------------------------------
+        "team": "Команда",
+        "teams": "Команды",
+        "team_n": "Команда {n}",
+        "player": "Игрок",
+        "players": "Игроки",
+        "player_n": "Игрок {n}",
+        "captain": "Капитан",
+        "table": "Стол",
+        "table_n": "Стол № {n}",
+        "host": "Ведущий",
+        "button": "Кнопка",
+        "button_name": "Кнопка {button}",
+        # --- timers -----------------------------------------------------------------
+        "timer": "⏱ {time}",
+        "seconds_left": "Осталось {s} с",
+        "think_time": "Время на размышление",
+        "answer_time": "Время на ответ",
+        "start_signal": "▶ Старт",
+        "ten_seconds": "Осталось 10 секунд",
+        # --- modes --------------------------------------------------------------------
+        "mode_erudite": "Эрудит-квартет",
+        "mode_jeopardy": "Своя игра",
+        "mode_brain_ring": "Брейн-ринг",
+        "mode_chgk": "Что? Где? Когда?",
+        "mode_mafia": "Мафия",
+        # --- Что? Где? Когда? ---------------------------------------------------------
+        "discussion": "Обсуждение",
+        "hand_in": "Сдайте ответы",
+        "blitz": "Блиц",
+        "shootout": "Перестрелка",
+        "appeal": "Апелляция",
+        "appeal_accepted": "Апелляция принята",
+        "right_answers": "Верных ответов",
+        # --- «Мафия» ------------------------------------------------------------------
+        "speech": "Речь",
+        "defence": "Оправдательная речь",
+        "last_word": "Последнее слово",
+        "foul": "Фол",
+        "fouls_n": "Фолы: {n}",
+        "silenced": "Без речи",
+        "removed": "Удалён",
+        "extra_points": "Доп. баллы",
+        # --- symbols used alone -------------------------------------------------------
+        "mark_right": "✓",
+        "mark_wrong": "✗",
+        "mark_best": "★",
+        "separator": " · ",
+        # --- host help overlay --------------------------------------------------------
+        "help_title": "Клавиши ведущего",
+        "help_hint": "H — подсказка по клавишам",
+        "key_space": "Пробел",
+        "key_enter": "Enter",
+        "key_backspace": "Backspace",
+        "key_escape": "Esc",
+        "key_tab": "Tab",
+        "key_delete": "Delete",
+        "key_arrows": "Стрелки",
+        "key_plus": "+",
+        "key_minus": "−",
+        "action_question": "Следующий вопрос",
+        "action_arm": "Конец чтения, старт",
+        "action_right": "Ответ верный",
+        "action_wrong": "Ответ неверный",
+        "action_withdraw": "Снять вопрос",
+        "action_pause": "Пауза / продолжить",
+        "action_undo": "Отменить последнее",
+        "action_next_round": "Следующий раунд",
+        "action_standings": "Показать таблицу",
+        "action_mute": "Звук вкл./выкл.",
+        "action_help": "Подсказка по клавишам",
+        "action_quit": "Выход",
+        # --- host notices -------------------------------------------------------------
+        "early_press": "Рано: {button}",
+        "already_answered": "{button} уже отвечал",
+        "refused": "Недоступно сейчас: {action}",
+        "button_stuck": "Кнопка {button} залипла",
+        "sound_off": "Звук выключен",
+        "sound_on": "Звук включён",
+        # --- backend status -----------------------------------------------------------
+        "backend": "Кнопки",
+        "backend_connected": "Подключено",
+        "backend_disconnected": "Нет связи",
+        "backend_reconnecting": "Переподключение…",
+        "backend_missing": "Не отвечают: {buttons}",
+        "backend_keyboard": "Клавиатура",
+        "backend_gpio": "GPIO",
+        "backend_serial": "Последовательный порт",
+    },
+    "en": {
+        # --- verdicts and flashes -------------------------------------------------
+        "right": "Right",
+        "wrong": "Wrong",
+        "time_up": "Time!",
+        "false_start": "False start",
+        "early": "Early",
+        "withdrawn": "Question withdrawn",
+        "no_answer": "No answer",
+        "answering": "Answering",
+        "answering_name": "Answering: {name}",
+        "answer_order": "Answer {n}",
+        "blocked": "Blocked",
+        "blocked_for": "{button}: blocked for {s} s",
+        # --- game structure ---------------------------------------------------------
+        "game": "Game",
+        "fight": "Fight",
+        "fight_n": "Fight {n}",
+        "round": "Round",
+        "round_n": "Round {n}",
+        "round_n_of": "Round {n} of {total}",
+        "question": "Question",
+        "question_n": "Question № {n}",
+        "theme": "Theme",
+        "theme_name": "Theme: “{name}”",
+        "nominal": "Value",
+        "nominal_n": "Value {n}",
+        "place": "Place",
+        "points": "Points",
+        "points_n.one": "{n} point",
+        "points_n.few": "{n} points",
+        "points_n.many": "{n} points",
+        "right_points": "From right answers",
+        "total": "Total",
+        "score": "Score",
+        "standings": "Standings",
+        "paused": "Paused",
+        "resume": "Resume",
+        "tour_n": "Tour {n}",
+        "extra_fight": "Extra fight",
+        "tie": "Tie",
+        "winner": "Winner",
+        "carry_over": "Question worth {n}",
+        "shared_place": "{first}–{last}",
+        # --- Эрудит-квартет fight types and captain timers -------------------------
+        "light": "Light fight",
+        "half-dark": "Half-dark fight",
+        "dark": "Dark fight",
+        "captain_timer": "Captain's time",
+        "captain_assigns": "Captain assigns players",
+        "captain_picks": "Captain picks a player",
+        "skips_round": "{team} skips this round",
+        "disqualified": "Disqualified",
+        "disqualified_fight": "Disqualified until the end of the fight",
+        "disqualified_tournament": "Disqualified until the end of the tournament",
+        # --- people and things ------------------------------------------------------
+        "team": "Team",
+        "teams": "Teams",
+        "team_n": "Team {n}",
+        "player": "Player",
+        "players": "Players",
+        "player_n": "Player {n}",
+        "captain": "Captain",
+        "table": "Table",
+        "table_n": "Table № {n}",
+        "host": "Host",
+        "button": "Button",
+        "button_name": "Button {button}",
+        # --- timers -----------------------------------------------------------------
+        "timer": "⏱ {time}",
+        "seconds_left": "{s} s left",
+        "think_time": "Thinking time",
+        "answer_time": "Time to answer",
+        "start_signal": "▶ Start",
+        "ten_seconds": "10 seconds left",
+        # --- modes --------------------------------------------------------------------
+        "mode_erudite": "Erudite Quartet",
+        "mode_jeopardy": "Own Game",
+        "mode_brain_ring": "Brain Ring",
+        "mode_chgk": "What? Where? When?",
+        "mode_mafia": "Mafia",
+        # --- Что? Где? Когда? ---------------------------------------------------------
+        "discussion": "Discussion",
+        "hand_in": "Hand in your answers",
+        "blitz": "Blitz",
+        "shootout": "Shoot-out",
+        "appeal": "Appeal",
+        "appeal_accepted": "Appeal accepted",
+        "right_answers": "Right answers",
+        # --- «Мафия» ------------------------------------------------------------------
+        "speech": "Speech",
+        "defence": "Defence speech",
+        "last_word": "Last word",
+        "foul": "Foul",
+        "fouls_n": "Fouls: {n}",
+        "silenced": "No speech",
+        "removed": "Removed",
+        "extra_points": "Extra points",
+        # --- symbols used alone -------------------------------------------------------
+        "mark_right": "✓",
+        "mark_wrong": "✗",
+        "mark_best": "★",
+        "separator": " · ",
+        # --- host help overlay --------------------------------------------------------
+        "help_title": "Host keys",
+        "help_hint": "H — key help",
+        "key_space": "Space",
+        "key_enter": "Enter",
+        "key_backspace": "Backspace",
+        "key_escape": "Esc",
+        "key_tab": "Tab",
+        "key_delete": "Delete",
+        "key_arrows": "Arrows",
+        "key_plus": "+",
+        "key_minus": "−",
+        "action_question": "Next question",
+        "action_arm": "End of reading, start",
+        "action_right": "Answer is right",
+        "action_wrong": "Answer is wrong",
+        "action_withdraw": "Withdraw question",
+        "action_pause": "Pause / resume",
+        "action_undo": "Undo last",
+        "action_next_round": "Next round",
+        "action_standings": "Show standings",
+        "action_mute": "Sound on/off",
+        "action_help": "Key help",
+        "action_quit": "Quit",
+        # --- host notices -------------------------------------------------------------
+        "early_press": "Early: {button}",
+        "already_answered": "{button} has already answered",
+        "refused": "Not available now: {action}",
+        "button_stuck": "Button {button} is stuck",
+        "sound_off": "Sound off",
+        "sound_on": "Sound on",
+        # --- backend status -----------------------------------------------------------
+        "backend": "Buttons",
+        "backend_connected": "Connected",
+        "backend_disconnected": "No connection",
+        "backend_reconnecting": "Reconnecting…",
+        "backend_missing": "Not responding: {buttons}",
+        "backend_keyboard": "Keyboard",
+        "backend_gpio": "GPIO",
+        "backend_serial": "Serial port",
+    },
+}
+
+
+class _KeepMissing(dict):
+    """Format mapping that leaves an unknown ``{name}`` in the text as it is,
+    so a missing parameter shows up on screen instead of crashing the display."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _format(template: str, params: Mapping[str, Any]) -> str:
+    if not params and "{" not in template:
+        return template
+    try:
+        return string.Formatter().vformat(template, (), _KeepMissing(params))
+    except (ValueError, IndexError, KeyError, AttributeError):
+        # A malformed template or a bad format spec: show the raw template.
+        return template
+
+
+def t(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
+    """The UI text for ``key`` in ``lang``, with ``params`` filled in.
+
+    Falls back to the English text, then to the key itself, so an unknown
+    key or language never breaks the screen.
+    """
+    table = STRINGS.get(lang) or STRINGS[DEFAULT_LANG]
+    template = table.get(key)
+    if template is None:
+        template = STRINGS["en"].get(key, key)
+    return _format(template, params)
+
+
+def plural_form(n: int | float, lang: str = DEFAULT_LANG) -> str:
+    """``"one"``, ``"few"`` or ``"many"``: which form of a counted noun
+    goes with ``n`` (Russian rules; English uses ``one``/``many``)."""
+    if n != int(n):
+        return "few" if lang == "ru" else "many"
+    n = abs(int(n))
+    if lang == "ru":
+        if n % 10 == 1 and n % 100 != 11:
+            return "one"
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return "few"
+        return "many"
+    return "one" if n == 1 else "many"
+
+
+def tn(key: str, n: int | float, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
+    """A counted phrase: ``tn("points_n", 21)`` gives «21 очко».
+
+    Looks up ``key + "." + plural_form(n)``; ``{n}`` in the text is filled
+    with :func:`signed` ``n`` when negative, else ``n`` itself.
+    """
+    value = signed(n) if n < 0 else n
+    return t(f"{key}.{plural_form(n, lang)}", lang, n=value, **params)
+
+
+def signed(n: int | float) -> str:
+    """A score change as the screen shows it: ``+10``, ``−20`` (true minus), ``0``."""
+    if n > 0:
+        return f"+{n:g}" if isinstance(n, float) else f"+{n}"
+    if n < 0:
+        return MINUS + (f"{-n:g}" if isinstance(n, float) else f"{-n}")
+    return "0"
+
+
+def all_strings() -> list[tuple[str, str, str]]:
+    """Every (lang, key, text) triple: for checks such as font coverage."""
+    return [(lang, key, text) for lang, table in STRINGS.items() for key, text in table.items()]

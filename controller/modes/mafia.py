@@ -1,0 +1,655 @@
+"""The «Мафия» table: a pure engine for the judge's speech timer and fouls.
+
+The judge (the host) drives the table from the keypad; players' buttons are
+not used.  The engine keeps, for every seat, the player's name, foul count and
+status, runs one speech countdown at a time (a player's minute, a defence
+speech, a last word) and enforces the foul rules of the regulations
+(appendix 1.2 §3.1–3.2, see ``docs/mafia.md``):
+
+* at ``silence_fouls`` fouls (3) the player's next minute is skipped: the timer
+  refuses to start it, ``next_speaker`` passes over it and so uses the silence
+  up; nominating is not the timer's business, so it stays allowed;
+* at ``remove_fouls`` fouls (4) or a disqualifying foul the player leaves the
+  table at once with no last word.
+
+Like every engine module this one does no I/O and reads no clock: each event
+carries its engine time, :func:`step` returns the new state and the effects,
+and :func:`wakeup` tells the shell when the next :class:`~controller.events.Tick`
+is due.  Countdowns are stored as deadlines, not as counted ticks, so a late or
+missing tick never makes them drift: the 10 s warning and the end fire on the
+first event at or after their instant.
+
+Button presses (:class:`~controller.events.Press`/``Release``) only move the
+engine's time on; they never start or stop a speech, so a player leaning on a
+button cannot change the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
+
+from controller.effects import Effect, Flash, Log, Notice, Sound
+from controller.errors import ConfigError, GameError
+from controller.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
+
+# --------------------------------------------------------------------------
+# Settings: the [mafia] config section.
+
+DEFAULTS: dict[str, Any] = {
+    # the table (appendix 1.2; speech lengths other than the minute: practice)
+    "seats": 10,
+    "minute_s": 60,
+    "defence_s": 30,
+    "last_word_s": 60,
+    "warn_s": 10,
+    "silence_fouls": 3,
+    "remove_fouls": 4,
+    "silence_kinds": ["minute"],
+    "removal_disqualifies": True,
+    # the protocol (§4.5.1)
+    "protest_window_min": 10,
+    # tournament points (§4.2-4.7)
+    "town_win_points": 3,
+    "mafia_win_points": 4,
+    "disqualification_points": -1,
+    "disqualified_keeps_win_points": True,
+    "final_multiplier": 1.5,
+    "extra_max_players": 3,
+    "extra_max_total": 2,
+    "extra_allowed": [1, 0.5],
+    "finalists": 10,
+}
+"""Defaults of every ``[mafia]`` key; ``docs/mafia.md`` explains each one."""
+
+SPEECH_KINDS = ("minute", "defence", "last_word")
+
+
+def _number(key: str, value: Any, *, minimum: float | None = None, strict: bool = False,
+            integer: bool = False) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"mafia.{key}", f"expected a number, got {value!r}")
+    if integer and int(value) != value:
+        raise ConfigError(f"mafia.{key}", f"expected a whole number, got {value!r}")
+    if minimum is not None and (value <= minimum if strict else value < minimum):
+        sign = ">" if strict else ">="
+        raise ConfigError(f"mafia.{key}", f"expected a number {sign} {minimum:g}, got {value!r}")
+    return int(value) if integer else value
+
+
+def validate_settings(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return the complete, checked ``[mafia]`` settings.
+
+    Missing keys take their :data:`DEFAULTS`; an unknown key or a bad value
+    raises :class:`~controller.errors.ConfigError` naming ``mafia.<key>``.
+    """
+    raw = dict(raw or {})
+    unknown = sorted(set(raw) - set(DEFAULTS))
+    if unknown:
+        raise ConfigError(f"mafia.{unknown[0]}", f"unknown key; known keys: {', '.join(DEFAULTS)}")
+    s = {**DEFAULTS, **raw}
+    s["seats"] = _number("seats", s["seats"], minimum=2, integer=True)
+    for key in ("minute_s", "defence_s", "last_word_s", "final_multiplier"):
+        _number(key, s[key], minimum=0, strict=True)
+    _number("warn_s", s["warn_s"], minimum=0)
+    s["silence_fouls"] = _number("silence_fouls", s["silence_fouls"], minimum=1, integer=True)
+    s["remove_fouls"] = _number("remove_fouls", s["remove_fouls"], minimum=1, integer=True)
+    if s["remove_fouls"] <= s["silence_fouls"]:
+        raise ConfigError("mafia.remove_fouls",
+                          f"must be greater than silence_fouls ({s['silence_fouls']}), got {s['remove_fouls']}")
+    kinds = s["silence_kinds"]
+    if not isinstance(kinds, (list, tuple)) or any(k not in SPEECH_KINDS for k in kinds):
+        raise ConfigError("mafia.silence_kinds", f"expected a list of {', '.join(SPEECH_KINDS)}, got {kinds!r}")
+    s["silence_kinds"] = list(kinds)
+    for key in ("removal_disqualifies", "disqualified_keeps_win_points"):
+        if not isinstance(s[key], bool):
+            raise ConfigError(f"mafia.{key}", f"expected true or false, got {s[key]!r}")
+    _number("protest_window_min", s["protest_window_min"], minimum=0)
+    for key in ("town_win_points", "mafia_win_points", "disqualification_points"):
+        _number(key, s[key])
+    s["extra_max_players"] = _number("extra_max_players", s["extra_max_players"], minimum=0, integer=True)
+    _number("extra_max_total", s["extra_max_total"], minimum=0)
+    allowed = s["extra_allowed"]
+    if not isinstance(allowed, (list, tuple)) or not allowed:
+        raise ConfigError("mafia.extra_allowed", f"expected a non-empty list of numbers > 0, got {allowed!r}")
+    for value in allowed:
+        try:
+            _number("extra_allowed", value, minimum=0, strict=True)
+        except ConfigError:
+            raise ConfigError("mafia.extra_allowed",
+                              f"expected a non-empty list of numbers > 0, got {allowed!r}") from None
+    s["extra_allowed"] = list(allowed)
+    s["finalists"] = _number("finalists", s["finalists"], minimum=1, integer=True)
+    return s
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """The engine's part of the settings, durations in ns."""
+
+    seats: int
+    durations: Mapping[str, int]
+    warn_ns: int
+    silence_fouls: int
+    remove_fouls: int
+    silence_kinds: tuple[str, ...]
+    removal_disqualifies: bool
+
+    @classmethod
+    def from_settings(cls, raw: Mapping[str, Any] | None) -> "TableSettings":
+        s = validate_settings(raw)
+        return cls(
+            seats=s["seats"],
+            durations={"minute": seconds_to_ns(s["minute_s"]), "defence": seconds_to_ns(s["defence_s"]),
+                       "last_word": seconds_to_ns(s["last_word_s"])},
+            warn_ns=seconds_to_ns(s["warn_s"]),
+            silence_fouls=s["silence_fouls"],
+            remove_fouls=s["remove_fouls"],
+            silence_kinds=tuple(s["silence_kinds"]),
+            removal_disqualifies=s["removal_disqualifies"],
+        )
+
+
+# --------------------------------------------------------------------------
+# State.
+
+IN_GAME = "in_game"
+SILENCED = "silenced"
+REMOVED = "removed"
+OUT = "out"
+STATUSES = (IN_GAME, SILENCED, REMOVED, OUT)
+
+ROLES = ("civilian", "mafia", "don", "commissar", "doctor")
+ROLE_ALIASES = {"sheriff": "commissar"}
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat at the table.
+
+    ``status``: ``in_game``; ``silenced`` (reached the silence foul count, the
+    next minute is skipped); ``removed`` (4th foul or disqualifying foul, left
+    with no last word; ``reason`` is ``fouls`` or ``disqualified``); ``out``
+    (left by the game itself, ``reason`` ``voted`` or ``killed``).
+    ``role`` is secret: it is never part of :func:`view`.
+    """
+
+    seat: int
+    name: str = ""
+    fouls: int = 0
+    status: str = IN_GAME
+    reason: str | None = None
+    role: str | None = None
+
+    @property
+    def playing(self) -> bool:
+        return self.status in (IN_GAME, SILENCED)
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    """The speech countdown.  ``state``: idle, running, paused, done (ran out)
+    or stopped (ended early).  While running the truth is ``deadline``; in
+    every other state it is ``remaining_ns``."""
+
+    state: str = "idle"
+    kind: str | None = None
+    seat: int | None = None
+    total_ns: int = 0
+    deadline: int = 0
+    remaining_ns: int = 0
+    warned: bool = False
+    speech_id: int = 0
+
+    def remaining(self, now: int) -> int:
+        if self.state == "running":
+            return max(0, self.deadline - now)
+        return self.remaining_ns
+
+
+@dataclass(frozen=True, slots=True)
+class UndoEntry:
+    """What an undoable action changed, so that ``undo`` can put it back.
+
+    Seat names and roles are not restored (a rename made later survives)."""
+
+    action: str
+    seats: tuple[tuple[int, str, str | None], ...]
+    cursor: int | None
+    spoken: frozenset[int]
+    day: int
+    opener: int
+    phase: str
+    winner: str | None
+    ended_at: int | None
+    speech_id: int | None = None
+    seat: int | None = None
+
+
+UNDO_DEPTH = 100
+
+
+@dataclass(frozen=True, slots=True)
+class MafiaState:
+    settings: TableSettings
+    seats: tuple[Seat, ...]
+    timer: Timer = Timer()
+    now: int = 0
+    phase: str = "play"
+    day: int = 1
+    opener: int = 1
+    cursor: int | None = None
+    spoken: frozenset[int] = frozenset()
+    winner: str | None = None
+    ended_at: int | None = None
+    undo: tuple[UndoEntry, ...] = ()
+    speeches: int = 0
+
+    def seat(self, number: int) -> Seat:
+        return self.seats[number - 1]
+
+
+def initial(settings: Mapping[str, Any] | None, seats: Sequence[str] = ()) -> MafiaState:
+    """A fresh table: ``settings`` is the ``[mafia]`` section (defaults for
+    missing keys), ``seats`` the players' names in seat order (may be shorter
+    than the number of seats; names can be set later with ``name``)."""
+    table = TableSettings.from_settings(settings)
+    names = list(seats)
+    if len(names) > table.seats:
+        raise ConfigError("mafia.seats", f"{len(names)} player names for {table.seats} seats")
+    names += [""] * (table.seats - len(names))
+    return MafiaState(settings=table,
+                      seats=tuple(Seat(seat=i + 1, name=str(n).strip()) for i, n in enumerate(names)))
+
+
+# --------------------------------------------------------------------------
+# Time.
+
+
+def wakeup(state: MafiaState) -> int | None:
+    """The next engine time at which a Tick is needed, or None."""
+    t = state.timer
+    if t.state != "running":
+        return None
+    if not t.warned and state.settings.warn_ns > 0:
+        return t.deadline - state.settings.warn_ns
+    return t.deadline
+
+
+def _advance(state: MafiaState, now: int) -> tuple[MafiaState, list[Effect]]:
+    """Move the clock to ``now`` and fire the warning and the end if due."""
+    now = max(now, state.now)
+    state = replace(state, now=now)
+    t = state.timer
+    if t.state != "running":
+        return state, []
+    effects: list[Effect] = []
+    if now >= t.deadline:
+        # A late tick that jumps past both instants only sounds the end.
+        state = replace(state, timer=replace(t, state="done", remaining_ns=0, warned=True))
+        effects += [Sound("time_up"),
+                    Log(t.deadline, "mafia.speech_end",
+                        {"seat": t.seat, "kind": t.kind, "reason": "time_up", "used_ms": t.total_ns // NS_PER_MS})]
+    elif not t.warned and state.settings.warn_ns > 0 and now >= t.deadline - state.settings.warn_ns:
+        state = replace(state, timer=replace(t, warned=True))
+        effects += [Sound("warning"), Log(t.deadline - state.settings.warn_ns, "mafia.warning",
+                                          {"seat": t.seat, "kind": t.kind})]
+    return state, effects
+
+
+# --------------------------------------------------------------------------
+# Steps.
+
+
+def step(state: MafiaState, event) -> tuple[MafiaState, list[Effect]]:
+    """Apply one event; return the new state and the effects."""
+    if isinstance(event, (Tick, Press, Release)):
+        return _advance(state, event.now)
+    if not isinstance(event, Host):
+        raise GameError(f"mafia: cannot handle event {event!r}")
+    handler = _ACTIONS.get(event.action)
+    if handler is None:
+        raise GameError(f"mafia: unknown host action {event.action!r}; known: {', '.join(sorted(_ACTIONS))}")
+    state, effects = _advance(state, event.at)
+    params = dict(event.params or {})
+    if state.phase == "ended" and event.action not in _AFTER_END:
+        return state, effects + _refuse(state, event.action, "mafia.game_over", {})
+    new_state, more = handler(state, params)
+    return new_state, effects + more
+
+
+def _refuse(state: MafiaState, action: str, key: str, params: Mapping[str, Any]) -> list[Effect]:
+    return [Notice(key, dict(params)),
+            Log(state.now, "mafia.refused", {"action": action, "reason": key, **params})]
+
+
+def _seat_param(state: MafiaState, params: Mapping[str, Any], action: str) -> int | list[Effect]:
+    """The ``seat`` parameter as a seat number, or refusal effects."""
+    if "seat" not in params:
+        raise GameError(f"mafia.{action}: the seat parameter is missing")
+    raw = params["seat"]
+    try:
+        number = int(str(raw).strip())
+    except ValueError:
+        raise GameError(f"mafia.{action}: seat must be a number, got {raw!r}") from None
+    if not 1 <= number <= len(state.seats):
+        return _refuse(state, action, "mafia.bad_seat", {"seat": number, "seats": len(state.seats)})
+    return number
+
+
+def _checkpoint(state: MafiaState, action: str, *, speech_id: int | None = None,
+                seat: int | None = None) -> MafiaState:
+    entry = UndoEntry(action=action, seats=tuple((s.fouls, s.status, s.reason) for s in state.seats),
+                      cursor=state.cursor, spoken=state.spoken, day=state.day, opener=state.opener,
+                      phase=state.phase, winner=state.winner, ended_at=state.ended_at,
+                      speech_id=speech_id, seat=seat)
+    return replace(state, undo=(state.undo + (entry,))[-UNDO_DEPTH:])
+
+
+def _set_seat(state: MafiaState, seat: Seat) -> MafiaState:
+    seats = list(state.seats)
+    seats[seat.seat - 1] = seat
+    return replace(state, seats=tuple(seats))
+
+
+def _end_speech(state: MafiaState, reason: str) -> tuple[MafiaState, list[Effect]]:
+    """Stop the running or paused speech early (if there is one)."""
+    t = state.timer
+    if t.state not in ("running", "paused"):
+        return state, []
+    remaining = t.remaining(state.now)
+    state = replace(state, timer=replace(t, state="stopped", remaining_ns=remaining))
+    return state, [Log(state.now, "mafia.speech_end",
+                       {"seat": t.seat, "kind": t.kind, "reason": reason,
+                        "used_ms": (t.total_ns - remaining) // NS_PER_MS})]
+
+
+def _start_speech(state: MafiaState, seat: int, kind: str, action: str,
+                  checkpoint: MafiaState | None = None) -> tuple[MafiaState, list[Effect]]:
+    """Start ``kind`` for ``seat``; ``checkpoint`` is the state to return to on undo."""
+    state, effects = _end_speech(state, "replaced")
+    total = state.settings.durations[kind]
+    speech_id = state.speeches + 1
+    base = checkpoint if checkpoint is not None else state
+    undo = _checkpoint(base, action, speech_id=speech_id, seat=seat).undo
+    timer = Timer(state="running", kind=kind, seat=seat, total_ns=total, deadline=state.now + total,
+                  remaining_ns=total, warned=total <= state.settings.warn_ns, speech_id=speech_id)
+    if kind == "minute":
+        state = replace(state, cursor=seat, spoken=state.spoken | {seat})
+    state = replace(state, timer=timer, speeches=speech_id, undo=undo)
+    effects.append(Log(state.now, "mafia.speech_start",
+                       {"seat": seat, "kind": kind, "total_ms": total // NS_PER_MS, "day": state.day}))
+    return state, effects
+
+
+def _speech(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    seat = _seat_param(state, params, "speech")
+    if isinstance(seat, list):
+        return state, seat
+    kind = str(params.get("kind", "minute"))
+    if kind not in SPEECH_KINDS:
+        raise GameError(f"mafia.speech: kind must be one of {', '.join(SPEECH_KINDS)}, got {kind!r}")
+    s = state.seat(seat)
+    if s.status == REMOVED:
+        key = "mafia.no_last_word" if kind == "last_word" else "mafia.removed"
+        return state, _refuse(state, "speech", key, {"seat": seat, "kind": kind})
+    if s.status == OUT and kind != "last_word":
+        return state, _refuse(state, "speech", "mafia.not_in_game", {"seat": seat, "kind": kind})
+    if s.status == SILENCED and kind in state.settings.silence_kinds:
+        return state, _refuse(state, "speech", "mafia.silenced", {"seat": seat, "kind": kind})
+    return _start_speech(state, seat, kind, "speech")
+
+
+def _next_speaker(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    before = state
+    n = len(state.seats)
+    start = state.opener if state.cursor is None else state.cursor % n + 1
+    effects: list[Effect] = []
+    for offset in range(n):
+        number = (start - 1 + offset) % n + 1
+        s = state.seat(number)
+        if not s.playing or number in state.spoken:
+            continue
+        if s.status == SILENCED and "minute" in state.settings.silence_kinds:
+            state = _set_seat(state, replace(s, status=IN_GAME))
+            state = replace(state, cursor=number, spoken=state.spoken | {number})
+            effects += [Notice("mafia.silenced_skipped", {"seat": number}),
+                        Log(state.now, "mafia.minute_skipped", {"seat": number, "fouls": s.fouls})]
+            continue
+        state, more = _start_speech(state, number, "minute", "next_speaker", checkpoint=before)
+        return state, effects + more
+    # Nobody left to speak today: a skipped silence is still undoable.
+    if state is not before:
+        state = replace(state, undo=_checkpoint(before, "next_speaker").undo)
+    return state, effects + _refuse(state, "next_speaker", "mafia.everyone_spoke", {"day": state.day})
+
+
+def _skip(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The judge passes over a silenced seat's minute by hand."""
+    seat = _seat_param(state, params, "skip")
+    if isinstance(seat, list):
+        return state, seat
+    s = state.seat(seat)
+    if s.status != SILENCED:
+        return state, _refuse(state, "skip", "mafia.not_silenced", {"seat": seat})
+    new = _checkpoint(state, "skip", seat=seat)
+    new = _set_seat(new, replace(s, status=IN_GAME))
+    new = replace(new, cursor=seat, spoken=new.spoken | {seat})
+    return new, [Notice("mafia.silenced_skipped", {"seat": seat}),
+                 Log(new.now, "mafia.minute_skipped", {"seat": seat, "fouls": s.fouls})]
+
+
+def _stop(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    if state.timer.state not in ("running", "paused"):
+        return state, _refuse(state, "stop", "mafia.no_speech", {})
+    return _end_speech(state, "stopped")
+
+
+def _pause(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    t = state.timer
+    if t.state != "running":
+        return state, _refuse(state, "pause", "mafia.no_speech", {})
+    timer = replace(t, state="paused", remaining_ns=t.remaining(state.now))
+    return replace(state, timer=timer), [Log(state.now, "mafia.pause",
+                                             {"seat": t.seat, "remaining_ms": timer.remaining_ns // NS_PER_MS})]
+
+
+def _resume(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    t = state.timer
+    if t.state != "paused":
+        return state, _refuse(state, "resume", "mafia.not_paused", {})
+    timer = replace(t, state="running", deadline=state.now + t.remaining_ns)
+    return replace(state, timer=timer), [Log(state.now, "mafia.resume",
+                                              {"seat": t.seat, "remaining_ms": t.remaining_ns // NS_PER_MS})]
+
+
+def _remove(state: MafiaState, seat: Seat, reason: str) -> tuple[MafiaState, list[Effect]]:
+    state = _set_seat(state, replace(seat, status=REMOVED, reason=reason))
+    effects: list[Effect] = []
+    if state.timer.seat == seat.seat:
+        state, effects = _end_speech(state, "removed")
+    return state, effects + [Flash("mafia.removed", str(seat.seat)),
+                             Notice("mafia.removed", {"seat": seat.seat, "reason": reason}),
+                             Log(state.now, "mafia.removed", {"seat": seat.seat, "reason": reason,
+                                                              "fouls": seat.fouls})]
+
+
+def _foul(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    seat = _seat_param(state, params, "foul")
+    if isinstance(seat, list):
+        return state, seat
+    s = state.seat(seat)
+    if not s.playing:
+        return state, _refuse(state, "foul", "mafia.not_in_game", {"seat": seat})
+    state = _checkpoint(state, "foul", seat=seat)
+    fouls = s.fouls + 1
+    s = replace(s, fouls=fouls)
+    effects: list[Effect] = [Notice("mafia.foul", {"seat": seat, "fouls": fouls}),
+                             Log(state.now, "mafia.foul", {"seat": seat, "fouls": fouls})]
+    if fouls >= state.settings.remove_fouls:
+        state, more = _remove(state, s, "fouls")
+        return state, effects + more
+    if fouls == state.settings.silence_fouls:
+        s = replace(s, status=SILENCED)
+        effects += [Notice("mafia.silenced", {"seat": seat}), Log(state.now, "mafia.silenced", {"seat": seat})]
+    return _set_seat(state, s), effects
+
+
+def _disqualify(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    seat = _seat_param(state, params, "disqualify")
+    if isinstance(seat, list):
+        return state, seat
+    s = state.seat(seat)
+    if not s.playing:
+        return state, _refuse(state, "disqualify", "mafia.not_in_game", {"seat": seat})
+    return _remove(_checkpoint(state, "disqualify", seat=seat), s, "disqualified")
+
+
+def _out(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """A player leaves by the game: voted out by day or killed by night."""
+    seat = _seat_param(state, params, "out")
+    if isinstance(seat, list):
+        return state, seat
+    reason = str(params.get("reason", "voted"))
+    if reason not in ("voted", "killed"):
+        raise GameError(f"mafia.out: reason must be voted or killed, got {reason!r}")
+    s = state.seat(seat)
+    if not s.playing:
+        return state, _refuse(state, "out", "mafia.not_in_game", {"seat": seat})
+    state = _set_seat(_checkpoint(state, "out", seat=seat), replace(s, status=OUT, reason=reason))
+    effects: list[Effect] = []
+    if state.timer.seat == seat and state.timer.kind != "last_word":
+        state, effects = _end_speech(state, "out")
+    return state, effects + [Log(state.now, "mafia.out", {"seat": seat, "reason": reason})]
+
+
+def _day(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """A new day: the discussion opens one seat further round the table."""
+    n = len(state.seats)
+    opener = state.opener
+    for offset in range(1, n + 1):
+        candidate = (state.opener - 1 + offset) % n + 1
+        if state.seat(candidate).playing:
+            opener = candidate
+            break
+    new = _checkpoint(state, "day")
+    new, effects = _end_speech(new, "stopped")
+    new = replace(new, day=state.day + 1, opener=opener, cursor=None, spoken=frozenset())
+    return new, effects + [Log(new.now, "mafia.day", {"day": new.day, "opener": opener})]
+
+
+def _name(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    seat = _seat_param(state, params, "name")
+    if isinstance(seat, list):
+        return state, seat
+    name = str(params.get("name", "")).strip()
+    state = _set_seat(state, replace(state.seat(seat), name=name))
+    return state, [Log(state.now, "mafia.name", {"seat": seat, "name": name})]
+
+
+def _role(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    seat = _seat_param(state, params, "role")
+    if isinstance(seat, list):
+        return state, seat
+    role = str(params.get("role", "")).strip().lower()
+    role = ROLE_ALIASES.get(role, role)
+    if role not in ROLES:
+        raise GameError(f"mafia.role: role must be one of {', '.join(ROLES)}, got {params.get('role')!r}")
+    state = _set_seat(state, replace(state.seat(seat), role=role))
+    return state, [Log(state.now, "mafia.role", {"seat": seat, "role": role})]
+
+
+def _end_game(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    winner = str(params.get("winner", ""))
+    if winner not in ("town", "mafia"):
+        raise GameError(f"mafia.end_game: winner must be town or mafia, got {params.get('winner')!r}")
+    new = _checkpoint(state, "end_game")
+    new, effects = _end_speech(new, "stopped")
+    new = replace(new, phase="ended", winner=winner, ended_at=new.now)
+    return new, effects + [Flash("mafia.winner", winner), Log(new.now, "mafia.game_end", {"winner": winner})]
+
+
+def _undo(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    if not state.undo:
+        return state, _refuse(state, "undo", "mafia.nothing_to_undo", {})
+    entry = state.undo[-1]
+    seats = tuple(replace(s, fouls=f, status=st, reason=r) for s, (f, st, r) in zip(state.seats, entry.seats))
+    new = replace(state, seats=seats, cursor=entry.cursor, spoken=entry.spoken, day=entry.day,
+                  opener=entry.opener, phase=entry.phase, winner=entry.winner, ended_at=entry.ended_at,
+                  undo=state.undo[:-1])
+    effects: list[Effect] = []
+    if entry.speech_id is not None and new.timer.speech_id == entry.speech_id:
+        # The speech this action started is cancelled, not resumed or counted.
+        t = new.timer
+        effects.append(Log(new.now, "mafia.speech_end", {"seat": t.seat, "kind": t.kind, "reason": "undone",
+                                                         "used_ms": (t.total_ns - t.remaining(new.now)) // NS_PER_MS}))
+        new = replace(new, timer=Timer())
+    data = {"undone": entry.action}
+    if entry.seat is not None:
+        data["seat"] = entry.seat
+    return new, effects + [Notice("mafia.undone", data), Log(new.now, "mafia.undo", data)]
+
+
+_ACTIONS = {
+    "speech": _speech,
+    "next_speaker": _next_speaker,
+    "skip": _skip,
+    "stop": _stop,
+    "pause": _pause,
+    "resume": _resume,
+    "foul": _foul,
+    "disqualify": _disqualify,
+    "out": _out,
+    "day": _day,
+    "name": _name,
+    "role": _role,
+    "end_game": _end_game,
+    "undo": _undo,
+}
+
+_AFTER_END = frozenset({"name", "role", "undo", "stop", "pause"})
+"""Actions still accepted after ``end_game`` (to fix the record or undo it)."""
+
+
+# --------------------------------------------------------------------------
+# View.
+
+
+def view(state: MafiaState, now: int | None = None) -> dict[str, Any]:
+    """Plain JSON-able data for the audience screen and the host.
+
+    ``now`` (engine ns) lets a display refresh the countdown between events;
+    it defaults to the time of the last event.  ``timer.ends_at_ns`` is the
+    engine time at which a running speech ends.  Roles are never included.
+    """
+    at = state.now if now is None else max(now, state.now)
+    t = state.timer
+    speaking = t.seat if t.state in ("running", "paused") else None
+    remaining = t.remaining(at)
+    notices = []
+    for s in state.seats:
+        if s.status == SILENCED:
+            notices.append({"key": "mafia.silenced", "params": {"seat": s.seat}})
+    if state.phase == "ended":
+        notices.append({"key": "mafia.game_over", "params": {"winner": state.winner}})
+    return {
+        "mode": "mafia",
+        "phase": state.phase,
+        "day": state.day,
+        "winner": state.winner,
+        "seats": [{"seat": s.seat, "name": s.name, "fouls": s.fouls, "status": s.status,
+                   "reason": s.reason, "speaking": s.seat == speaking} for s in state.seats],
+        "timer": {
+            "kind": t.kind,
+            "seat": t.seat,
+            "state": t.state,
+            "running": t.state == "running",
+            "remaining_ms": -(-remaining // NS_PER_MS),  # round up: 0 only when it is over
+            "total_ms": t.total_ns // NS_PER_MS,
+            "warning": t.state in ("running", "paused") and remaining <= state.settings.warn_ns,
+            "ends_at_ns": t.deadline if t.state == "running" else None,
+        },
+        "notices": notices,
+        "can_undo": bool(state.undo),
+        "undo": state.undo[-1].action if state.undo else None,
+    }

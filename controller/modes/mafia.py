@@ -39,6 +39,7 @@ from controller.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_
 DEFAULTS: dict[str, Any] = {
     # the table (appendix 1.2; speech lengths other than the minute: practice)
     "seats": 10,
+    "players": [],
     "minute_s": 60,
     "defence_s": 30,
     "last_word_s": 60,
@@ -89,6 +90,12 @@ def validate_settings(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         raise ConfigError(f"mafia.{unknown[0]}", f"unknown key; known keys: {', '.join(DEFAULTS)}")
     s = {**DEFAULTS, **raw}
     s["seats"] = _number("seats", s["seats"], minimum=2, integer=True)
+    players = s["players"]
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+        raise ConfigError("mafia.players", f"expected a list of names, got {players!r}")
+    if len(players) > s["seats"]:
+        raise ConfigError("mafia.players", f"{len(players)} player names for {s['seats']} seats")
+    s["players"] = list(players)
     for key in ("minute_s", "defence_s", "last_word_s", "final_multiplier"):
         _number(key, s[key], minimum=0, strict=True)
     _number("warn_s", s["warn_s"], minimum=0)
@@ -249,11 +256,21 @@ class MafiaState:
         return self.seats[number - 1]
 
 
-def initial(settings: Mapping[str, Any] | None, seats: Sequence[str] = ()) -> MafiaState:
-    """A fresh table: ``settings`` is the ``[mafia]`` section (defaults for
-    missing keys), ``seats`` the players' names in seat order (may be shorter
-    than the number of seats; names can be set later with ``name``)."""
+def initial(settings: Mapping[str, Any] | None, seats: Sequence[str] | int = ()) -> MafiaState:
+    """A fresh table.
+
+    ``settings`` is the ``[mafia]`` section (defaults for missing keys) or a
+    whole config holding one (as :func:`controller.engine.new_game` passes
+    it).  ``seats`` is the players' names in seat order; it may be shorter
+    than the number of seats (names can be set later with ``name``).  An int
+    in its place is the engine's random seed, which this mode does not need:
+    the names then come from ``mafia.players``.
+    """
+    if settings is not None and "mode" in settings and isinstance(settings.get("mafia"), Mapping):
+        settings = settings["mafia"]
     table = TableSettings.from_settings(settings)
+    if isinstance(seats, int) and not isinstance(seats, bool):
+        seats = (settings or {}).get("players", [])
     names = list(seats)
     if len(names) > table.seats:
         raise ConfigError("mafia.seats", f"{len(names)} player names for {table.seats} seats")
@@ -607,6 +624,9 @@ _ACTIONS = {
     "undo": _undo,
 }
 
+HOST_ACTIONS = _ACTIONS
+"""Host action name -> handler (``docs/mafia.md`` describes each)."""
+
 _AFTER_END = frozenset({"name", "role", "undo", "stop", "pause"})
 """Actions still accepted after ``end_game`` (to fix the record or undo it)."""
 
@@ -652,4 +672,20 @@ def view(state: MafiaState, now: int | None = None) -> dict[str, Any]:
         "notices": notices,
         "can_undo": bool(state.undo),
         "undo": state.undo[-1].action if state.undo else None,
+    }
+
+
+def summary(state: MafiaState) -> dict[str, Any]:
+    """The finished table as the protocol needs it (roles included)."""
+    return {
+        "mode": "mafia",
+        "phase": state.phase,
+        "winner": state.winner,
+        "ended_at": state.ended_at,
+        "day": state.day,
+        "seats": [{"seat": s.seat, "name": s.name, "role": s.role, "fouls": s.fouls, "status": s.status,
+                   "reason": s.reason,
+                   "disqualified": s.status == REMOVED and (s.reason == "disqualified"
+                                                            or state.settings.removal_disqualifies)}
+                  for s in state.seats],
     }

@@ -1,0 +1,72 @@
+"""The arbiter: who pressed first, decided by edge timestamps.
+
+Pure functions over an immutable :class:`Arbiter` value.  A mode *offers* every
+eligible press to the arbiter; the arbiter names a winner only once the settle
+window has passed after the earliest edge it holds:
+
+    decide_at = min(edge time of the candidates) + settle
+
+so an edge stamped earlier but delivered later (out-of-order GPIO callbacks,
+USB transport) still wins as long as it arrives before ``decide_at``.  If the
+delivery jitter never exceeds the settle window, the true first presser always
+wins.
+
+Exact timestamp ties are broken by a rule: ``random`` (a draw seeded by the
+game's logged seed and the question number, so a replay draws the same) or
+``order`` (the button listed first wins).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Sequence
+
+from controller.events import Press
+
+
+@dataclass(frozen=True, slots=True)
+class Arbiter:
+    """Candidates for the current press window, not yet decided."""
+
+    candidates: tuple[Press, ...] = ()
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.candidates)
+
+    def decide_at(self, settle_ns: int) -> int | None:
+        """Engine time at which the winner may be named, or None if idle."""
+        if not self.candidates:
+            return None
+        return min(p.at for p in self.candidates) + settle_ns
+
+
+def offer(arbiter: Arbiter, press: Press) -> Arbiter:
+    """Add an eligible press to the window (a button offered twice keeps its first edge)."""
+    for p in arbiter.candidates:
+        if p.button == press.button:
+            return arbiter if p.at <= press.at else Arbiter(
+                tuple(press if q is p else q for q in arbiter.candidates))
+    return Arbiter(arbiter.candidates + (press,))
+
+
+def order(presses: Sequence[Press], tie_rule: str, seed: int, salt: str,
+          button_order: Sequence[str]) -> list[Press]:
+    """Sort presses by edge time; exact ties broken by ``tie_rule``.
+
+    The draw for ties is deterministic given ``seed`` and ``salt`` (e.g. the
+    question's number), so a replay of the journal repeats it.
+    """
+    rank = {b: i for i, b in enumerate(button_order)}
+    if tie_rule == "order":
+        return sorted(presses, key=lambda p: (p.at, rank.get(p.button, len(rank)), p.button))
+    rng = random.Random(f"{seed}/{salt}")
+    # One draw per button, in a fixed button order, independent of arrival order.
+    draw = {b: rng.random() for b in sorted({p.button for p in presses}, key=lambda b: (rank.get(b, 1 << 30), b))}
+    return sorted(presses, key=lambda p: (p.at, draw[p.button]))
+
+
+def is_tie(ordered: Sequence[Press]) -> bool:
+    """True when the first two presses share the exact edge time."""
+    return len(ordered) > 1 and ordered[0].at == ordered[1].at

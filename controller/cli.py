@@ -1,0 +1,71 @@
+"""The ``buzzer`` command.
+
+Subcommands (documented in ``docs/cli.md``):
+
+* ``buzzer run [--config FILE]`` -- play a game (the main job);
+* ``buzzer simulate SCRIPT.jsonl`` -- play a scripted session on a virtual
+  clock and print one JSON object;
+* ``buzzer check-config FILE`` -- validate a config;
+
+and the ones other modules add through :data:`COMMANDS`.  Any
+:class:`~controller.errors.BuzzerError` becomes one line on stderr and exit
+code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from controller import __version__
+from controller.errors import BuzzerError
+
+COMMANDS = [
+    # modules with add_parser(subparsers) that sets func=...; imported lazily
+    "controller.cli_commands",
+    "controller.test_buttons",
+    "controller.tournament",
+    "controller.screenshot",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="buzzer", description="Buzzer and timer controller for quiz games.")
+    parser.add_argument("--version", action="version", version=f"buzzer-controller {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # that feature is not installed in this checkout
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except BuzzerError as exc:
+        print(f"buzzer: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,612 @@
+"""Configuration: a TOML file checked against one schema.
+
+Every rule number the controller enforces (7 s to think, the settle window,
+nominals, penalties, Mafia speech times ...) is a key declared here with its
+type, default and a one-line description.  ``config/default.toml`` and
+``docs/config.md`` are generated from this schema (``buzzer check-config
+--print-default`` / ``--print-docs``) and a test keeps them in step.
+
+Loading never executes anything: a config is data.  Any problem is raised as
+:class:`~controller.errors.ConfigError` whose message names the key, e.g.
+``erudite.think_time_s: expected a number > 0, got 'seven'``; the command line
+prints it as one line and exits with code 2.
+
+Adding a section: append a :class:`Section` to :data:`SCHEMA` (one block per
+concern, in the order the docs should show them).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from controller.errors import ConfigError
+
+# --------------------------------------------------------------------------
+# key types
+
+
+@dataclass(frozen=True)
+class Key:
+    """One configuration key.
+
+    ``kind`` is one of ``bool int float number str list dict`` (``number``
+    takes int or float).  ``check`` returns a problem description or ``None``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    doc: str
+    choices: tuple | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    items: str | None = None
+    """For lists: the kind of each item."""
+    check: Callable[[Any], str | None] | None = None
+    source: str = "default"
+    """Where the default comes from: ``seed §4.7``, ``practice`` or ``default``."""
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    doc: str
+    keys: tuple[Key, ...]
+    open_keys: bool = False
+    """True when the section also takes keys not declared (e.g. key maps)."""
+    open_kind: str | None = None
+
+
+def _num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+_KIND_OK = {
+    "bool": lambda v: isinstance(v, bool),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": _num,
+    "number": _num,
+    "str": lambda v: isinstance(v, str),
+    "list": lambda v: isinstance(v, list),
+    "dict": lambda v: isinstance(v, dict),
+}
+
+_KIND_WORD = {
+    "bool": "true or false",
+    "int": "a whole number",
+    "float": "a number",
+    "number": "a number",
+    "str": "a string",
+    "list": "a list",
+    "dict": "a table",
+}
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_value(key: Key, value: Any, path: str) -> Any:
+    """Validate ``value`` for ``key``; return it normalised (floats for float keys)."""
+    if not _KIND_OK[key.kind](value):
+        raise ConfigError(path, f"expected {_KIND_WORD[key.kind]}, got {_show(value)}")
+    if key.kind == "float":
+        value = float(value)
+    if key.minimum is not None and _num(value) and value < key.minimum:
+        raise ConfigError(path, f"must be >= {key.minimum:g}, got {_show(value)}")
+    if key.maximum is not None and _num(value) and value > key.maximum:
+        raise ConfigError(path, f"must be <= {key.maximum:g}, got {_show(value)}")
+    if key.choices is not None and value not in key.choices:
+        raise ConfigError(path, f"must be one of {', '.join(map(str, key.choices))}; got {_show(value)}")
+    if key.kind == "list" and key.items:
+        for i, item in enumerate(value):
+            if not _KIND_OK[key.items](item):
+                raise ConfigError(f"{path}[{i}]", f"expected {_KIND_WORD[key.items]}, got {_show(item)}")
+            if key.minimum is not None and _num(item) and item < key.minimum:
+                raise ConfigError(f"{path}[{i}]", f"must be >= {key.minimum:g}, got {_show(item)}")
+    if key.check is not None:
+        problem = key.check(value)
+        if problem:
+            raise ConfigError(path, problem)
+    return value
+
+
+# --------------------------------------------------------------------------
+# the schema
+
+def _positive(v):
+    return None if v > 0 else f"must be > 0, got {_show(v)}"
+
+
+def _nominals(v):
+    if not v:
+        return "needs at least one nominal"
+    if any(n <= 0 for n in v):
+        return "nominals must be > 0"
+    return None
+
+
+def _fight_types(v):
+    bad = [t for t in v if t not in ("light", "half-dark", "dark")]
+    if bad:
+        return f"unknown fight type {bad[0]!r}; use light, half-dark or dark"
+    return None
+
+
+def _warn_marks(v):
+    if any(m <= 0 for m in v):
+        return "warning marks are seconds left and must be > 0"
+    return None
+
+
+SCHEMA: list[Section] = [
+    Section("", "Top-level keys.", (
+        Key("mode", "str", "erudite", "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
+            "brain-ring (Брейн-ринг), chgk («Что? Где? Когда?»), mafia, programme.",
+            choices=("erudite", "own-game", "brain-ring", "chgk", "mafia", "programme")),
+        Key("buttons", "str", "keyboard", "Button backend: keyboard (simulated on the computer's "
+            "keyboard), gpio (Raspberry Pi pins), serial (our USB box), serial-sim (a virtual box).",
+            choices=("keyboard", "gpio", "serial", "serial-sim")),
+        Key("language", "str", "ru", "Language of the screen and messages.", choices=("ru", "en")),
+    )),
+    Section("arbiter", "Who pressed first. Winners are chosen by the edge's timestamp.", (
+        Key("settle_ms", "float", 2.0, "How long the arbiter waits after the earliest edge before "
+            "naming a winner, so that an earlier edge delivered late still wins.", minimum=0.0, maximum=1000.0),
+        Key("tie_rule", "str", "random", "Exact timestamp ties: random (a seeded draw, seed logged) "
+            "or order (the button listed first in [[teams]] wins).", choices=("random", "order")),
+        Key("tie_seed", "int", -1, "Seed of the tie draw; -1 draws one at game start (it is journaled "
+            "and printed, so a replay gives the same result).", minimum=-1),
+    )),
+    Section("erudite", "Эрудит-квартет [seed §4].", (
+        Key("think_time_s", "float", 7.0, "Thinking time per question after the end of reading.",
+            check=_positive, source="seed §4.7"),
+        Key("after_wrong", "str", "restart", "After a wrong answer the countdown restarts in full "
+            "(restart) or continues from where the press stopped it (resume).",
+            choices=("restart", "resume")),
+        Key("nominals", "list", [10, 20, 30, 40, 50], "Nominals of a round's questions, in reading order.",
+            items="int", check=_nominals, source="seed §4.3"),
+        Key("fights", "int", 3, "Fights in a game.", minimum=1, source="seed §4.2"),
+        Key("rounds_per_fight", "int", 4, "Rounds in a fight.", minimum=1, source="seed §4.2"),
+        Key("fight_types", "list", ["light", "half-dark", "dark"], "Type of each fight, in order "
+            "(the list repeats if shorter than the number of fights).", items="str",
+            check=_fight_types, source="seed §4.2"),
+        Key("captain_light_s", "float", 60.0, "Captain's time to assign players in a «светлый» fight.",
+            check=_positive, source="seed §4.2"),
+        Key("captain_half_dark_s", "float", 20.0, "Captain's time to pick the round's player in a "
+            "«полутёмный» fight.", check=_positive, source="seed §4.2"),
+        Key("captain_dark_s", "float", 60.0, "Captain's time to assign players before the themes of "
+            "a «тёмный» fight.", check=_positive, source="seed §4.2"),
+        Key("early_block_s", "float", 0.0, "A press before the button may signal (before the host's "
+            "'wrong') is ignored and shown as early; > 0 also blocks that button for this long.",
+            minimum=0.0),
+        Key("max_teams", "int", 4, "Most teams at one table.", minimum=1, maximum=16, source="seed §4.1"),
+        Key("min_players", "int", 2, "Fewest players a team may have.", minimum=1, source="seed §4.1"),
+        Key("warn_at_s", "list", [], "Seconds left at which a warning beep sounds during the "
+            "thinking countdown (empty: none).", items="number", check=_warn_marks),
+    )),
+    Section("keys", "The keyboard map of the simulated buttons and of the host "
+            "(pygame key names, e.g. \"q\", \"space\", \"return\", \"[+]\" for keypad plus). "
+            "Player buttons come from [[teams]] `key`; these are the host's keys.", (
+        Key("question", "list", ["n", "[+]"], "Announce the next question (theme and nominal).", items="str"),
+        Key("reading_done", "list", ["space", "[0]"], "End of reading: the countdown starts.", items="str"),
+        Key("right", "list", ["return", "enter"], "The answer is right.", items="str"),
+        Key("wrong", "list", ["backspace", "[-]"], "The answer is wrong.", items="str"),
+        Key("withdraw", "list", ["x", "[/]"], "Withdraw the question (undo its score changes).", items="str"),
+        Key("undo", "list", ["u", "[*]"], "Undo the last ruling.", items="str"),
+        Key("pause", "list", ["p", "[.]"], "Pause or resume the clock.", items="str"),
+        Key("next_round", "list", ["r"], "Go to the next round.", items="str"),
+        Key("captain", "list", ["c"], "Start the captain's timer of this fight type.", items="str"),
+        Key("start_clock", "list", ["t"], "«Время!»: start the clock (Брейн-ринг, ЧГК).", items="str"),
+        Key("help", "list", ["h", "f1"], "Show or hide the host's key overlay.", items="str"),
+        Key("quit", "list", ["escape"], "Leave the program (asks to press twice).", items="str"),
+    )),
+    Section("display", "The audience screen.", (
+        Key("fullscreen", "bool", False, "Full screen on the projector (the service sets it to true)."),
+        Key("width", "int", 1280, "Window width when not full screen.", minimum=320),
+        Key("height", "int", 720, "Window height when not full screen.", minimum=240),
+        Key("fps", "int", 30, "Redraws per second while a countdown runs.", minimum=1, maximum=240),
+        Key("flash_s", "float", 1.5, "How long a ruling flash («Верно», «Неверно») stays.", minimum=0.0),
+    )),
+    Section("sound", "Sounds (controller/audio.py). Without an audio device the game goes on silently.", (
+        Key("mute", "bool", False, "Play no sounds."),
+        Key("volume", "float", 0.8, "Volume of every sound, 0 (silent) to 1 (full).",
+            minimum=0.0, maximum=1.0),
+        Key("buffer_frames", "int", 256, "Mixer buffer in frames at 44.1 kHz (256 = 5.8 ms). Smaller "
+            "starts sounds sooner but may crackle on a busy machine.", minimum=64, maximum=512),
+        Key("dir", "str", "", "Folder of the WAV files (press.wav, right.wav ...); empty: the bundled sounds."),
+    )),
+    Section("journal", "The on-disk journal that makes a game survive a crash.", (
+        Key("dir", "str", "journal", "Folder of journals (relative to the working directory)."),
+        Key("fsync", "bool", True, "fsync each event before its effect is shown."),
+    )),
+    # --- Raspberry Pi GPIO and USB keypad (controller/backends/gpio.py, controller/keypad.py) ---
+    Section("gpio", "Raspberry Pi pins (buttons = \"gpio\"). Pins are named as gpiozero names them: "
+            "\"GPIO17\" (Broadcom number) or \"BOARD11\" (physical pin of the 40-pin header). "
+            "See docs/raspberry-pi.md for the wiring.", (
+        Key("pins", "dict", {"A": "GPIO17", "B": "GPIO27", "C": "GPIO22", "D": "GPIO23"},
+            "Button id -> input pin. Every button of [[teams]] needs one.", check=lambda v: _pin_table(v)),
+        Key("lamps", "dict", {"A": "GPIO5", "B": "GPIO6", "C": "GPIO13", "D": "GPIO19"},
+            "Button id -> lamp (LED or relay) pin; a button without an entry has no lamp.",
+            check=lambda v: _pin_table(v)),
+        Key("host_pins", "dict", {}, "Host action (as in [keys], e.g. right, wrong) -> input pin of "
+            "a host button on the GPIO header.", check=lambda v: _pin_table(v)),
+        Key("buzzer_pin", "str", "", "Pin of an optional piezo buzzer / beeper (\"\": none).",
+            check=lambda v: _pin_name(v) if v else None),
+        Key("pull_up", "bool", True, "Use the Pi's internal pull-up (button between pin and GND). "
+            "false: internal pull-down if active_low is false, else no internal resistor."),
+        Key("active_low", "bool", True, "A pressed button pulls the pin low (to GND)."),
+        Key("lamp_active_high", "bool", True, "A lamp is lit when its pin is high; false for "
+                                              "relay boards that switch on a low input."),
+        Key("blink_ms", "float", 250.0, "Half period of a blinking lamp (false start, early-press block).",
+            minimum=10.0),
+        Key("beep_ms", "float", 120.0, "Length of one beep of the buzzer pin.", minimum=1.0),
+        Key("debounce_ms", "float", 5.0, "After a button's accepted edge, further edges for this long "
+            "are contact bounce. The first edge keeps its timestamp.", minimum=0.0, maximum=200.0),
+        Key("pin_factory", "str", "", "gpiozero pin factory: \"\" (GPIOZERO_PIN_FACTORY or gpiozero's "
+            "choice), lgpio (recommended: kernel edge timestamps; the only one on a Pi 5), rpigpio, "
+            "pigpio, native, mock (tests).", choices=("", "lgpio", "rpigpio", "pigpio", "native", "mock")),
+    )),
+    Section("keypad", "A USB numeric keypad for the host, read with python-evdev so that it works "
+            "whether or not the screen's window has focus.", (
+        Key("device", "str", "", "Input device: a path (/dev/input/by-id/...-event-kbd) or part of "
+            "its name as `buzzer test-buttons` lists it (\"\": no keypad; the window's keyboard only)."),
+        Key("grab", "bool", True, "Take the keypad for ourselves so that its keys do not reach the "
+                                  "console or other programs."),
+        Key("keymap", "dict", {}, "Extra or changed keys: evdev key name -> host action, e.g. "
+            "{ KEY_KP1 = \"right\" }. Without an entry a key does what [keys] says (\"[+]\" is "
+            "KEY_KPPLUS, \"enter\" is KEY_KPENTER ...).", check=lambda v: _keymap(v)),
+        Key("reconnect_s", "float", 1.0, "How often to look for an unplugged keypad.", minimum=0.05),
+    )),
+    # --- «Мафия» table and tournament (controller/modes/mafia.py, controller/tournament.py) ---
+    Section("mafia", "«Мафия»: the judge's speech timer and fouls, the game protocol and the "
+            "tournament table [seed 000]. See docs/mafia.md.", (
+        Key("seats", "int", 10, "Seats at the table.", minimum=2, maximum=30, source="practice"),
+        Key("players", "list", [], "Players' names in seat order (may be fewer than the seats; the "
+            "judge can name seats during the game).", items="str"),
+        Key("minute_s", "number", 60, "A player's minute.", check=_positive, source="seed app. 1.2 §3.1"),
+        Key("defence_s", "number", 30, "A defence speech.", check=_positive, source="practice"),
+        Key("last_word_s", "number", 60, "A last word.", check=_positive, source="practice"),
+        Key("warn_s", "number", 10, "Warning signal this many seconds before a speech ends (0: none).",
+            minimum=0, source="practice"),
+        Key("silence_fouls", "int", 3, "At this many fouls the player's next minute is skipped "
+            "(nominating stays allowed).", minimum=1, source="seed app. 1.2 §3.1"),
+        Key("remove_fouls", "int", 4, "At this many fouls the player leaves the table with no last word.",
+            minimum=2, source="seed app. 1.2 §3.2"),
+        Key("silence_kinds", "list", ["minute"], "Speeches a silenced player loses (minute, defence, "
+            "last_word); only the first one due is lost.", items="str"),
+        Key("removal_disqualifies", "bool", True, "A removal for fouls counts as a disqualification "
+            "(the disqualification points) in the protocol, like a disqualifying foul."),
+        Key("protest_window_min", "number", 10, "A protest is accepted at most this many minutes after "
+            "the end of the game.", minimum=0, source="seed §4.5.1"),
+        Key("town_win_points", "number", 3, "Points of each town player when the town wins.",
+            source="seed §4.2.1"),
+        Key("mafia_win_points", "number", 4, "Points of each mafia player (Don included) when the "
+            "mafia wins.", source="seed §4.2.2"),
+        Key("disqualification_points", "number", -1, "Points of a player disqualified from the table.",
+            source="seed §4.2.4"),
+        Key("disqualified_keeps_win_points", "bool", True, "A disqualified player still gets the team's "
+            "win points (and the disqualification points on top)."),
+        Key("final_multiplier", "number", 1.5, "Multiplier of every point of the final game.",
+            check=_positive, source="seed §4.7"),
+        Key("extra_max_players", "int", 3, "Players of one game who may get extra points.",
+            minimum=0, source="seed §4.3.1"),
+        Key("extra_max_total", "number", 2, "Extra points of one game, in total.", minimum=0,
+            source="seed §4.3.3"),
+        Key("extra_allowed", "list", [1, 0.5], "Extra points one player may get.", items="number",
+            check=lambda v: None if v and all(x > 0 for x in v) else "needs values > 0",
+            source="seed §4.3.2"),
+        Key("finalists", "int", 10, "Players who go to the final game (the top of the ranking).",
+            minimum=1, source="seed §4.6"),
+    )),
+]
+
+_PIN_RE = re.compile(r"(GPIO|BCM|BOARD|WPI|J8:|P1:)?\d+", re.IGNORECASE)
+
+
+def _pin_name(v):
+    if isinstance(v, int) and not isinstance(v, bool):
+        return None
+    if not isinstance(v, str) or not _PIN_RE.fullmatch(v.strip()):
+        return f"expected a pin name like \"GPIO17\" or \"BOARD11\", got {_show(v)}"
+    return None
+
+
+def _pin_table(v):
+    seen: dict[str, str] = {}
+    for name, pin in v.items():
+        problem = _pin_name(pin)
+        if problem:
+            return f"{name}: {problem}"
+        norm = str(pin).strip().upper()
+        if norm in seen:
+            return f"{name} and {seen[norm]} share pin {pin}"
+        seen[norm] = name
+    return None
+
+
+def _keymap(v):
+    for key, action in v.items():
+        if not key.startswith(("KEY_", "BTN_")):
+            return f"{key}: expected an evdev key name such as KEY_KPPLUS"
+        if not isinstance(action, str) or not action:
+            return f"{key}: expected a host action name, got {_show(action)}"
+    return None
+
+
+def _gpio_covers_teams(cfg: dict) -> None:
+    """With buttons = "gpio", every team's button needs an input pin."""
+    if cfg.get("buttons") != "gpio":
+        return
+    for team in cfg["teams"]:
+        if team["button"] not in cfg["gpio"]["pins"]:
+            raise ConfigError(f"gpio.pins.{team['button']}",
+                              f"no input pin for button {team['button']} (team {team['name']!r})")
+
+
+def _team_checks(teams: Any, mode: str, limits: Mapping[str, Any]) -> list[dict]:
+    """Validate the ``[[teams]]`` array; return a normalised list."""
+    if not isinstance(teams, list) or not all(isinstance(t, dict) for t in teams):
+        raise ConfigError("teams", "expected an array of tables ([[teams]])")
+    allowed = {"name", "button", "key", "color", "players"}
+    out = []
+    seen_names, seen_buttons, seen_keys = set(), set(), set()
+    for i, t in enumerate(teams):
+        path = f"teams[{i}]"
+        unknown = sorted(set(t) - allowed)
+        if unknown:
+            raise ConfigError(f"{path}.{unknown[0]}", f"unknown key; allowed: {', '.join(sorted(allowed))}")
+        name = t.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"{path}.name", "expected a non-empty string")
+        button = t.get("button", chr(ord("A") + i) if i < 26 else str(i + 1))
+        if not isinstance(button, str) or not button:
+            raise ConfigError(f"{path}.button", "expected a non-empty string")
+        key = t.get("key", "")
+        if not isinstance(key, str):
+            raise ConfigError(f"{path}.key", "expected a key name string")
+        color = t.get("color", DEFAULT_COLORS[i % len(DEFAULT_COLORS)])
+        if not isinstance(color, str) or not re.fullmatch(r"#[0-9a-fA-F]{6}", color):
+            raise ConfigError(f"{path}.color", f"expected a colour like \"#1e88e5\", got {_show(color)}")
+        players = t.get("players", 4)
+        if not isinstance(players, int) or isinstance(players, bool) or players < 1:
+            raise ConfigError(f"{path}.players", f"expected a whole number >= 1, got {_show(players)}")
+        if mode == "erudite" and players < limits.get("min_players", 2):
+            raise ConfigError(f"{path}.players", f"a team needs at least {limits.get('min_players', 2)} "
+                              f"players (seed §4.1), got {players}")
+        for value, seen, what in ((name, seen_names, "name"), (button, seen_buttons, "button"),
+                                  (key, seen_keys, "key")):
+            if value and value in seen:
+                raise ConfigError(f"{path}.{what}", f"duplicate {what} {value!r}")
+            seen.add(value)
+        out.append({"name": name, "button": button, "key": key, "color": color.lower(),
+                    "players": players})
+    if mode == "erudite" and len(out) > limits.get("max_teams", 4):
+        raise ConfigError("teams", f"Эрудит-квартет takes at most {limits.get('max_teams', 4)} teams, got {len(out)}")
+    return out
+
+
+DEFAULT_COLORS = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#8e24aa", "#fb8c00",
+                  "#00acc1", "#d81b60", "#6d4c41", "#7cb342", "#3949ab", "#c0ca33",
+                  "#546e7a", "#f4511e", "#00897b", "#5e35b1"]
+
+DEFAULT_TEAMS = [
+    {"name": "Альфа", "button": "A", "key": "q"},
+    {"name": "Бета", "button": "B", "key": "z"},
+    {"name": "Гамма", "button": "C", "key": "p"},
+    {"name": "Дельта", "button": "D", "key": "m"},
+]
+
+
+def section(name: str) -> Section:
+    for s in SCHEMA:
+        if s.name == name:
+            return s
+    raise KeyError(name)
+
+
+def defaults() -> dict:
+    """The whole configuration with every default filled in."""
+    cfg: dict[str, Any] = {}
+    for s in SCHEMA:
+        target = cfg if s.name == "" else cfg.setdefault(s.name, {})
+        for k in s.keys:
+            target[k.name] = copy.deepcopy(k.default)
+    cfg["teams"] = _team_checks(copy.deepcopy(DEFAULT_TEAMS), "erudite", {})
+    return cfg
+
+
+def _merge(cfg: dict, data: Mapping[str, Any], prefix: str = "") -> None:
+    """Validate ``data`` (parsed TOML or overrides) into ``cfg`` in place."""
+    sections = {s.name: s for s in SCHEMA}
+    for name, value in data.items():
+        if name == "teams":
+            continue
+        if name in sections and name != "":
+            sec = sections[name]
+            if not isinstance(value, dict):
+                raise ConfigError(f"{prefix}{name}", "expected a table")
+            keys = {k.name: k for k in sec.keys}
+            for kname, kvalue in value.items():
+                path = f"{prefix}{name}.{kname}"
+                if kname in keys:
+                    cfg[name][kname] = check_value(keys[kname], kvalue, path)
+                elif sec.open_keys:
+                    if sec.open_kind and not _KIND_OK[sec.open_kind](kvalue):
+                        raise ConfigError(path, f"expected {_KIND_WORD[sec.open_kind]}, got {_show(kvalue)}")
+                    cfg[name][kname] = kvalue
+                else:
+                    raise ConfigError(path, f"unknown key; known keys in [{name}]: {', '.join(keys)}")
+            continue
+        top = {k.name: k for k in sections[""].keys}
+        if name in top:
+            cfg[name] = check_value(top[name], value, f"{prefix}{name}")
+            continue
+        known = sorted([s.name for s in SCHEMA if s.name] + list(top) + ["teams"])
+        raise ConfigError(f"{prefix}{name}", f"unknown key or section; known: {', '.join(known)}")
+
+
+def _unflatten(settings: Mapping[str, Any]) -> dict:
+    """Turn ``{"erudite.think_time_s": 5}`` into ``{"erudite": {"think_time_s": 5}}``."""
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        if not isinstance(key, str):
+            raise ConfigError(str(key), "setting names must be strings")
+        if "." in key:
+            sec, _, name = key.partition(".")
+            target = out.setdefault(sec, {})
+            if not isinstance(target, dict):
+                raise ConfigError(sec, "expected a table")
+            target[name] = value
+        elif isinstance(value, dict) and key != "teams":
+            out.setdefault(key, {}).update(value)
+        else:
+            out[key] = value
+    return out
+
+
+def build(data: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict:
+    """Validate ``data`` on top of ``base`` (default: the defaults); return a new config."""
+    cfg = copy.deepcopy(dict(base)) if base is not None else defaults()
+    data = _unflatten(data)
+    _merge(cfg, data)
+    if "teams" in data:
+        cfg["teams"] = data["teams"]
+    limits = cfg.get("erudite", {})
+    cfg["teams"] = _team_checks(cfg["teams"], cfg["mode"], limits)
+    _cross_checks(cfg)
+    return cfg
+
+
+def _cross_checks(cfg: dict) -> None:
+    e = cfg.get("erudite", {})
+    if cfg["mode"] == "erudite":
+        for i, t in enumerate(cfg["teams"]):
+            if t["players"] > e["rounds_per_fight"]:
+                # more players than rounds is fine (they rotate); nothing to check
+                pass
+    for hook in CROSS_CHECKS:
+        hook(cfg)
+
+
+CROSS_CHECKS: list[Callable[[dict], None]] = []
+"""Extra whole-config checks registered by other modules' sections."""
+CROSS_CHECKS.append(_gpio_covers_teams)
+
+
+def _mafia_cross_checks(cfg: dict) -> None:
+    """[mafia]: rules between keys (remove_fouls > silence_fouls, names fit the seats ...)."""
+    if "mafia" in cfg:
+        from controller.modes.mafia import validate_settings
+        validate_settings(cfg["mafia"])
+
+
+CROSS_CHECKS.append(_mafia_cross_checks)
+
+
+def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:
+    """Load a TOML config file (``None``: the defaults) plus overrides.
+
+    Raises :class:`ConfigError` with a one-line message naming the file and key.
+    """
+    data: dict[str, Any] = {}
+    source = None
+    if path is not None:
+        source = str(path)
+        p = Path(path)
+        if not p.exists():
+            raise ConfigError("", f"config file not found: {path}")
+        if p.is_dir():
+            raise ConfigError("", f"config path is a folder, not a file: {path}")
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise ConfigError("", f"{path}: not UTF-8 text") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError("", f"{path}: bad TOML: {exc}") from None
+        except OSError as exc:
+            raise ConfigError("", f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        cfg = build(data)
+        if overrides:
+            cfg = build(overrides, base=cfg)
+    except ConfigError as exc:
+        if source:
+            raise ConfigError(exc.key, exc.problem, source) from None
+        raise
+    return cfg
+
+
+# --------------------------------------------------------------------------
+# generated text: default.toml and docs
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    return str(value)
+
+
+def default_toml() -> str:
+    """The text of ``config/default.toml``: every key with its default and doc."""
+    lines = ["# buzzer-controller configuration: every key with its default.",
+             "# Generated by `buzzer check-config --print-default`; see docs/config.md.", ""]
+    for s in SCHEMA:
+        if s.name:
+            lines.append("")
+            lines.append(f"[{s.name}]")
+        lines.append(f"# {s.doc}")
+        for k in s.keys:
+            lines.append(f"# {k.doc}" + (f" [{k.source}]" if k.source != "default" else ""))
+            lines.append(f"{k.name} = {_toml_value(k.default)}")
+    lines.append("")
+    lines.append("# Teams (players in Своя игра): name, button id, keyboard key for the simulated")
+    lines.append("# button, colour on the screen, number of players (Эрудит-квартет: 2..4).")
+    for t in defaults()["teams"]:
+        lines.append("")
+        lines.append("[[teams]]")
+        for k in ("name", "button", "key", "color", "players"):
+            lines.append(f"{k} = {_toml_value(t[k])}")
+    return "\n".join(lines) + "\n"
+
+
+def docs_markdown() -> str:
+    """The text of ``docs/config.md``."""
+    out = ["# Configuration reference", "",
+           "The controller reads one TOML file (`buzzer run --config FILE`; default "
+           "`config/default.toml`). Every key below is optional: a missing key takes its default. "
+           "`buzzer check-config FILE` validates a file; a problem is reported as one line naming "
+           "the key, with exit code 2. Scripted sessions override keys with their `settings`.",
+           "", "This page is generated from `controller/config.py` "
+           "(`buzzer check-config --print-docs`).", ""]
+    for s in SCHEMA:
+        title = f"`[{s.name}]`" if s.name else "Top level"
+        out += [f"## {title}", "", s.doc, "", "| key | type | default | source | meaning |",
+                "|---|---|---|---|---|"]
+        for k in s.keys:
+            choice = f" One of: {', '.join(map(str, k.choices))}." if k.choices else ""
+            out.append(f"| `{k.name}` | {k.kind} | `{_toml_value(k.default)}` | {k.source} | "
+                       f"{k.doc}{choice} |")
+        out.append("")
+    out += ["## `[[teams]]`", "",
+            "One table per team (in Своя игра: per player).", "",
+            "| key | type | default | meaning |", "|---|---|---|---|",
+            "| `name` | str | required | Shown on the screen. |",
+            "| `button` | str | A, B, C … | The button id that backends and scripts use. |",
+            "| `key` | str | \"\" | Keyboard key of the simulated button (pygame key name). |",
+            "| `color` | str | a palette colour | `#rrggbb` colour on the screen. |",
+            "| `players` | int | 4 | Players in the team; fewer than the rounds of a fight means "
+            "the captain skips rounds (seed §4.1). |", ""]
+    return "\n".join(out)

@@ -53,7 +53,7 @@ class Debouncer:
     """
 
     __slots__ = ("window", "stable", "raw", "raw_at", "accepted_at",
-                 "edges", "bounces", "bounces_of", "transitions")
+                 "edges", "bounces", "bounces_of", "transitions", "presses")
 
     def __init__(self, window_ns: int, pressed: bool = False, at: int | None = None):
         if window_ns < 0:
@@ -74,6 +74,8 @@ class Debouncer:
         """Bounce edges that followed the latest press (True) / release (False)."""
         self.transitions = 0
         """Accepted transitions so far."""
+        self.presses = 0
+        """Accepted presses so far (a button held at the start is not one)."""
 
     def _in_window(self, at: int) -> bool:
         return self.accepted_at is not None and at - self.accepted_at < self.window
@@ -85,6 +87,7 @@ class Debouncer:
         self.bounces = 0
         self.bounces_of[pressed] = 0
         self.transitions += 1
+        self.presses += pressed
         return transition
 
     def _count_bounce(self) -> None:

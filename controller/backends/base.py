@@ -94,6 +94,7 @@ _REGISTRY: dict[str, str] = {
     # name -> "module:Class"; imported lazily so that a missing optional
     # library (gpiozero on a laptop, evdev on macOS) only matters when used.
     "keyboard": "controller.backends.keyboard:KeyboardBackend",
+    "gpio": "controller.backends.gpio:GPIOBackend",
 }
 
 

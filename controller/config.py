@@ -258,9 +258,10 @@ SCHEMA: list[Section] = [
             "its name as `buzzer test-buttons` lists it (\"\": no keypad; the window's keyboard only)."),
         Key("grab", "bool", True, "Take the keypad for ourselves so that its keys do not reach the "
                                   "console or other programs."),
-        Key("keymap", "dict", {}, "Extra or changed keys: evdev key name -> host action, e.g. "
-            "{ KEY_KP1 = \"right\" }. Without an entry a key does what [keys] says (\"[+]\" is "
-            "KEY_KPPLUS, \"enter\" is KEY_KPENTER ...).", check=lambda v: _keymap(v)),
+        Key("keymap", "dict", {"KEY_KP9": "next_round", "KEY_KP5": "start_clock", "KEY_KP7": "captain"},
+            "Keypad keys beyond [keys]: evdev key name -> host action. Keys without an entry do "
+            "what [keys] says (\"[+]\" is KEY_KPPLUS, \"enter\" is KEY_KPENTER ...).",
+            check=lambda v: _keymap(v)),
         Key("reconnect_s", "float", 1.0, "How often to look for an unplugged keypad.", minimum=0.05),
     )),
     # --- «Мафия» table and tournament (controller/modes/mafia.py, controller/tournament.py) ---

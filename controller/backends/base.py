@@ -82,6 +82,19 @@ class ButtonBackend:
     def status(self) -> BackendStatus:
         return BackendStatus(self.name, True)
 
+    def key_down(self, key: str, engine_ns: int) -> bool:
+        """A computer key went down (simulated buttons).  Return True if this
+        backend turned it into a button press; hardware backends ignore keys."""
+        return False
+
+    def key_up(self, key: str, engine_ns: int) -> bool:
+        """A computer key went up; see :meth:`key_down`."""
+        return False
+
+    def edges_seen(self) -> dict[str, int]:
+        """Edges seen per button since start (to list buttons that never moved)."""
+        return {}
+
     def __enter__(self):
         self.start()
         return self

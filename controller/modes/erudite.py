@@ -255,7 +255,7 @@ def _arm_wave(s: State, q: Question, now: int, fx: list) -> tuple[State, Questio
     if stuck_now:
         s = replace(s, stuck=s.stuck | frozenset(stuck_now))
         for b in stuck_now:
-            fx.append(Notice("stuck", {"button": b, "team": s.teams[s.team_of(b)].name}))
+            fx.append(Notice("button_stuck", {"button": b, "team": s.teams[s.team_of(b)].name}))
             _log(fx, now, "stuck", button=b)
     return s, replace(q, armed_at=now)
 
@@ -428,12 +428,12 @@ def _press(s: State, p: Press, fx: list) -> State:
     _log(fx, p.delivered, "press", button=p.button, team=s.teams[team].name, at=p.at / 1e9,
          delivered=p.delivered / 1e9, kind=kind, wave=wave)
     if kind == EARLY:
-        fx.append(Notice("early", {"team": s.teams[team].name}))
+        fx.append(Notice("early_press", {"button": p.button, "team": s.teams[team].name}))
         if s.rules.early_block:
             s = replace(s, block_until=_set(s.block_until, team, p.at + s.rules.early_block))
             fx.append(Lamp(p.button, "blink"))
     elif kind == STUCK:
-        fx.append(Notice("stuck", {"button": p.button, "team": s.teams[team].name}))
+        fx.append(Notice("button_stuck", {"button": p.button, "team": s.teams[team].name}))
     return s
 
 

@@ -1,0 +1,403 @@
+"""The loop: the one place that owns the game state.
+
+Input threads (button backends, the keypad) only timestamp events and put
+them on :attr:`Loop.queue`.  The loop takes them in order, writes each to the
+journal, steps the pure engine, and carries out the effects: sounds, lamps,
+the screen.  When the engine has a deadline (the settle window, a countdown)
+the loop wakes up at that engine time and sends a Tick, so deadlines are
+exact and never counted in ticks.
+
+The same loop runs with a pygame window or, where no display exists, headless
+with a one-line text status in the terminal (keys typed in the terminal act as
+buttons and host keys).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import secrets
+import select
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from controller import config as config_mod
+from controller import engine
+from controller import journal as journal_mod
+from controller.backends import create_backend
+from controller.clock import EngineClock
+from controller.effects import Flash, Lamp, Log, Notice, Sound
+from controller.errors import BuzzerError, GameError
+from controller.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick
+
+log = logging.getLogger(__name__)
+
+CLOCK_RECORD_NS = 250 * NS_PER_MS
+"""While a deadline is pending, the time is journaled this often, so that a
+resumed countdown continues from (almost) where it was."""
+
+QUIT_CONFIRM_NS = 3 * NS_PER_S
+
+TERMINAL_KEYS = {" ": ["space"], "\n": ["return"], "\r": ["return"], "\x7f": ["backspace"],
+                 "\x08": ["backspace"], "\x1b": ["escape"], "+": ["[+]", "+"], "-": ["[-]", "-"],
+                 "*": ["[*]", "*"], "/": ["[/]", "/"], ".": ["[.]", "."], "?": ["h"]}
+
+
+def terminal_key_names(ch: str) -> list[str]:
+    """Key names (pygame style) a character typed in a terminal stands for."""
+    if ch in TERMINAL_KEYS:
+        return TERMINAL_KEYS[ch]
+    if ch.isdigit():
+        return [ch, f"[{ch}]"]
+    return [ch.lower()]
+
+
+@dataclass
+class HostKeys:
+    """Key name -> host action, from config ``[keys]``."""
+
+    actions: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "HostKeys":
+        out = {}
+        for action, names in cfg["keys"].items():
+            for n in names:
+                out[n.lower()] = action
+        return cls(out)
+
+    def action(self, names: list[str]) -> str | None:
+        for n in names:
+            if n.lower() in self.actions:
+                return self.actions[n.lower()]
+        return None
+
+
+class Loop:
+    """Runs one game: journal, engine, effects, screen.
+
+    :param cfg: validated config
+    :param state: the engine state to start from (new or replayed)
+    :param clock: engine clock (already resumed when recovering)
+    :param journal: open journal, or None (tests)
+    :param screen: object with ``draw(view, now, flash, status)`` or None
+    :param audio: object with ``play(name)`` or None
+    """
+
+    def __init__(self, cfg: dict, state: Any, clock: EngineClock, journal=None, screen=None,
+                 audio=None, backend=None, keypad=None, out=sys.stdout):
+        self.cfg = cfg
+        self.state = state
+        self.clock = clock
+        self.journal = journal
+        self.screen = screen
+        self.audio = audio
+        self.backend = backend
+        self.keypad = keypad
+        self.out = out
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.host_keys = HostKeys.from_config(cfg)
+        self.flash: dict | None = None
+        self.flash_until = 0
+        self.notice: str = ""
+        self.help = False
+        self.running = True
+        self.quit_armed = 0
+        self.new_game_armed = 0
+        self.last_clock_record = 0
+        self.on_new_game: Callable[[], None] | None = None
+        self.dirty = True
+
+    # -- input side (any thread) -----------------------------------------
+    def enqueue(self, event) -> None:
+        """Thread-safe: backends and the keypad call this."""
+        self.queue.put(event)
+
+    def host(self, action: str, params: dict | None = None) -> None:
+        """Thread-safe: a host action happening now."""
+        self.queue.put(Host(action, self.clock.now(), params or {}))
+
+    # -- keys from the window or the terminal (loop thread) ------------------
+    def key_down(self, names: list[str]) -> None:
+        now = self.clock.now()
+        action = self.host_keys.action(names)
+        if action is None and self.backend is not None:
+            for n in names:
+                if self.backend.key_down(n, now):
+                    return
+        if action is not None:
+            self._host_key(action, now)
+
+    def key_up(self, names: list[str]) -> None:
+        if self.backend is None:
+            return
+        now = self.clock.now()
+        for n in names:
+            if self.backend.key_up(n, now):
+                return
+
+    def _host_key(self, action: str, now: int) -> None:
+        if action == "help":
+            self.help = not self.help
+            self.dirty = True
+            return
+        if action == "quit":
+            if now - self.quit_armed < QUIT_CONFIRM_NS:
+                self.running = False
+            else:
+                self.quit_armed = now
+                self._notice("confirm_quit")
+            return
+        if action == "new_game":
+            if now - self.new_game_armed < QUIT_CONFIRM_NS:
+                self.new_game_armed = 0
+                if self.on_new_game:
+                    self.on_new_game()
+            else:
+                self.new_game_armed = now
+                self._notice("confirm_new_game")
+            return
+        if action == "pause":
+            action = "resume" if getattr(self.state, "paused", False) else "pause"
+        if action not in engine.host_actions(self.cfg["mode"]):
+            self._notice("not_in_this_mode", action=action)
+            return
+        self.queue.put(Host(action, now, {}))
+
+    # -- the engine side (loop thread) -----------------------------------
+    def apply(self, event) -> list:
+        """Journal the event, then step the engine and carry out its effects."""
+        if self.journal is not None:
+            self.journal.append(event)
+        try:
+            self.state, fx = engine.step(self.state, event)
+        except GameError as exc:
+            self._notice_text(str(exc))
+            return []
+        self._effects(fx)
+        self.dirty = True
+        return fx
+
+    def _effects(self, fx: list) -> None:
+        for f in fx:
+            if isinstance(f, Sound):
+                if self.audio is not None:
+                    self.audio.play(f.name)
+            elif isinstance(f, Lamp):
+                if self.backend is not None:
+                    try:
+                        self.backend.set_lamp(f.button, f.state)
+                    except Exception as exc:  # a lamp must never stop the game
+                        log.warning("lamp %s: %s", f.button, exc)
+            elif isinstance(f, Flash):
+                self.flash = {"kind": f.kind, "team": f.team}
+                self.flash_until = self.clock.now() + int(self.cfg["display"]["flash_s"] * NS_PER_S)
+            elif isinstance(f, Notice):
+                self._notice(f.key, **dict(f.params))
+            elif isinstance(f, Log):
+                log.debug("%s %s", f.kind, f.data)
+
+    def _notice(self, key: str, **params) -> None:
+        try:
+            from controller.i18n import t
+            text = t(key, self.cfg["language"], **params)
+        except Exception:
+            text = key
+        self._notice_text(text)
+
+    def _notice_text(self, text: str) -> None:
+        self.notice = text
+        self.dirty = True
+        if self.screen is None or getattr(self.screen, "headless", False):
+            print(f"\n! {text}", file=self.out, flush=True)
+
+    def tick_if_due(self) -> None:
+        now = self.clock.now()
+        due = engine.wakeup(self.state)
+        if due is not None and due <= now:
+            self.apply(Tick(now))
+        elif due is not None and now - self.last_clock_record >= CLOCK_RECORD_NS:
+            # a deadline is pending: record the time so a resume continues from here
+            self.last_clock_record = now
+            self.apply(Tick(now))
+
+    def drain(self) -> None:
+        while True:
+            try:
+                ev = self.queue.get_nowait()
+            except queue.Empty:
+                return
+            self.apply(ev)
+
+    def timeout_s(self, max_wait_s: float) -> float:
+        due = engine.wakeup(self.state)
+        if due is None:
+            return max_wait_s
+        return min(max(due - self.clock.now(), 0) / NS_PER_S, max_wait_s)
+
+    def status(self) -> dict:
+        st = self.backend.status() if self.backend is not None else None
+        return {"backend": st.name if st else "none", "connected": st.connected if st else False,
+                "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
+                "notice": self.notice}
+
+    def current_flash(self) -> dict | None:
+        if self.flash is not None and self.clock.now() < self.flash_until:
+            return self.flash
+        return None
+
+    def step_once(self, max_wait_s: float) -> None:
+        """Wait for input or the next deadline (at most ``max_wait_s``), then process."""
+        try:
+            ev = self.queue.get(timeout=self.timeout_s(max_wait_s))
+            self.apply(ev)
+        except queue.Empty:
+            pass
+        self.drain()
+        self.tick_if_due()
+
+
+# ---------------------------------------------------------------------------
+# start-up
+
+def _choose_seed(cfg: dict) -> int:
+    seed = cfg["arbiter"]["tie_seed"]
+    return seed if seed >= 0 else secrets.randbelow(2**31)
+
+
+def _ask(question: str) -> bool:
+    if not sys.stdin.isatty():
+        return True
+    try:
+        answer = input(question + " [Y/n] ").strip().lower()
+    except EOFError:
+        return True
+    return answer in ("", "y", "yes", "д", "да")
+
+
+def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal, dict, int]:
+    """Resume the unfinished game or start a new one; return (state, clock, journal, cfg, seed)."""
+    jdir = cfg["journal"]["dir"]
+    contents = None
+    try:
+        contents = journal_mod.unfinished(jdir)
+    except BuzzerError as exc:
+        print(f"buzzer: {exc}; it is archived and a new game starts", file=sys.stderr)
+        journal_mod.archive(jdir)
+    if contents is not None and not getattr(args, "new", False):
+        n = len(contents.events)
+        started = contents.header.get("started", "?")
+        resume = getattr(args, "resume", False) or _ask(
+            f"An unfinished game (started {started}, {n} events) was found. Resume it?")
+        if resume:
+            state, jcfg, seed, last = journal_mod.replay(contents)
+            clock = EngineClock()
+            clock.resume_at(last)
+            jr = journal_mod.Journal(journal_mod.current_path(jdir), fsync=cfg["journal"]["fsync"],
+                                     truncate_to=contents.valid_bytes)
+            print(f"Resumed the unfinished game: {n} events replayed, clock at {last / 1e9:.3f} s.")
+            # settings that do not change the rules (screen, sound, keys) come from the current config
+            for key in ("display", "keys", "sound", "language", "buttons", "journal"):
+                if key in cfg:
+                    jcfg[key] = cfg[key]
+            return state, clock, jr, jcfg, seed
+    if contents is not None or journal_mod.current_path(jdir).exists():
+        dest = journal_mod.archive(jdir)
+        if dest:
+            print(f"The previous game's journal was archived to {dest}.")
+    seed = _choose_seed(cfg)
+    clock = EngineClock()
+    header = {"config": cfg, "seed": seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+    jr = journal_mod.Journal(journal_mod.current_path(jdir), header=header, fsync=cfg["journal"]["fsync"])
+    state = engine.new_game(cfg, seed)
+    return state, clock, jr, cfg, seed
+
+
+def _display_available() -> bool:
+    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+        return False
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                    or os.environ.get("SDL_VIDEODRIVER") in ("kmsdrm", "fbcon"))
+    return True
+
+
+def run_from_args(args) -> int:
+    from controller.cli_commands import default_config_path
+
+    path = args.config or default_config_path()
+    cfg = config_mod.load(path)
+    if args.lang:
+        cfg["language"] = args.lang
+    if args.fullscreen:
+        cfg["display"]["fullscreen"] = True
+    if args.windowed:
+        cfg["display"]["fullscreen"] = False
+    state, clock, jr, cfg, seed = prepare_game(cfg, args)
+    logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
+    print(f"Game seed (tie draws): {seed}")
+    headless = args.headless or not _display_available()
+    loop = Loop(cfg, state, clock, journal=jr)
+    keys = {t["button"]: t["key"] for t in cfg["teams"]}
+    options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
+    options["keys"] = keys
+    backend = create_backend(cfg["buttons"], [t["button"] for t in cfg["teams"]], clock, loop.enqueue, options)
+    loop.backend = backend
+    audio = None
+    try:
+        from controller.audio import Audio
+        audio = Audio(cfg)
+    except ImportError:
+        pass
+    loop.audio = audio
+    keypad = _start_keypad(cfg, loop)
+    backend.start()
+    try:
+        if headless:
+            if not args.headless:
+                print("No display found: running headless with a text status (keys typed here act as buttons).")
+            from controller.terminal import run_headless
+            run_headless(loop, args.seconds)
+        else:
+            from controller.window import run_window
+            run_window(loop, args.seconds)
+    finally:
+        backend.close()
+        if keypad is not None:
+            keypad.close()
+        _finish(loop, jr, cfg)
+    return 0
+
+
+def _start_keypad(cfg: dict, loop: Loop):
+    if not cfg.get("keypad", {}).get("device"):
+        return None
+    try:
+        from controller.keypad import Keypad
+    except ImportError:
+        return None
+    try:
+        kp = Keypad(sink=loop.host, options=cfg["keypad"])
+        kp.start()
+        return kp
+    except BuzzerError as exc:
+        print(f"buzzer: keypad: {exc}; the keyboard stays the host's input", file=sys.stderr)
+        return None
+
+
+def _finish(loop: Loop, jr, cfg: dict) -> None:
+    seen = loop.backend.edges_seen() if loop.backend is not None else {}
+    still = [b for b, n in seen.items() if n == 0]
+    if still and getattr(loop.state, "stage", "") == "finished":
+        print("Buttons that never changed state during the game (check their wiring): " + ", ".join(still))
+    if getattr(loop.state, "stage", "") == "finished":
+        jr.finish()
+        jr.close()
+        dest = journal_mod.archive(cfg["journal"]["dir"])
+        print(f"Game over. Journal archived to {dest}.")
+    else:
+        jr.close()
+        print("The game is not finished: `buzzer run` resumes it.")

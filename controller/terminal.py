@@ -1,0 +1,83 @@
+"""Headless mode: the loop with a text status in the terminal.
+
+Used where no display exists (a server, CI, an SSH session).  Keys typed in the
+terminal act as the simulated buttons and the host's keys (see
+:data:`controller.loop.TERMINAL_KEYS`); the status line is rewritten whenever
+the game changes.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import termios
+import time
+import tty
+
+from controller import engine
+from controller.events import NS_PER_S
+
+
+def status_line(view: dict, lang: str = "ru") -> str:
+    """One line that says where the game is: question, who answers, countdown, scores."""
+    from controller.i18n import t
+
+    parts = []
+    q = view.get("question")
+    if view.get("stage") == "finished":
+        parts.append(t("game_over", lang))
+    if q:
+        parts.append(f"{t('question', lang)} {q.get('number', '')} ({q.get('nominal', '')})")
+    teams = view.get("teams") or []
+    holder = next((tm["name"] for tm in teams if tm.get("holder")), None)
+    if holder:
+        parts.append(f"{t('answering', lang)}: {holder}")
+    cd = view.get("countdown")
+    if cd and cd.get("remaining_ms") is not None:
+        parts.append(f"⏱ {cd['remaining_ms'] / 1000:.1f}")
+    if view.get("paused"):
+        parts.append(t("paused", lang))
+    parts.append(" · ".join(f"{tm['name']} {tm.get('score', 0)}" for tm in teams))
+    return " | ".join(parts)
+
+
+def run_headless(loop, seconds: float | None = None) -> None:
+    fd = sys.stdin.fileno() if sys.stdin and not sys.stdin.closed else None
+    is_tty = fd is not None and os.isatty(fd)
+    reading = fd is not None  # a tty or a pipe: typed (or piped) characters act as keys
+    old = termios.tcgetattr(fd) if is_tty else None
+    if is_tty:
+        tty.setcbreak(fd)
+    from controller.loop import terminal_key_names
+    end = None if seconds is None else time.monotonic() + seconds
+    last_line = ""
+    last_print = 0.0
+    lang = loop.cfg["language"]
+    try:
+        while loop.running and (end is None or time.monotonic() < end):
+            wait = loop.timeout_s(0.1)
+            if reading:
+                ready, _, _ = select.select([fd], [], [], wait)
+                if ready:
+                    data = os.read(fd, 1)
+                    if not data:
+                        reading = False  # end of input: the game goes on until quit or --seconds
+                    else:
+                        names = terminal_key_names(data.decode("utf-8", "replace"))
+                        loop.key_down(names)
+                        loop.key_up(names)
+                loop.drain()
+                loop.tick_if_due()
+            else:
+                loop.step_once(wait)
+            line = status_line(engine.view(loop.state, loop.clock.now()), lang)
+            now = time.monotonic()
+            if line != last_line and (now - last_print > 0.2 or line.split("⏱")[0] != last_line.split("⏱")[0]):
+                sys.stdout.write("\r\x1b[K" + line if is_tty else line + "\n")
+                sys.stdout.flush()
+                last_line, last_print = line, now
+    finally:
+        if is_tty:
+            termios.tcsetattr(fd, termios.TCSADRAIN, old)
+            sys.stdout.write("\n")

@@ -1,0 +1,86 @@
+"""The pygame window: the audience screen plus the keyboard.
+
+The window's key events become button presses (simulated buttons) and host
+actions; the screen is redrawn when the game changes and while a countdown or
+a flash runs.  The picture itself is drawn by
+:class:`controller.display.scoreboard.Scoreboard`.
+"""
+
+from __future__ import annotations
+
+import time
+
+from controller import engine
+from controller.events import NS_PER_S
+
+
+def _open_window(cfg: dict):
+    import pygame
+
+    pygame.display.init()
+    pygame.font.init()
+    d = cfg["display"]
+    if d["fullscreen"]:
+        surface = pygame.display.set_mode((0, 0), pygame.FULLSCREEN)
+    else:
+        surface = pygame.display.set_mode((d["width"], d["height"]), pygame.RESIZABLE)
+    pygame.display.set_caption("buzzer-controller")
+    pygame.mouse.set_visible(not d["fullscreen"])
+    return surface
+
+
+def _scoreboard(cfg: dict, size):
+    from controller.display.scoreboard import Scoreboard
+
+    try:
+        return Scoreboard(size, lang=cfg["language"], keys=cfg["keys"])
+    except TypeError:
+        return Scoreboard(size, lang=cfg["language"])
+
+
+def run_window(loop, seconds: float | None = None) -> None:
+    import pygame
+
+    cfg = loop.cfg
+    surface = _open_window(cfg)
+    board = _scoreboard(cfg, surface.get_size())
+    loop.screen = board
+    frame_s = 1.0 / cfg["display"]["fps"]
+    end = None if seconds is None else time.monotonic() + seconds
+    last_draw = 0.0
+    title = ""
+    try:
+        while loop.running and (end is None or time.monotonic() < end):
+            for ev in pygame.event.get():
+                if ev.type == pygame.QUIT:
+                    loop.running = False
+                elif ev.type == pygame.KEYDOWN:
+                    loop.key_down([pygame.key.name(ev.key)])
+                elif ev.type == pygame.KEYUP:
+                    loop.key_up([pygame.key.name(ev.key)])
+                elif ev.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
+                    surface = pygame.display.get_surface()
+                    board = _scoreboard(cfg, surface.get_size())
+                    loop.screen = board
+                    loop.dirty = True
+            # short waits keep key latency low while the queue is idle
+            loop.step_once(min(0.004, loop.timeout_s(0.004)))
+            now = loop.clock.now()
+            view = engine.view(loop.state, now)
+            animating = bool((view.get("countdown") or {}).get("running") or
+                             (view.get("captain") or {}).get("running") or loop.current_flash())
+            t = time.monotonic()
+            if loop.dirty or (animating and t - last_draw >= frame_s):
+                status = loop.status()
+                board.draw(surface, view, now, flash=loop.current_flash(), status=status,
+                           help_overlay=loop.help)
+                pygame.display.flip()
+                loop.dirty = False
+                last_draw = t
+                new_title = f"buzzer-controller — {status['backend']}" + (
+                    "" if status["connected"] and not status["missing"] else " (!)")
+                if new_title != title:
+                    pygame.display.set_caption(new_title)
+                    title = new_title
+    finally:
+        pygame.display.quit()

@@ -297,6 +297,11 @@ class GPIOBackend(ButtonBackend):
             self._wake.notify_all()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=1.0)
+        for led in self._leds.values():  # a freed pin may keep its level: switch off first
+            try:
+                led.off()
+            except Exception:
+                pass
         for device in [*self._leds.values(), *([self._buzzer] if self._buzzer else []),
                        *self._inputs.values(), *self._host_inputs.values()]:
             try:

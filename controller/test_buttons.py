@@ -1,0 +1,300 @@
+"""``buzzer test-buttons``: check the table's wiring before a game.
+
+Shows every configured button, host button, lamp and keypad key live in the
+terminal: each press and release as it happens, how long the button was held
+and how many bounce edges its contacts made, and which keypad key maps to
+which host action.  Meanwhile it lights each lamp in turn, and lights a
+button's lamp while the button is held, so one person can walk round the
+table and see that every button and lamp is where the config says.
+
+At the end (Ctrl+C, or ``--seconds N``) it prints a summary and lists the
+buttons that never moved: unplugged, miswired, or on another pin.
+
+With ``GPIOZERO_PIN_FACTORY=mock`` it runs on gpiozero's mock pins, and
+``--script FILE`` drives them (for tests and demonstrations)::
+
+    # seconds  input       what
+    0.10       A           down        # contacts close
+    0.10       A           bounce 4    # 4 more chatter edges, 0.2 ms apart
+    0.30       A           up
+    0.50       host:right  tap         # a host button on GPIO
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller import config as config_mod
+from controller.clock import EngineClock
+from controller.errors import BackendError, ConfigError
+from controller.events import NS_PER_MS, Press, Release
+
+TEXT = {
+    "ru": {
+        "title": "Проверка кнопок. Нажмите каждую кнопку; Ctrl+C — выход.",
+        "factory": "Драйвер выводов: {factory} (метки времени: {stamps})",
+        "button": "Кнопка {b:<3} вывод {pin:<8} лампа {lamp:<8} {team}",
+        "no_lamp": "—",
+        "host_pin": "Кнопка ведущего «{action}» на выводе {pin}",
+        "buzzer": "Зуммер на выводе {pin}",
+        "keypad": "Клавиатура ведущего: {device}",
+        "keypad_none": "Клавиатура ведущего не задана ([keypad] device); доступные устройства:",
+        "keypad_key": "  {key:<16} → {action}",
+        "device": "  {path}  «{name}»",
+        "held_at_start": "{b}: нажата уже при запуске — залипла или неверно подключена?",
+        "pressed": "{t:8.3f} с  {b}: нажата",
+        "released": "{t:8.3f} с  {b}: отпущена, держали {held} мс, дребезг при нажатии: {bounces}",
+        "host": "{t:8.3f} с  ведущий: {action}",
+        "key": "{t:8.3f} с  клавиша {key} → {action}",
+        "key_unmapped": "{t:8.3f} с  клавиша {key} (не назначена)",
+        "kp_on": "Клавиатура подключена: {name}",
+        "kp_off": "Клавиатура недоступна: {reason}",
+        "lamp": "Лампа {b} горит",
+        "summary": "Итог:",
+        "row": "  {b:<3} {pin:<8} нажатий {presses:>3}, фронтов {edges:>4}, дребезг max {max} (среднее {avg})",
+        "never": "Ни разу не нажимались: {buttons}",
+        "all_seen": "Все кнопки работают.",
+        "script_mock": "--script работает только с GPIOZERO_PIN_FACTORY=mock",
+    },
+    "en": {
+        "title": "Button check. Press every button; Ctrl+C to quit.",
+        "factory": "Pin factory: {factory} (timestamps: {stamps})",
+        "button": "Button {b:<3} pin {pin:<8} lamp {lamp:<8} {team}",
+        "no_lamp": "-",
+        "host_pin": "Host button '{action}' on pin {pin}",
+        "buzzer": "Buzzer on pin {pin}",
+        "keypad": "Host keypad: {device}",
+        "keypad_none": "No host keypad configured ([keypad] device); input devices found:",
+        "keypad_key": "  {key:<16} -> {action}",
+        "device": "  {path}  '{name}'",
+        "held_at_start": "{b}: held down at start: stuck or miswired?",
+        "pressed": "{t:8.3f} s  {b}: pressed",
+        "released": "{t:8.3f} s  {b}: released, held {held} ms, bounce edges on press: {bounces}",
+        "host": "{t:8.3f} s  host: {action}",
+        "key": "{t:8.3f} s  key {key} -> {action}",
+        "key_unmapped": "{t:8.3f} s  key {key} (not mapped)",
+        "kp_on": "Keypad connected: {name}",
+        "kp_off": "Keypad unavailable: {reason}",
+        "lamp": "Lamp {b} lit",
+        "summary": "Summary:",
+        "row": "  {b:<3} {pin:<8} presses {presses:>3}, edges {edges:>4}, bounce max {max} (mean {avg})",
+        "never": "Never pressed: {buttons}",
+        "all_seen": "All buttons work.",
+        "script_mock": "--script needs GPIOZERO_PIN_FACTORY=mock",
+    },
+}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("test-buttons", help="check buttons, lamps and the host keypad before a game")
+    p.add_argument("--config", "-c", help="config file (default: config/default.toml)")
+    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds "
+                   "(default: run until Ctrl+C)")
+    p.add_argument("--lamp-s", type=float, default=0.7, help="how long each lamp is lit in the "
+                   "round of lamps (default 0.7 s)")
+    p.add_argument("--no-lamps", action="store_true", help="do not switch the lamps")
+    p.add_argument("--script", help="drive mock pins from this file (GPIOZERO_PIN_FACTORY=mock)")
+    p.add_argument("--lang", choices=("ru", "en"), help="language of the output")
+    p.set_defaults(func=run)
+
+
+@dataclass
+class _Tally:
+    pressed_at: int | None = None
+    bounces: list[int] = field(default_factory=list)
+
+
+def _parse_script(path: str) -> list[tuple[float, str, str, int]]:
+    steps = []
+    for n, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.split("#", 1)[0].split()
+        if not line:
+            continue
+        try:
+            at, ident, what = float(line[0]), line[1], line[2]
+            count = int(line[3]) if len(line) > 3 else 0
+        except (ValueError, IndexError):
+            raise ConfigError("", f"{path}:{n}: expected 'SECONDS INPUT down|up|tap|bounce N'") from None
+        if what not in ("down", "up", "tap", "bounce"):
+            raise ConfigError("", f"{path}:{n}: unknown action {what!r}")
+        steps.append((at, ident, what, count))
+    return sorted(steps, key=lambda s: s[0])
+
+
+def _drive(backend, steps, t0: float, stop: threading.Event) -> None:
+    """Play a script on the mock pins (its own thread, in real time)."""
+    pins = {}
+    for ident, stat in backend.stats().items():
+        pins[ident] = backend.factory.pin(stat.pin)
+    active_low = backend.options["active_low"]
+
+    def level(pin, pressed):
+        (pin.drive_low if pressed == active_low else pin.drive_high)()
+
+    for at, ident, what, count in steps:
+        if stop.wait(max(0.0, t0 + at - time.monotonic())):
+            return
+        pin = pins.get(ident)
+        if pin is None:
+            continue
+        if what in ("down", "tap"):
+            level(pin, True)
+        if what == "up":
+            level(pin, False)
+        if what == "tap":
+            time.sleep(0.03)
+            level(pin, False)
+        if what == "bounce":
+            pressed = bool(pin.state) != active_low
+            for _ in range(count):
+                time.sleep(0.0002)
+                pressed = not pressed
+                level(pin, pressed)
+
+
+def run(args) -> int:
+    from controller.backends.gpio import GPIOBackend
+    from controller.cli_commands import default_config_path
+    from controller import keypad as keypad_mod
+
+    cfg = config_mod.load(args.config or default_config_path())
+    lang = args.lang or cfg.get("language", "ru")
+    text = TEXT.get(lang, TEXT["en"])
+    out = sys.stdout
+
+    def say(msg, /, **kw):
+        print(text[msg].format(**kw), file=out, flush=True)
+
+    teams = {t["button"]: t["name"] for t in cfg["teams"]}
+    gpio = cfg["gpio"]
+    buttons = list(teams) + [b for b in gpio["pins"] if b not in teams]
+    events: queue.Queue = queue.Queue()
+    clock = EngineClock()
+    backend = GPIOBackend(buttons, clock, events.put, gpio)
+    backend.when_host = lambda action, params: events.put(("host", action, clock.now()))
+    keypad = None
+    stop = threading.Event()
+    driver = None
+    try:
+        status = backend.status()
+        say("title")
+        say("factory", factory=status.extra["pin_factory"], stamps=status.extra["timestamps"])
+        for b in buttons:
+            say("button", b=b, pin=gpio["pins"][b], lamp=gpio["lamps"].get(b, text["no_lamp"]),
+                team=teams.get(b, ""))
+        for action, pin in gpio["host_pins"].items():
+            say("host_pin", action=action, pin=pin)
+        if gpio["buzzer_pin"]:
+            say("buzzer", pin=gpio["buzzer_pin"])
+        keymap = keypad_mod.build_keymap(cfg["keys"], cfg["keypad"]["keymap"])
+        if cfg["keypad"]["device"]:
+            say("keypad", device=cfg["keypad"]["device"])
+            keypad = keypad_mod.Keypad.from_config(cfg, lambda action, params: None)
+            keypad.when_key = lambda key, action: events.put(("key", key, action, clock.now()))
+            keypad.when_connected = lambda name: events.put(("kp_on", name))
+            keypad.when_disconnected = lambda reason: events.put(("kp_off", reason))
+        else:
+            say("keypad_none")
+            for path, name in keypad_mod.list_keyboards():
+                say("device", path=path, name=name)
+        for key, action in keypad_mod.keymap_names(keymap).items():
+            say("keypad_key", key=key, action=action)
+
+        steps = _parse_script(args.script) if args.script else []
+        if steps and type(backend.factory).__name__ != "MockFactory":
+            raise ConfigError("", text["script_mock"])
+
+        backend.start()
+        for b, st in backend.stats().items():
+            if st.pressed and not b.startswith("host:"):
+                say("held_at_start", b=b)
+        if keypad is not None:
+            keypad.start()
+        t0 = time.monotonic()
+        start_ns = clock.now()
+        if steps:
+            driver = threading.Thread(target=_drive, args=(backend, steps, t0, stop), daemon=True)
+            driver.start()
+
+        tallies = {b: _Tally() for b in buttons}
+        lamp_order = [b for b in buttons if backend.has_lamp(b)] if not args.no_lamps else []
+        sweep_i, sweep_next, lit = 0, t0, None
+        deadline = None if args.seconds is None else t0 + args.seconds
+
+        def secs(ns):
+            return (ns - start_ns) / 1e9
+
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                now = time.monotonic()
+                # the round of lamps: one at a time, each for --lamp-s
+                if lamp_order and now >= sweep_next:
+                    if lit is not None and tallies[lit].pressed_at is None:
+                        backend.set_lamp(lit, "off")
+                    lit = lamp_order[sweep_i % len(lamp_order)]
+                    sweep_i += 1
+                    backend.set_lamp(lit, "on")
+                    if sweep_i <= len(lamp_order):  # name them in the first round only
+                        say("lamp", b=lit)
+                    sweep_next = now + args.lamp_s
+                timeout = 0.05 if deadline is None else max(0.0, min(0.05, deadline - now))
+                try:
+                    ev = events.get(timeout=timeout)
+                except queue.Empty:
+                    continue
+                if isinstance(ev, Press):
+                    tally = tallies[ev.button]
+                    tally.pressed_at = ev.at
+                    say("pressed", t=secs(ev.at), b=ev.button)
+                    if not args.no_lamps:
+                        backend.set_lamp(ev.button, "on")
+                elif isinstance(ev, Release):
+                    tally = tallies[ev.button]
+                    bounces = backend.stats()[ev.button].press_bounces
+                    tally.bounces.append(bounces)
+                    held = "?" if tally.pressed_at is None else f"{(ev.at - tally.pressed_at) / NS_PER_MS:.0f}"
+                    tally.pressed_at = None
+                    say("released", t=secs(ev.at), b=ev.button, held=held, bounces=bounces)
+                    if not args.no_lamps and ev.button != lit:
+                        backend.set_lamp(ev.button, "off")
+                elif ev[0] == "host":
+                    say("host", t=secs(ev[2]), action=ev[1])
+                elif ev[0] == "key":
+                    if ev[2] is None:
+                        say("key_unmapped", t=secs(ev[3]), key=ev[1])
+                    else:
+                        say("key", t=secs(ev[3]), key=ev[1], action=ev[2])
+                elif ev[0] == "kp_on":
+                    say("kp_on", name=ev[1])
+                elif ev[0] == "kp_off":
+                    say("kp_off", reason=ev[1])
+        except KeyboardInterrupt:
+            pass  # Ctrl+C ends the check; the summary follows
+
+        say("summary")
+        stats = backend.stats()
+        never = []
+        for b in buttons:
+            st, bl = stats[b], tallies[b].bounces
+            if st.edges == 0:
+                never.append(f"{b} ({st.pin})")
+            say("row", b=b, pin=st.pin, presses=st.presses, edges=st.edges,
+                max=max(bl) if bl else 0, avg=f"{sum(bl) / len(bl):.1f}" if bl else "0")
+        if never:
+            say("never", buttons=", ".join(never))
+        else:
+            say("all_seen")
+        return 0
+    finally:
+        stop.set()
+        if driver is not None:
+            driver.join(timeout=1.0)
+        if keypad is not None:
+            keypad.close()
+        backend.close()

@@ -1,0 +1,116 @@
+"""``buzzer test-buttons`` on gpiozero's mock pins, run non-interactively."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from controller.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def factory(monkeypatch):
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    Device.pin_factory = MockFactory()
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = None
+
+
+class HoldablePin(MockPin):
+    """A mock pin whose button can be held down: the closed contact beats the
+    weak internal pull-up that opening the input switches on."""
+
+    held = False
+
+    def _set_pull(self, value):
+        super()._set_pull(value)
+        if self.held:
+            self._change_state(False)
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+CONFIG = """
+buttons = "gpio"
+[gpio]
+host_pins = { right = "GPIO20" }
+"""
+
+SCRIPT = """
+# seconds input what
+0.05 A down
+0.05 A bounce 4
+0.25 A up
+0.30 C tap
+0.35 host:right tap
+"""
+
+
+def test_script_shows_presses_bounce_host_buttons_and_silent_ones(factory, tmp_path, capsys):
+    cfg = write(tmp_path, "table.toml", CONFIG)
+    script = write(tmp_path, "presses.txt", SCRIPT)
+    rc = main(["test-buttons", "--config", cfg, "--seconds", "0.7", "--script", script,
+               "--lamp-s", "0.1", "--lang", "en"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    lines = out.splitlines()
+    assert any("A: pressed" in l for l in lines)
+    release = next(l for l in lines if "A: released" in l)
+    assert "bounce edges on press: 4" in release
+    assert "held 200 ms" in release or "held 199 ms" in release or "held 201 ms" in release
+    assert any("C: released" in l for l in lines)
+    assert any("host: right" in l for l in lines)
+    assert "Never pressed: B (GPIO27), D (GPIO23)" in out
+    row_a = next(l for l in lines if l.strip().startswith("A ") and "presses" in l)
+    assert "presses   1" in row_a and "edges    6" in row_a and "bounce max 4" in row_a
+    # every lamp was lit in the round of lamps, and all are off afterwards
+    for pin in ("GPIO5", "GPIO6", "GPIO13", "GPIO19"):
+        states = [s.state for s in factory.pin(pin).states]
+        assert True in states, pin
+        assert factory.pin(pin).state is False, pin
+    assert [l for l in lines if l.startswith("Lamp ")] == ["Lamp A lit", "Lamp B lit", "Lamp C lit", "Lamp D lit"]
+
+
+def test_button_held_at_start_is_flagged(factory, tmp_path, capsys):
+    factory.pin_class = HoldablePin
+    stuck = factory.pin("GPIO23")
+    stuck.held = True                      # D is stuck down before the check starts
+    stuck.drive_low()
+    rc = main(["test-buttons", "--seconds", "0.1", "--no-lamps"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "D: нажата уже при запуске" in out
+    assert "Ни разу не нажимались: A (GPIO17), B (GPIO27), C (GPIO22)" in out
+
+
+def test_command_line_with_mock_factory():
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock")
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "test-buttons", "--seconds", "0.2",
+                           "--lang", "en", "--lamp-s", "0.05"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Button A   pin GPIO17   lamp GPIO5" in proc.stdout
+    assert "KEY_KPENTER" in proc.stdout and "-> right" in proc.stdout
+    assert "Never pressed: A (GPIO17), B (GPIO27), C (GPIO22), D (GPIO23)" in proc.stdout
+
+
+def test_bad_pin_is_one_line_naming_the_key(factory, tmp_path, capsys):
+    cfg = write(tmp_path, "bad.toml", '[gpio]\npins = { A = "GPIO17", B = "GPIO99", C = "GPIO22", D = "GPIO23" }\n')
+    rc = main(["test-buttons", "--config", cfg, "--seconds", "0.1"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "gpio.pins.B" in err and "GPIO99" in err

@@ -183,11 +183,21 @@ class Keypad:
     :param reconnect_s: how often to look for a missing keypad
     :param opener: opens the device from ``device`` (default
         :func:`open_device`); tests pass their own
+    :param options: a ``[keypad]`` config section; when given it supplies
+        device, grab, reconnect_s and the keypad keymap (over the default
+        ``[keys]``; use :meth:`from_config` to honour a changed ``[keys]``)
     """
 
     def __init__(self, sink: HostSink, device: str = "", *, grab: bool = True,
                  keymap: Mapping[int, str] | None = None, reconnect_s: float = 1.0,
-                 opener: Callable[[str], Any] | None = None):
+                 opener: Callable[[str], Any] | None = None,
+                 options: Mapping[str, Any] | None = None):
+        if options is not None:
+            device = options.get("device", device)
+            grab = options.get("grab", grab)
+            reconnect_s = options.get("reconnect_s", reconnect_s)
+            if keymap is None:
+                keymap = build_keymap(None, options.get("keymap"))
         self.sink = sink
         self.device = device
         self.grab = grab

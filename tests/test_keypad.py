@@ -269,3 +269,14 @@ def test_from_config_and_close_is_prompt():
     t0 = time.monotonic()
     pad.close()
     assert time.monotonic() - t0 < 0.5
+
+
+def test_options_form_used_by_the_loop():
+    world = PipeWorld()
+    rec = Recorder()
+    pad = Keypad(sink=rec, options={"device": NAME, "grab": True, "reconnect_s": 0.05,
+                                    "keymap": {"KEY_KP1": "right"}}, opener=world.opener)
+    assert pad.device == NAME and pad.reconnect_s == 0.05
+    assert pad.handle(key(ecodes.KEY_KP1, 1)) == "right"
+    assert pad.handle(key(ecodes.KEY_KPMINUS, 1)) == "wrong"     # [keys] defaults still apply
+    pad.close()

@@ -352,7 +352,15 @@ def _decide(s: State, t: int, fx: list) -> State:
     kinds[winner.button] = ANSWER
     presses = tuple(replace(r, kind=kinds[r.button]) if r.kind == PENDING and r.wave == q.wave
                     and r.button in kinds else r for r in q.presses)
-    cd = cdn.pause(q.countdown, t) if q.countdown is not None else None
+    # the winner's edge stopped the clock, not the end of the settle window:
+    # what is left is what after_wrong = "resume" continues from (never more
+    # than the countdown had when it last started, for an edge before that)
+    cd = q.countdown
+    if cd is not None:
+        stop = min(winner.at, t)
+        if cd.deadline is not None:
+            stop = max(stop, cd.deadline - cd.left)
+        cd = cdn.pause(cd, stop)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cd)
     s = replace(s, question=q)
     fx += [Lamp(winner.button, "on"), Sound("press")]

@@ -264,6 +264,26 @@ SCHEMA: list[Section] = [
             check=lambda v: _keymap(v)),
         Key("reconnect_s", "float", 1.0, "How often to look for an unplugged keypad.", minimum=0.05),
     )),
+    # --- USB serial button box (controller/backends/serial.py, firmware_bridge/) ---
+    Section("serial", "Our USB serial button box (buttons = \"serial\") and its virtual twin "
+            "(buttons = \"serial-sim\"). See docs/serial-box.md and docs/serial-protocol.md.", (
+        Key("port", "str", "/dev/serial/by-id/usb-buzzer-box", "The box's stable device path: pick "
+            "it from `ls /dev/serial/by-id/` (a /dev/ttyUSB* name can change between plug-ins). "
+            "Ignored by serial-sim."),
+        Key("baud", "int", 1000000, "Line speed; must match the firmware (1 Mbaud: exact at 16 MHz).",
+            minimum=9600),
+        Key("inputs", "list", [], "Box input (0..15) of each button of [[teams]], in order; "
+            "[] = the buttons in order on inputs 0, 1, 2 ...", items="int", minimum=0),
+        Key("reconnect_min_s", "float", 0.05, "First retry delay after the box is unplugged; "
+            "doubles up to reconnect_max_s.", minimum=0.001),
+        Key("reconnect_max_s", "float", 1.0, "Longest delay between reopen attempts.", minimum=0.01),
+        Key("time_query_interval_s", "float", 2.0, "How often the box clock is sampled to map "
+            "box time onto the engine clock (display and logs; ordering uses box time).",
+            minimum=0.05),
+        Key("debounce_ms", "float", 5.0, "The firmware's debounce (compiled in, DEBOUNCE_US; the box "
+            "reports it at HELLO and a mismatch is logged). serial-sim uses this value.",
+            minimum=0.0, maximum=200.0),
+    )),
     # --- «Мафия» table and tournament (controller/modes/mafia.py, controller/tournament.py) ---
     Section("mafia", "«Мафия»: the judge's speech timer and fouls, the game protocol and the "
             "tournament table [seed 000]. See docs/mafia.md.", (

@@ -108,6 +108,8 @@ _REGISTRY: dict[str, str] = {
     # library (gpiozero on a laptop, evdev on macOS) only matters when used.
     "keyboard": "controller.backends.keyboard:KeyboardBackend",
     "gpio": "controller.backends.gpio:GPIOBackend",
+    "serial": "controller.backends.serial:SerialBackend",
+    "serial-sim": "controller.backends.serial:SerialSimBackend",
 }
 
 

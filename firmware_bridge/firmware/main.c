@@ -22,6 +22,10 @@
  *    after sending, so the host can ask for them again (REPLAY) after lost
  *    bytes or a reconnect.  Queue overflows are counted and reported (REPORT
  *    frames), never silent.
+ *  - Every frame carries a 16-bit sequence number: an EVENT its own number,
+ *    any other frame the number of the next event to be sent (so every
+ *    event numbered below it has already gone out: the host can see that it
+ *    missed trailing events).
  *  - Frames: 0x00, COBS(type, seq16, payload, crc16-ccitt), 0x00 at 1 Mbaud
  *    (U2X, UBRR0 = 1: exact at 16 MHz).  See docs/serial-protocol.md.
  */
@@ -363,7 +367,7 @@ static void build_next_frame(void)
     if (hello_pending) {
         hello_pending = 0;
         *p++ = T_HELLO;
-        p = put_u16(p, ev_next_seq);
+        p = put_u16(p, ev_send_seq);
         *p++ = PROTOCOL_VERSION;
         *p++ = FW_MAJOR;
         *p++ = FW_MINOR;
@@ -375,7 +379,7 @@ static void build_next_frame(void)
     } else if (time_pending) {
         time_pending = 0;
         *p++ = T_TIME;
-        p = put_u16(p, ev_next_seq);
+        p = put_u16(p, ev_send_seq);
         p = put_u32(p, time_token);
         p = put_u32(p, boot_id);
         p = put_u48(p, ticks_now());
@@ -387,7 +391,7 @@ static void build_next_frame(void)
         rep_snap = sd;
         rep_ev = events_dropped;
         *p++ = T_REPORT;
-        p = put_u16(p, ev_next_seq);
+        p = put_u16(p, ev_send_seq);
         *p++ = report_reason;
         p = put_u32(p, sd);
         p = put_u32(p, events_dropped);

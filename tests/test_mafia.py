@@ -312,7 +312,11 @@ def test_seat_out_of_range_is_refused_not_crashed():
     assert notices(t.host("foul", seat="0")) == ["mafia.bad_seat"]
 
 
-@pytest.mark.parametrize("action,params", [("dance", {}), ("foul", {}), ("foul", {"seat": "x"}),
+def test_seat_action_without_a_seat_asks_for_one():
+    assert notices(Table().host("foul")) == ["mafia.enter_seat"]
+
+
+@pytest.mark.parametrize("action,params", [("dance", {}), ("foul", {"seat": "x"}),
                                            ("speech", {"seat": 1, "kind": "song"}), ("end_game", {"winner": "draw"})])
 def test_malformed_host_actions_raise_a_game_error(action, params):
     with pytest.raises(GameError):
@@ -323,6 +327,74 @@ def test_seat_numbers_may_come_as_keypad_strings():
     t = Table()
     t.host("foul", seat="3")
     assert t.seat(3)["fouls"] == 1
+
+
+# ---------------------------------------------------------------- the keypad
+
+def keys(t, *actions, at=None):
+    out = []
+    for a in actions:
+        out += t.host(a, at=at)
+    return out
+
+
+@pytest.mark.parametrize("digits,seat", [("3", 3), ("10", 10), ("0", 10), ("23", 3), ("11", 1), ("05", 5)])
+def test_typed_seat_number_then_the_action_key(digits, seat):
+    t = Table()
+    keys(t, *[f"digit_{d}" for d in digits])
+    assert t.view()["entry"] == str(seat)
+    keys(t, "foul")
+    assert t.seat(seat)["fouls"] == 1 and t.view()["entry"] == ""
+
+
+def test_enter_starts_the_typed_seat_or_else_the_next_speaker():
+    t = Table()
+    keys(t, "digit_4", "start", at=0)
+    assert t.view()["timer"]["seat"] == 4 and t.view()["timer"]["kind"] == "minute"
+    keys(t, "start", at=30 * S)
+    assert t.view()["timer"]["seat"] == 5
+
+
+def test_kind_key_cycles_defence_and_last_word_for_the_next_start():
+    t = Table()
+    keys(t, "digit_7", "kind", "start", at=0)
+    assert t.view()["timer"]["kind"] == "defence" and t.view()["pending_kind"] == "minute"
+    keys(t, "digit_7", "kind", "kind", "start", at=5 * S)
+    assert t.view()["timer"]["kind"] == "last_word" and t.view()["timer"]["total_ms"] == 60_000
+
+
+def test_pause_key_toggles():
+    t = Table()
+    keys(t, "start", at=0)
+    keys(t, "pause", at=10 * S)
+    assert t.state.paused
+    keys(t, "pause", at=20 * S)
+    assert t.view()["timer"]["running"] and mafia.wakeup(t.state) == 60 * S
+
+
+def test_a_whole_game_from_the_keypad():
+    t = Table()
+    now = 0
+    for _ in range(10):  # day 1
+        keys(t, "start", at=now)
+        now += 61 * S
+        t.run_ticks(now)
+    keys(t, "digit_3", "foul", "digit_3", "foul", "digit_3", "foul", at=now)  # seat 3 silenced
+    keys(t, "digit_5", "kind", "start", at=now)  # seat 5 defends
+    keys(t, "stop", "digit_5", "out", "digit_5", "kind", "kind", "start", at=now + 30 * S)  # voted out, last word
+    keys(t, "stop", "day", "digit_9", "killed", at=now + 60 * S)  # night: seat 9 killed
+    spoken = []
+    for _ in range(7):
+        keys(t, "start", at=now + 100 * S)
+        spoken.append(t.view()["timer"]["seat"])
+    assert spoken == [2, 4, 6, 7, 8, 10, 1]  # day 2 opens at seat 2; 3's minute skipped, 5 and 9 gone
+    assert "mafia.everyone_spoke" in notices(keys(t, "start", at=now + 150 * S))
+    assert t.seat(3)["status"] == "in_game" and t.seat(5)["status"] == "out"
+    keys(t, "digit_2", "disqualify", "mafia_wins", at=now + 200 * S)
+    v = t.view()
+    assert v["winner"] == "mafia" and v["seats"][1]["status"] == "removed"
+    summary = mafia.summary(t.state)
+    assert summary["seats"][1]["disqualified"] and summary["winner"] == "mafia"
 
 
 # ---------------------------------------------------------------- undo
@@ -440,3 +512,35 @@ def test_foul_rules_hold_whatever_the_judge_does(script):
         assert sum(s["speaking"] for s in v["seats"]) <= 1
         due = mafia.wakeup(t.state)
         assert due is None or v["timer"]["running"]
+
+
+# ---------------------------------------------------------------- config
+
+def test_config_schema_defaults_are_the_engine_defaults():
+    from controller import config
+
+    assert config.defaults()["mafia"] == mafia.DEFAULTS
+
+
+def test_config_refuses_cross_key_mistakes_naming_the_key():
+    from controller import config
+
+    with pytest.raises(ConfigError, match=r"^mafia.remove_fouls: must be greater than silence_fouls \(3\), got 3$"):
+        config.load(overrides={"mafia.remove_fouls": 3})
+    with pytest.raises(ConfigError, match=r"^mafia.players: 3 player names for 2 seats$"):
+        config.load(overrides={"mafia": {"seats": 2, "players": ["a", "b", "c"]}})
+
+
+def test_engine_interface_takes_a_whole_config_and_a_seed():
+    from controller import config
+
+    cfg = config.load(overrides={"mode": "mafia", "mafia": {"seats": 6, "players": ["Аня", "Борис"],
+                                                              "minute_s": 45}})
+    state = mafia.initial(cfg, 12345)
+    v = mafia.view(state, None)
+    assert len(v["seats"]) == 6 and v["seats"][1]["name"] == "Борис"
+    state, _ = mafia.step(state, Host("next_speaker", 0, {}))
+    assert mafia.wakeup(state) == 35 * S
+    assert set(mafia.HOST_ACTIONS) >= {"speech", "stop", "pause", "resume", "foul", "disqualify", "undo",
+                                       "name", "next_speaker", "end_game"}
+    assert mafia.summary(state)["seats"][0]["name"] == "Аня"

@@ -60,6 +60,14 @@ DEFAULTS: dict[str, Any] = {
     "extra_max_total": 2,
     "extra_allowed": [1, 0.5],
     "finalists": 10,
+    # the judge's keys in mafia mode (pygame key names, as in [keys])
+    "keys": {
+        "start": ["enter", "return"], "foul": ["[+]", "f"], "stop": ["[-]", "s"], "undo": ["[*]", "u"],
+        "pause": ["[.]", "p"], "kind": ["[/]", "k"], "clear": ["backspace", "c"],
+        **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(10)},
+        "disqualify": ["d"], "out": ["o"], "killed": ["x"], "skip": ["i"], "day": ["n"],
+        "town_wins": ["t"], "mafia_wins": ["m"],
+    },
 }
 """Defaults of every ``[mafia]`` key; ``docs/mafia.md`` explains each one."""
 
@@ -127,6 +135,15 @@ def validate_settings(raw: Mapping[str, Any] | None) -> dict[str, Any]:
                               f"expected a non-empty list of numbers > 0, got {allowed!r}") from None
     s["extra_allowed"] = list(allowed)
     s["finalists"] = _number("finalists", s["finalists"], minimum=1, integer=True)
+    keys = s["keys"]
+    if not isinstance(keys, Mapping):
+        raise ConfigError("mafia.keys", f"expected a table of action = [key names], got {keys!r}")
+    for action, names in keys.items():
+        if action not in _ACTIONS:
+            raise ConfigError(f"mafia.keys.{action}", f"unknown action; known: {', '.join(_ACTIONS)}")
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise ConfigError(f"mafia.keys.{action}", f"expected a list of key names, got {names!r}")
+    s["keys"] = {a: list(n) for a, n in keys.items()}
     return s
 
 
@@ -251,9 +268,17 @@ class MafiaState:
     ended_at: int | None = None
     undo: tuple[UndoEntry, ...] = ()
     speeches: int = 0
+    entry: str = ""
+    """Seat number typed on the keypad, used by the next seat action."""
+    pending_kind: str = "minute"
+    """Speech kind the ``start`` key gives the typed seat (``kind`` cycles it)."""
 
     def seat(self, number: int) -> Seat:
         return self.seats[number - 1]
+
+    @property
+    def paused(self) -> bool:
+        return self.timer.state == "paused"
 
 
 def initial(settings: Mapping[str, Any] | None, seats: Sequence[str] | int = ()) -> MafiaState:
@@ -329,6 +354,10 @@ def step(state: MafiaState, event) -> tuple[MafiaState, list[Effect]]:
         raise GameError(f"mafia: unknown host action {event.action!r}; known: {', '.join(sorted(_ACTIONS))}")
     state, effects = _advance(state, event.at)
     params = dict(event.params or {})
+    if event.action in _SEAT_ACTIONS and "seat" not in params and state.entry:
+        # keypad style: the typed seat number, then the action key
+        params["seat"] = state.entry
+        state = replace(state, entry="")
     if state.phase == "ended" and event.action not in _AFTER_END:
         return state, effects + _refuse(state, event.action, "mafia.game_over", {})
     new_state, more = handler(state, params)
@@ -343,7 +372,7 @@ def _refuse(state: MafiaState, action: str, key: str, params: Mapping[str, Any])
 def _seat_param(state: MafiaState, params: Mapping[str, Any], action: str) -> int | list[Effect]:
     """The ``seat`` parameter as a seat number, or refusal effects."""
     if "seat" not in params:
-        raise GameError(f"mafia.{action}: the seat parameter is missing")
+        return _refuse(state, action, "mafia.enter_seat", {})
     raw = params["seat"]
     try:
         number = int(str(raw).strip())
@@ -464,6 +493,8 @@ def _stop(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
 
 def _pause(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
     t = state.timer
+    if t.state == "paused":  # the pause key toggles
+        return _resume(state, params)
     if t.state != "running":
         return state, _refuse(state, "pause", "mafia.no_speech", {})
     timer = replace(t, state="paused", remaining_ns=t.remaining(state.now))
@@ -607,7 +638,57 @@ def _undo(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
     return new, effects + [Notice("mafia.undone", data), Log(new.now, "mafia.undo", data)]
 
 
+def _digit(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """One digit of a seat number ("1", "0" makes seat 10); keeps the last two."""
+    digit = str(params.get("digit", ""))
+    if len(digit) != 1 or not digit.isdigit():
+        raise GameError(f"mafia.digit: expected one digit, got {params.get('digit')!r}")
+    entry = (state.entry + digit)[-2:].lstrip("0") or ("0" if digit == "0" else "")
+    if entry and int(entry) > len(state.seats):
+        entry = digit.lstrip("0")  # "2", "3" on a 10-seat table means seat 3
+    if entry in ("0", "") and digit == "0" and len(state.seats) >= 10:
+        entry = "10"  # a lone 0 is seat 10, as on the table's number cards
+    state = replace(state, entry=entry)
+    return state, [Log(state.now, "mafia.entry", {"entry": entry})]
+
+
+def _digit_action(d: int):
+    def handler(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+        return _digit(state, {"digit": d})
+    handler.__doc__ = f"The keypad's {d}."
+    return handler
+
+
+def _clear(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    state = replace(state, entry="", pending_kind="minute")
+    return state, [Log(state.now, "mafia.entry", {"entry": ""})]
+
+
+def _kind(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """Cycle the kind of speech ``start`` gives a typed seat."""
+    kind = SPEECH_KINDS[(SPEECH_KINDS.index(state.pending_kind) + 1) % len(SPEECH_KINDS)]
+    state = replace(state, pending_kind=kind)
+    return state, [Notice("mafia.kind", {"kind": kind}), Log(state.now, "mafia.kind", {"kind": kind})]
+
+
+def _start(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The Enter key: the typed seat's speech (of the pending kind), else the next speaker."""
+    kind = state.pending_kind
+    state = replace(state, pending_kind="minute")
+    if "seat" in params:
+        return _speech(state, {"seat": params["seat"], "kind": params.get("kind", kind)})
+    return _next_speaker(state, params)
+
+
 _ACTIONS = {
+    "start": _start,
+    **{f"digit_{d}": _digit_action(d) for d in range(10)},
+    "digit": _digit,
+    "clear": _clear,
+    "kind": _kind,
+    "killed": lambda state, params: _out(state, {**params, "reason": "killed"}),
+    "town_wins": lambda state, params: _end_game(state, {"winner": "town"}),
+    "mafia_wins": lambda state, params: _end_game(state, {"winner": "mafia"}),
     "speech": _speech,
     "next_speaker": _next_speaker,
     "skip": _skip,
@@ -627,7 +708,11 @@ _ACTIONS = {
 HOST_ACTIONS = _ACTIONS
 """Host action name -> handler (``docs/mafia.md`` describes each)."""
 
-_AFTER_END = frozenset({"name", "role", "undo", "stop", "pause"})
+_SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out", "killed", "name", "role"})
+"""Actions that take the typed seat number when no ``seat`` parameter is given."""
+
+_AFTER_END = frozenset({"name", "role", "undo", "stop", "pause", "clear"} | {f"digit_{d}" for d in range(10)}
+                       | {"digit"})
 """Actions still accepted after ``end_game`` (to fix the record or undo it)."""
 
 
@@ -670,6 +755,8 @@ def view(state: MafiaState, now: int | None = None) -> dict[str, Any]:
             "ends_at_ns": t.deadline if t.state == "running" else None,
         },
         "notices": notices,
+        "entry": state.entry,
+        "pending_kind": state.pending_kind,
         "can_undo": bool(state.undo),
         "undo": state.undo[-1].action if state.undo else None,
     }

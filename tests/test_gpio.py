@@ -323,3 +323,54 @@ def test_close_is_quick_with_a_button_held(factory):
     t0 = time.monotonic()
     backend.close()
     assert time.monotonic() - t0 < 0.2
+
+
+# -- the service file and the Raspberry Pi guide ---------------------------------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def _unit(path):
+    sections, current = {}, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            current = sections.setdefault(line.strip("[]"), {})
+            continue
+        key, _, value = line.partition("=")
+        current.setdefault(key, []).append(value)
+    return sections
+
+
+def test_service_unit_runs_the_game_full_screen_from_a_writable_directory():
+    import shlex
+    from controller.cli import build_parser
+
+    unit = _unit(ROOT / "config" / "buzzer.service")
+    svc = unit["Service"]
+    assert svc["Restart"] == ["on-failure"]
+    assert svc["WorkingDirectory"] == ["/var/lib/buzzer"]
+    assert svc["StateDirectory"] == ["buzzer"]                 # systemd creates it writable for User
+    env = dict(e.split("=", 1) for e in svc["Environment"])
+    assert env["LG_WD"] == "/var/lib/buzzer" and env["GPIOZERO_PIN_FACTORY"] == "lgpio"
+    assert {"gpio", "input"} <= set(svc["SupplementaryGroups"][0].split())
+    argv = shlex.split(svc["ExecStart"][0])
+    assert argv[0] == "/usr/bin/cage"
+    buzzer_argv = argv[argv.index("--") + 2:]
+    args = build_parser().parse_args(buzzer_argv)              # the flags exist
+    assert args.command == "run" and args.fullscreen and args.resume
+    assert unit["Install"]["WantedBy"] == ["multi-user.target"]
+
+
+def test_guide_wiring_matches_the_default_config():
+    from controller import config
+
+    guide = (ROOT / "docs" / "raspberry-pi.md").read_text(encoding="utf-8")
+    gpio = config.defaults()["gpio"]
+    for button, pin in gpio["pins"].items():
+        row = next(l for l in guide.splitlines() if l.startswith(f"| {button} |"))
+        assert f"({pin})" in row and f"`{pin}`" in row
+        assert f"({gpio['lamps'][button]})" in row
+    assert "test-buttons" in guide and "gpio" in guide and "input" in guide and "lgpio" in guide

@@ -145,6 +145,12 @@ def _warn_marks(v):
     return None
 
 
+def _mafia_default_keys() -> dict:
+    from controller.modes.mafia import DEFAULTS as MAFIA_DEFAULTS  # the engine owns its key actions
+
+    return copy.deepcopy(MAFIA_DEFAULTS["keys"])
+
+
 SCHEMA: list[Section] = [
     Section("", "Top-level keys.", (
         Key("mode", "str", "erudite", "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
@@ -199,7 +205,7 @@ SCHEMA: list[Section] = [
         Key("wrong", "list", ["backspace", "[-]"], "The answer is wrong.", items="str"),
         Key("withdraw", "list", ["x", "[/]"], "Withdraw the question (undo its score changes).", items="str"),
         Key("undo", "list", ["u", "[*]"], "Undo the last ruling.", items="str"),
-        Key("pause", "list", ["p", "[.]"], "Pause or resume the clock.", items="str"),
+        Key("pause", "list", ["s", "[.]", "pause"], "Pause or resume the clock.", items="str"),
         Key("next_round", "list", ["r"], "Go to the next round.", items="str"),
         Key("captain", "list", ["c"], "Start the captain's timer of this fight type.", items="str"),
         Key("start_clock", "list", ["t"], "«Время!»: start the clock (Брейн-ринг, ЧГК).", items="str"),
@@ -324,8 +330,123 @@ SCHEMA: list[Section] = [
             source="seed §4.3.2"),
         Key("finalists", "int", 10, "Players who go to the final game (the top of the ranking).",
             minimum=1, source="seed §4.6"),
+        Key("keys", "dict", _mafia_default_keys(), "The judge's keys in mafia mode: host action -> "
+            "pygame key names (a seat number is typed with the digits, then the action key; Enter "
+            "with no number starts the next speaker). A table given here replaces the whole map."),
     )),
 ]
+
+# --- Своя игра, Брейн-ринг, ЧГК, programme (controller/modes/own_game.py, brain_ring.py, chgk.py,
+# programme.py; docs/modes.md) ---
+SCHEMA += [
+    Section("own_game", "Своя игра: individual players, one button each ([[teams]] entries are players).", (
+        Key("nominals", "list", [100, 200, 300, 400, 500], "Default nominals of a theme's questions, in "
+            "order (a \"question\" action may name its own).", items="int", check=_nominals,
+            source="practice"),
+        Key("early_block_s", "float", 1.0, "A press before the host's end-of-reading mark blocks that "
+            "button for this long; every early press restarts the block (TV: 2 s, SIGame: 3 s, "
+            "Jeopardy!: 0.25 s).", minimum=0.0),
+        Key("early_sound", "bool", False, "Also play the false-start sound on an early press (the lamp "
+            "blinks and the host sees it either way)."),
+        Key("press_window_s", "float", 5.0, "Press window after the buttons are armed (and after each "
+            "wrong answer); nobody pressing closes the question with no score.", check=_positive),
+        Key("answer_time_s", "float", 0.0, "Answer countdown after a press; 0 = none.", minimum=0.0),
+        Key("max_players", "int", 16, "Most players (buttons) in one game.", minimum=1, maximum=64,
+            source="practice"),
+    )),
+    Section("brain_ring", "Брейн-ринг: teams race for the answer after the host's «Время!».", (
+        Key("main_time_s", "float", 60.0, "The clock after the start signal.", check=_positive,
+            source="practice"),
+        Key("after_wrong", "str", "fixed", "After a wrong answer the other team(s) get after_wrong_s "
+            "(fixed), what was left on the clock (remaining), or the larger of the two (max).",
+            choices=("fixed", "remaining", "max"), source="practice"),
+        Key("after_wrong_s", "float", 20.0, "Time of the other team(s) after a wrong answer.",
+            check=_positive, source="practice"),
+        Key("start_delay", "bool", False, "A random pause between the host's key and the start signal "
+            "(drawn from the game seed and question number, so a replay repeats it).", source="practice"),
+        Key("start_delay_min_s", "float", 1.0, "Shortest random pause.", minimum=0.0, source="practice"),
+        Key("start_delay_max_s", "float", 4.0, "Longest random pause.", minimum=0.0, source="practice"),
+        Key("question_value", "int", 1, "Points of a question.", minimum=1, source="practice"),
+        Key("carry_over", "bool", True, "A question nobody answers adds its value to the next one "
+            "(worth 2, then 3 ...).", source="practice"),
+        Key("fight_points", "int", 3, "A fight ends when a team has this many points (3 or 5).",
+            minimum=1, source="practice"),
+        Key("warn_at_s", "list", [10, 5, 4, 3, 2, 1], "Seconds left at which a warning signal sounds.",
+            items="number", check=_warn_marks, source="practice"),
+        Key("default_teams", "int", 2, "Teams in a fight when the config names no [[teams]] (the first "
+            "of the built-in list).", minimum=2, source="practice"),
+        Key("max_teams", "int", 10, "Most teams (tables) in one fight.", minimum=2, maximum=64,
+            source="practice"),
+    )),
+    Section("chgk", "«Что? Где? Когда?»: the controller is the timer and the score sheet [seed §3].", (
+        Key("tours", "int", 4, "Tours in a tournament.", minimum=1, source="seed §3.2"),
+        Key("questions_per_tour", "int", 12, "Questions in a tour.", minimum=1, source="seed §3.2"),
+        Key("discussion_s", "float", 60.0, "Discussion time after the start signal.", check=_positive,
+            source="practice"),
+        Key("warn_at_s", "list", [10], "Seconds left at which a warning signal sounds.",
+            items="number", check=_warn_marks, source="practice"),
+        Key("answer_s", "float", 10.0, "Time to write and hand in the answer after the end signal "
+            "(0: none).", minimum=0.0, source="practice"),
+        Key("blitz_s", "float", 20.0, "Discussion time of a blitz question.", check=_positive,
+            source="practice"),
+        Key("prize_places", "int", 3, "Places settled by a shoot-out when teams tie; ties below share "
+            "places (\"4–6\").", minimum=1, source="seed §3.4–3.5"),
+    )),
+    Section("programme", "A programme of rounds, each its own game, with running totals (teams "
+            "matched by name).", (
+        Key("rounds", "list", [], "Rounds in order: tables with mode (erudite, own-game, brain-ring, "
+            "chgk), title and settings (config keys of that round, e.g. { own_game = { "
+            "press_window_s = 4.0 } } or a teams list).", items="dict",
+            check=lambda v: _programme_rounds(v)),
+    )),
+]
+
+PROGRAMME_MODES = ("erudite", "own-game", "brain-ring", "chgk")
+
+
+def _programme_rounds(v):
+    for i, r in enumerate(v):
+        unknown = sorted(set(r) - {"mode", "title", "settings"})
+        if unknown:
+            return f"[{i}].{unknown[0]}: unknown key; allowed: mode, title, settings"
+        if r.get("mode") not in PROGRAMME_MODES:
+            return f"[{i}].mode: must be one of {', '.join(PROGRAMME_MODES)}; got {_show(r.get('mode'))}"
+        if not isinstance(r.get("title", ""), str):
+            return f"[{i}].title: expected a string"
+        if not isinstance(r.get("settings", {}), dict):
+            return f"[{i}].settings: expected a table"
+    return None
+
+
+def programme_round_configs(cfg: dict) -> list[dict]:
+    """The validated config of each programme round: the whole config, the round's mode and
+    settings on top.  Pure (no I/O); a problem names the round's key."""
+    out = []
+    for i, r in enumerate(cfg.get("programme", {}).get("rounds", [])):
+        data = dict(r.get("settings", {}))
+        data["mode"] = r["mode"]
+        try:
+            out.append(build(data, base=cfg))
+        except ConfigError as exc:
+            raise ConfigError(f"programme.rounds[{i}].settings.{exc.key}", exc.problem) from None
+    return out
+
+
+def _new_modes_cross_checks(cfg: dict) -> None:
+    """Team counts of Своя игра / Брейн-ринг; every programme round must be a valid config."""
+    n = len(cfg["teams"])
+    if cfg["mode"] == "own-game" and n > cfg["own_game"]["max_players"]:
+        raise ConfigError("teams", f"Своя игра takes at most {cfg['own_game']['max_players']} players, got {n}")
+    if cfg["mode"] == "brain-ring":
+        b = cfg["brain_ring"]
+        if n > b["max_teams"]:
+            raise ConfigError("teams", f"Брейн-ринг takes at most {b['max_teams']} teams, got {n}")
+        if b["start_delay_max_s"] < b["start_delay_min_s"]:
+            raise ConfigError("brain_ring.start_delay_max_s", "must be >= start_delay_min_s")
+    if cfg["mode"] == "programme":
+        if not cfg["programme"]["rounds"]:
+            raise ConfigError("programme.rounds", "a programme needs at least one round")
+        programme_round_configs(cfg)
 
 _PIN_RE = re.compile(r"(GPIO|BCM|BOARD|WPI|J8:|P1:)?\d+", re.IGNORECASE)
 
@@ -505,12 +626,11 @@ def build(data: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dic
 
 
 def _cross_checks(cfg: dict) -> None:
-    e = cfg.get("erudite", {})
-    if cfg["mode"] == "erudite":
-        for i, t in enumerate(cfg["teams"]):
-            if t["players"] > e["rounds_per_fight"]:
-                # more players than rounds is fine (they rotate); nothing to check
-                pass
+    host_keys = {k.lower(): action for action, names in cfg["keys"].items() for k in names}
+    for i, t in enumerate(cfg["teams"]):
+        if t["key"] and t["key"].lower() in host_keys:
+            raise ConfigError(f"teams[{i}].key", f"key {t['key']!r} is already the host's "
+                              f"\"{host_keys[t['key'].lower()]}\" key")
     for hook in CROSS_CHECKS:
         hook(cfg)
 
@@ -528,6 +648,7 @@ def _mafia_cross_checks(cfg: dict) -> None:
 
 
 CROSS_CHECKS.append(_mafia_cross_checks)
+CROSS_CHECKS.append(_new_modes_cross_checks)  # Своя игра, Брейн-ринг, programme
 
 
 def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:

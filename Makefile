@@ -1,0 +1,32 @@
+# Two entry points for a fresh machine (see README.md):
+#   make run    set up .venv and play Эрудит-квартет on the keyboard (default config)
+#   make test   install what the tests need (system packages via apt, Python packages
+#               into .venv) and run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: run test venv deps bench clean
+
+$(BIN)/buzzer: pyproject.toml
+	$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: install python3-venv (apt-get install python3-venv)"; exit 1; }
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test,keypad]'
+	touch $(BIN)/buzzer
+
+venv: $(BIN)/buzzer
+
+run: venv
+	$(BIN)/buzzer run
+
+deps:
+	sh .ci/install-system-deps
+
+test: deps venv
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+
+bench: venv
+	$(BIN)/python benchmarks/run.py --quick
+
+clean:
+	rm -rf $(VENV) firmware_bridge/sim/build firmware_bridge/firmware/build

@@ -18,13 +18,13 @@ import datetime as dt
 import html
 import json
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
 from controller.errors import BuzzerError
-from controller.modes.mafia import DEFAULTS, ROLES, validate_settings
+from controller.modes.mafia import ROLES, validate_settings
 
 FORMAT = "buzzer-mafia-protocol"
 VERSION = 1

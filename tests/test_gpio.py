@@ -374,3 +374,114 @@ def test_guide_wiring_matches_the_default_config():
         assert f"({pin})" in row and f"`{pin}`" in row
         assert f"({gpio['lamps'][button]})" in row
     assert "test-buttons" in guide and "gpio" in guide and "input" in guide and "lgpio" in guide
+
+
+# -- a whole game through the GPIO backend -------------------------------------------
+
+
+def test_whole_game_through_the_gpio_backend(factory, fake_time):
+    """Эрудит-квартет, one round of two questions, played on mock pins through
+    the real loop and engine: late-delivered edges, a bounce storm, a button
+    stuck at the start, an early press that blinks its lamp, lamps on the pins."""
+    import io
+
+    from controller import config, engine
+    from controller.loop import Loop
+
+    cfg = config.build({"buttons": "gpio",
+                        "erudite": {"fights": 1, "rounds_per_fight": 1, "nominals": [10, 20],
+                                    "early_block_s": 1.0},
+                        "gpio": {"pin_factory": "mock", "blink_ms": 10.0}})
+    clock = engine_clock(fake_time)
+    out = io.StringIO()
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock, journal=None, out=out)
+    buttons = [t["button"] for t in cfg["teams"]]
+    backend = create_backend("gpio", buttons, clock, loop.enqueue, cfg["gpio"])
+    loop.backend = backend
+    pin = {b: factory.pin(p) for b, p in cfg["gpio"]["pins"].items()}
+    lamp = {b: factory.pin(p) for b, p in cfg["gpio"]["lamps"].items()}
+
+    def at(ms):
+        fake_time.ms = ms
+        loop.drain()
+        loop.tick_if_due()
+
+    def lamps():
+        return {b: p.state for b, p in lamp.items()}
+
+    def host(ms, action):
+        fake_time.ms = ms
+        loop.host(action)
+        at(ms)
+
+    pin["D"].drive_low()                       # D is stuck down before the game
+    backend.start()
+    at(0)
+    host(1000, "question")                     # 10 points
+    assert "D" in loop.state.stuck
+    assert "Кнопка D залипла" in out.getvalue()   # the host was told
+
+    # A's contacts close first, but its edge is delivered after B's
+    fake_time.ms = 2999.2
+    pin["A"]._change_state(False)
+    fake_time.ms = 3000.0
+    pin["B"].drive_low()
+    fake_time.ms = 3000.5
+    pin["A"]._call_when_changed()
+    for i in range(8):                         # A's contacts chatter
+        fake_time.ms = 3000.7 + 0.2 * i
+        (pin["A"].drive_high if i % 2 == 0 else pin["A"].drive_low)()
+    pin["D"].drive_high()                      # D comes unstuck ...
+    for ms, level in ((3002.3, "drive_low"), (3002.5, "drive_high")):
+        fake_time.ms = ms                      # ... with a bounce (ignored)
+        getattr(pin["D"], level)()
+    at(3002.6)
+    at(3010)                                   # settle window over
+    assert loop.state.question.holder == 0     # team A, by edge time
+    assert lamps() == {"A": True, "B": False, "C": False, "D": False}
+
+    fake_time.ms = 4000
+    pin["B"].drive_high()
+    host(5000, "wrong")
+    assert lamps()["A"] is False
+    fake_time.ms = 5200
+    pin["C"].drive_low()
+    at(5210)
+    assert lamps() == {"A": False, "B": False, "C": True, "D": False}
+    host(6000, "right")
+    assert lamps() == {"A": False, "B": False, "C": False, "D": False}
+    for b in "AC":
+        fake_time.ms += 100
+        pin[b].drive_high()
+    at(6500)
+
+    host(8000, "question")                     # 20 points
+    assert "D" not in loop.state.stuck
+    fake_time.ms = 8150
+    pin["D"].drive_low()
+    at(8200)
+    assert lamps()["D"] is True
+    fake_time.ms = 8500
+    pin["B"].drive_low()                       # while D holds the answer: early, blocked, blinks
+    at(8500)
+    lamp["B"].clear_states()
+    deadline = time.monotonic() + 2.0
+    while len(lamp["B"].states) < 4 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert len(lamp["B"].states) >= 4         # blinking on the pin
+    host(9000, "wrong")
+    assert lamps()["D"] is False
+    fake_time.ms = 9700
+    pin["A"].drive_low()
+    at(9710)
+    assert lamps()["A"] is True
+    host(10000, "right")
+
+    result = engine.summary(loop.state)
+    assert result["stage"] == "finished"
+    assert result["scores"] == {"Альфа": -10 + 20, "Бета": 0, "Гамма": 10, "Дельта": -20}
+    assert lamps()["A"] is False
+    seen = backend.edges_seen()
+    assert seen == {"A": 1 + 8 + 1 + 1, "B": 3, "C": 2, "D": 1 + 2 + 1}
+    backend.close()
+    assert all(p.state is False for p in lamp.values())

@@ -96,7 +96,7 @@ class _Session:
     n_inputs: int
     debounce_us: int
     expected: int                       # next event seq to deliver
-    last_ticks: int = 0                 # latest box time seen
+    last_ticks: int = 0                 # latest box clock reading (HELLO, TIME)
     offset_ns: int | None = None        # monotonic - box ns
     pending_offset: int | None = None   # waits for a quiet moment
     samples: collections.deque = field(default_factory=lambda: collections.deque(maxlen=8))
@@ -336,7 +336,6 @@ class SerialLink:
             return
         s.expected = (s.expected + 1) % codec.SEQ_MOD
         self._replay_sent_at = None
-        s.last_ticks = max(s.last_ticks, event.at)
         if s.pending_offset is not None and now - self._last_event_rx >= self.remap_quiet_s * 1e9:
             s.offset_ns, s.pending_offset = s.pending_offset, None
         self._last_event_rx = now

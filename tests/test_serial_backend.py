@@ -1,0 +1,139 @@
+"""SerialBackend / serial-sim: box inputs become Press/Release of button ids
+on the engine clock, ordered by box time; lamps and status reach the user."""
+
+import queue
+import time
+
+import pytest
+
+from controller.backends import create_backend
+from controller.backends.serial import input_map
+from controller.clock import EngineClock
+from controller.errors import ConfigError
+from controller.events import Press, Release
+from firmware_bridge.virtual_box import VirtualBox
+
+
+def until(predicate, timeout=2.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True
+
+
+def drain(q, n, timeout=2.0):
+    out = []
+    deadline = time.monotonic() + timeout
+    while len(out) < n and time.monotonic() < deadline:
+        try:
+            out.append(q.get(timeout=0.05))
+        except queue.Empty:
+            pass
+    return out
+
+
+def test_default_and_configured_input_maps():
+    assert input_map(["A", "B", "C"], []) == {0: "A", 1: "B", 2: "C"}
+    assert input_map(["A", "B"], [3, 5]) == {3: "A", 5: "B"}
+    assert input_map(["A", "B"], {"A": 7, "B": 0}) == {7: "A", 0: "B"}
+    with pytest.raises(ConfigError, match="serial.inputs.B"):
+        input_map(["A", "B"], [1, 1])
+    with pytest.raises(ConfigError, match="serial.inputs"):
+        input_map(["A", "B", "C"], [0, 1])
+
+
+@pytest.fixture
+def real_backend():
+    """`serial` backend on a virtual box's stable path (as a by-id path)."""
+    with VirtualBox() as box:
+        q = queue.Queue()
+        clock = EngineClock()
+        backend = create_backend("serial", ["A", "B", "C"], clock, q.put,
+                                 {"port": box.path, "inputs": [2, 0, 1], "reconnect_min_s": 0.01})
+        backend.start()
+        try:
+            assert until(lambda: backend.status().connected)
+            yield box, backend, q, clock
+        finally:
+            backend.close()
+
+
+def test_presses_map_to_buttons_with_box_time_gaps(real_backend):
+    box, backend, q, clock = real_backend
+    t = box.now_ticks() + 500
+    box.press(0, t + 30)            # button B, 30 us later, reported first
+    box.press(2, t)                 # button A
+    box.release(2, t + 40_000)
+    events = drain(q, 3)
+    assert [type(e) for e in events] == [Press, Press, Release]
+    b, a, a_up = events
+    assert (a.button, b.button, a_up.button) == ("A", "B", "A")
+    assert b.at - a.at == 30_000    # the box's gap, exactly, on the engine clock
+    assert min([a, b], key=lambda e: e.at).button == "A"
+    assert abs(a.delivered - clock.now()) < 1e9
+    assert backend.edges_seen() == {"A": 2, "B": 1}
+
+
+def test_unmapped_input_is_ignored(real_backend):
+    box, backend, q, _ = real_backend
+    box.press(6)
+    assert until(lambda: backend.unknown_inputs == 1)
+    assert q.empty()
+
+
+def test_lamps_follow_set_lamp(real_backend):
+    box, backend, _, _ = real_backend
+    backend.set_lamp("A", "on")       # input 2
+    backend.set_lamp("C", "blink")    # input 1
+    assert until(lambda: (box.lamp_on, box.lamp_blink) == (0b100, 0b010))
+    backend.set_lamp("A", "off")
+    assert until(lambda: (box.lamp_on, box.lamp_blink) == (0, 0b010))
+
+
+def test_status_shows_disconnection_and_reset(real_backend):
+    box, backend, _, _ = real_backend
+    st = backend.status()
+    assert st.connected and st.name == "serial" and st.extra["lost_events"] == 0
+    box.unplug()
+    assert until(lambda: not backend.status().connected)
+    assert "not connected" in backend.status().detail and backend.status().missing == ("A", "B", "C")
+    box.reset()
+    box.replug()
+    assert until(lambda: backend.status().connected and backend.status().extra["resets"] == 1)
+    assert "resets 1" in backend.status().detail
+
+
+def test_missing_box_is_not_connected(tmp_path):
+    backend = create_backend("serial", ["A"], EngineClock(), lambda e: None,
+                             {"port": str(tmp_path / "usb-none"), "reconnect_min_s": 0.01})
+    backend.start()
+    try:
+        time.sleep(0.1)
+        st = backend.status()
+        assert not st.connected and "usb-none" in st.detail
+    finally:
+        backend.close()
+
+
+def test_serial_sim_presses_from_keys():
+    q = queue.Queue()
+    backend = create_backend("serial-sim", ["A", "B"], EngineClock(), q.put,
+                             {"keys": {"A": "1", "B": "2"}})
+    backend.start()
+    try:
+        assert until(lambda: backend.status().connected)
+        assert backend.key_down("2", 0) and backend.key_down("2", 0)   # auto-repeat: one press
+        assert not backend.key_down("x", 0)
+        time.sleep(0.01)
+        backend.key_down("1", 0)
+        events = drain(q, 2)
+        assert [(type(e), e.button) for e in events] == [(Press, "B"), (Press, "A")]
+        assert events[0].at < events[1].at
+        time.sleep(0.006)
+        assert backend.key_up("2", 0)
+        assert [(type(e), e.button) for e in drain(q, 1)] == [(Release, "B")]
+    finally:
+        backend.close()
+    assert backend.box is None

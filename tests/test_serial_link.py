@@ -1,0 +1,204 @@
+"""The host link against the virtual box over a real pty opened by pyserial."""
+
+import threading
+import time
+
+import pytest
+import serial
+
+from firmware_bridge.link import SerialLink
+from firmware_bridge.virtual_box import VirtualBox
+
+
+class Collector:
+    def __init__(self):
+        self.events = []
+        self.cond = threading.Condition()
+
+    def __call__(self, ev):
+        with self.cond:
+            self.events.append(ev)
+            self.cond.notify_all()
+
+    def wait_for(self, n, timeout=2.0):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while len(self.events) < n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"got {len(self.events)} events, expected {n}: {self.events}")
+                self.cond.wait(left)
+        return list(self.events)
+
+
+@pytest.fixture
+def box():
+    with VirtualBox() as b:
+        yield b
+
+
+@pytest.fixture
+def link_to(box):
+    links = []
+
+    def make(**kw):
+        got = Collector()
+        kw.setdefault("reconnect_min_s", 0.01)
+        kw.setdefault("reconnect_max_s", 0.2)
+        link = SerialLink(box.path, when_event=got, **kw)
+        link.start()
+        links.append(link)
+        assert link.connected_event.wait(2), link.status()
+        return link, got
+
+    yield make
+    for link in links:
+        link.close()
+
+
+def until(predicate, timeout=2.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True
+
+
+def test_presses_keep_box_time_order_and_gap(box, link_to):
+    link, got = link_to()
+    t = box.now_ticks() + 1000
+    box.press(1, t + 7)      # reported first, pressed later
+    box.press(0, t)
+    box.press(2, t)          # a tie with input 0
+    events = got.wait_for(3)
+    by_input = {e.input: e for e in events}
+    assert [e.seq for e in events] == sorted(e.seq for e in events)
+    assert by_input[1].monotonic_ns - by_input[0].monotonic_ns == 7_000  # exact 7 us at 1 MHz
+    assert by_input[2].monotonic_ns == by_input[0].monotonic_ns
+    assert min(events, key=lambda e: (e.monotonic_ns, e.seq)).input == 0
+
+
+def test_port_is_opened_exclusively(box, link_to):
+    link_to()
+    with pytest.raises(serial.SerialException):
+        serial.Serial(box.path, 1_000_000, exclusive=True)
+
+
+def test_unplug_replug_100_times_no_press_lost_or_duplicated(box, link_to):
+    link, got = link_to()
+    expected = []
+    for cycle in range(100):
+        box.unplug()
+        expected.append((cycle % 8, box.press(cycle % 8)))    # pressed while unplugged
+        box.release(cycle % 8, box.now_ticks() + 6000)
+        t0 = time.monotonic()
+        box.replug()
+        assert until(lambda: link.status().connects >= cycle + 2 and link.connected_event.is_set(), 1.0), \
+            f"cycle {cycle}: no reconnect within 1 s"
+        assert time.monotonic() - t0 < 1.0
+    events = got.wait_for(200, timeout=5)
+    time.sleep(0.05)
+    presses = [(e.input, e.ticks) for e in got.events if e.pressed]
+    assert presses == expected                      # none lost, none twice, in order
+    assert [e.seq for e in got.events] == list(range(got.events[0].seq, got.events[0].seq + 200))
+    assert link.status().lost_events == 0
+
+
+def test_lost_bytes_are_reported_as_a_gap_and_replayed(box, link_to):
+    link, got = link_to()
+    box.press(0)
+    got.wait_for(1)
+    box.drop_bytes(3)                 # the next frame is damaged on the line
+    box.release(0, box.now_ticks() + 6000)
+    box.press(1)
+    events = got.wait_for(3)
+    assert [(e.input, e.pressed) for e in events] == [(0, True), (0, False), (1, True)]
+    st = link.status()
+    assert st.seq_gaps == 1 and st.host_rx_errors >= 1 and st.lost_events == 0
+
+
+def test_trailing_loss_is_found_by_the_time_query(box, link_to):
+    link, got = link_to(time_query_interval_s=0.05)
+    box.drop_bytes(5)
+    box.press(3)                      # the only event, damaged; nothing follows it
+    events = got.wait_for(1, timeout=2)
+    assert events[0].input == 3 and link.status().seq_gaps == 1
+
+
+def test_garbage_on_the_line_is_survived(box, link_to):
+    link, got = link_to()
+    box.inject(b"\x00\x05\xff\xfe garbage \x00\x00\x13\x37")
+    box.press(4)
+    assert got.wait_for(1)[0].input == 4
+    assert link.status().host_rx_errors >= 1
+
+
+def test_box_reset_starts_a_new_session(box, link_to):
+    link, got = link_to()
+    box.press(0)
+    got.wait_for(1)
+    old_boot = link.status().boot_id
+    box.unplug()
+    box.reset()
+    box.press(5)                      # in the new boot, before the host is back
+    box.replug()
+    events = got.wait_for(2)
+    assert events[1].input == 5 and events[1].seq == 0 and events[1].boot_id != old_boot
+    st = link.status()
+    assert st.resets == 1 and st.boot_id == box.boot_id and st.lost_events == 0
+
+
+def test_reset_while_connected(box, link_to):
+    link, got = link_to()
+    box.press(0)
+    got.wait_for(1)
+    box.reset()
+    box.press(1)
+    events = got.wait_for(2)
+    assert (events[1].input, events[1].seq) == (1, 0)
+    assert until(lambda: link.status().resets == 1)
+
+
+def test_overflow_is_reported_not_silent(link_to):
+    with VirtualBox(history=4) as small:
+        got = Collector()
+        link = SerialLink(small.path, when_event=got, reconnect_min_s=0.01)
+        link.start()
+        try:
+            assert link.connected_event.wait(2)
+            small.stop_answering()
+            for i in range(6):
+                small.press(i)        # 6 events, room for 4 unsent
+            small.stop_answering(False)
+            got.wait_for(4)
+            assert until(lambda: link.status().events_dropped == 2)
+        finally:
+            link.close()
+
+
+def test_lamp_commands_reach_the_box(box, link_to):
+    link, _ = link_to()
+    link.set_lamps(0b1001, 0b0100)
+    assert until(lambda: (box.lamp_on, box.lamp_blink) == (0b1001, 0b0100))
+    box.reset()                        # lamps go dark in a reset ...
+    assert until(lambda: (box.lamp_on, box.lamp_blink) == (0b1001, 0b0100))  # ... and are restored
+
+
+def test_missing_port_retries_with_back_off(tmp_path):
+    link = SerialLink(str(tmp_path / "nothing"), reconnect_min_s=0.01, reconnect_max_s=0.05)
+    link.start()
+    try:
+        time.sleep(0.2)
+        st = link.status()
+        assert not st.connected and "nothing" in st.last_error
+    finally:
+        link.close()
+
+
+def test_box_that_stops_answering_is_shown(box, link_to):
+    link, _ = link_to(time_query_interval_s=0.05)
+    box.stop_answering()
+    assert until(lambda: not link.status().responding, 3)
+    box.stop_answering(False)
+    assert until(lambda: link.status().responding, 3)

@@ -1,0 +1,206 @@
+"""The ``buzzer`` command: ``simulate`` and ``check-config`` on real files.
+
+Most cases call :func:`controller.cli.main` in-process (fast); one of each
+runs the real ``python -m controller.cli`` to make sure a user sees one line
+and no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller import cli, config
+
+ROOT = Path(__file__).resolve().parent.parent
+TEAMS = [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}]
+
+
+def buzzer(capsys, *args):
+    rc = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def write_lines(tmp_path, lines, name="game.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x, ensure_ascii=False) for x in lines) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def one_error_line(err):
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# =========================================================================
+# buzzer simulate
+
+def test_simulate_prints_the_game_as_json(tmp_path, capsys):
+    path = write_lines(tmp_path, [{"setup": {"teams": TEAMS, "seed": 99}},
+                                  {"at": 1, "host": "question", "theme": "Реки"},
+                                  {"at": 3.5, "press": "B", "delivered": 3.5009},
+                                  {"at": 3.4992, "press": "A", "delivered": 3.5012},
+                                  {"at": 5, "host": "wrong"},
+                                  {"at": 5.5, "press": "B"},
+                                  {"at": 6, "host": "right"},
+                                  {"at": 7, "host": "question"},
+                                  {"at": 7.5, "press": "A"},
+                                  {"at": 8, "host": "wrong"}])
+    rc, out, err = buzzer(capsys, "simulate", path)
+    assert rc == 0 and err == ""
+    data = json.loads(out)
+    assert data["scores"] == {"Альфа": -30, "Бета": 10}
+    assert [r["team"] for r in data["standings"]] == ["Бета", "Альфа"]
+    assert data["seed"] == 99
+    q1, q2 = data["questions"]
+    assert (q1["nominal"], q2["nominal"]) == (10, 20)
+    assert [(r["button"], r["gap_ms"]) for r in q1["presses"][:2]] == [("A", 0.0), ("B", 0.8)]
+    assert [(a["team"], a["result"], a["delta"]) for a in q1["answers"]] == [("Альфа", "wrong", -10),
+                                                                            ("Бета", "right", 10)]
+    assert q2["answers"] == [{"team": "Альфа", "result": "wrong", "delta": -20, "at": 8.0}]
+    assert any(e["kind"] == "answer_right" for e in data["events"])
+
+
+def test_simulate_the_shipped_example(capsys):
+    rc, out, _ = buzzer(capsys, "simulate", ROOT / "examples" / "erudite-round.jsonl")
+    assert rc == 0
+    assert json.loads(out)["scores"] == {"Альфа": -10, "Бета": 0, "Гамма": 10, "Дельта": 30}
+
+
+@pytest.mark.parametrize("line, word", [
+    ('{"at": 2, "press": "A", "colour": "red"}', "colour"),
+    ('{"at": 2, "press": ', "JSON"),
+    ('{"press": "A"}', '"at"'),
+    ('{"at": 2, "press": "Q"}', '"Q"'),
+    ('{"at": 2, "host": "explode"}', "explode"),
+])
+def test_simulate_a_malformed_line_is_one_line_naming_it_exit_2(tmp_path, capsys, line, word):
+    path = write_lines(tmp_path, [{"setup": {"teams": TEAMS}}, {"at": 1, "host": "question"}, "", line])
+    rc, out, err = buzzer(capsys, "simulate", path)
+    assert rc == 2 and out == ""
+    msg = one_error_line(err)
+    assert f"{path}:4:" in msg and word in msg
+
+
+def test_simulate_a_missing_script(capsys, tmp_path):
+    rc, _, err = buzzer(capsys, "simulate", tmp_path / "nope.jsonl")
+    assert rc == 2
+    assert "script not found" in one_error_line(err)
+
+
+def test_simulate_error_in_a_real_process_has_no_traceback(tmp_path):
+    path = write_lines(tmp_path, [{"at": 1, "host": "question"}, '{"at": 2, "host": "explode"}'])
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert ":2:" in one_error_line(proc.stderr)
+
+
+# =========================================================================
+# buzzer check-config
+
+GOOD = """\
+mode = "erudite"
+
+[arbiter]
+settle_ms = 3.0
+
+[erudite]
+think_time_s = 7
+after_wrong = "resume"
+
+[[teams]]
+name = "Альфа"
+button = "A"
+players = 3
+
+[[teams]]
+name = "Бета"
+button = "B"
+"""
+
+
+def test_check_config_good_file(tmp_path, capsys):
+    path = tmp_path / "good.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    rc, out, err = buzzer(capsys, "check-config", path)
+    assert rc == 0 and err == ""
+    assert "OK" in out and "2 teams" in out
+
+
+def test_check_config_the_shipped_default(capsys):
+    rc, out, _ = buzzer(capsys, "check-config", ROOT / "config" / "default.toml")
+    assert rc == 0 and "OK" in out
+
+
+@pytest.mark.parametrize("text, key", [
+    ("[erudite]\nthink_time = 7\n", "erudite.think_time"),               # unknown key
+    ("colour = 1\n", "colour"),                                          # unknown top-level key
+    ('[erudite]\nthink_time_s = "seven"\n', "erudite.think_time_s"),     # wrong type
+    ("[arbiter]\nsettle_ms = -1\n", "arbiter.settle_ms"),                # out of range
+    ('[arbiter]\ntie_rule = "coin"\n', "arbiter.tie_rule"),              # not a choice
+    ("[erudite]\nnominals = [10, 0]\n", "erudite.nominals"),
+    ("[erudite]\nmax_teams = 99\n", "erudite.max_teams"),
+    ('[[teams]]\nname = "A"\nplayers = 1\n', "teams[0].players"),        # too few players
+    ("".join(f'[[teams]]\nname = "T{i}"\n' for i in range(5)), "teams"),  # five teams
+])
+def test_check_config_bad_value_is_one_line_naming_the_key(tmp_path, capsys, text, key):
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    rc, out, err = buzzer(capsys, "check-config", path)
+    assert rc == 2 and out == ""
+    msg = one_error_line(err)
+    assert f"{path}: {key}:" in msg
+
+
+def test_check_config_bad_toml(tmp_path, capsys):
+    path = tmp_path / "bad.toml"
+    path.write_text("[erudite\nthink_time_s = 7\n", encoding="utf-8")
+    rc, _, err = buzzer(capsys, "check-config", path)
+    assert rc == 2
+    msg = one_error_line(err)
+    assert "bad TOML" in msg and "line 1" in msg
+
+
+def test_check_config_missing_file(tmp_path, capsys):
+    rc, _, err = buzzer(capsys, "check-config", tmp_path / "missing.toml")
+    assert rc == 2
+    assert "not found" in one_error_line(err)
+
+
+def test_check_config_error_in_a_real_process_has_no_traceback(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('[erudite]\nafter_wrong = "rewind"\n', encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "check-config", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "erudite.after_wrong" in one_error_line(proc.stderr)
+
+
+# =========================================================================
+# generated files stay in step with the schema
+
+def test_default_toml_is_the_generated_text(capsys):
+    text = (ROOT / "config" / "default.toml").read_text(encoding="utf-8")
+    assert text == config.default_toml(), "regenerate: buzzer check-config --print-default > config/default.toml"
+    rc, out, _ = buzzer(capsys, "check-config", "--print-default")
+    assert rc == 0 and out == text
+
+
+def test_config_docs_are_the_generated_text(capsys):
+    text = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
+    assert text == config.docs_markdown(), "regenerate: buzzer check-config --print-docs > docs/config.md"
+    rc, out, _ = buzzer(capsys, "check-config", "--print-docs")
+    assert rc == 0 and out == text
+
+
+def test_default_toml_loads_to_the_defaults():
+    assert config.load(ROOT / "config" / "default.toml") == config.defaults()

@@ -22,6 +22,10 @@ from controller.errors import GameError
 
 MODES = {
     "erudite": "controller.modes.erudite",
+    "own-game": "controller.modes.own_game",
+    "brain-ring": "controller.modes.brain_ring",
+    "chgk": "controller.modes.chgk",
+    "programme": "controller.modes.programme",
 }
 """Mode name -> module implementing it."""
 

@@ -40,6 +40,7 @@ EVENT_KEYS = {"at", "press", "release", "host", "tick", "delivered", "hold"}
 HOST_PARAMS = {
     "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind",
     "name", "result", "value", "question", "results", "role", "points", "players", "text", "delay",
+    "accepted",  # ЧГК appeals
 }
 """Fields a host line may carry (which ones an action uses depends on the mode)."""
 
@@ -212,7 +213,7 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
     log: list[Log] = []
     limit = None if until is None else seconds_to_ns(until)
     last = 0
-    for line, ev in timeline(script, buttons if cfg["mode"] not in ("mafia", "chgk") else None):
+    for line, ev in timeline(script, buttons if cfg["mode"] not in ("mafia", "chgk", "programme") else None):
         if limit is not None and ev.now > limit:
             break
         try:

@@ -1,0 +1,167 @@
+"""Shared pieces of the button modes (Своя игра, Брейн-ринг).
+
+Plain values and pure helpers only: the records a question keeps of each
+press and ruling, the arbiter decision (:mod:`controller.arbiter`, exactly as
+Эрудит-квартет uses it), team lookup and the view/summary rows.  Each mode
+keeps its own state machine; what differs between them (what an early press
+costs, what happens after a wrong answer) stays in the mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
+
+from controller import arbiter as arb
+from controller import countdown as cdn
+from controller.effects import Log, Notice
+from controller.errors import GameError
+from controller.events import NS_PER_MS, Press
+
+# Kinds of press records (what happened to a press), shared with Эрудит-квартет's names:
+ANSWER = "answer"            # took the answer right
+LOCKOUT = "lockout"          # lost the race inside the settle window
+EARLY = "early"              # before the button may signal
+LOCKED = "locked"            # this button already answered the question
+BLOCKED = "blocked"          # inside an early-press block
+DISABLED = "disabled"        # not playing (not in this fight)
+LATE = "late"                # after the countdown ran out
+PENDING = "pending"          # in the settle window, not decided yet
+FALSE_START = "false_start"  # Брейн-ринг: before the start signal; the team is out of the question
+OUT = "out"                  # Брейн-ринг: a team already out of the question pressed again
+
+COUNTED = (ANSWER, LOCKOUT, PENDING)
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One button: a player (Своя игра) or a team (Брейн-ринг)."""
+
+    name: str
+    button: str
+    color: str
+
+
+@dataclass(frozen=True, slots=True)
+class PressRecord:
+    button: str
+    team: int
+    at: int
+    delivered: int
+    wave: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    team: int
+    result: str          # "right" | "wrong"
+    delta: int
+    at: int
+    wave: int
+
+
+def players_from_config(config: Mapping[str, Any]) -> tuple[Player, ...]:
+    return tuple(Player(t["name"], t["button"], t["color"]) for t in config["teams"])
+
+
+def settle_ns(config: Mapping[str, Any]) -> int:
+    return int(round(config["arbiter"]["settle_ms"] * NS_PER_MS))
+
+
+def set_at(t: tuple, i: int, v) -> tuple:
+    return t[:i] + (v,) + t[i + 1:]
+
+
+def log(fx: list, when: int, kind: str, /, **data) -> None:
+    fx.append(Log(when, kind, data))
+
+
+def refuse(fx: list, when: int, key: str, /, **params) -> None:
+    """A host action that does not apply now: tell the host, log it, change nothing."""
+    fx.append(Notice(key, params))
+    log(fx, when, "refused", reason=key, **params)
+
+
+def index_of(players: Sequence[Player], button: str) -> int | None:
+    for i, p in enumerate(players):
+        if p.button == button:
+            return i
+    return None
+
+
+def team_ref(players: Sequence[Player], params: Mapping[str, Any], key: str = "team") -> int:
+    """A team named by name, button id or 1-based number in ``params[key]`` (or ``button``)."""
+    ref = params.get(key, params.get("button") if key == "team" else None)
+    if ref is None:
+        raise GameError(f"this action needs \"{key}\" (a name or button)")
+    return resolve(players, ref)
+
+
+def resolve(players: Sequence[Player], ref: Any) -> int:
+    for i, p in enumerate(players):
+        if ref in (p.name, p.button) or (isinstance(ref, int) and not isinstance(ref, bool) and ref == i + 1):
+            return i
+    raise GameError(f"unknown team {ref!r}")
+
+
+def winner_at(presses: Sequence[PressRecord], wave: int) -> int | None:
+    return min((r.at for r in presses if r.wave == wave and r.kind == ANSWER), default=None)
+
+
+def has_pending(presses: Sequence[PressRecord], button: str, wave: int) -> bool:
+    return any(r.button == button and r.wave == wave and r.kind == PENDING for r in presses)
+
+
+def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, tie_rule: str, seed: int,
+           salt: str, button_order: Sequence[str]) -> tuple[list[Press], tuple[PressRecord, ...]]:
+    """Name the winner of a settled window: the presses in edge order, and the
+    records with the winner marked ANSWER and the others LOCKOUT."""
+    ordered = arb.order(arbiter.candidates, tie_rule, seed, salt, button_order)
+    kinds = {p.button: LOCKOUT for p in ordered[1:]}
+    kinds[ordered[0].button] = ANSWER
+    records = tuple(replace(r, kind=kinds[r.button]) if r.kind == PENDING and r.wave == wave
+                    and r.button in kinds else r for r in presses)
+    return ordered, records
+
+
+def decision_log(ordered: Sequence[Press]) -> dict:
+    first = ordered[0]
+    return {"order": [p.button for p in ordered], "tie": arb.is_tie(ordered),
+            "gaps_ms": [(p.at - first.at) / NS_PER_MS for p in ordered]}
+
+
+def press_rows(players: Sequence[Player], presses: Sequence[PressRecord]) -> list[dict]:
+    """Presses per wave in edge order, with the gap to the wave's winning (or first counted) press."""
+    rows = []
+    for wave in sorted({r.wave for r in presses}):
+        recs = sorted((r for r in presses if r.wave == wave), key=lambda r: (r.at, r.delivered))
+        counted = [r for r in recs if r.kind in COUNTED]
+        first = next((r for r in counted if r.kind == ANSWER), counted[0] if counted else None)
+        ref = first.at if first is not None else recs[0].at
+        for r in recs:
+            rows.append({"button": r.button, "team": players[r.team].name, "wave": wave, "kind": r.kind,
+                         "gap_ms": round((r.at - ref) / NS_PER_MS, 6), "at": r.at / 1e9})
+    return rows
+
+
+def answer_rows(players: Sequence[Player], answers: Sequence[Answer]) -> list[dict]:
+    return [{"team": players[a.team].name, "result": a.result, "delta": a.delta, "at": a.at / 1e9}
+            for a in answers]
+
+
+def countdown_view(cd: cdn.Countdown | None, now: int) -> dict | None:
+    if cd is None:
+        return None
+    return {"kind": cd.kind, "remaining_ms": cdn.remaining(cd, now) / NS_PER_MS,
+            "total_ms": cd.total / NS_PER_MS, "running": cd.running}
+
+
+def ranked(players: Sequence[Player], key) -> list[tuple[int, int]]:
+    """(place, index) best first by ``key(i)`` (smaller is better); equal keys share a place."""
+    order = sorted(range(len(players)), key=lambda i: (key(i), i))
+    out: list[tuple[int, int]] = []
+    for pos, i in enumerate(order):
+        place = out[-1][0] if pos and key(order[pos - 1]) == key(i) else pos + 1
+        out.append((place, i))
+    return out

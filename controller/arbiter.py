@@ -61,6 +61,10 @@ def order(presses: Sequence[Press], tie_rule: str, seed: int, salt: str,
     rank = {b: i for i, b in enumerate(button_order)}
     if tie_rule == "order":
         return sorted(presses, key=lambda p: (p.at, rank.get(p.button, len(rank)), p.button))
+    if len({p.at for p in presses}) == len(presses):
+        # No exact tie: the draw could not change the order, so skip seeding a
+        # generator (string seeding hashes with SHA-512: most of a ruling's cost).
+        return sorted(presses, key=lambda p: p.at)
     rng = random.Random(f"{seed}/{salt}")
     # One draw per button, in a fixed button order, independent of arrival order.
     draw = {b: rng.random() for b in sorted({p.button for p in presses}, key=lambda b: (rank.get(b, 1 << 30), b))}

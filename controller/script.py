@@ -28,7 +28,7 @@ from typing import Any, Iterable
 
 from controller import config as config_mod
 from controller import engine
-from controller.effects import Log
+from controller.effects import Flash, Log
 from controller.errors import ConfigError, GameError, ScriptError
 from controller.events import Host, Press, Release, Tick, seconds_to_ns
 
@@ -199,6 +199,19 @@ class Run:
     log: list[Log]
     config: dict
     seed: int
+    flashes: list[tuple[int, Flash]] = field(default_factory=list)
+    """Every Flash effect with its engine time (ns), for ``buzzer screenshot``."""
+
+
+def _flashes(fx: list, when: int) -> list[tuple[int, Flash]]:
+    """The Flash effects of one step, each timed by the Log entry that follows it
+    (a deadline fired inside the step logs its own time), else by the event."""
+    out = []
+    for i, f in enumerate(fx):
+        if isinstance(f, Flash):
+            at = next((g.at for g in fx[i + 1:] if isinstance(g, Log)), when)
+            out.append((min(at, when), f))
+    return out
 
 
 def run(script: Script, config_path: str | None = None, until: float | None = None) -> Run:
@@ -211,6 +224,7 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
         raise ScriptError(1, f"setup: {exc}", script.source) from None
     buttons = {t["button"] for t in cfg["teams"]}
     log: list[Log] = []
+    flashes: list[tuple[int, Flash]] = []
     limit = None if until is None else seconds_to_ns(until)
     last = 0
     for line, ev in timeline(script, buttons if cfg["mode"] not in ("mafia", "chgk", "programme") else None):
@@ -221,11 +235,13 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
         except GameError as exc:
             raise ScriptError(line, str(exc), script.source) from None
         log.extend(f for f in fx if isinstance(f, Log))
+        flashes.extend(_flashes(fx, ev.now))
         last = max(last, ev.now)
     end = limit if limit is not None else last + int(round(cfg["arbiter"]["settle_ms"] * 1e6))
     state, fx = engine.step(state, Tick(end))
     log.extend(f for f in fx if isinstance(f, Log))
-    return Run(state, log, cfg, seed)
+    flashes.extend(_flashes(fx, end))
+    return Run(state, log, cfg, seed, flashes)
 
 
 def log_json(entry: Log) -> dict:

@@ -1,0 +1,1043 @@
+"""The audience screen: the projector scoreboard.
+
+:class:`Scoreboard` draws one frame from a *view*, the plain dict a game
+mode's ``view(state, now)`` returns.  It reads that snapshot and decides
+nothing: who holds the answer, what the countdown says and who is locked out
+all come from the view.  The same code draws every mode; the layout is driven
+by generic keys (``teams``, ``countdown``, ``question``, ``standings``,
+``stage``, ``captain``) and a mode that brings its own keys (``seats`` and
+``timer`` of «Мафия») gets its own layout.
+
+Readable from the back of a hall: the largest thing on the screen is who
+holds the answer (a panel in that team's colour with its name), then the
+countdown (a large number and a shrinking bar that turns amber, then red in
+the last seconds), then the scores.  Sizes are fractions of the surface, so
+any resolution and aspect works (16:9, 4:3, portrait).
+
+Cheap to draw: text comes from :class:`~controller.display.textcache.TextCache`,
+the layout is computed once per surface size and team count, and
+:meth:`Scoreboard.frame_key` / :meth:`Scoreboard.needs_redraw` let the loop
+skip frames that would look the same (a countdown changes the key only when
+its number, colour or bar length on screen changes).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import pygame
+
+from controller.display.textcache import TextCache
+from controller.i18n import DEFAULT_LANG, MINUS, signed, t
+
+Rect = pygame.Rect
+Colour = tuple[int, int, int]
+
+# --- palette ------------------------------------------------------------------
+BG: Colour = (12, 16, 28)
+PANEL: Colour = (28, 35, 54)
+PANEL_HI: Colour = (40, 50, 76)
+TEXT: Colour = (242, 244, 248)
+MUTED: Colour = (150, 160, 182)
+FAINT: Colour = (88, 98, 122)
+WHITE: Colour = (250, 250, 250)
+AMBER: Colour = (255, 179, 0)
+RED: Colour = (229, 40, 40)
+GREEN: Colour = (46, 160, 67)
+ORANGE: Colour = (245, 110, 20)
+STEEL: Colour = (84, 110, 140)
+PAUSED_BAR: Colour = (120, 130, 150)
+PALETTE = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#8e24aa", "#fb8c00", "#00acc1", "#d81b60",
+           "#6d4c41", "#7cb342", "#3949ab", "#c0ca33", "#546e7a", "#f4511e", "#00897b", "#5e35b1"]
+
+FLASH_COLOURS: dict[str, Colour] = {
+    "right": GREEN, "wrong": RED, "time_up": AMBER, "captain_time_up": AMBER,
+    "withdrawn": STEEL, "undo": STEEL, "false_start": ORANGE, "early": AMBER,
+    "mafia.removed": RED, "mafia.winner": AMBER, "fight_over": AMBER, "answers_closed": AMBER,
+    "answer_time_up": AMBER,
+}
+"""Background colour of each ruling flash; other kinds are drawn in steel blue."""
+
+FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "mafia.removed": "removed", "fight_over": "winner",
+              "answers_closed": "hand_in", "answer_time_up": "time_up"}
+"""Flash kind -> i18n key when the two differ."""
+
+SILENT_FLASHES = frozenset({"standings"})
+"""Flash kinds the screen shows by other means (the standings table)."""
+
+TAGS: dict[str, tuple[str, Colour]] = {
+    "false_start": ("false_start", RED), "early": ("early", AMBER), "blocked": ("blocked", AMBER),
+    "stuck": ("stuck", ORANGE), "locked": ("locked_out", MUTED), "disqualified": ("disqualified", RED),
+    "skipped": ("skipped", MUTED), "not_in_tiebreak": ("not_in_tiebreak", MUTED),
+    "not_in_fight": ("not_in_fight", MUTED),
+}
+"""Team card marker -> (i18n key, colour)."""
+
+PRESS_TAGS: dict[str, tuple[str, Colour]] = {
+    "early": ("early", AMBER), "false_start": ("false_start", RED), "blocked": ("blocked", AMBER),
+    "locked": ("locked_out", MUTED), "disabled": ("disqualified", MUTED), "late": ("late", MUTED),
+    "stuck": ("stuck", ORANGE),
+}
+"""Press kind -> the tag shown next to it in the press order list."""
+
+COUNTED = ("answer", "lockout", "pending")
+"""Press kinds that took part in the race (numbered in the press order)."""
+
+
+def hex_colour(value: Any, index: int = 0) -> Colour:
+    """``"#1e88e5"`` -> (30, 136, 229); anything else -> a palette colour."""
+    if isinstance(value, (tuple, list)) and len(value) >= 3:
+        return tuple(int(c) for c in value[:3])  # type: ignore[return-value]
+    if not (isinstance(value, str) and len(value) == 7 and value.startswith("#")):
+        value = PALETTE[index % len(PALETTE)]
+    try:
+        return (int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16))
+    except ValueError:
+        return hex_colour(None, index)
+
+
+def mix(a: Colour, b: Colour, k: float) -> Colour:
+    """``a`` moved towards ``b`` by ``k`` (0..1)."""
+    return (round(a[0] + (b[0] - a[0]) * k), round(a[1] + (b[1] - a[1]) * k), round(a[2] + (b[2] - a[2]) * k))
+
+
+def ink_on(colour: Colour) -> Colour:
+    """Text colour readable on a ``colour`` background."""
+    r, g, b = colour
+    return (16, 18, 24) if 0.299 * r + 0.587 * g + 0.114 * b > 165 else WHITE
+
+
+# --- countdowns ------------------------------------------------------------------
+
+def countdown_phase(cd: Mapping[str, Any]) -> str:
+    """``normal``, ``warn`` (amber), ``last`` (red), ``paused`` or ``over``.
+
+    Short timers (up to 10 s) turn amber at 3 s and red at 1 s; longer ones
+    at 10 s and in their last 5 s.  A view may force the warning colour with
+    ``"warning": true`` (the Mafia speech timer does).
+    """
+    left = max(float(cd.get("remaining_ms") or 0.0), 0.0) / 1000
+    total = float(cd.get("total_ms") or 0.0) / 1000
+    if left <= 0:
+        return "over"
+    if not cd.get("running", True):
+        return "paused"
+    warn, last = (3.0, 1.0) if total <= 10 else (10.0, 5.0)
+    if left <= last:
+        return "last"
+    if left <= warn or cd.get("warning"):
+        return "warn"
+    return "normal"
+
+
+PHASE_COLOURS = {"normal": WHITE, "warn": AMBER, "last": RED, "paused": PAUSED_BAR, "over": RED}
+
+
+def countdown_text(cd: Mapping[str, Any]) -> str:
+    """The number shown: whole seconds rounded up (``7`` … ``1``, ``0`` when over);
+    ``M:SS`` for timers of a minute or more."""
+    left_ms = max(float(cd.get("remaining_ms") or 0.0), 0.0)
+    secs = math.ceil(left_ms / 1000 - 1e-9)
+    if float(cd.get("total_ms") or 0) >= 60_000:
+        return f"{secs // 60}:{secs % 60:02d}"
+    return str(secs)
+
+
+def countdown_fraction(cd: Mapping[str, Any]) -> float:
+    total = float(cd.get("total_ms") or 0.0)
+    if total <= 0:
+        return 0.0
+    return min(max(float(cd.get("remaining_ms") or 0.0) / total, 0.0), 1.0)
+
+
+def timer_of(view: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The countdown a view shows in the big slot (the question's, or a mode's ``timer``)."""
+    cd = view.get("countdown")
+    if cd:
+        return cd
+    tm = view.get("timer")
+    if tm and tm.get("state", "running") not in ("idle",) and tm.get("total_ms"):
+        return tm
+    return None
+
+
+def fmt_gap(ms: float, lang: str) -> str:
+    """Gap to the first press in seconds with ms precision: ``+0.004 с``."""
+    s = ms / 1000
+    text = f"{abs(s):.3f}"
+    sign = "+" if s >= 0 else MINUS
+    return t("gap_s", lang, s=sign + text)
+
+
+def fmt_score(n: Any) -> str:
+    if isinstance(n, (int, float)) and not isinstance(n, bool):
+        if isinstance(n, float) and n.is_integer():
+            n = int(n)
+        return signed(n) if n < 0 else (f"{n:g}" if isinstance(n, float) else str(n))
+    return str(n)
+
+
+# --- layout ------------------------------------------------------------------------
+
+def _grid(area: Rect, n: int, cols: int, gap: int) -> list[Rect]:
+    if n <= 0:
+        return []
+    rows = math.ceil(n / cols)
+    w = (area.width - gap * (cols - 1)) / cols
+    h = (area.height - gap * (rows - 1)) / rows
+    out = []
+    for i in range(n):
+        r, c = divmod(i, cols)
+        out.append(Rect(round(area.x + c * (w + gap)), round(area.y + r * (h + gap)), int(w), int(h)))
+    return out
+
+
+def layout(size: tuple[int, int], n_teams: int, kind: str = "game") -> dict[str, Any]:
+    """Rectangles of every screen region for a ``size`` surface.
+
+    ``kind``: ``game`` (teams, holder, countdown, presses), ``mafia`` (speaker
+    timer and seats) or ``table`` (standings only).
+    """
+    W, H = size
+    portrait = W < H
+    pad = max(round(min(W, H) * 0.022), 4)
+    out: dict[str, Any] = {"pad": pad, "portrait": portrait, "size": size}
+    header_h = round(H * (0.10 if portrait else 0.105))
+    header = out["header"] = Rect(pad, pad, W - 2 * pad, header_h)
+    if portrait:
+        top_h = header_h * 45 // 100
+        out["hdr_left"] = Rect(header.x, header.y, header.width * 58 // 100, top_h)
+        out["hdr_status"] = Rect(header.right - header.width * 40 // 100, header.y, header.width * 40 // 100, top_h)
+        out["hdr_theme"] = Rect(header.x, header.y + top_h, header.width, header_h - top_h)
+    else:
+        out["hdr_left"] = Rect(header.x, header.y, header.width * 36 // 100, header_h)
+        out["hdr_theme"] = Rect(header.x + header.width * 37 // 100, header.y, header.width * 46 // 100, header_h)
+        out["hdr_status"] = Rect(header.right - header.width * 16 // 100, header.y, header.width * 16 // 100,
+                                 header_h)
+    top = pad + header_h + pad
+    if kind == "table":
+        out["table"] = Rect(pad, top, W - 2 * pad, H - top - pad)
+        return out
+    n = max(n_teams, 1)
+    if kind == "mafia":
+        cols = (2 if n <= 6 else 3) if portrait else math.ceil(n / 2) if n <= 12 else math.ceil(n / 3)
+        rows = math.ceil(n / cols)
+        seats_h = round(H * (0.52 if portrait else min(0.2 * rows, 0.46)))
+        seats = Rect(pad, H - pad - seats_h, W - 2 * pad, seats_h)
+        main = Rect(pad, top, W - 2 * pad, seats.y - pad - top)
+        bar_h = max(round(min(W, H) * 0.035), 6)
+        out["main"] = Rect(main.x, main.y, main.width, main.height - bar_h - pad // 2)
+        out["bar"] = Rect(main.x, main.bottom - bar_h, main.width, bar_h)
+        out["seats"] = seats
+        out["cards"] = _grid(seats, n, cols, pad // 2 + 2)
+        return out
+    if portrait:
+        cols = 2 if n <= 4 else 3 if n <= 9 else 4
+    else:
+        cols = n if n <= 6 else math.ceil(n / 2) if n <= 12 else math.ceil(n / 3)
+    rows = math.ceil(n / cols)
+    if portrait:
+        teams_h = round(H * min(0.13 * rows, 0.40))
+    else:
+        teams_h = round(H * (0.25 if rows == 1 else 0.34 if rows == 2 else 0.42))
+    teams = Rect(pad, H - pad - teams_h, W - 2 * pad, teams_h)
+    out["teams"] = teams
+    out["cards"] = _grid(teams, n, cols, pad // 2 + 2)
+    middle = Rect(pad, top, W - 2 * pad, teams.y - pad - top)
+    bar_h = max(round(min(W, H) * 0.03), 6)
+    if portrait:
+        main_h = round(middle.height * 0.56)
+        main = Rect(middle.x, middle.y, middle.width, main_h)
+        side = Rect(middle.x, main.bottom + pad, middle.width, middle.bottom - main.bottom - pad)
+        info_w = round(side.width * 0.34)
+        out["info"] = Rect(side.x, side.y, info_w, side.height)
+        out["presses"] = Rect(side.x + info_w + pad, side.y, side.width - info_w - pad, side.height)
+    else:
+        main_w = round(middle.width * 0.64)
+        main = Rect(middle.x, middle.y, main_w, middle.height)
+        side = Rect(main.right + pad, middle.y, middle.right - main.right - pad, middle.height)
+        info_h = round(side.height * 0.36)
+        out["info"] = Rect(side.x, side.y, side.width, info_h)
+        out["presses"] = Rect(side.x, side.y + info_h + pad, side.width, side.height - info_h - pad)
+    out["main"] = Rect(main.x, main.y, main.width, main.height - bar_h - pad // 2)
+    out["bar"] = Rect(main.x, main.bottom - bar_h, main.width, bar_h)
+    out["middle"] = middle
+    return out
+
+
+# --- the scoreboard --------------------------------------------------------------------
+
+def _key_label(name: str, lang: str) -> str:
+    """A pygame key name as the host reads it on the overlay."""
+    if name == "enter":  # pygame's name of the keypad Enter
+        return "Num " + t("key_enter", lang)
+    special = {"space": "key_space", "return": "key_enter", "backspace": "key_backspace",
+               "escape": "key_escape", "tab": "key_tab", "delete": "key_delete"}
+    if name in special:
+        return t(special[name], lang)
+    if name.startswith("[") and name.endswith("]") and len(name) > 2:
+        inner = name[1:-1].replace("-", MINUS)
+        return f"Num {inner}"
+    if len(name) == 1:
+        return name.upper()
+    return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
+
+
+HELP_ACTIONS = {"reading_done": "action_arm", "next_round": "action_next_round"}
+
+
+class Scoreboard:
+    """Draws the audience screen.
+
+    :param size: the surface size the layout is made for (a different
+        surface size at :meth:`draw` re-lays out).
+    :param lang: ``ru`` (default) or ``en``.
+    :param keys: the host's keys as in config ``[keys]`` (``{action: [key
+        names]}``), for the help overlay.
+    """
+
+    def __init__(self, size: tuple[int, int], lang: str = DEFAULT_LANG,
+                 keys: Mapping[str, list[str]] | None = None, cache_limit: int = 768) -> None:
+        self.size = (int(size[0]), int(size[1]))
+        self.lang = lang
+        self.keys = dict(keys or {})
+        self.text = TextCache(cache_limit)
+        self._layouts: dict[tuple, dict] = {}
+        self._last_key: Any = None
+        self._layer: pygame.Surface | None = None
+        self._layer_key: Any = None
+
+    # -- redraw bookkeeping -------------------------------------------------------------
+    def frame_key(self, view: Mapping[str, Any], now_ns: int = 0, flash: Mapping | None = None,
+                  status: Mapping | None = None, help_overlay: bool = False) -> tuple:
+        """A value that changes exactly when the frame would look different.
+
+        ``(still, bar)``: ``still`` is everything but the countdown bar's
+        length (countdowns enter with their number and colour), ``bar`` the
+        bar's length in pixels.  A running countdown changes the key about once
+        per pixel of bar; a paused screen does not change it at all.
+        """
+        v = dict(view)
+        for name in ("countdown", "captain", "timer"):
+            cd = v.get(name)
+            if isinstance(cd, Mapping):
+                rest = {k: x for k, x in cd.items() if k not in ("remaining_ms", "ends_at_ns")}
+                v[name] = (repr(sorted(rest.items())), countdown_text(cd), countdown_phase(cd))
+        blink = (now_ns // 500_000_000) % 2 if view.get("paused") else 0
+        still = (repr(v), repr(dict(flash)) if flash else None, repr(dict(status)) if status else None,
+                 bool(help_overlay), blink, self.lang, self.size)
+        cd = self._bar_source(view)
+        return still, (round(countdown_fraction(cd) * self.size[0]), countdown_phase(cd)) if cd else None
+
+    def needs_redraw(self, view: Mapping[str, Any], now_ns: int = 0, flash: Mapping | None = None,
+                     status: Mapping | None = None, help_overlay: bool = False) -> bool:
+        """True when :meth:`draw` with these arguments would change the screen."""
+        return self.frame_key(view, now_ns, flash, status, help_overlay) != self._last_key
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _layout(self, kind: str, n: int) -> dict:
+        key = (self.size, kind, n)
+        lay = self._layouts.get(key)
+        if lay is None:
+            lay = self._layouts[key] = layout(self.size, n, kind)
+        return lay
+
+    def _layout_for(self, view: Mapping[str, Any]) -> dict:
+        if "seats" in view:
+            return self._layout("mafia", len(view.get("seats") or ()))
+        n = len(view.get("teams") or view.get("players") or ())
+        return self._layout("table" if self._show_table(view) else "game", n)
+
+    def _bar_source(self, view: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The countdown the bar shows (None: no bar on this screen)."""
+        if "seats" in view:
+            tm = view.get("timer") or {}
+            return tm if tm.get("state") in ("running", "paused", "done") and tm.get("total_ms") else None
+        if self._show_table(view):
+            return None
+        return timer_of(view) or view.get("captain") or None
+
+    def draw(self, surface: pygame.Surface, view: Mapping[str, Any], now_ns: int = 0,
+             flash: Mapping | None = None, status: Mapping | None = None, help_overlay: bool = False,
+             keys: Mapping[str, list[str]] | None = None) -> None:
+        """Draw the whole frame for ``view`` onto ``surface``.
+
+        ``flash``: the latest ruling flash still on screen, ``{"kind": "right",
+        "team": "Альфа"}``.  ``status``: the input backend's state and the
+        latest host notice (``{"backend", "connected", "missing", "notice"}``).
+        ``help_overlay``: show the host's keys (``keys`` replaces the ones
+        given to the constructor).  ``now_ns`` (engine time) blinks the pause
+        badge.
+
+        Everything but the countdown bar is drawn into a cached layer that is
+        redrawn only when it changes (about once a second while a countdown
+        runs); each frame blits that layer and draws the bar on top.
+        """
+        if surface.get_size() != self.size:
+            self.size = surface.get_size()
+        if keys is not None and dict(keys) != self.keys:
+            self.keys = dict(keys)
+            self._layer_key = None
+        key = self.frame_key(view, now_ns, flash, status, help_overlay)
+        self._last_key = key
+        overlay = bool(help_overlay or (flash and flash.get("kind") not in SILENT_FLASHES))
+        # Under an overlay the bar must stay below it: draw it into the layer.
+        still = key if overlay else key[0]
+        lay = self._layout_for(view)
+        if self._layer is None or self._layer.get_size() != self.size:
+            self._layer = pygame.Surface(self.size).convert() if pygame.display.get_surface() else \
+                pygame.Surface(self.size)
+            self._layer_key = None
+        if still != self._layer_key:
+            self._draw_layer(self._layer, lay, view, now_ns, flash, status, help_overlay, overlay)
+            self._layer_key = still
+        surface.blit(self._layer, (0, 0))
+        if not overlay and "bar" in lay:
+            self._draw_bar_fill(surface, lay["bar"], self._bar_source(view))
+
+    def _draw_layer(self, surface, lay: dict, view: Mapping[str, Any], now_ns: int, flash, status,
+                    help_overlay: bool, overlay: bool) -> None:
+        surface.fill(BG)
+        self._draw_header(surface, lay, view)
+        if "seats" in view:
+            self._draw_mafia(surface, lay, view)
+        else:
+            teams = list(view.get("teams") or view.get("players") or ())
+            if "table" in lay:
+                self._draw_standings(surface, lay["table"], view, teams)
+            else:
+                self._draw_main(surface, lay, view, teams)
+                self._draw_info(surface, lay["info"], view)
+                self._draw_presses(surface, lay["presses"], view, teams)
+                self._draw_teams(surface, lay["cards"], teams)
+        if "bar" in lay:
+            self._draw_bar(surface, lay["bar"])
+            if overlay:
+                self._draw_bar_fill(surface, lay["bar"], self._bar_source(view))
+        if view.get("paused") and (now_ns // 500_000_000) % 2 == 0:
+            self._draw_paused(surface, lay)
+        if status:
+            self._draw_status(surface, lay["hdr_status"], status)
+        if flash and flash.get("kind") not in SILENT_FLASHES:
+            self._draw_flash(surface, flash, view)
+        if help_overlay:
+            self._draw_help(surface)
+
+    @staticmethod
+    def _show_table(view: Mapping[str, Any]) -> bool:
+        """The full standings table: at the end, and between rounds."""
+        if not view.get("standings"):
+            return False
+        if view.get("stage") == "finished" or view.get("show_standings"):
+            return True
+        q = view.get("question")
+        if q and not q.get("open") and q.get("of") and q.get("index", 0) >= q["of"] \
+                and not view.get("countdown") and not (view.get("captain") or {}).get("running"):
+            return True
+        return False
+
+    # -- primitives --------------------------------------------------------------------------
+    def _text(self, surface: pygame.Surface, text: str, rect: Rect, size: int, colour: Colour,
+              bold: bool = False, align: str = "center", valign: str = "center", fit: bool = True) -> Rect:
+        """Draw ``text`` in ``rect`` (shrunk to fit its width); returns where it went."""
+        if not text:
+            return Rect(rect.x, rect.y, 0, 0)
+        if fit:
+            size = self.text.fit(text, rect.width, size, bold)
+        surf = self.text.render(text, size, colour, bold)
+        w, h = surf.get_size()
+        x = rect.x if align == "left" else rect.right - w if align == "right" else rect.centerx - w // 2
+        y = rect.y if valign == "top" else rect.bottom - h if valign == "bottom" else rect.centery - h // 2
+        return surface.blit(surf, (x, y))
+
+    def _panel(self, surface, rect: Rect, colour: Colour = PANEL, radius: float = 0.08) -> None:
+        pygame.draw.rect(surface, colour, rect, border_radius=max(int(min(rect.width, rect.height) * radius), 2))
+
+    def _tag(self, surface, text: str, x: int, y: int, h: int, colour: Colour, max_w: int) -> int:
+        """A small rounded label at (x, y) ``h`` px tall; returns its width."""
+        size = self.text.fit(text, max_w - h // 2, int(h * 0.62), True)
+        surf = self.text.render(text, size, ink_on(colour), True)
+        w = min(surf.get_width() + h // 2, max_w)
+        pygame.draw.rect(surface, colour, Rect(x, y, w, h), border_radius=h // 4)
+        surface.blit(surf, (x + (w - surf.get_width()) // 2, y + (h - surf.get_height()) // 2))
+        return w
+
+    # -- header ------------------------------------------------------------------------------
+    def _structure(self, view: Mapping[str, Any]) -> str:
+        lang = self.lang
+        parts = []
+        mode = view.get("mode")
+        if view.get("tiebreak"):
+            parts.append(t("extra_fight", lang))
+        else:
+            if view.get("fight") and (view.get("fights") is None or view["fights"] > 1):
+                parts.append(t("fight_n", lang, n=view["fight"]))
+            if view.get("tour"):
+                parts.append(t("tour_n", lang, n=view["tour"]) + (f"/{view['tours']}" if view.get("tours") else ""))
+            if view.get("round") and view.get("rounds"):
+                parts.append(t("round_n_of", lang, n=view["round"], total=view["rounds"]))
+            elif view.get("round"):
+                parts.append(t("round_n", lang, n=view["round"]))
+            if view.get("fight_type"):
+                parts.append(t(view["fight_type"], lang))
+        if view.get("day"):
+            parts.append(t("day_n", lang, n=view["day"]))
+        if not parts and mode:
+            parts.append(t(f"mode_{str(mode).replace('-', '_')}", lang))
+        return t("separator", lang).join(parts)
+
+    def _draw_header(self, surface, lay: dict, view: Mapping[str, Any]) -> None:
+        lang = self.lang
+        left: Rect = lay["hdr_left"]
+        h = left.height
+        mode = view.get("mode")
+        title = t(f"mode_{str(mode).replace('-', '_')}", lang) if mode else ""
+        structure = self._structure(view)
+        if title and title != structure:
+            size = min(self.text.fit(title, left.width, int(h * 0.30)),
+                       self.text.fit(structure, left.width, int(h * 0.36), True))
+            self._text(surface, title, Rect(left.x, left.y, left.width, h * 45 // 100), size, MUTED,
+                       align="left", valign="top")
+            self._text(surface, structure, Rect(left.x, left.y + h * 45 // 100, left.width, h * 55 // 100),
+                       size, TEXT, bold=True, align="left")
+        else:
+            self._text(surface, structure, left, int(h * 0.42), TEXT, bold=True, align="left")
+        theme = view.get("theme") or ((view.get("question") or {}).get("theme"))
+        if theme:
+            rect: Rect = lay["hdr_theme"]
+            self._text(surface, f"«{theme}»" if lang == "ru" else f"“{theme}”", rect,
+                       int(min(rect.height * 0.55, lay["header"].height * 0.5)), TEXT, bold=True)
+
+    def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any]) -> None:
+        """The input backend, whether every button answers, and the latest host notice (small, top right)."""
+        lang = self.lang
+        h = rect.height
+        backend = status.get("backend")
+        name = t(f"backend_{backend}", lang) if backend else ""
+        missing = list(status.get("missing") or ())
+        ok = bool(status.get("connected", True)) and not missing
+        line1 = f"{t('backend', lang)}: {name}" if name else t("backend", lang)
+        if missing:
+            line2, colour = t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)), RED
+        elif not status.get("connected", True):
+            line2, colour = t("backend_disconnected", lang), RED
+        else:
+            line2, colour = t("backend_connected", lang), GREEN
+        notice = status.get("notice")
+        if isinstance(notice, Mapping):
+            notice = t(str(notice.get("key", "")), lang, **dict(notice.get("params") or {}))
+        lines = [(line1, MUTED), (line2, colour)] + ([(str(notice), AMBER)] if notice else [])
+        row = h // 3 if rect.width < rect.height * 6 or notice else h // 2
+        dot = max(int(row * 0.45), 4)
+        size = min(self.text.fit(text, rect.width - dot * 2, int(row * 0.66)) for text, _ in lines)
+        for k, (text, c) in enumerate(lines):
+            r = self._text(surface, text, Rect(rect.x, rect.y + k * row, rect.width - (dot * 2 if k == 0 else 0),
+                                               row), size, c, align="right", fit=False)
+            if k == 0:
+                pygame.draw.circle(surface, GREEN if ok else RED, (rect.right - dot // 2 - 1, r.centery), dot // 2)
+
+    # -- main panel --------------------------------------------------------------------------
+    def _draw_main(self, surface, lay: dict, view: Mapping[str, Any], teams: list) -> None:
+        lang = self.lang
+        rect: Rect = lay["main"]
+        holder = next((i for i, tm in enumerate(teams) if tm.get("holder")), None)
+        cd = timer_of(view)
+        captain = view.get("captain")
+        q = view.get("question")
+        if holder is not None:
+            tm = teams[holder]
+            colour = hex_colour(tm.get("color"), holder)
+            self._panel(surface, rect, colour, 0.05)
+            ink = ink_on(colour)
+            label = t("answering", lang)
+            if tm.get("answer_order"):
+                label = t("answer_order", lang, n=tm["answer_order"])
+            self._text(surface, label, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
+                                            rect.height * 20 // 100), int(rect.height * 0.15), ink)
+            self._text(surface, str(tm.get("name", "")),
+                       Rect(rect.x + rect.width // 20, rect.y + rect.height * 26 // 100, rect.width * 9 // 10,
+                            rect.height * 50 // 100), int(rect.height * 0.40), ink, bold=True)
+            if tm.get("button"):
+                self._text(surface, t("button_name", lang, button=tm["button"]),
+                           Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
+                           int(rect.height * 0.09), mix(ink, colour, 0.3))
+        elif cd is not None:
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_big_countdown(surface, rect, cd, self._countdown_label(cd))
+        elif captain:
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_big_countdown(surface, rect, captain, t("captain_timer", lang))
+        elif q and q.get("open"):
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_question_card(surface, rect, q)
+        elif q and q.get("closed"):
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_closed(surface, rect, view, teams)
+        else:
+            self._panel(surface, rect, PANEL, 0.05)
+            title = t(f"mode_{str(view.get('mode', 'erudite')).replace('-', '_')}", lang)
+            self._text(surface, title, Rect(rect.x, rect.y + rect.height // 4, rect.width, rect.height // 3),
+                       int(rect.height * 0.2), TEXT, bold=True)
+            self._text(surface, self._structure(view),
+                       Rect(rect.x, rect.y + rect.height * 58 // 100, rect.width, rect.height // 6),
+                       int(rect.height * 0.09), MUTED)
+
+    def _countdown_label(self, cd: Mapping[str, Any]) -> str:
+        kind = cd.get("kind")
+        lang = self.lang
+        known = {"think": "think_time", "answer": "answer_time", "captain": "captain_timer",
+                 "minute": "speech", "defence": "defence", "last_word": "last_word",
+                 "discussion": "discussion", "press_window": "think_time", "answers": "hand_in"}
+        return t(known.get(kind, kind or "timer"), lang) if kind else ""
+
+    def _draw_big_countdown(self, surface, rect: Rect, cd: Mapping[str, Any], label: str) -> None:
+        phase = countdown_phase(cd)
+        colour = PHASE_COLOURS[phase]
+        if label:
+            self._text(surface, label, Rect(rect.x, rect.y + rect.height * 4 // 100, rect.width,
+                                            rect.height * 14 // 100), int(rect.height * 0.09), MUTED)
+        if phase == "paused":
+            self._text(surface, t("paused", self.lang), Rect(rect.x, rect.bottom - rect.height * 16 // 100,
+                                                             rect.width, rect.height * 12 // 100),
+                       int(rect.height * 0.08), MUTED)
+        text = countdown_text(cd)
+        self._text(surface, text, Rect(rect.x, rect.y + rect.height * 16 // 100, rect.width,
+                                       rect.height * 70 // 100), int(rect.height * 0.66), colour, bold=True)
+
+    def _draw_question_card(self, surface, rect: Rect, q: Mapping[str, Any]) -> None:
+        lang = self.lang
+        if q.get("index") and q.get("of"):
+            head = f"{t('question', lang)} {q['index']}/{q['of']}"
+        elif q.get("number"):
+            head = t("question_n", lang, n=q["number"])
+        else:
+            head = t("question", lang)
+        self._text(surface, head, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
+                                       rect.height * 16 // 100), int(rect.height * 0.11), MUTED)
+        if q.get("nominal") is not None:
+            self._text(surface, str(q["nominal"]), Rect(rect.x, rect.y + rect.height * 22 // 100, rect.width,
+                                                        rect.height * 56 // 100), int(rect.height * 0.5),
+                       TEXT, bold=True)
+        if q.get("theme"):
+            self._text(surface, str(q["theme"]), Rect(rect.x + rect.width // 20, rect.y + rect.height * 78 // 100,
+                                                      rect.width * 9 // 10, rect.height * 16 // 100),
+                       int(rect.height * 0.1), MUTED)
+
+    def _draw_closed(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+        """A closed question: its outcome (who answered right, or nobody)."""
+        lang = self.lang
+        q = view["question"]
+        answers = q.get("answers") or []
+        right = next((a for a in answers if a.get("result") == "right"), None)
+        if q.get("closed") == "withdrawn":
+            self._text(surface, t("withdrawn", lang), rect, int(rect.height * 0.2), MUTED, bold=True)
+            return
+        if right is not None:
+            idx = next((i for i, tm in enumerate(teams) if tm.get("name") == right.get("team")), 0)
+            colour = hex_colour(teams[idx].get("color") if teams else None, idx)
+            inner = rect.inflate(-rect.height // 10, -rect.height // 10)
+            pygame.draw.rect(surface, colour, Rect(inner.x, inner.y, inner.width, inner.height // 14),
+                             border_radius=inner.height // 40)
+            self._text(surface, f"{t('mark_right', lang)} {t('right', lang)}",
+                       Rect(rect.x, rect.y + rect.height * 12 // 100, rect.width, rect.height * 18 // 100),
+                       int(rect.height * 0.13), GREEN, bold=True)
+            self._text(surface, str(right.get("team", "")),
+                       Rect(rect.x + rect.width // 20, rect.y + rect.height * 32 // 100, rect.width * 9 // 10,
+                            rect.height * 36 // 100), int(rect.height * 0.3), TEXT, bold=True)
+            self._text(surface, signed(right.get("delta", 0)),
+                       Rect(rect.x, rect.y + rect.height * 70 // 100, rect.width, rect.height * 20 // 100),
+                       int(rect.height * 0.15), GREEN, bold=True)
+        else:
+            key = "time_up" if q.get("closed") == "time" else "no_answer"
+            self._text(surface, t(key, lang), rect, int(rect.height * 0.22), AMBER if key == "time_up" else MUTED,
+                       bold=True)
+
+    @staticmethod
+    def _draw_bar(surface, rect: Rect) -> None:
+        """The countdown bar's empty track."""
+        pygame.draw.rect(surface, PANEL, rect, border_radius=rect.height // 2)
+
+    @staticmethod
+    def _draw_bar_fill(surface, rect: Rect, cd: Mapping[str, Any] | None) -> None:
+        """The shrinking part of the bar, coloured by the countdown's phase."""
+        if not cd:
+            return
+        w = round(rect.width * countdown_fraction(cd))
+        if w > 0:
+            pygame.draw.rect(surface, PHASE_COLOURS[countdown_phase(cd)],
+                             Rect(rect.x, rect.y, max(w, rect.height), rect.height), border_radius=rect.height // 2)
+
+    # -- side column -------------------------------------------------------------------------
+    def _draw_info(self, surface, rect: Rect, view: Mapping[str, Any]) -> None:
+        """Nominal and question number; the captain's timer; a paused countdown's number."""
+        lang = self.lang
+        self._panel(surface, rect, PANEL, 0.06)
+        q = view.get("question")
+        captain = view.get("captain")
+        cd = timer_of(view)
+        holder = any(tm.get("holder") for tm in (view.get("teams") or ()))
+        slots = []
+        question_card = q and q.get("open") and cd is None and not holder and not captain
+        if question_card and q.get("index") and q.get("of"):
+            slots.append(("index", q))
+        elif q and q.get("nominal") is not None:
+            slots.append(("nominal", q))
+        if cd is not None and holder:
+            slots.append(("countdown", cd))
+        if captain and (cd is not None or holder or (q and q.get("open"))):
+            slots.append(("captain", captain))
+        if not slots:
+            return
+        inner = rect.inflate(-rect.width // 16, -rect.height // 8)
+        w = inner.width // len(slots)
+        for i, (what, data) in enumerate(slots):
+            cell = Rect(inner.x + i * w, inner.y, w, inner.height)
+            label_r = Rect(cell.x, cell.y, cell.width, cell.height * 24 // 100)
+            value_r = Rect(cell.x, cell.y + cell.height * 24 // 100, cell.width, cell.height * 76 // 100)
+            if what == "index":
+                self._text(surface, t("question", lang), label_r, int(cell.height * 0.16), MUTED)
+                self._text(surface, f"{data['index']}/{data['of']}", value_r, int(cell.height * 0.62), TEXT,
+                           bold=True)
+            elif what == "nominal":
+                label = t("nominal", lang)
+                if data.get("index") and data.get("of"):
+                    label = f"{label}{t('separator', lang)}{t('question', lang)} {data['index']}/{data['of']}"
+                self._text(surface, label, label_r, int(cell.height * 0.16), MUTED)
+                self._text(surface, str(data["nominal"]), value_r, int(cell.height * 0.62), TEXT, bold=True)
+            else:
+                label = t("captain_timer", lang) if what == "captain" else self._countdown_label(data)
+                self._text(surface, label, label_r, int(cell.height * 0.16), MUTED)
+                self._text(surface, countdown_text(data), value_r, int(cell.height * 0.62),
+                           PHASE_COLOURS[countdown_phase(data)], bold=True)
+
+    def _draw_presses(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+        """The order of presses of the current question, gaps to the first, current wave bright."""
+        lang = self.lang
+        self._panel(surface, rect, PANEL, 0.04)
+        q = view.get("question") or {}
+        rows = list(q.get("presses") or ())
+        pad = max(rect.width // 28, 4)
+        title_h = max(rect.height // 8, 12)
+        self._text(surface, t("press_order", lang), Rect(rect.x + pad, rect.y + pad // 2, rect.width - 2 * pad,
+                                                         title_h), int(title_h * 0.62), MUTED, align="left")
+        if not rows:
+            return
+        wave = q.get("wave", max((r.get("wave", 0) for r in rows), default=0))
+        body = Rect(rect.x + pad, rect.y + pad // 2 + title_h, rect.width - 2 * pad,
+                    rect.height - title_h - pad)
+        row_h = min(body.height // 5, max(body.height // max(len(rows), 1), 10))
+        max_rows = max(body.height // row_h, 1)
+        rows = rows[-max_rows:]
+        colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
+        numbers: dict[tuple, int] = {}
+        n_by_wave: dict[int, int] = {}
+        for r in q.get("presses") or ():
+            if r.get("kind") in COUNTED:
+                w = r.get("wave", 0)
+                n_by_wave[w] = n_by_wave.get(w, 0) + 1
+                numbers[(w, r.get("button"), r.get("at"))] = n_by_wave[w]
+        y = body.y
+        prev_wave = None
+        for r in rows:
+            w = r.get("wave", 0)
+            current = w == wave
+            if prev_wave is not None and w != prev_wave:
+                pygame.draw.line(surface, FAINT, (body.x, y + 1), (body.right, y + 1), max(row_h // 24, 1))
+            prev_wave = w
+            kind = r.get("kind", "")
+            fg = TEXT if current else FAINT
+            bold = current and kind == "answer"
+            size = int(row_h * (0.58 if bold else 0.5))
+            num = numbers.get((w, r.get("button"), r.get("at")))
+            self._text(surface, f"{num}." if num else "·", Rect(body.x, y, row_h, row_h), size, fg, bold,
+                       align="left", fit=False)
+            sw = row_h * 4 // 10
+            colour = colours.get(r.get("team"), FAINT)
+            pygame.draw.rect(surface, colour if current else mix(colour, PANEL, 0.6),
+                             Rect(body.x + row_h, y + (row_h - sw) // 2, sw, sw), border_radius=sw // 4)
+            gap_w = body.width * 36 // 100
+            name_x = body.x + row_h + sw + row_h // 4
+            tag = PRESS_TAGS.get(kind)
+            name_w = body.right - gap_w - name_x
+            if tag:
+                tw = self._tag(surface, t(tag[0], lang), body.right - gap_w, y + row_h // 6, row_h * 2 // 3,
+                               tag[1] if current else mix(tag[1], PANEL, 0.5), gap_w)
+                del tw
+                self._text(surface, str(r.get("team", "")), Rect(name_x, y, name_w - 4, row_h), size, fg, bold,
+                           align="left")
+            else:
+                self._text(surface, str(r.get("team", "")), Rect(name_x, y, name_w - 4, row_h), size, fg, bold,
+                           align="left")
+                self._text(surface, fmt_gap(float(r.get("gap_ms", 0.0)), lang),
+                           Rect(body.right - gap_w, y, gap_w, row_h), size, fg if num != 1 else (
+                               GREEN if current and kind == "answer" else fg), bold, align="right")
+            y += row_h
+
+    # -- team cards ----------------------------------------------------------------------------
+    @staticmethod
+    def _team_marks(tm: Mapping[str, Any]) -> list[str]:
+        marks = []
+        if tm.get("false_start"):
+            marks.append("false_start")
+        if tm.get("early"):
+            marks.append("early")
+        if tm.get("blocked"):
+            marks.append("blocked")
+        if tm.get("stuck"):
+            marks.append("stuck")
+        dis = tm.get("disabled")
+        if dis:
+            marks.append(dis if isinstance(dis, str) and dis in TAGS else "disqualified")
+        if tm.get("locked"):
+            marks.append("locked")
+        return marks
+
+    def _draw_teams(self, surface, cards: list[Rect], teams: list) -> None:
+        lang = self.lang
+        for i, (tm, rect) in enumerate(zip(teams, cards)):
+            colour = hex_colour(tm.get("color"), i)
+            dim = bool(tm.get("locked") or tm.get("disabled"))
+            holder = bool(tm.get("holder"))
+            bg = colour if holder else (mix(PANEL, BG, 0.3) if dim else PANEL)
+            self._panel(surface, rect, bg, 0.07)
+            ink = ink_on(colour) if holder else (FAINT if dim else TEXT)
+            stripe = mix(colour, BG, 0.6) if dim else colour
+            sh = max(rect.height // 11, 3)
+            if not holder:
+                pygame.draw.rect(surface, stripe, Rect(rect.x, rect.y, rect.width, sh),
+                                 border_top_left_radius=max(int(min(rect.size) * 0.07), 2),
+                                 border_top_right_radius=max(int(min(rect.size) * 0.07), 2))
+            inner = rect.inflate(-max(rect.width // 14, 4), -sh * 2)
+            inner.y += sh // 2
+            name_h = inner.height * 26 // 100
+            place = tm.get("place")
+            badge = 0
+            if place:
+                badge = int(name_h * 0.95)
+                bc = (inner.right - badge // 2, inner.y + name_h // 2)
+                pygame.draw.circle(surface, mix(bg, ink, 0.18), bc, badge // 2)
+                self._text(surface, str(place), Rect(bc[0] - badge // 2, bc[1] - badge // 2, badge, badge),
+                           int(badge * 0.6), ink, bold=True)
+            self._text(surface, str(tm.get("name", "")), Rect(inner.x, inner.y, inner.width - badge - 4, name_h),
+                       int(name_h * 0.8), ink, bold=True, align="left")
+            score = tm.get("score")
+            score_r = Rect(inner.x, inner.y + name_h, inner.width, inner.height * 50 // 100)
+            if score is not None:
+                self._text(surface, fmt_score(score), score_r, int(score_r.height * 0.95), ink, bold=True)
+            extra = tm.get("tiebreak_score")
+            tag_h = inner.height * 20 // 100
+            tag_y = inner.bottom - tag_h
+            x = inner.x
+            marks = self._team_marks(tm)
+            for m in marks:
+                key, c = TAGS[m]
+                if x >= inner.right - tag_h:
+                    break
+                x += self._tag(surface, t(key, lang), x, tag_y, tag_h, c, inner.right - x) + tag_h // 4
+            if extra is not None and not marks:
+                self._text(surface, f"{t('extra_fight', lang)}: {fmt_score(extra)}",
+                           Rect(inner.x, tag_y, inner.width, tag_h), int(tag_h * 0.8), ink, align="left")
+
+    # -- standings -----------------------------------------------------------------------------
+    def _draw_standings(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+        lang = self.lang
+        rows = list(view.get("standings") or ())
+        colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
+        title_h = rect.height // 9
+        finished = view.get("stage") == "finished"
+        title = t("standings", lang)
+        if not finished and view.get("round"):
+            title = f"{title}{t('separator', lang)}{self._structure(view)}"
+        self._text(surface, title, Rect(rect.x, rect.y, rect.width, title_h), int(title_h * 0.7), TEXT,
+                   bold=True)
+        body = Rect(rect.x, rect.y + title_h + rect.height // 40, rect.width, rect.height - title_h - rect.height // 40)
+        cols = 1 if len(rows) <= 8 or self.size[0] < self.size[1] else 2
+        per_col = math.ceil(len(rows) / cols) if rows else 1
+        gap = max(rect.width // 60, 4)
+        col_w = (body.width - gap * (cols - 1)) // cols
+        head_h = max(body.height // 16, 10)
+        row_h = min((body.height - head_h) // max(per_col, 1), body.height // 5)
+        has_won = any("won_points" in r for r in rows)
+        has_tb = any("tiebreak_points" in r for r in rows)
+        for c in range(cols):
+            x0 = body.x + c * (col_w + gap)
+            cols_x = self._standings_columns(x0, col_w, has_won, has_tb)
+            for key, (cx, cw, align) in cols_x.items():
+                label = {"place": t("place", lang), "team": t("team", lang), "points": t("points", lang),
+                         "won": t("right_points", lang), "tb": t("extra_fight", lang)}[key]
+                self._text(surface, label, Rect(cx, body.y, cw, head_h), int(head_h * 0.7), MUTED,
+                           align=align)
+            for j, row in enumerate(rows[c * per_col:(c + 1) * per_col]):
+                y = body.y + head_h + j * row_h
+                r = Rect(x0, y + row_h // 12, col_w, row_h - row_h // 6)
+                first = row.get("place") == 1
+                self._panel(surface, r, PANEL_HI if first else PANEL, 0.12)
+                colour = colours.get(row.get("team"), FAINT)
+                pygame.draw.rect(surface, colour, Rect(r.x, r.y, max(r.height // 6, 4), r.height),
+                                 border_top_left_radius=int(r.height * 0.12),
+                                 border_bottom_left_radius=int(r.height * 0.12))
+                size = int(r.height * 0.56)
+                place = str(row.get("place", ""))
+                if first and finished:
+                    place = f"{t('mark_best', lang)} {place}"
+                cells = {"place": (place, AMBER if first else TEXT), "team": (str(row.get("team", "")), TEXT),
+                         "points": (fmt_score(row.get("points", "")), TEXT),
+                         "won": (fmt_score(row.get("won_points", "")), MUTED),
+                         "tb": (fmt_score(row["tiebreak_points"]) if "tiebreak_points" in row else "", MUTED)}
+                for key, (cx, cw, align) in cols_x.items():
+                    text, fg = cells[key]
+                    self._text(surface, text, Rect(cx, r.y, cw, r.height), size if key != "won" else size * 4 // 5,
+                               fg, bold=key in ("place", "team", "points"), align=align)
+
+    @staticmethod
+    def _standings_columns(x0: int, w: int, has_won: bool, has_tb: bool) -> dict[str, tuple[int, int, str]]:
+        spec = [("place", 0.14, "center"), ("team", 0.44, "left"), ("points", 0.16, "right")]
+        if has_won:
+            spec.append(("won", 0.14, "right"))
+        if has_tb:
+            spec.append(("tb", 0.12, "right"))
+        total = sum(f for _, f, _ in spec)
+        out = {}
+        x = x0 + w * 4 // 100
+        usable = w * 92 // 100
+        for key, f, align in spec:
+            cw = int(usable * f / total)
+            out[key] = (x + (cw // 20 if key == "team" else 0), cw - cw // 10, align)
+            x += cw
+        return out
+
+    # -- «Мафия» ---------------------------------------------------------------------------------
+    def _draw_mafia(self, surface, lay: dict, view: Mapping[str, Any]) -> None:
+        lang = self.lang
+        rect: Rect = lay["main"]
+        seats = list(view.get("seats") or ())
+        tm = view.get("timer") or {}
+        active = tm.get("state") in ("running", "paused", "done")
+        self._panel(surface, rect, PANEL, 0.04)
+        if view.get("winner"):
+            key = "town_wins" if view["winner"] == "town" else "mafia_wins"
+            self._text(surface, t(key, lang), rect.inflate(-rect.width // 10, 0), int(rect.height * 0.3),
+                       AMBER, bold=True)
+        elif active and tm.get("total_ms"):
+            seat = next((s for s in seats if s.get("seat") == tm.get("seat")), None)
+            left = Rect(rect.x, rect.y, rect.width * 40 // 100, rect.height)
+            right = Rect(left.right, rect.y, rect.width - left.width, rect.height)
+            if seat is not None:
+                self._text(surface, self._countdown_label(tm), Rect(left.x, left.y + left.height // 10, left.width,
+                                                                    left.height // 6), int(left.height * 0.1),
+                           MUTED)
+                self._text(surface, str(seat.get("seat")), Rect(left.x, left.y + left.height * 25 // 100,
+                                                                left.width, left.height * 45 // 100),
+                           int(left.height * 0.42), TEXT, bold=True)
+                self._text(surface, seat.get("name") or t("player_n", lang, n=seat.get("seat")),
+                           Rect(left.x + left.width // 12, left.y + left.height * 70 // 100, left.width * 10 // 12,
+                                left.height // 6), int(left.height * 0.12), TEXT)
+            phase = countdown_phase(tm)
+            text = countdown_text(tm) if float(tm.get("total_ms") or 0) < 60_000 else str(
+                math.ceil(max(float(tm.get("remaining_ms") or 0), 0) / 1000 - 1e-9))
+            self._text(surface, text, right, int(right.height * 0.9), PHASE_COLOURS[phase], bold=True)
+        else:
+            self._text(surface, t("mode_mafia", lang), rect, int(rect.height * 0.25), TEXT, bold=True)
+        for s, card in zip(seats, lay["cards"]):
+            self._draw_seat(surface, card, s)
+
+    def _draw_seat(self, surface, rect: Rect, s: Mapping[str, Any]) -> None:
+        lang = self.lang
+        status = s.get("status", "in_game")
+        gone = status in ("removed", "out")
+        speaking = bool(s.get("speaking"))
+        bg = AMBER if speaking else (mix(PANEL, BG, 0.4) if gone else PANEL)
+        ink = ink_on(bg) if speaking else (FAINT if gone else TEXT)
+        self._panel(surface, rect, bg, 0.08)
+        inner = rect.inflate(-rect.width // 12, -rect.height // 10)
+        num_w = inner.width * 34 // 100
+        self._text(surface, str(s.get("seat", "")), Rect(inner.x, inner.y, num_w, inner.height * 62 // 100),
+                   int(inner.height * 0.55), ink, bold=True)
+        name = s.get("name") or t("player_n", lang, n=s.get("seat"))
+        self._text(surface, name, Rect(inner.x + num_w, inner.y, inner.width - num_w, inner.height * 62 // 100),
+                   int(inner.height * 0.26), ink, bold=True, align="left")
+        fouls = int(s.get("fouls") or 0)
+        dot_r = max(inner.height // 14, 3)
+        fy = inner.y + inner.height * 80 // 100
+        for k in range(4):
+            cx = inner.x + dot_r + k * dot_r * 3
+            filled = k < fouls
+            colour = (RED if fouls >= 3 else AMBER) if filled else mix(bg, ink, 0.25)
+            pygame.draw.circle(surface, colour, (cx, fy), dot_r, 0 if filled else max(dot_r // 3, 1))
+        tag = {"silenced": ("silenced", AMBER), "removed": ("removed", RED), "out": ("out", STEEL)}.get(status)
+        if tag:
+            x = inner.x + dot_r * 13
+            h = inner.height * 26 // 100
+            self._tag(surface, t(tag[0], lang), x, fy - h // 2, h, tag[1], inner.right - x)
+
+    # -- overlays ----------------------------------------------------------------------------------
+    def _draw_paused(self, surface, lay: dict) -> None:
+        rect = lay.get("main") or lay.get("table")
+        h = max(lay["header"].height * 6 // 10, 12)
+        text = t("paused", self.lang).upper()
+        size = int(h * 0.6)
+        w = self.text.width(text, size, True) + h
+        badge = Rect(rect.right - w - h // 3, rect.y + h // 3, w, h)
+        self._tag(surface, text, badge.x, badge.y, badge.height, AMBER, badge.width + h)
+
+    def _draw_flash(self, surface, flash: Mapping[str, Any], view: Mapping[str, Any]) -> None:
+        lang = self.lang
+        W, H = self.size
+        kind = str(flash.get("kind", ""))
+        colour = FLASH_COLOURS.get(kind, STEEL)
+        band = Rect(0, round(H * 0.30), W, round(H * 0.40))
+        pygame.draw.rect(surface, mix(colour, BG, 0.55), band.inflate(0, max(H // 60, 4)))
+        pygame.draw.rect(surface, colour, band)
+        ink = ink_on(colour)
+        team = flash.get("team")
+        if kind == "mafia.winner":
+            text, team = t("town_wins" if team == "town" else "mafia_wins", lang), None
+        else:
+            text = t(FLASH_TEXT.get(kind, kind), lang)
+        if kind == "captain_time_up":
+            team = t("captain_timer", lang)
+        if kind == "mafia.removed" and team:
+            team = t("player_n", lang, n=team)
+        if team:
+            self._text(surface, text, Rect(band.x, band.y + band.height * 6 // 100, band.width,
+                                           band.height * 56 // 100), int(band.height * 0.46), ink, bold=True)
+            self._text(surface, str(team), Rect(band.x + W // 20, band.y + band.height * 62 // 100, W * 9 // 10,
+                                                band.height * 32 // 100), int(band.height * 0.24), ink)
+        else:
+            self._text(surface, text, band.inflate(-W // 20, 0), int(band.height * 0.5), ink, bold=True)
+
+    def _draw_help(self, surface) -> None:
+        lang = self.lang
+        W, H = self.size
+        rect = Rect(0, 0, W * 90 // 100, H * 86 // 100)
+        rect.center = (W // 2, H // 2)
+        pygame.draw.rect(surface, AMBER, rect.inflate(6, 6), border_radius=max(min(W, H) // 40, 4))
+        pygame.draw.rect(surface, (18, 22, 36), rect, border_radius=max(min(W, H) // 40, 4))
+        title_h = rect.height // 10
+        self._text(surface, t("help_title", lang), Rect(rect.x, rect.y + title_h // 4, rect.width, title_h),
+                   int(title_h * 0.7), AMBER, bold=True)
+        items = [(a, k) for a, k in self.keys.items() if k]
+        if not items:
+            return
+        body = Rect(rect.x + rect.width // 20, rect.y + title_h * 3 // 2, rect.width * 9 // 10,
+                    rect.height - title_h * 2)
+        cols = 1 if len(items) <= 8 or W < H else 2
+        per = math.ceil(len(items) / cols)
+        row_h = min(body.height // per, body.height // 6)
+        col_w = body.width // cols
+        rows = []
+        for action, names in items:
+            labels = list(dict.fromkeys(_key_label(str(n), lang) for n in names))
+            rows.append((", ".join(labels), t(HELP_ACTIONS.get(action, f"action_{action}"), lang)))
+        key_w, label_w = col_w * 36 // 100, col_w * 58 // 100
+        base = int(row_h * 0.45)
+        label_size = min(self.text.fit(a, label_w, base) for _, a in rows)
+        key_size = label_size * 85 // 100  # a long key list shrinks on its own when drawn
+        for i, (keys, label) in enumerate(rows):
+            c, r = divmod(i, per)
+            y = body.y + r * row_h
+            x = body.x + c * col_w
+            self._text(surface, keys, Rect(x, y, key_w, row_h), key_size, TEXT, bold=True, align="left")
+            self._text(surface, label, Rect(x + col_w * 39 // 100, y, label_w, row_h), label_size, MUTED,
+                       align="left")

@@ -105,10 +105,10 @@ class Loop:
         self.notice: str = ""
         self.help = False
         self.running = True
-        self.quit_armed = 0
-        self.new_game_armed = 0
+        self.quit_armed: int | None = None
+        self.new_game_armed: int | None = None
         self.last_clock_record = 0
-        self.on_new_game: Callable[[], None] | None = None
+        self.on_new_game: Callable[[], None] | None = self.start_new_game
         self.dirty = True
 
     # -- input side (any thread) -----------------------------------------
@@ -145,15 +145,15 @@ class Loop:
             self.dirty = True
             return
         if action == "quit":
-            if now - self.quit_armed < QUIT_CONFIRM_NS:
+            if self.quit_armed is not None and now - self.quit_armed < QUIT_CONFIRM_NS:
                 self.running = False
             else:
                 self.quit_armed = now
                 self._notice("confirm_quit")
             return
         if action == "new_game":
-            if now - self.new_game_armed < QUIT_CONFIRM_NS:
-                self.new_game_armed = 0
+            if self.new_game_armed is not None and now - self.new_game_armed < QUIT_CONFIRM_NS:
+                self.new_game_armed = None
                 if self.on_new_game:
                     self.on_new_game()
             else:
@@ -213,6 +213,27 @@ class Loop:
         self.dirty = True
         if self.screen is None or getattr(self.screen, "headless", False):
             print(f"\n! {text}", file=self.out, flush=True)
+
+    def start_new_game(self) -> None:
+        """Archive the current journal (never deleted) and start a fresh game."""
+        if self.journal is None:
+            self.state = engine.new_game(self.cfg, _choose_seed(self.cfg))
+            return
+        jdir = self.cfg["journal"]["dir"]
+        self.journal.close()
+        dest = journal_mod.archive(jdir)
+        seed = _choose_seed(self.cfg)
+        self.clock.resume_at(0)
+        header = {"config": self.cfg, "seed": seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+        self.journal = journal_mod.Journal(journal_mod.current_path(jdir), header=header,
+                                           fsync=self.cfg["journal"]["fsync"])
+        self.state = engine.new_game(self.cfg, seed)
+        self.flash = None
+        self.dirty = True
+        self._notice_text(f"{dest}")
+        if self.backend is not None:
+            for b in self.backend.buttons:
+                self.backend.set_lamp(b, "off")
 
     def tick_if_due(self) -> None:
         now = self.clock.now()
@@ -368,7 +389,7 @@ def run_from_args(args) -> int:
         backend.close()
         if keypad is not None:
             keypad.close()
-        _finish(loop, jr, cfg)
+        _finish(loop, loop.journal, cfg)
     return 0
 
 

@@ -142,3 +142,36 @@ def test_new_game_archives_the_unfinished_one(tmp_path):
     archived = list((tmp_path / "journal" / "archive").glob("game-*.jsonl"))
     assert len(archived) == 1
     assert "Гамма 10" not in out.split("archived")[-1]
+
+
+def test_new_game_key_twice_archives_and_starts_fresh(tmp_path):
+    from controller.clock import ManualClock
+    from controller.loop import Loop
+
+    cfg = config.load()
+    cfg["journal"]["dir"] = str(tmp_path)
+    jr = journal.Journal(journal.current_path(tmp_path), header={"config": cfg, "seed": 1})
+    clock = ManualClock(1_000_000_000)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock, journal=jr)
+    from controller.backends.keyboard import KeyboardBackend
+    loop.backend = KeyboardBackend(["A", "B", "C", "D"], clock, loop.enqueue,
+                                   {"keys": {t["button"]: t["key"] for t in cfg["teams"]}})
+    loop.key_down(["n"])
+    loop.drain()
+    loop.key_down(["q"])
+    clock.advance(10_000_000)
+    loop.drain()
+    loop.tick_if_due()
+    loop.key_down(["return"])
+    loop.drain()
+    assert engine.view(loop.state)["teams"][0]["score"] == 10
+    loop.key_down(["f12"])            # first press only asks
+    assert engine.view(loop.state)["teams"][0]["score"] == 10
+    clock.advance(500_000_000)
+    loop.key_down(["f12"])            # second press within 3 s: new game
+    assert engine.view(loop.state)["teams"][0]["score"] == 0
+    archived = list((tmp_path / "archive").glob("*.jsonl"))
+    assert len(archived) == 1
+    old = journal.read(archived[0])
+    assert [e.action for e in old.events if hasattr(e, "action")] == ["question", "right"]
+    assert journal.read(journal.current_path(tmp_path)).events == []

@@ -1,0 +1,584 @@
+#!/usr/bin/env python3
+"""Benchmarks of buzzer-controller: fairness, latency, storms, timers, start-up.
+
+    python benchmarks/run.py            # the full set (several minutes)
+    python benchmarks/run.py --quick    # the same measurements, smaller (< 2 min)
+    python benchmarks/run.py --out FILE # where the JSON goes (default benchmarks/results.json)
+    python benchmarks/run.py --plot docs/img/fairness.png   # also draw the fairness sweep
+
+Prints a table with PASS/MISS against the targets of docs/performance.md and
+writes every figure to a JSON file.  Benchmarks are not tests: CI runs
+``--quick`` only to check that this script works, never to judge timing.
+
+What is measured (each function's docstring says how):
+
+* ``fairness``     -- who wins a press pair: our engine vs first-delivered vs pin polling;
+* ``arbiter``      -- engine time from a press to its ruling (Press + settle Tick);
+* ``storm``        -- the edge rate 16 bouncing buttons may reach through
+  debounce -> loop queue -> engine with nothing dropped and p99 < 1 ms;
+* ``render``       -- 1920x1080 frame time (``benchmarks/render.py``);
+* ``sound``        -- Sound effect -> first sample (``benchmarks/sound_latency.py``);
+* ``drift``        -- countdown expiry vs its exact deadline over an hour of irregular ticks;
+* ``serial``       -- firmware simulator -> engine (``benchmarks/serial_latency.py``);
+* ``startup``      -- command to the first status line of ``buzzer run --headless``;
+* ``journal``      -- ``Journal.append`` with fsync on this disk, vs group commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import importlib.util
+import json
+import os
+import platform
+import queue
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+import fairness as fairness_mod  # noqa: E402  (benchmarks/fairness.py)
+
+from controller import config as config_mod  # noqa: E402
+from controller import engine  # noqa: E402
+from controller.clock import EngineClock  # noqa: E402
+from controller.debounce import Debouncer  # noqa: E402
+from controller.effects import Log  # noqa: E402
+from controller.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick  # noqa: E402
+
+TARGETS = {
+    "arbiter_p99_us": 50.0,
+    "storm_edges_per_s": 20_000,
+    "render_p50_ms": 4.0,
+    "render_p99_ms": 8.0,
+    "sound_latency_ms": 12.0,
+    "timer_drift_ms_per_hour": 0.0,
+    "startup_s": 2.0,
+}
+
+
+def percentile(values, p: float) -> float:
+    """Nearest-rank percentile (p in 0..100)."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    rank = max(1, min(len(ordered), -(-len(ordered) * p // 100)))
+    return ordered[int(rank) - 1]
+
+
+# ---------------------------------------------------------------------------
+# fairness
+
+def fairness(quick: bool) -> dict:
+    """The sweep of benchmarks/fairness.py: 400 pairs per cell (quick: 100)."""
+    pairs = 100 if quick else 400
+    rows = fairness_mod.sweep(pairs=pairs)
+    settle = fairness_mod.settle_ms_of()
+    ok = all(r["ours"] == 1.0 for r in rows if r["jitter_ms"] <= settle)
+    return {"fairness": rows, "fairness_pairs_per_cell": pairs, "settle_ms": settle,
+            "fairness_ours_perfect_within_settle": ok,
+            "fairness_breaks": {m: fairness_mod.where_it_breaks(rows, m) for m in fairness_mod.METHODS}}
+
+
+# ---------------------------------------------------------------------------
+# arbiter latency
+
+def arbiter(quick: bool) -> dict:
+    """Wall time of engine.step(Press) + engine.step(Tick at the settle deadline).
+
+    Every sample starts from the same armed state (4 teams, a question just
+    announced); the press's button cycles through the teams.  The garbage
+    collector stays on, as in the program.
+    """
+    n = 20_000 if quick else 100_000
+    cfg = config_mod.load(None)
+    armed = fairness_mod.armed_state(cfg)
+    settle = int(round(cfg["arbiter"]["settle_ms"] * NS_PER_MS))
+    buttons = [t["button"] for t in cfg["teams"]]
+    step = engine.step
+    clock = time.perf_counter_ns
+    samples = []
+    for i in range(n + 1000):
+        at = NS_PER_S + i * 1000
+        press = Press(buttons[i % len(buttons)], at, at + 50_000)
+        t0 = clock()
+        s, _ = step(armed, press)
+        s, fx = step(s, Tick(at + settle))
+        t1 = clock()
+        if i >= 1000:  # warm-up
+            samples.append(t1 - t0)
+        if i == 0:
+            assert any(isinstance(f, Log) and f.kind == "answer_right" for f in fx), "no ruling"
+    return {"arbiter_p50_us": round(percentile(samples, 50) / 1000, 2),
+            "arbiter_p99_us": round(percentile(samples, 99) / 1000, 2),
+            "arbiter_max_us": round(max(samples) / 1000, 2),
+            "arbiter_events": n}
+
+
+# ---------------------------------------------------------------------------
+# storm: 16 bouncing buttons through debounce, the loop's queue and the engine
+
+STORM_BUTTONS = 16
+STORM_CYCLE_MS = 50       # each button is pressed 20 times a second (mashing)
+STORM_HOLD_MS = 25        # release burst this long after the press burst
+STORM_BURST_MS = 2.0      # a bounce burst lasts 2 ms (< the 5 ms debounce window)
+
+
+def _storm_schedule(rate: float, seconds: float, rng: random.Random) -> tuple[list, int]:
+    """Raw edges (t_ns, button, level) for ``rate`` edges/s over ``seconds``,
+    sorted by time, and the number of transitions the debounce must accept.
+
+    Each press and each release is a burst of an odd number of edges (the
+    contact ends in the new state) spread over STORM_BURST_MS; the bounce
+    density sets the edge rate."""
+    bursts_per_s = STORM_BUTTONS * 2 * 1000 / STORM_CYCLE_MS
+    per_burst = max(1, int(round(rate / bursts_per_s)))
+    if per_burst % 2 == 0:
+        per_burst += 1
+    spacing = int(STORM_BURST_MS * NS_PER_MS / per_burst)
+    edges = []
+    transitions = 0
+    cycle = STORM_CYCLE_MS * NS_PER_MS
+    end = int(seconds * NS_PER_S)
+    for b in range(STORM_BUTTONS):
+        t = rng.randrange(cycle)
+        while t + cycle <= end:
+            for start, level in ((t, True), (t + STORM_HOLD_MS * NS_PER_MS, False)):
+                for k in range(per_burst):
+                    edges.append((start + k * spacing + rng.randrange(max(spacing // 4, 1)),
+                                  b, level if k % 2 == 0 else not level))
+                transitions += 1
+            t += cycle
+    edges.sort()
+    return edges, transitions
+
+
+def _storm_config() -> dict:
+    base = config_mod.load(None)
+    teams = [{"name": f"T{i + 1}", "button": f"B{i + 1}", "players": 4} for i in range(STORM_BUTTONS)]
+    return config_mod.build({"teams": teams, "erudite": {"max_teams": STORM_BUTTONS}}, base=base)
+
+
+def storm_step(rate: float, seconds: float, seed: int = 7) -> dict:
+    """Offer ``rate`` raw edges/s for ``seconds``; return what came through.
+
+    A producer thread plays the part of the GPIO callback thread: it takes
+    each raw edge when its time comes (stamped with that time, as the kernel
+    stamps it), runs it through the button's :class:`Debouncer` and puts the
+    accepted transitions on the loop's queue.  It sleeps while no edge is due
+    (releasing the GIL, as a thread blocked on the GPIO chip would).  The
+    loop thread runs ``Loop.step_once`` with no journal.  Every 200 ms the
+    host withdraws the question and announces a new one, so presses keep
+    meeting an open question.  Latency: from the edge's stamp to the end of
+    the engine step that took it.
+    """
+    from controller.loop import Loop
+
+    cfg = _storm_config()
+    rng = random.Random(seed)
+    edges, expected = _storm_schedule(rate, seconds, rng)
+    names = [t["button"] for t in cfg["teams"]]
+    clock = EngineClock()
+    state = engine.new_game(cfg, 1)
+    latencies: list[int] = []
+
+    class TimedLoop(Loop):
+        def apply(self, event):
+            fx = super().apply(event)
+            if isinstance(event, (Press, Release)):
+                latencies.append(self.clock.now() - event.at)
+            return fx
+
+    devnull = open(os.devnull, "w")
+    loop = TimedLoop(cfg, state, clock, journal=None, out=devnull)
+    loop.enqueue(Host("question", clock.now()))
+    stop = threading.Event()
+
+    def consume():
+        while not stop.is_set():
+            loop.step_once(0.005)
+
+    consumer = threading.Thread(target=consume, name="storm-loop", daemon=True)
+    consumer.start()
+    debs = [Debouncer(int(cfg["gpio"]["debounce_ms"] * NS_PER_MS), at=0) for _ in names]
+    start = clock.now() + 20 * NS_PER_MS
+    next_host = start + 200 * NS_PER_MS
+    i, n = 0, len(edges)
+    max_lag = 0
+    while i < n:
+        now = clock.now()
+        while i < n and edges[i][0] + start <= now:
+            t, b, level = edges[i]
+            transitions = debs[b].edge(start + t, level)
+            if transitions:
+                delivered = clock.now()
+                for tr in transitions:
+                    loop.enqueue((Press if tr.pressed else Release)(names[b], tr.at, delivered))
+            i += 1
+        max_lag = max(max_lag, now - (edges[i - 1][0] + start) if i else 0)
+        if now >= next_host:
+            loop.enqueue(Host("withdraw", now))
+            loop.enqueue(Host("question", now))
+            next_host += 200 * NS_PER_MS
+        if i < n:
+            wait = edges[i][0] + start - clock.now()
+            if wait > 0:
+                time.sleep(min(wait, NS_PER_MS) / NS_PER_S)
+    deadline = time.monotonic() + 1.0
+    while len(latencies) < expected and time.monotonic() < deadline:
+        time.sleep(0.005)
+    stop.set()
+    consumer.join(1.0)
+    devnull.close()
+    accepted = sum(d.transitions for d in debs)
+    got = len(latencies)
+    return {"offered_edges_per_s": round(n / seconds), "edges": n, "transitions_expected": expected,
+            "transitions_accepted": accepted, "transitions_applied": got,
+            "dropped": max(0, expected - got), "extra": max(0, got - expected),
+            "p50_us": round(percentile(latencies, 50) / 1000, 1) if latencies else None,
+            "p99_us": round(percentile(latencies, 99) / 1000, 1) if latencies else None,
+            "max_us": round(max(latencies) / 1000, 1) if latencies else None}
+
+
+def storm(quick: bool) -> dict:
+    """Step the offered edge rate up (x2) until an event is dropped or p99 >= 1 ms."""
+    seconds = 1.0 if quick else 3.0
+    rates = [5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000]
+    steps = []
+    best = 0
+    for rate in rates:
+        r = storm_step(rate, seconds)
+        r["pass"] = r["dropped"] == 0 and r["extra"] == 0 and r["p99_us"] is not None and r["p99_us"] < 1000
+        steps.append(r)
+        if not r["pass"]:
+            break
+        best = r["offered_edges_per_s"]
+    return {"storm_edges_per_s": best, "storm_steps": steps, "storm_seconds_per_step": seconds}
+
+
+# ---------------------------------------------------------------------------
+# colleagues' measurements: imported if present
+
+def _import_bench(name: str):
+    path = HERE / f"{name}.py"
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def render(quick: bool) -> dict:
+    """benchmarks/render.py measure(quick): 1920x1080 frame time."""
+    mod = _import_bench("render")
+    if mod is None:
+        return {"render_p50_ms": None, "render_p99_ms": None, "render_note": "benchmarks/render.py missing"}
+    r = dict(mod.measure(quick))
+    r.setdefault("render_p50_ms", None)
+    r.setdefault("render_p99_ms", None)
+    return r
+
+
+def sound(quick: bool) -> dict:
+    """benchmarks/sound_latency.py measure(): effect -> first non-zero sample, disk driver."""
+    mod = _import_bench("sound_latency")
+    if mod is None:
+        return {"sound_latency_ms": None, "sound_note": "benchmarks/sound_latency.py missing"}
+    return mod.measure(trials=10) if quick else mod.measure()
+
+
+def serial(quick: bool) -> dict:
+    """benchmarks/serial_latency.py measure(quick): firmware simulator -> engine."""
+    mod = _import_bench("serial_latency")
+    if mod is None:
+        return {"serial_sim_p50_ms": None, "serial_sim_p99_ms": None,
+                "serial_note": "benchmarks/serial_latency.py missing"}
+    r = dict(mod.measure(quick))
+    r.setdefault("serial_sim_p50_ms", None)
+    r.setdefault("serial_sim_p99_ms", None)
+    return r
+
+
+# ---------------------------------------------------------------------------
+# timer drift
+
+def drift(quick: bool, seed: int = 11) -> dict:
+    """A 60 s thinking countdown restarted back to back for an hour of fake
+    engine time, ticked every 1-50 ms at random.
+
+    Each countdown is started (question + end of reading) at the tick that saw
+    the previous one expire.  Its exact expiry is start + 60 s + settle (the
+    engine waits one settle window after the deadline for a last late edge);
+    the engine's ``time_up`` log says when it fired.  Drift is the sum of
+    (fired - exact) over the hour.  The tick that *observes* an expiry comes
+    up to 50 ms later; that lag is reported apart (it does not accumulate).
+    """
+    cfg = config_mod.build({"erudite": {"think_time_s": 60.0, "fights": 1000}}, base=config_mod.load(None))
+    settle = int(round(cfg["arbiter"]["settle_ms"] * NS_PER_MS))
+    think = int(cfg["erudite"]["think_time_s"] * NS_PER_S)
+    rng = random.Random(seed)
+    state = engine.new_game(cfg, 1)
+    hour = 3600 * NS_PER_S
+    t = 0
+    total_drift = 0
+    max_lag = 0
+    countdowns = 0
+    ticks = 0
+
+    def start_at(now):
+        nonlocal state
+        state, _ = engine.step(state, Host("question", now))
+        state, _ = engine.step(state, Host("reading_done", now))
+        return now
+
+    started = start_at(0)
+    while t < hour:
+        t += rng.randint(1, 50) * NS_PER_MS
+        state, fx = engine.step(state, Tick(t))
+        ticks += 1
+        fired = [f.at for f in fx if isinstance(f, Log) and f.kind == "time_up"]
+        if fired:
+            total_drift += fired[0] - (started + think + settle)
+            max_lag = max(max_lag, t - fired[0])
+            countdowns += 1
+            started = start_at(t)
+    return {"timer_drift_ms_per_hour": total_drift / NS_PER_MS, "timer_countdowns": countdowns,
+            "timer_ticks": ticks, "timer_max_observe_lag_ms": max_lag / NS_PER_MS}
+
+
+# ---------------------------------------------------------------------------
+# start-up
+
+def startup(quick: bool) -> dict:
+    """``buzzer run --headless --new`` in a temp cwd (journal there) until its
+    first status line; median of 3 runs (quick: 1).
+
+    Headless, because ``buzzer run`` treats SDL_VIDEODRIVER=dummy as "no
+    display" and runs the terminal status instead of the window; the status
+    line is its first frame.
+    """
+    runs = 1 if quick else 3
+    times = []
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1",
+               PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""), PYTHONUNBUFFERED="1")
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--new",
+                                     "--seconds", "1"], cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            first = None
+            for line in proc.stdout:
+                if " · " in line:  # the status line lists the teams' scores
+                    first = time.perf_counter() - t0
+                    break
+            try:
+                proc.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+            if first is None:
+                return {"startup_s": None, "startup_note": f"no status line (exit {proc.returncode}): "
+                        + (proc.stderr.read() if proc.stderr and not proc.stderr.closed else "")[-300:]}
+            times.append(first)
+    return {"startup_s": round(statistics.median(times), 3), "startup_runs": runs,
+            "startup_measured": "command to the first status line of `buzzer run --headless`"}
+
+
+# ---------------------------------------------------------------------------
+# journal
+
+def journal(quick: bool) -> dict:
+    """Journal.append per event with fsync on this disk, without fsync, and
+    append_many (group commit of 16) per event.  The journal lives in a temp
+    folder next to the repository (the disk a game's journal would use)."""
+    from controller.journal import Journal
+
+    n = 300 if quick else 3000
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(dir=REPO, prefix=".bench-journal-") as tmp:
+        for label, fsync in (("fsync", True), ("nofsync", False)):
+            j = Journal(Path(tmp) / f"{label}.jsonl", header={"config": {}, "seed": 0}, fsync=fsync)
+            samples = []
+            for i in range(n):
+                ev = Press("A", i * 1000, i * 1000 + 10)
+                t0 = time.perf_counter_ns()
+                j.append(ev)
+                samples.append(time.perf_counter_ns() - t0)
+            j.close()
+            out[f"journal_{label}_p50_us"] = round(percentile(samples, 50) / 1000, 1)
+            out[f"journal_{label}_p99_us"] = round(percentile(samples, 99) / 1000, 1)
+        j = Journal(Path(tmp) / "group.jsonl", header={"config": {}, "seed": 0}, fsync=True)
+        per_event = []
+        for i in range(max(n // 16, 10)):
+            batch = [Press("A", k, k + 10) for k in range(i * 16, i * 16 + 16)]
+            t0 = time.perf_counter_ns()
+            j.append_many(batch)
+            per_event.append((time.perf_counter_ns() - t0) / 16)
+        j.close()
+        out["journal_group16_per_event_p50_us"] = round(percentile(per_event, 50) / 1000, 1)
+    out["journal_events"] = n
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the machine, the table
+
+def machine() -> dict:
+    """CPU model, cores, Python, OS, date and load: what the figures depend on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        info = {}
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip().lower(), value.strip())
+        cpu = info.get("model name") or info.get("model") or info.get("hardware") or cpu
+    except OSError:
+        pass
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        load = None
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform(), "date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "loadavg_at_start": load}
+
+
+def _fmt(v, unit="") -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, float):
+        return f"{v:,.3g}{unit}" if abs(v) < 1000 else f"{v:,.0f}{unit}"
+    return f"{v:,}{unit}" if isinstance(v, int) else f"{v}{unit}"
+
+
+def _verdict(ok) -> str:
+    return "—" if ok is None else ("PASS" if ok else "MISS")
+
+
+def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
+    """(measure, value, target, verdict) rows of the summary table."""
+    def le(key, target):
+        v = r.get(key)
+        return None if v is None else v <= target
+
+    rows = [
+        ("fairness: ours = 1.0 when jitter <= settle",
+         {True: "yes", False: "no"}.get(r.get("fairness_ours_perfect_within_settle"), "null"),
+         f"every gap >= 1 µs, jitter <= {r.get('settle_ms')} ms",
+         _verdict(r.get("fairness_ours_perfect_within_settle"))),
+        ("arbiter p50", _fmt(r.get("arbiter_p50_us"), " µs"), "", ""),
+        ("arbiter p99", _fmt(r.get("arbiter_p99_us"), " µs"), "<= 50 µs", _verdict(le("arbiter_p99_us", 50))),
+        ("storm (16 bouncing buttons)", _fmt(r.get("storm_edges_per_s"), " edges/s"), ">= 20,000 edges/s",
+         _verdict(None if r.get("storm_edges_per_s") is None else r["storm_edges_per_s"] >= 20_000)),
+        ("render 1920×1080 p50", _fmt(r.get("render_p50_ms"), " ms"), "<= 4 ms", _verdict(le("render_p50_ms", 4))),
+        ("render 1920×1080 p99", _fmt(r.get("render_p99_ms"), " ms"), "<= 8 ms", _verdict(le("render_p99_ms", 8))),
+        ("sound: effect -> first sample (median)", _fmt(r.get("sound_latency_ms"), " ms"), "<= 12 ms",
+         _verdict(le("sound_latency_ms", 12))),
+        ("sound p99", _fmt(r.get("sound_latency_p99_ms"), " ms"), "", ""),
+        ("timer drift over an hour", _fmt(r.get("timer_drift_ms_per_hour"), " ms"), "0 ms",
+         _verdict(None if r.get("timer_drift_ms_per_hour") is None else r["timer_drift_ms_per_hour"] == 0)),
+        ("serial sim p50", _fmt(r.get("serial_sim_p50_ms"), " ms"), "", ""),
+        ("serial sim p99", _fmt(r.get("serial_sim_p99_ms"), " ms"), "", ""),
+        ("start-up to first status line", _fmt(r.get("startup_s"), " s"), "<= 2 s", _verdict(le("startup_s", 2))),
+        ("journal append + fsync p50", _fmt(r.get("journal_fsync_p50_us"), " µs"), "", ""),
+        ("journal append + fsync p99", _fmt(r.get("journal_fsync_p99_us"), " µs"), "", ""),
+        ("journal append, no fsync p50", _fmt(r.get("journal_nofsync_p50_us"), " µs"), "", ""),
+        ("journal group commit (16) per event", _fmt(r.get("journal_group16_per_event_p50_us"), " µs"), "", ""),
+    ]
+    return rows
+
+
+def fairness_table(rows: list[dict]) -> list[str]:
+    """The sweep as text: one line per gap, per jitter the four fractions."""
+    jitters = sorted({r["jitter_ms"] for r in rows})
+    gaps = sorted({r["gap_us"] for r in rows})
+    cell = {(r["gap_us"], r["jitter_ms"]): r for r in rows}
+    out = ["ours / first-delivered / poll 1 ms / poll 10 ms: fraction won by the true first presser",
+           "gap µs \\ jitter ms " + "".join(f"{j:>22g}" for j in jitters)]
+    for g in gaps:
+        line = f"{g:>18g} "
+        for j in jitters:
+            r = cell[(g, j)]
+            line += f"  {r['ours']:.2f} {r['first_delivered']:.2f} {r['poll_1ms']:.2f} {r['poll_10ms']:.2f}"
+        out.append(line)
+    return out
+
+
+def print_table(r: dict) -> None:
+    rows = table_rows(r)
+    w = [max(len(x[i]) for x in rows) for i in range(4)]
+    print()
+    print(f"{'measure':<{w[0]}}  {'value':>{w[1]}}  {'target':<{w[2]}}  result")
+    for name, value, target, verdict in rows:
+        print(f"{name:<{w[0]}}  {value:>{w[1]}}  {target:<{w[2]}}  {verdict}")
+    notes = [v for k, v in r.items() if k.endswith("_note")]
+    for n in notes:
+        print(f"note: {n}")
+    print()
+    for line in fairness_table(r.get("fairness", [])):
+        print(line)
+
+
+MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
+    ("fairness", fairness), ("arbiter", arbiter), ("storm", storm), ("render", render),
+    ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller samples: the whole run in under 2 minutes")
+    parser.add_argument("--out", default=str(HERE / "results.json"), help="JSON file to write")
+    parser.add_argument("--only", help="comma-separated measures to run: " + ",".join(m for m, _ in MEASURES))
+    parser.add_argument("--plot", help="also draw the fairness sweep to this PNG (pygame, headless)")
+    args = parser.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
+    results: dict[str, Any] = {"quick": args.quick, "machine": machine(),
+                               "command": "python benchmarks/run.py" + (" --quick" if args.quick else "")}
+    failures = 0
+    t_all = time.perf_counter()
+    for name, fn in MEASURES:
+        if only is not None and name not in only:
+            continue
+        t0 = time.perf_counter()
+        print(f"{name} ...", end=" ", flush=True)
+        try:
+            gc.collect()
+            results.update(fn(args.quick))
+            print(f"{time.perf_counter() - t0:.1f} s", flush=True)
+        except Exception as exc:  # one broken measure must not hide the others
+            failures += 1
+            results[f"{name}_note"] = f"{name} failed: {type(exc).__name__}: {exc}"
+            print(f"failed: {exc}", flush=True)
+    results["elapsed_s"] = round(time.perf_counter() - t_all, 1)
+    try:
+        results["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print_table(results)
+    print(f"\nwritten: {args.out} ({results['elapsed_s']} s)")
+    if args.plot and results.get("fairness"):
+        from plot import fairness_png
+        fairness_png(results["fairness"], args.plot, results.get("settle_ms", 2.0), results["machine"])
+        print(f"plot: {args.plot}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

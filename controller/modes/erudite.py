@@ -344,6 +344,17 @@ def _advance(s: State, now: int, fx: list) -> State:
 
 def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
+    # a team disqualified (or otherwise disabled) while its press waited in
+    # the settle window drops out; the rest wait for their own window
+    gone = {p.button for p in q.arbiter.candidates if _disabled(s, s.team_of(p.button), q) is not None}
+    if gone:
+        presses = tuple(replace(r, kind=DISABLED) if r.kind == PENDING and r.wave == q.wave
+                        and r.button in gone else r for r in q.presses)
+        q = replace(q, presses=presses, arbiter=arb.Arbiter(
+            tuple(p for p in q.arbiter.candidates if p.button not in gone)))
+        s = replace(s, question=q)
+        if not q.arbiter.pending or q.arbiter.decide_at(s.rules.settle) > t:
+            return s
     ordered = arb.order(q.arbiter.candidates, s.rules.tie_rule, s.rules.seed,
                         f"{q.number}/{q.wave}", s.button_order)
     winner = ordered[0]

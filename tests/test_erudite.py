@@ -722,6 +722,26 @@ def test_disqualifying_the_answering_team_rearms_the_others():
     assert g.scores["Альфа"] == 0
 
 
+def test_disqualified_inside_the_settle_window_does_not_take_the_answer():
+    g = Table()  # settle 2 ms
+    g.host("question", 1.0)
+    g.press("A", 2.0)
+    g.press("B", 2.001)
+    g.host("disqualify", 2.0015, team="Альфа")  # before the arbiter names Альфа
+    g.run_to(2.1)
+    assert g.holder == "Бета"
+    assert erudite.summary(g.state)["questions"][0]["presses"][0]["kind"] == "disabled"
+    # alone in the window: nobody holds the answer and the others may still press
+    g.host("wrong", 3.0)
+    g.press("C", 4.0)
+    g.host("disqualify", 4.001, team="Гамма")
+    g.run_to(4.1)
+    assert g.holder is None
+    g.press("D", 5.0)
+    g.run_to(5.1)
+    assert g.holder == "Дельта"
+
+
 # =========================================================================
 # pause / resume
 

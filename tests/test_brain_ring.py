@@ -1,0 +1,406 @@
+"""Брейн-ринг through the engine, one test per rule clause of rules.md, and through `buzzer simulate`."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from controller import config, engine
+from controller.cli import main
+from controller.effects import Flash, Lamp, Log, Sound
+from controller.errors import ConfigError
+from controller.events import NS_PER_S, Host, Press, Release, Tick
+from controller.modes import brain_ring
+
+S = NS_PER_S
+
+
+def ns(t):
+    return int(round(t * S))
+
+
+class Game:
+    def __init__(self, teams=2, seed=1, named=True, **settings):
+        data = {"mode": "brain-ring", **settings}
+        if named:
+            data["teams"] = [{"name": f"T{i + 1}", "button": f"B{i + 1}"} for i in range(teams)]
+        self.state = engine.new_game(config.build(data), seed)
+        self.fx = []
+
+    def _step(self, ev):
+        self.state, fx = engine.step(self.state, ev)
+        self.fx += fx
+        return fx
+
+    def host(self, action, at, **params):
+        return self._step(Host(action, ns(at), params))
+
+    def press(self, n, at, delivered=None):
+        d = delivered if delivered is not None else at
+        self._step(Press(f"B{n}", ns(at), ns(d)))
+        return self._step(Release(f"B{n}", ns(at) + 1, ns(d) + 1))
+
+    def tick(self, at):
+        out = []
+        while (due := engine.wakeup(self.state)) is not None and due <= ns(at):
+            out += self._step(Tick(due))
+        return out + self._step(Tick(ns(at)))
+
+    def view(self):
+        return engine.view(self.state)
+
+    def score(self, n):
+        return self.view()["teams"][n - 1]["score"]
+
+    def holder(self):
+        return [t["name"] for t in self.view()["teams"] if t["holder"]]
+
+    def logs(self, kind):
+        return [f for f in self.fx if isinstance(f, Log) and f.kind == kind]
+
+    def sounds(self):
+        return [f.name for f in self.fx if isinstance(f, Sound)]
+
+    def answer(self, n, start, result="right"):
+        """One question: «Время!» at ``start``, team n presses 1 s later, the host rules."""
+        self.host("question", start - 1)
+        self.host("start_clock", start)
+        self.press(n, start + 1)
+        self.tick(start + 1.1)
+        self.host(result, start + 2)
+
+
+def test_two_teams_by_default_more_allowed():
+    g = Game(named=False)
+    assert [t["disabled"] for t in g.view()["teams"]] == [None, None, "not_in_fight", "not_in_fight"]
+    assert len(Game(teams=10).view()["standings"]) == 10
+    with pytest.raises(ConfigError, match="^teams: .*at most 10"):
+        Game(teams=11)
+
+
+def test_start_clock_gives_the_start_signal_and_sixty_seconds():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    assert "start" in g.sounds()
+    cd = g.view()["countdown"]
+    assert cd["kind"] == "main" and cd["total_ms"] == 60_000 and cd["running"]
+
+
+def test_no_random_delay_by_default():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    assert g.logs("start")[0].at == ns(2)
+
+
+def test_random_delay_of_one_to_four_seconds_is_deterministic_per_seed_and_question():
+    def delays(seed):
+        g = Game(seed=seed, **{"brain_ring.start_delay": True})
+        out = []
+        for q in range(6):
+            t = 100 * q + 1
+            g.host("question", t)
+            g.host("start_clock", t + 1)
+            g.tick(t + 6)
+            out.append((g.logs("start")[-1].at - ns(t + 1)) / S)
+            g.host("withdraw", t + 7)
+        return out
+    a, b = delays(7), delays(7)
+    assert a == b
+    assert all(1.0 <= d <= 4.0 for d in a)
+    assert len(set(a)) > 1 and delays(8) != a
+
+
+def test_the_random_delay_range_is_configurable():
+    g = Game(**{"brain_ring.start_delay": True, "brain_ring.start_delay_min_s": 2.5,
+                "brain_ring.start_delay_max_s": 2.5})
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.tick(4.49)
+    assert g.logs("start") == []
+    g.tick(4.5)
+    assert g.logs("start")[0].at == ns(4.5)
+
+
+def test_press_before_the_start_signal_is_a_false_start_and_the_others_play_on():
+    g = Game(**{"brain_ring.start_delay": True})
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.press(1, 2.5)                                   # during the random pause
+    assert "false_start" in g.sounds() and Flash("false_start", "T1") in g.fx
+    assert Lamp("B1", "blink") in g.fx
+    assert g.view()["teams"][0]["false_start"] is True
+    g.tick(10)
+    g.press(1, 10.5)                                  # out for this question
+    g.tick(10.6)
+    assert g.holder() == []
+    g.press(2, 11)
+    g.tick(11.1)
+    assert g.holder() == ["T2"]
+    g.host("right", 12)
+    assert g.score(2) == 1
+    g.host("question", 13)                            # the next question: T1 may answer again
+    g.host("start_clock", 14)
+    g.tick(20)
+    g.press(1, 20.5)
+    g.tick(20.6)
+    assert g.holder() == ["T1"]
+
+
+def test_a_press_while_the_host_reads_is_a_false_start_too():
+    g = Game()
+    g.host("question", 1)
+    g.press(2, 1.5)
+    g.host("start_clock", 2)
+    g.press(2, 3)
+    g.press(1, 4)
+    g.tick(4.1)
+    assert g.holder() == ["T1"]
+
+
+def test_an_edge_before_the_signal_delivered_after_it_is_still_a_false_start():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2.0)
+    g.press(1, 1.9995, delivered=2.001)
+    g.tick(2.1)
+    assert g.holder() == [] and g.view()["teams"][0]["false_start"]
+
+
+def test_when_every_team_false_starts_the_question_closes_and_carries_over():
+    g = Game()
+    g.host("question", 1)
+    g.press(1, 1.2)
+    g.press(2, 1.3)
+    assert g.view()["question"]["closed"] == "false_starts"
+    g.host("question", 2)
+    assert g.view()["question"]["nominal"] == 2
+
+
+def test_a_press_stops_the_clock():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.press(1, 12)
+    g.tick(40)
+    cd = g.view()["countdown"]
+    assert cd["running"] is False and cd["remaining_ms"] == pytest.approx(50_000, abs=3)
+    assert "time_up" not in g.sounds()
+
+
+def test_the_earliest_edge_wins_even_when_delivered_later():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.press(2, 5.0000, delivered=5.0004)
+    g.press(1, 4.9990, delivered=5.0012)
+    g.tick(5.1)
+    assert g.holder() == ["T1"]
+
+
+def test_right_answer_scores_the_questions_value():
+    g = Game()
+    g.answer(2, 2)
+    assert (g.score(1), g.score(2)) == (0, 1)
+    g2 = Game(**{"brain_ring.question_value": 2})
+    g2.answer(1, 2)
+    assert g2.score(1) == 2
+
+
+def test_wrong_answer_gives_the_other_team_twenty_seconds():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.press(1, 12)
+    g.tick(12.1)
+    g.host("wrong", 15)
+    cd = g.view()["countdown"]
+    assert cd["kind"] == "after_wrong" and cd["total_ms"] == 20_000 and cd["running"]
+    g.press(1, 16)                                    # already answered
+    g.tick(16.1)
+    assert g.holder() == []
+    g.tick(34.9)
+    assert g.view()["question"]["open"]
+    g.tick(35.01)
+    assert g.view()["question"]["closed"] == "time"
+
+
+@pytest.mark.parametrize("rule,press_at,expected_s", [
+    ("remaining", 12, 50), ("remaining", 55, 7), ("max", 12, 50), ("max", 55, 20), ("fixed", 55, 20)])
+def test_after_wrong_time_rule(rule, press_at, expected_s):
+    g = Game(**{"brain_ring.after_wrong": rule})
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.press(1, press_at)
+    g.tick(press_at + 0.1)
+    g.host("wrong", press_at + 3)
+    assert g.view()["countdown"]["total_ms"] == pytest.approx(expected_s * 1000, abs=3)
+
+
+def test_presses_during_an_answer_are_early_not_false_starts():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.press(1, 5)
+    g.tick(5.1)
+    g.press(2, 6)                                     # T1 is answering
+    g.host("wrong", 7)
+    assert g.view()["teams"][1]["false_start"] is False
+    g.press(2, 7.5)
+    g.tick(7.6)
+    assert g.holder() == ["T2"]
+
+
+def test_unanswered_questions_carry_their_point_over():
+    g = Game(**{"brain_ring.fight_points": 10})
+    values = []
+    for i in range(3):
+        g.host("question", 100 * i + 1)
+        values.append(g.view()["question"]["nominal"])
+        g.host("start_clock", 100 * i + 2)
+        g.tick(100 * i + 70)                          # nobody presses
+    g.host("question", 400)
+    values.append(g.view()["question"]["nominal"])
+    g.host("start_clock", 401)
+    g.press(1, 402)
+    g.tick(402.1)
+    g.host("right", 403)
+    g.host("question", 500)
+    values.append(g.view()["question"]["nominal"])
+    assert values == [1, 2, 3, 4, 1]
+    assert g.score(1) == 4
+
+
+def test_both_teams_wrong_carries_over():
+    g = Game()
+    g.answer(1, 2, "wrong")
+    g.press(2, 5)
+    g.tick(5.1)
+    g.host("wrong", 6)
+    assert g.view()["question"]["closed"] == "exhausted"
+    g.host("question", 10)
+    assert g.view()["question"]["nominal"] == 2
+
+
+def test_carry_over_can_be_switched_off():
+    g = Game(**{"brain_ring.carry_over": False})
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.tick(70)
+    g.host("question", 80)
+    assert g.view()["question"]["nominal"] == 1
+
+
+def test_fight_ends_at_three_points_by_default():
+    g = Game()
+    for i in range(3):
+        assert g.view()["stage"] == "play"
+        g.answer(2, 10 * i + 2)
+    assert g.view()["stage"] == "fight_over"
+    assert Flash("fight_over", "T2") in g.fx
+    assert g.logs("fight_over")[0].data["winner"] == "T2"
+    fx = g.host("question", 50)
+    assert g.view()["question"]["closed"] == "right"          # refused: no new question
+    assert any(getattr(f, "key", None) == "fight_over" for f in fx)
+    g.host("next_fight", 60)
+    assert g.view()["stage"] == "play" and (g.score(1), g.score(2)) == (0, 0)
+    assert engine.summary(g.state)["fights_won"] == {"T1": 0, "T2": 1}
+
+
+def test_fight_points_are_configurable():
+    g = Game(**{"brain_ring.fight_points": 5})
+    for i in range(4):
+        g.answer(1, 10 * i + 2)
+    assert g.view()["stage"] == "play"
+    g.answer(1, 50)
+    assert g.view()["stage"] == "fight_over"
+
+
+def test_signals_at_start_ten_seconds_left_each_of_the_last_five_and_the_end():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    timeline = []
+    t = 2.0
+    while t < 63:
+        t = round(t + 0.25, 2)
+        for f in g.tick(t):
+            if isinstance(f, Sound):
+                timeline.append((t, f.name))
+    assert timeline == [(52.0, "warning"), (57.0, "warning"), (58.0, "warning"), (59.0, "warning"),
+                        (60.0, "warning"), (61.0, "warning"), (62.25, "time_up")]
+    assert g.sounds()[0] == "start"
+
+
+def test_next_fight_may_pick_other_teams():
+    g = Game(teams=4)
+    g.host("next_fight", 1, teams=["T3", "T4"])
+    assert [t["disabled"] for t in g.view()["teams"]] == ["not_in_fight", "not_in_fight", None, None]
+    g.host("question", 2)
+    g.host("start_clock", 3)
+    g.press(1, 4)
+    g.press(3, 4.5)
+    g.tick(4.6)
+    assert g.holder() == ["T3"]
+
+
+def test_withdraw_undoes_the_point_and_restores_the_carry():
+    g = Game()
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    g.tick(70)                                        # carry 1
+    g.answer(1, 100)                                  # worth 2
+    assert g.score(1) == 2
+    g.host("withdraw", 110)
+    assert g.score(1) == 0
+    g.host("question", 111)
+    assert g.view()["question"]["nominal"] == 2
+
+
+def test_view_has_the_common_keys():
+    g = Game()
+    g.host("question", 1)
+    v = g.view()
+    assert {"mode", "stage", "paused", "teams", "question", "countdown", "standings"} <= set(v)
+    assert {"name", "button", "color", "score", "place", "holder", "locked", "disabled", "early",
+            "blocked"} <= set(v["teams"][0])
+
+
+def test_start_delay_is_a_pure_function_of_seed_fight_and_question():
+    rules = Game(seed=3, **{"brain_ring.start_delay": True}).state.rules
+    assert brain_ring.start_delay(rules, 1, 5) == brain_ring.start_delay(rules, 1, 5)
+    assert brain_ring.start_delay(rules, 1, 5) % 1_000_000 == 0
+
+
+def test_buzzer_simulate_plays_a_brain_ring_script(tmp_path, capsys):
+    script = tmp_path / "br.jsonl"
+    lines = [
+        {"setup": {"mode": "brain-ring", "seed": 5, "teams": [{"name": "Север", "button": "A"},
+                                                             {"name": "Юг", "button": "B"}]}},
+        {"at": 1, "host": "question"},
+        {"at": 1.5, "press": "A"},
+        {"at": 2, "host": "start_clock"},
+        {"at": 9, "press": "B"},
+        {"at": 10, "host": "wrong"},
+        {"at": 40, "tick": True},
+        {"at": 41, "host": "question"},
+        {"at": 42, "host": "start_clock"},
+        {"at": 43, "press": "B", "delivered": 43.001},
+        {"at": 42.9995, "press": "A", "delivered": 43.0015},
+        {"at": 44, "host": "right"},
+    ]
+    script.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), encoding="utf-8")
+    assert main(["simulate", str(script)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mode"] == "brain-ring"
+    assert out["questions"][0]["false_starts"] == ["Север"]
+    assert out["questions"][0]["closed"] == "exhausted"
+    assert out["questions"][1]["nominal"] == 2
+    assert out["scores"] == {"Север": 2, "Юг": 0}
+
+
+def test_the_example_script_runs(capsys):
+    example = Path(__file__).resolve().parent.parent / "examples" / "brain-ring.jsonl"
+    assert main(["simulate", str(example)]) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "brain-ring"

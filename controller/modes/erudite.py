@@ -594,15 +594,21 @@ def _h_wrong(s: State, h: Host, fx: list) -> State:
     # the next wave: the remaining buttons may signal from this moment on
     q = replace(q, wave=q.wave + 1)
     s, q = _arm_wave(s, q, h.at, fx)
+    return replace(s, question=_next_wave_countdown(s, q, h.at, fx))
+
+
+def _next_wave_countdown(s: State, q: Question, now: int, fx: list) -> Question:
+    """The countdown of a new wave: restarted (or resumed) at once if reading
+    was finished, otherwise started at the next end-of-reading mark."""
     if q.reading_done:
         if s.rules.after_wrong == "resume" and q.countdown is not None and q.countdown.left > 0:
-            q = replace(q, countdown=cdn.resume(q.countdown, h.at) if not s.paused else q.countdown)
-            _log(fx, h.at, "countdown_resume", left_s=q.countdown.left / 1e9)
+            q = replace(q, countdown=cdn.resume(q.countdown, now) if not s.paused else q.countdown)
+            _log(fx, now, "countdown_resume", left_s=q.countdown.left / 1e9)
         else:
-            q = _start_think(s, q, h.at, fx)
+            q = _start_think(s, q, now, fx)
     else:
         q = replace(q, countdown=None)
-    return replace(s, question=q)
+    return q
 
 
 def _h_withdraw(s: State, h: Host, fx: list) -> State:
@@ -732,7 +738,7 @@ def _h_disqualify(s: State, h: Host, fx: list) -> State:
         if q.holder == team:
             q = replace(q, holder=None, wave=q.wave + 1)
             s, q = _arm_wave(s, q, h.at, fx)
-            s = replace(s, question=q)
+            s = replace(s, question=_next_wave_countdown(s, q, h.at, fx))
         q = s.question
         if not _eligible_left(s, q):
             s = replace(s, question=replace(q, closed="exhausted", arbiter=arb.Arbiter()))

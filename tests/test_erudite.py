@@ -722,6 +722,19 @@ def test_disqualifying_the_answering_team_rearms_the_others():
     assert g.scores["Альфа"] == 0
 
 
+def test_disqualifying_the_answering_team_gives_the_others_their_countdown():
+    g = Table()
+    g.host("question", 1.0)
+    g.host("reading_done", 2.0)
+    g.press("A", 3.0)
+    g.run_to(3.1)
+    g.host("disqualify", 4.0, team="Альфа")  # as after a wrong answer: 7 s again
+    assert g.view()["countdown"]["running"] is True
+    assert Flash("time_up") not in g.run_to(10.99)
+    assert Flash("time_up") in g.run_to(11.01)
+    assert g.scores == dict.fromkeys(NAMES, 0)
+
+
 def test_disqualified_inside_the_settle_window_does_not_take_the_answer():
     g = Table()  # settle 2 ms
     g.host("question", 1.0)

@@ -204,6 +204,17 @@ STRINGS: dict[str, dict[str, str]] = {
         "action_captain": "Время капитана",
         "action_start_clock": "«Время!»: старт отсчёта",
         "action_new_game": "Новая игра",
+        # --- keys the modes use in Notice/Flash effects --------------------------------
+        "fight_over": "Бой окончен",
+        "answers_closed": "Приём ответов закрыт",
+        "answer_time_up": "Время ответа вышло",
+        "mafia.foul": "Игрок {seat}: фол ({fouls})",
+        "mafia.silenced": "Игрок {seat} лишён следующей речи",
+        "mafia.silenced_skipped": "Игрок {seat} пропускает речь",
+        "mafia.removed": "Игрок {seat} удалён",
+        "mafia.winner": "Игра окончена",
+        "mafia.undone": "Отменено",
+        "mafia.kind": "Вид: {kind}",
     },
     "en": {
         # --- verdicts and flashes -------------------------------------------------
@@ -381,6 +392,17 @@ STRINGS: dict[str, dict[str, str]] = {
         "action_captain": "Captain's timer",
         "action_start_clock": "“Time!”: start the clock",
         "action_new_game": "New game",
+        # --- keys the modes use in Notice/Flash effects --------------------------------
+        "fight_over": "Fight over",
+        "answers_closed": "Answers closed",
+        "answer_time_up": "Answer time is up",
+        "mafia.foul": "Player {seat}: foul ({fouls})",
+        "mafia.silenced": "Player {seat} loses the next speech",
+        "mafia.silenced_skipped": "Player {seat} skips the speech",
+        "mafia.removed": "Player {seat} removed",
+        "mafia.winner": "Game over",
+        "mafia.undone": "Undone",
+        "mafia.kind": "Kind: {kind}",
     },
 }
 

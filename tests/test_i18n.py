@@ -80,7 +80,9 @@ def test_counted_points():
 
 
 def test_plural_keys_complete():
-    bases = {k.split(".")[0] for k in STRINGS["ru"] if "." in k}
+    forms = (".one", ".few", ".many")
+    bases = {k.rsplit(".", 1)[0] for k in STRINGS["ru"] if k.endswith(forms)}
+    assert "points_n" in bases
     for base in bases:
         for form in ("one", "few", "many"):
             assert f"{base}.{form}" in STRINGS["ru"]

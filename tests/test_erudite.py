@@ -810,8 +810,8 @@ OPS = st.one_of(
     st.tuples(st.just("release"), BUTTON),
     st.tuples(st.just("host"), st.sampled_from(
         ["question", "question", "reading_done", "reading_done", "right", "wrong", "wrong", "withdraw",
-         "undo", "pause", "pause", "captain", "next_round"])),
-    st.tuples(st.just("host"), st.just("disqualify"), BUTTON),
+         "undo", "pause", "pause", "resume", "captain", "next_round", "next_fight", "end_game", "tiebreak"])),
+    st.tuples(st.just("host"), st.sampled_from(["disqualify", "reinstate", "skip_round"]), BUTTON),
 )
 
 

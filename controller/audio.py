@@ -21,6 +21,7 @@ an installed wheel holds copies of its WAV files.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from pathlib import Path
@@ -72,6 +73,29 @@ def sound_paths(configured_dir: str | os.PathLike = "",
     return found
 
 
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence C libraries writing to fd 2 while the mixer opens.
+
+    Without a sound card, libasound prints a dozen "ALSA lib ..." lines before
+    SDL gives up; the user should see our one warning instead.  The failure
+    itself still arrives as a ``pygame.error``.
+    """
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 class Audio:
     """Plays named sounds through pygame's mixer.
 
@@ -111,7 +135,8 @@ class Audio:
             if mixer.get_init():
                 mixer.quit()
             mixer.pre_init(RATE, -16, 2, self.buffer_frames)
-            mixer.init(RATE, -16, 2, self.buffer_frames)
+            with _quiet_stderr():
+                mixer.init(RATE, -16, 2, self.buffer_frames)
             mixer.set_num_channels(16)
         except (pygame.error, NotImplementedError) as exc:
             self._give_up(f"no audio device ({exc})")

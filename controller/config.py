@@ -210,6 +210,7 @@ SCHEMA: list[Section] = [
         Key("captain", "list", ["c"], "Start the captain's timer of this fight type.", items="str"),
         Key("start_clock", "list", ["t"], "«Время!»: start the clock (Брейн-ринг, ЧГК).", items="str"),
         Key("help", "list", ["h", "f1"], "Show or hide the host's key overlay.", items="str"),
+        Key("mute", "list", ["v"], "Sound on / off.", items="str"),
         Key("new_game", "list", ["f12"], "Start a new game (press twice; the old journal is archived).",
             items="str"),
         Key("quit", "list", ["escape"], "Leave the program (asks to press twice).", items="str"),

@@ -144,6 +144,10 @@ class Loop:
             self.help = not self.help
             self.dirty = True
             return
+        if action == "mute":
+            if self.audio is not None and hasattr(self.audio, "toggle_mute"):
+                self._notice("sound_off" if self.audio.toggle_mute() else "sound_on")
+            return
         if action == "quit":
             if self.quit_armed is not None and now - self.quit_armed < QUIT_CONFIRM_NS:
                 self.running = False

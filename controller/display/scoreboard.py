@@ -81,6 +81,19 @@ PRESS_TAGS: dict[str, tuple[str, Colour]] = {
 }
 """Press kind -> the tag shown next to it in the press order list."""
 
+NO_PRESS_ORDER = frozenset({"chgk"})
+"""Modes without a race for the buttons: no press order panel."""
+
+MODE_TITLES = {"erudite": "mode_erudite", "own-game": "mode_jeopardy", "brain-ring": "mode_brain_ring",
+               "chgk": "mode_chgk", "mafia": "mode_mafia"}
+"""Mode name (as in config) -> i18n key of its title."""
+
+
+def mode_title(mode: Any, lang: str) -> str:
+    key = MODE_TITLES.get(str(mode))
+    return t(key, lang) if key else str(mode)
+
+
 COUNTED = ("answer", "lockout", "pending")
 """Press kinds that took part in the race (numbered in the press order)."""
 
@@ -136,10 +149,10 @@ PHASE_COLOURS = {"normal": WHITE, "warn": AMBER, "last": RED, "paused": PAUSED_B
 
 def countdown_text(cd: Mapping[str, Any]) -> str:
     """The number shown: whole seconds rounded up (``7`` … ``1``, ``0`` when over);
-    ``M:SS`` for timers of a minute or more."""
+    ``M:SS`` for timers longer than a minute."""
     left_ms = max(float(cd.get("remaining_ms") or 0.0), 0.0)
     secs = math.ceil(left_ms / 1000 - 1e-9)
-    if float(cd.get("total_ms") or 0) >= 60_000:
+    if float(cd.get("total_ms") or 0) > 60_000:
         return f"{secs // 60}:{secs % 60:02d}"
     return str(secs)
 
@@ -356,6 +369,8 @@ class Scoreboard:
             return tm if tm.get("state") in ("running", "paused", "done") and tm.get("total_ms") else None
         if self._show_table(view):
             return None
+        if view.get("answer_countdown") and any(tm.get("holder") for tm in view.get("teams") or ()):
+            return view["answer_countdown"]
         return timer_of(view) or view.get("captain") or None
 
     def draw(self, surface: pygame.Surface, view: Mapping[str, Any], now_ns: int = 0,
@@ -408,8 +423,11 @@ class Scoreboard:
                 self._draw_standings(surface, lay["table"], view, teams)
             else:
                 self._draw_main(surface, lay, view, teams)
-                self._draw_info(surface, lay["info"], view)
-                self._draw_presses(surface, lay["presses"], view, teams)
+                if view.get("mode") in NO_PRESS_ORDER:
+                    self._draw_info(surface, lay["info"].union(lay["presses"]), view)
+                else:
+                    self._draw_info(surface, lay["info"], view)
+                    self._draw_presses(surface, lay["presses"], view, teams)
                 self._draw_teams(surface, lay["cards"], teams)
         if "bar" in lay:
             self._draw_bar(surface, lay["bar"])
@@ -484,7 +502,7 @@ class Scoreboard:
         if view.get("day"):
             parts.append(t("day_n", lang, n=view["day"]))
         if not parts and mode:
-            parts.append(t(f"mode_{str(mode).replace('-', '_')}", lang))
+            parts.append(mode_title(mode, lang))
         return t("separator", lang).join(parts)
 
     def _draw_header(self, surface, lay: dict, view: Mapping[str, Any]) -> None:
@@ -492,7 +510,7 @@ class Scoreboard:
         left: Rect = lay["hdr_left"]
         h = left.height
         mode = view.get("mode")
-        title = t(f"mode_{str(mode).replace('-', '_')}", lang) if mode else ""
+        title = mode_title(mode, lang) if mode else ""
         structure = self._structure(view)
         if title and title != structure:
             size = min(self.text.fit(title, left.width, int(h * 0.30)),
@@ -576,7 +594,7 @@ class Scoreboard:
             self._draw_closed(surface, rect, view, teams)
         else:
             self._panel(surface, rect, PANEL, 0.05)
-            title = t(f"mode_{str(view.get('mode', 'erudite')).replace('-', '_')}", lang)
+            title = mode_title(view.get("mode", "erudite"), lang)
             self._text(surface, title, Rect(rect.x, rect.y + rect.height // 4, rect.width, rect.height // 3),
                        int(rect.height * 0.2), TEXT, bold=True)
             self._text(surface, self._structure(view),
@@ -588,7 +606,8 @@ class Scoreboard:
         lang = self.lang
         known = {"think": "think_time", "answer": "answer_time", "captain": "captain_timer",
                  "minute": "speech", "defence": "defence", "last_word": "last_word",
-                 "discussion": "discussion", "press_window": "think_time", "answers": "hand_in"}
+                 "discussion": "discussion", "press_window": "think_time", "answers": "hand_in",
+                 "main": "think_time"}
         return t(known.get(kind, kind or "timer"), lang) if kind else ""
 
     def _draw_big_countdown(self, surface, rect: Rect, cd: Mapping[str, Any], label: str) -> None:
@@ -683,7 +702,11 @@ class Scoreboard:
             slots.append(("index", q))
         elif q and q.get("nominal") is not None:
             slots.append(("nominal", q))
-        if cd is not None and holder:
+        elif q and (q.get("label") or q.get("number")):
+            slots.append(("label", q))
+        if holder and view.get("answer_countdown"):
+            slots.append(("countdown", view["answer_countdown"]))
+        elif cd is not None and holder:
             slots.append(("countdown", cd))
         if captain and (cd is not None or holder or (q and q.get("open"))):
             slots.append(("captain", captain))
@@ -692,13 +715,18 @@ class Scoreboard:
         inner = rect.inflate(-rect.width // 16, -rect.height // 8)
         w = inner.width // len(slots)
         for i, (what, data) in enumerate(slots):
-            cell = Rect(inner.x + i * w, inner.y, w, inner.height)
+            cell_h = min(inner.height, w * 45 // 100)
+            cell = Rect(inner.x + i * w, inner.y + (inner.height - cell_h) // 2, w, cell_h)
             label_r = Rect(cell.x, cell.y, cell.width, cell.height * 24 // 100)
             value_r = Rect(cell.x, cell.y + cell.height * 24 // 100, cell.width, cell.height * 76 // 100)
             if what == "index":
                 self._text(surface, t("question", lang), label_r, int(cell.height * 0.16), MUTED)
                 self._text(surface, f"{data['index']}/{data['of']}", value_r, int(cell.height * 0.62), TEXT,
                            bold=True)
+            elif what == "label":
+                self._text(surface, t("question", lang), label_r, int(cell.height * 0.16), MUTED)
+                self._text(surface, str(data.get("label") or data.get("number")), value_r,
+                           int(min(cell.height * 0.62, cell.width * 0.5)), TEXT, bold=True)
             elif what == "nominal":
                 label = t("nominal", lang)
                 if data.get("index") and data.get("of"):
@@ -761,9 +789,12 @@ class Scoreboard:
             tag = PRESS_TAGS.get(kind)
             name_w = body.right - gap_w - name_x
             if tag:
-                tw = self._tag(surface, t(tag[0], lang), body.right - gap_w, y + row_h // 6, row_h * 2 // 3,
-                               tag[1] if current else mix(tag[1], PANEL, 0.5), gap_w)
-                del tw
+                label = t(tag[0], lang)
+                th = row_h * 2 // 3
+                tw = min(self.text.width(label, self.text.fit(label, gap_w - th // 2, int(th * 0.62), True), True)
+                         + th // 2, gap_w)
+                self._tag(surface, label, body.right - tw, y + row_h // 6, th,
+                          tag[1] if current else mix(tag[1], PANEL, 0.5), gap_w)
                 self._text(surface, str(r.get("team", "")), Rect(name_x, y, name_w - 4, row_h), size, fg, bold,
                            align="left")
             else:
@@ -934,8 +965,7 @@ class Scoreboard:
                            Rect(left.x + left.width // 12, left.y + left.height * 70 // 100, left.width * 10 // 12,
                                 left.height // 6), int(left.height * 0.12), TEXT)
             phase = countdown_phase(tm)
-            text = countdown_text(tm) if float(tm.get("total_ms") or 0) < 60_000 else str(
-                math.ceil(max(float(tm.get("remaining_ms") or 0), 0) / 1000 - 1e-9))
+            text = countdown_text(tm)
             self._text(surface, text, right, int(right.height * 0.9), PHASE_COLOURS[phase], bold=True)
         else:
             self._text(surface, t("mode_mafia", lang), rect, int(rect.height * 0.25), TEXT, bold=True)
@@ -955,7 +985,9 @@ class Scoreboard:
         self._text(surface, str(s.get("seat", "")), Rect(inner.x, inner.y, num_w, inner.height * 62 // 100),
                    int(inner.height * 0.55), ink, bold=True)
         name = s.get("name") or t("player_n", lang, n=s.get("seat"))
-        self._text(surface, name, Rect(inner.x + num_w, inner.y, inner.width - num_w, inner.height * 62 // 100),
+        gap = inner.width // 30
+        self._text(surface, name, Rect(inner.x + num_w + gap, inner.y, inner.width - num_w - gap,
+                                       inner.height * 62 // 100),
                    int(inner.height * 0.26), ink, bold=True, align="left")
         fouls = int(s.get("fouls") or 0)
         dot_r = max(inner.height // 14, 3)

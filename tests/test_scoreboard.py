@@ -1,0 +1,405 @@
+"""The audience screen: what the hall sees at the key moments of a game.
+
+Frames are rendered headless from scripted sessions and checked by their
+pixels in the regions that must change (the holder panel in the team's
+colour, the countdown bar turning amber then red, a tag on a team's card,
+the flash band), at several resolutions and in both languages.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame  # noqa: E402
+import pytest  # noqa: E402
+
+from controller import engine  # noqa: E402
+from controller import script as script_mod  # noqa: E402
+from controller.display import scoreboard as sb  # noqa: E402
+from controller.display.scoreboard import Scoreboard, layout  # noqa: E402
+from controller.events import Host, seconds_to_ns  # noqa: E402
+from controller.i18n import STRINGS  # noqa: E402
+
+RED_TEAM = (0xE5, 0x39, 0x35)      # Альфа, first default colour
+BLUE_TEAM = (0x1E, 0x88, 0xE5)     # Бета
+SIZES = [(1920, 1080), (1280, 720), (1024, 768), (800, 1280)]
+
+SETUP = ('{"setup": {"mode": "erudite", "teams": [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"},'
+         ' {"name": "Гамма", "button": "C"}, {"name": "Дельта", "button": "D"}], "seed": 7}}')
+
+PRESS = SETUP + """
+{"at": 1.0, "host": "question", "theme": "Реки России", "nominal": 30}
+{"at": 2.0, "press": "A", "delivered": 2.0012}
+{"at": 2.0009, "press": "B", "delivered": 2.0015}
+{"at": 2.5, "press": "D"}
+"""
+"""A (red) holds the answer, B lost by 0.9 ms, D pressed during A's answer (early)."""
+
+COUNTDOWN = SETUP + """
+{"at": 1.0, "host": "question", "theme": "Реки России", "nominal": 30}
+{"at": 2.0, "host": "reading_done"}
+"""
+"""The 7 s thinking countdown runs from 2.0 to 9.0."""
+
+FINAL = SETUP + "\n" + "\n".join(
+    line for k in range(5) for line in (
+        f'{{"at": {10 * k + 1}, "host": "question"}}',
+        f'{{"at": {10 * k + 2}, "press": "{"B" if k % 2 else "C"}"}}',
+        f'{{"at": {10 * k + 3}, "host": "right"}}')) + '\n{"at": 60, "host": "end_game"}\n'
+"""Five questions, B and C score, then the host ends the game."""
+
+
+def view_at(text: str, at: float) -> dict:
+    run = script_mod.run(script_mod.parse(text.splitlines(), "test"), until=at)
+    return engine.view(run.state, seconds_to_ns(at))
+
+
+def draw(view: dict, size=(1920, 1080), lang="ru", board: Scoreboard | None = None, **kw) -> pygame.Surface:
+    surface = pygame.Surface(size)
+    (board or Scoreboard(size, lang=lang)).draw(surface, view, kw.pop("now", 0), **kw)
+    return surface
+
+
+def colours_in(surface: pygame.Surface, rect: pygame.Rect, step: int = 3) -> set[tuple[int, int, int]]:
+    rect = rect.clip(surface.get_rect())
+    return {tuple(surface.get_at((x, y)))[:3] for x in range(rect.x, rect.right, step)
+            for y in range(rect.y, rect.bottom, step)}
+
+
+def near(c, target, tol=12) -> bool:
+    return all(abs(a - b) <= tol for a, b in zip(c, target))
+
+
+def share(surface, rect, colour, tol=12) -> float:
+    cs = [tuple(surface.get_at((x, y)))[:3] for x in range(rect.x, rect.right, 4) for y in range(rect.y, rect.bottom, 4)]
+    return sum(near(c, colour, tol) for c in cs) / max(len(cs), 1)
+
+
+def game_layout(size, n=4):
+    return layout(size, n, "game")
+
+
+# --- who holds the answer -----------------------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES)
+def test_holder_panel_is_the_team_colour_at_every_size(size):
+    v = view_at(PRESS, 2.6)
+    assert v["teams"][0]["holder"]
+    surface = draw(v, size)
+    main = game_layout(size)["main"]
+    # most of the big panel is Альфа's red (the rest is its name in white)
+    assert share(surface, main.inflate(-main.width // 10, -main.height // 10), RED_TEAM) > 0.5
+    # and the team's card is red too, the others are not
+    cards = game_layout(size)["cards"]
+    assert share(surface, cards[0].inflate(-8, -8), RED_TEAM) > 0.4
+    assert share(surface, cards[1].inflate(-8, -8), RED_TEAM) < 0.05
+
+
+def test_no_holder_no_team_panel():
+    v = view_at(COUNTDOWN, 3.0)
+    surface = draw(v)
+    main = game_layout((1920, 1080))["main"]
+    assert share(surface, main, RED_TEAM) < 0.01
+    assert near(surface.get_at((main.x + 20, main.centery))[:3], sb.PANEL)
+
+
+def test_press_order_lists_presses_with_gaps_and_marks_the_winner():
+    v = view_at(PRESS, 2.6)
+    rows = v["question"]["presses"]
+    assert [(r["team"], r["kind"]) for r in rows] == [("Альфа", "answer"), ("Бета", "lockout"), ("Дельта", "early")]
+    surface = draw(v)
+    presses = game_layout((1920, 1080))["presses"]
+    # the winner's gap is green; the early press has an amber «Рано» tag
+    right_half = pygame.Rect(presses.centerx, presses.y, presses.width // 2, presses.height)
+    found = colours_in(surface, right_half, 2)
+    assert any(near(c, sb.GREEN, 30) for c in found)
+    assert any(near(c, sb.AMBER, 10) for c in found)
+    assert sb.fmt_gap(4.1, "ru") == "+0.004 с"
+    assert sb.fmt_gap(4.1, "en") == "+0.004 s"
+    assert sb.fmt_gap(-1500, "en") == "\u22121.500 s"
+
+
+def test_early_press_is_marked_on_the_team_card():
+    v = view_at(PRESS, 2.6)
+    assert v["teams"][3]["early"] and not v["teams"][1]["early"]
+    surface = draw(v)
+    cards = game_layout((1920, 1080))["cards"]
+    bottom = lambda r: pygame.Rect(r.x, r.y + r.height * 3 // 4, r.width, r.height // 4)  # noqa: E731
+    assert share(surface, bottom(cards[3]), sb.AMBER) > 0.05     # «Рано»
+    assert share(surface, bottom(cards[1]), sb.AMBER) == 0
+
+
+def test_locked_out_team_is_dimmed_after_a_wrong_answer():
+    v = view_at(PRESS + '{"at": 3.0, "host": "wrong"}\n', 3.1)
+    assert v["teams"][0]["locked"]
+    surface = draw(v)
+    cards = game_layout((1920, 1080))["cards"]
+    stripe = lambda r: surface.get_at((r.centerx, r.y + 2))[:3]  # noqa: E731
+    assert near(stripe(cards[1]), BLUE_TEAM)           # a team still in play: full colour
+    assert not near(stripe(cards[0]), RED_TEAM, 40)    # the locked-out team: dimmed
+    assert sum(stripe(cards[0])) < sum(RED_TEAM)
+
+
+# --- the countdown --------------------------------------------------------------------------
+
+def bar_colour(surface, size=(1920, 1080)):
+    bar = game_layout(size)["bar"]
+    return surface.get_at((bar.x + bar.height, bar.centery))[:3]
+
+
+def test_countdown_bar_turns_amber_then_red_in_the_last_seconds():
+    board = Scoreboard((1920, 1080))
+    seen = {}
+    for at in (3.0, 6.5, 8.5):   # 6 s, 2.5 s and 0.5 s left of 7
+        surface = draw(view_at(COUNTDOWN, at), board=board)
+        seen[at] = bar_colour(surface)
+    assert near(seen[3.0], sb.WHITE)
+    assert near(seen[6.5], sb.AMBER)
+    assert near(seen[8.5], sb.RED)
+
+
+def test_countdown_bar_shrinks_and_the_number_counts_down():
+    bar = game_layout((1920, 1080))["bar"]
+
+    def filled(surface):
+        return sum(1 for x in range(bar.x, bar.right, 2) if near(surface.get_at((x, bar.centery))[:3], sb.WHITE))
+    a, b = draw(view_at(COUNTDOWN, 2.5)), draw(view_at(COUNTDOWN, 4.5))
+    assert filled(a) > filled(b) > 0
+    assert sb.countdown_text(view_at(COUNTDOWN, 2.5)["countdown"]) == "7"
+    assert sb.countdown_text(view_at(COUNTDOWN, 8.5)["countdown"]) == "1"
+    # the big number is drawn in the main panel in the phase colour
+    main = game_layout((1920, 1080))["main"]
+    assert share(draw(view_at(COUNTDOWN, 8.5)), main, sb.RED) > 0.03
+
+
+def test_countdown_phases():
+    think = {"remaining_ms": 6000, "total_ms": 7000, "running": True}
+    assert sb.countdown_phase(think) == "normal"
+    assert sb.countdown_phase(dict(think, remaining_ms=3000)) == "warn"
+    assert sb.countdown_phase(dict(think, remaining_ms=900)) == "last"
+    assert sb.countdown_phase(dict(think, running=False)) == "paused"
+    assert sb.countdown_phase(dict(think, remaining_ms=0)) == "over"
+    minute = {"remaining_ms": 30_000, "total_ms": 60_000, "running": True}
+    assert sb.countdown_phase(minute) == "normal"
+    assert sb.countdown_phase(dict(minute, remaining_ms=9000)) == "warn"
+    assert sb.countdown_phase(dict(minute, remaining_ms=4000)) == "last"
+    assert sb.countdown_text(dict(minute, remaining_ms=59_001)) == "60"
+    assert sb.countdown_text({"remaining_ms": 75_500, "total_ms": 90_000}) == "1:16"
+
+
+def test_captain_timer_is_shown():
+    v = view_at(SETUP + '\n{"at": 1.0, "host": "captain"}\n', 20.0)
+    assert v["captain"] and v["captain"]["running"]
+    surface = draw(v)
+    bar = game_layout((1920, 1080))["bar"]
+    assert near(surface.get_at((bar.x + bar.height, bar.centery))[:3], sb.WHITE)
+
+
+def test_paused_badge():
+    v = view_at(COUNTDOWN + '{"at": 3.0, "host": "pause"}\n', 3.5)
+    assert v["paused"]
+    main = game_layout((1920, 1080))["main"]
+    corner = pygame.Rect(main.right - main.width // 3, main.y, main.width // 3, main.height // 5)
+    assert share(draw(v, now=0), corner, sb.AMBER) > 0.1
+    assert share(draw(dict(v, paused=False)), corner, sb.AMBER) == 0
+
+
+# --- flashes, standings, overlays -------------------------------------------------------------
+
+@pytest.mark.parametrize("kind,colour", [("right", sb.GREEN), ("wrong", sb.RED), ("time_up", sb.AMBER),
+                                         ("withdrawn", sb.STEEL), ("false_start", sb.ORANGE)])
+def test_ruling_flash_band(kind, colour):
+    v = view_at(PRESS, 2.6)
+    surface = draw(v, flash={"kind": kind, "team": "Альфа"})
+    H = 1080
+    band = pygame.Rect(0, int(H * 0.32), 1920, int(H * 0.36))
+    assert share(surface, band, colour) > 0.6
+    assert share(draw(v), band, colour) < 0.05
+
+
+def test_final_standings_table():
+    v = view_at(FINAL, 61)
+    assert v["stage"] == "finished"
+    assert [r["team"] for r in v["standings"]][:2] == ["Гамма", "Бета"]
+    surface = draw(v)
+    table = layout((1920, 1080), 4, "table")["table"]
+    # the winner's row is highlighted and carries its colour swatch (Гамма is green)
+    top = pygame.Rect(table.x, table.y + table.height // 9, table.width, table.height // 5)
+    green_team = (0x43, 0xA0, 0x47)
+    assert share(surface, top, green_team) > 0.005
+    assert share(surface, top, sb.PANEL_HI) > 0.3
+    # the title, not the question panels: no team's holder colour, no countdown bar
+    assert share(surface, pygame.Rect(table.x, table.y, table.width, table.height // 9), sb.TEXT, 30) > 0.01
+
+
+def test_standings_between_rounds():
+    # after the 5th question of a round and before the next one
+    v = view_at(FINAL.replace('\n{"at": 60, "host": "end_game"}', ""), 55)
+    assert v["stage"] == "play" and v["question"]["index"] == v["question"]["of"]
+    assert Scoreboard._show_table(v)
+    assert not Scoreboard._show_table(view_at(PRESS, 2.6))
+
+
+def test_help_overlay_lists_the_host_keys():
+    keys = {"right": ["return"], "wrong": ["backspace"], "question": ["n", "[+]"]}
+    board = Scoreboard((1280, 720), keys=keys)
+    v = view_at(PRESS, 2.6)
+    surface = pygame.Surface((1280, 720))
+    board.draw(surface, v, 0, help_overlay=True)
+    centre = pygame.Rect(400, 200, 480, 300)
+    assert share(surface, centre, RED_TEAM) < 0.01          # the overlay covers the holder panel
+    assert share(surface, pygame.Rect(0, 0, 1280, 720), sb.AMBER) > 0.005   # its frame and title
+    assert sb._key_label("[+]", "ru") == "Num +" and sb._key_label("space", "ru") == "Пробел"
+
+
+def test_status_corner_shows_backend_and_missing_buttons():
+    v = view_at(PRESS, 2.6)
+    lay = game_layout((1920, 1080))
+    ok = draw(v, status={"backend": "keyboard", "connected": True, "missing": [], "notice": ""})
+    bad = draw(v, status={"backend": "serial", "connected": True, "missing": ["C"], "notice": "Рано: D"})
+    corner = lay["hdr_status"]
+    assert share(ok, corner, sb.GREEN, 20) > 0
+    assert share(ok, corner, sb.RED, 20) == 0
+    assert share(bad, corner, sb.RED, 20) > 0
+    assert share(bad, corner, sb.AMBER, 20) > 0     # the notice
+
+
+def test_english_differs_from_russian():
+    v = view_at(PRESS, 2.6)
+    ru, en = draw(v, lang="ru"), draw(v, lang="en")
+    header = game_layout((1920, 1080))["hdr_left"]
+    assert pygame.image.tobytes(ru.subsurface(header), "RGB") != pygame.image.tobytes(en.subsurface(header), "RGB")
+
+
+def test_every_ui_key_the_screen_uses_exists_in_both_languages():
+    source = Path(sb.__file__).read_text(encoding="utf-8")
+    keys = set(re.findall(r'\bt\(\s*"([a-z_][a-z0-9_.\-]*)"', source))
+    keys |= {k for k, _ in sb.TAGS.values()} | {k for k, _ in sb.PRESS_TAGS.values()}
+    keys |= set(sb.FLASH_TEXT.values()) | set(sb.HELP_ACTIONS.values())
+    keys |= {"light", "half-dark", "dark", "think_time", "captain_timer", "hand_in"}
+    for lang in ("ru", "en"):
+        missing = sorted(k for k in keys if k not in STRINGS[lang])
+        assert not missing, f"{lang} lacks {missing}"
+
+
+# --- other modes ------------------------------------------------------------------------------
+
+def test_own_game_with_twelve_players():
+    players = ", ".join(f'{{"name": "Игрок {i + 1}", "button": "{chr(65 + i)}"}}' for i in range(12))
+    text = (f'{{"setup": {{"mode": "own-game", "teams": [{players}], "seed": 3}}}}\n'
+            '{"at": 1.0, "host": "question", "theme": "Кино", "nominal": 200}\n'
+            '{"at": 2.0, "host": "reading_done"}\n'
+            '{"at": 2.3, "press": "E"}\n'
+            '{"at": 2.3021, "press": "K"}\n')
+    v = view_at(text, 2.5)
+    holder = next(i for i, t in enumerate(v["teams"]) if t["holder"])
+    colour = sb.hex_colour(v["teams"][holder]["color"])
+    for size in SIZES:
+        surface = draw(v, size)
+        lay = layout(size, 12, "game")
+        assert len(lay["cards"]) == 12
+        assert all(surface.get_rect().contains(c) for c in lay["cards"])
+        assert share(surface, lay["main"].inflate(-40, -40), colour) > 0.4
+
+
+def test_brain_ring_false_start_is_marked():
+    text = ('{"setup": {"mode": "brain-ring", "teams": [{"name": "Север", "button": "A"}, '
+            '{"name": "Юг", "button": "B"}], "seed": 1}}\n'
+            '{"at": 1.0, "host": "question"}\n{"at": 1.5, "press": "B"}\n')
+    v = view_at(text, 1.6)
+    assert v["teams"][1]["false_start"]
+    surface = draw(v, flash={"kind": "false_start", "team": "Юг"})
+    band = pygame.Rect(0, int(1080 * 0.32), 1920, int(1080 * 0.36))
+    assert share(surface, band, sb.ORANGE) > 0.6
+    surface = draw(v)
+    card = layout((1920, 1080), 2, "game")["cards"][1]
+    assert share(surface, pygame.Rect(card.x, card.y + card.height * 3 // 4, card.width, card.height // 4),
+                 sb.RED) > 0.05      # «Фальстарт»
+
+
+def test_chgk_view_renders():
+    text = ('{"setup": {"mode": "chgk", "teams": [{"name": "Знатоки", "button": "A"}, '
+            '{"name": "Эрудиты", "button": "B"}], "seed": 1}}\n')
+    try:
+        v = view_at(text, 1.0)
+    except Exception as exc:  # the mode's own errors are its tests' business
+        pytest.fail(f"chgk view: {exc}")
+    surface = draw(v)
+    assert share(surface, pygame.Rect(0, 0, 1920, 1080), sb.BG) > 0.2
+
+
+def test_mafia_table_speaker_countdown_is_the_largest_element():
+    from controller.modes import mafia
+
+    state = mafia.initial({"minute_s": 60, "warn_s": 10}, [f"Игрок{i}" for i in range(1, 11)])
+    state, _ = mafia.step(state, Host("foul", 0, {"seat": 4}))
+    state, _ = mafia.step(state, Host("foul", 0, {"seat": 4}))
+    state, _ = mafia.step(state, Host("speech", 1_000_000_000, {"seat": 3}))
+    v = mafia.view(state, seconds_to_ns(55))   # 6 s left: warning colours
+    assert v["seats"][2]["speaking"]
+    surface = draw(v)
+    lay = layout((1920, 1080), 10, "mafia")
+    assert share(surface, lay["cards"][2].inflate(-10, -10), sb.AMBER) > 0.4      # the speaker's seat
+    bar = lay["bar"]
+    assert near(surface.get_at((bar.x + bar.height, bar.centery))[:3], sb.AMBER)
+    # the countdown number (amber, 6 s left) is the largest thing in the main panel
+    assert share(surface, lay["main"], sb.AMBER) > 0.03
+    for size in SIZES:
+        draw(v, size)
+
+
+# --- redraw bookkeeping and caches --------------------------------------------------------------
+
+def test_needs_redraw_only_when_the_picture_changes():
+    board = Scoreboard((1920, 1080))
+    surface = pygame.Surface((1920, 1080))
+    v = view_at(PRESS, 2.6)        # the countdown is not running: nothing moves
+    board.draw(surface, v, 0)
+    assert not board.needs_redraw(v, 0)
+    assert not board.needs_redraw(view_at(PRESS, 2.9), 0)
+    assert board.needs_redraw(v, 0, flash={"kind": "right", "team": "Альфа"})
+    assert board.needs_redraw(v, 0, help_overlay=True)
+    c1 = view_at(COUNTDOWN, 3.0)
+    board.draw(surface, c1, 0)
+    assert board.needs_redraw(view_at(COUNTDOWN, 3.1), 0)    # the bar moved
+
+
+def test_cached_layer_matches_a_fresh_draw():
+    board = Scoreboard((1280, 720))
+    surface = pygame.Surface((1280, 720))
+    for at in (2.2, 2.5, 3.0, 6.6, 8.7):
+        v = view_at(COUNTDOWN, at)
+        board.draw(surface, v, 0)
+        fresh = draw(v, (1280, 720))
+        assert pygame.image.tobytes(surface, "RGB") == pygame.image.tobytes(fresh, "RGB"), at
+
+
+def test_text_cache_is_bounded_and_reused():
+    board = Scoreboard((1280, 720), cache_limit=64)
+    surface = pygame.Surface((1280, 720))
+    v = view_at(COUNTDOWN, 3.0)
+    board.draw(surface, v, 0)
+    renders = board.text.renders
+    board._layer_key = None
+    board.draw(surface, v, 0)
+    assert board.text.renders == renders            # the same frame again: nothing rendered anew
+    for k in range(200):
+        board.draw(surface, dict(v, theme=f"Тема {k}"), 0)
+    assert len(board.text) <= 64
+
+
+def test_render_speed_meets_the_target():
+    # benchmarks/render.py: a busy 1920x1080 frame with a running countdown; target median <= 4 ms
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "render.py"
+    spec = importlib.util.spec_from_file_location("render_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = bench.measure(quick=True)
+    assert result["render_p50_ms"] <= 4.0, result

@@ -8,6 +8,7 @@ a flash runs.  The picture itself is drawn by
 
 from __future__ import annotations
 
+import os
 import time
 
 from controller import engine
@@ -76,6 +77,10 @@ def run_window(loop, seconds: float | None = None) -> None:
                            help_overlay=loop.help)
                 pygame.display.flip()
                 loop.dirty = False
+                if os.environ.get("BUZZER_EXIT_AFTER_FIRST_FRAME") == "1":
+                    # start-up benchmark (benchmarks/run.py): command to first frame
+                    print("first frame", flush=True)
+                    loop.running = False
                 last_draw = t
                 new_title = f"buzzer-controller — {status['backend']}" + (
                     "" if status["connected"] and not status["missing"] else " (!)")

@@ -206,6 +206,7 @@ def test_paused_badge():
     main = game_layout((1920, 1080))["main"]
     corner = pygame.Rect(main.right - main.width // 3, main.y, main.width // 3, main.height // 5)
     assert share(draw(v, now=0), corner, sb.AMBER) > 0.1
+    assert share(draw(v, now=700_000_000), corner, sb.AMBER) > 0.1   # steady, not blinking
     assert share(draw(dict(v, paused=False)), corner, sb.AMBER) == 0
 
 

@@ -337,9 +337,8 @@ class Scoreboard:
             if isinstance(cd, Mapping):
                 rest = {k: x for k, x in cd.items() if k not in ("remaining_ms", "ends_at_ns")}
                 v[name] = (repr(sorted(rest.items())), countdown_text(cd), countdown_phase(cd))
-        blink = (now_ns // 500_000_000) % 2 if view.get("paused") else 0
         still = (repr(v), repr(dict(flash)) if flash else None, repr(dict(status)) if status else None,
-                 bool(help_overlay), blink, self.lang, self.size)
+                 bool(help_overlay), self.lang, self.size)
         cd = self._bar_source(view)
         return still, (round(countdown_fraction(cd) * self.size[0]), countdown_phase(cd)) if cd else None
 
@@ -382,8 +381,10 @@ class Scoreboard:
         "team": "Альфа"}``.  ``status``: the input backend's state and the
         latest host notice (``{"backend", "connected", "missing", "notice"}``).
         ``help_overlay``: show the host's keys (``keys`` replaces the ones
-        given to the constructor).  ``now_ns`` (engine time) blinks the pause
-        badge.
+        given to the constructor).  ``now_ns`` is the engine time of the
+        frame; the countdowns are read from the view (computed at that time),
+        so nothing on screen moves unless the view does: a steady screen needs
+        no redraws (the pause badge does not blink for the same reason).
 
         Everything but the countdown bar is drawn into a cached layer that is
         redrawn only when it changes (about once a second while a countdown
@@ -433,7 +434,7 @@ class Scoreboard:
             self._draw_bar(surface, lay["bar"])
             if overlay:
                 self._draw_bar_fill(surface, lay["bar"], self._bar_source(view))
-        if view.get("paused") and (now_ns // 500_000_000) % 2 == 0:
+        if view.get("paused"):
             self._draw_paused(surface, lay)
         if status:
             self._draw_status(surface, lay["hdr_status"], status)

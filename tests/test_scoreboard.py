@@ -404,3 +404,16 @@ def test_render_speed_meets_the_target():
     spec.loader.exec_module(bench)
     result = bench.measure(quick=True)
     assert result["render_p50_ms"] <= 4.0, result
+
+
+@pytest.mark.parametrize("view", [
+    {}, {"mode": "unknown"}, {"teams": [{"name": "A"}]}, {"seats": []},
+    {"seats": [{"seat": 1}], "timer": {"state": "running", "total_ms": 1000, "remaining_ms": 500}},
+    {"teams": [{"name": "A", "holder": True, "color": "not a colour"}], "countdown": {"remaining_ms": -5}},
+    {"teams": [], "question": {"presses": [{"team": "Z", "kind": "new-kind"}]}},
+    {"stage": "finished", "standings": [{"team": "A"}], "teams": [{"name": "A"}]},
+])
+def test_partial_or_odd_views_still_draw(view):
+    # a mode still being written, or a key it does not have, must never take the screen down
+    draw(view, (640, 360), flash={"kind": "new_kind"}, help_overlay=True,
+         status={"notice": {"key": "early_press", "params": {"button": "B"}}})

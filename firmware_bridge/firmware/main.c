@@ -96,6 +96,7 @@ typedef struct {
 static snapshot_t snapq[SNAPQ];
 static volatile uint8_t snap_head, snap_tail;
 static volatile uint32_t snapshots_dropped;
+static volatile uint8_t snap_overflow; /* set by the ISR when it drops one */
 
 /* Both pin-change vectors run this: read the timer first, then the ports. */
 ISR(PCINT2_vect)
@@ -110,6 +111,7 @@ ISR(PCINT2_vect)
     uint8_t n = (uint8_t)((h + 1) & (SNAPQ - 1));
     if (n == snap_tail) {
         snapshots_dropped++;
+        snap_overflow = 1;
         return;
     }
     snapq[h].tcnt = t;
@@ -136,14 +138,29 @@ static void timebase_poll(void)
     }
 }
 
-static uint64_t ticks_now(void)
+/* The main loop's clock read.  Interrupts are off only for the 16-bit
+   TCNT1 read (it shares the TEMP register with the ISR's read) and TOV1:
+   a few cycles, so a snapshot is never held up by more than that.
+   ovf_count is only written by the main loop, so it needs no lock here. */
+static inline uint32_t ticks_now_lo(uint16_t *tc_out, uint32_t *ovf_out)
 {
     cli();
     uint16_t t = TCNT1;
-    uint32_t o = ovf_count;
-    if ((TIFR1 & _BV(TOV1)) && t < 0x8000)
-        o++;
+    uint8_t tov = TIFR1 & _BV(TOV1);
     sei();
+    uint32_t o = ovf_count;
+    if (tov && t < 0x8000)
+        o++;
+    *tc_out = t;
+    *ovf_out = o;
+    return ((uint32_t)o << 16) | t;
+}
+
+static uint64_t ticks_now(void)
+{
+    uint16_t t;
+    uint32_t o;
+    ticks_now_lo(&t, &o);
     return ticks_of(o, t);
 }
 
@@ -161,10 +178,15 @@ static uint16_t ev_send_seq; /* seq of the next event to send */
 static uint8_t ev_stored;    /* how many events the ring holds (<= EVQ) */
 static uint32_t events_dropped;
 
+static uint8_t report_pending;
+static uint8_t report_reason;
+
 static void event_push(uint8_t input, uint8_t pressed, uint64_t at)
 {
     if ((uint16_t)(ev_next_seq - ev_send_seq) >= EVQ) {
-        events_dropped++; /* ring full of unsent events */
+        events_dropped++; /* ring full of unsent events: reported, not silent */
+        report_pending = 1;
+        report_reason = R_OVERFLOW;
         return;
     }
     event_t *e = &evq[ev_next_seq & (EVQ - 1)];
@@ -194,11 +216,28 @@ static inline uint8_t reached(uint32_t now_lo, uint32_t end_lo)
     return (int32_t)(now_lo - end_lo) >= 0;
 }
 
-static void settle_windows(uint32_t now_lo)
+static uint32_t next_end; /* earliest window end while in_window != 0 */
+
+static void open_window(uint8_t i, uint32_t end)
+{
+    if (!in_window || !reached(end, next_end))
+        next_end = end; /* the new window ends first */
+    until_lo[i] = end;
+    in_window |= (uint8_t)(1u << i);
+}
+
+static __attribute__((noinline)) void settle_windows_slow(uint32_t now_lo);
+
+static inline void settle_windows(uint32_t now_lo)
+{
+    /* cheap exit: the main loop calls this all the time */
+    if (in_window && reached(now_lo, next_end))
+        settle_windows_slow(now_lo);
+}
+
+static __attribute__((noinline)) void settle_windows_slow(uint32_t now_lo)
 {
     uint8_t w = in_window;
-    if (!w)
-        return;
     for (uint8_t i = 0; i < N_INPUTS; i++) {
         uint8_t bit = (uint8_t)(1u << i);
         if (!(w & bit) || !reached(now_lo, until_lo[i]))
@@ -216,9 +255,17 @@ static void settle_windows(uint32_t now_lo)
             }
         }
     }
+    /* the earliest of the windows still open */
+    uint8_t first = 1;
+    for (uint8_t i = 0; i < N_INPUTS; i++) {
+        if ((in_window & (1u << i)) && (first || !reached(until_lo[i], next_end))) {
+            next_end = until_lo[i];
+            first = 0;
+        }
+    }
 }
 
-static void process_snapshot(const snapshot_t *s)
+static __attribute__((noinline)) void process_snapshot(const snapshot_t *s)
 {
     uint64_t at = ticks_of(s->ovf, s->tcnt);
     uint32_t at_lo = (uint32_t)at;
@@ -238,35 +285,36 @@ static void process_snapshot(const snapshot_t *s)
         if ((level ^ reported) & bit) {
             reported ^= bit;
             event_push(i, (reported & bit) ? 1 : 0, at);
-            until_lo[i] = at_lo + DEBOUNCE_TICKS;
-            in_window |= bit;
+            open_window(i, at_lo + DEBOUNCE_TICKS);
         }
     }
 }
 
 /* Pop one snapshot, or settle the windows that ended if none is pending. */
-static void input_poll(void)
+static inline void input_poll(void)
 {
-    snapshot_t s;
-    cli();
+    /* single producer (the ISR writes at head), single consumer (here, at
+       tail): the slot at tail is not touched by the ISR until tail moves, so
+       no interrupt lock is needed for the copy (a lock would delay the
+       next snapshot by the ~2 us the copy takes) */
     uint8_t t = snap_tail;
     if (t != snap_head) {
-        s = snapq[t];
+        __asm__ volatile("" ::: "memory"); /* read the slot after head */
+        snapshot_t s = snapq[t];
+        __asm__ volatile("" ::: "memory"); /* ... and before freeing it */
         snap_tail = (uint8_t)((t + 1) & (SNAPQ - 1));
-        sei();
         process_snapshot(&s);
         return;
     }
-    /* queue empty: an edge that happened before 'now' is either queued (no)
-       or has its flag pending; only settle when neither is the case */
-    uint8_t pending = PCIFR & (_BV(PCIF0) | _BV(PCIF2));
-    uint16_t tc = TCNT1;
-    uint32_t o = ovf_count;
-    if ((TIFR1 & _BV(TOV1)) && tc < 0x8000)
-        o++;
-    sei();
+    /* queue empty: read the clock, then check that no edge came before
+       that moment (it would be queued or have its flag pending); only then
+       may the windows that ended by 'now' be settled */
+    uint16_t tc;
+    uint32_t o;
+    uint32_t now_lo = ticks_now_lo(&tc, &o);
+    uint8_t pending = (PCIFR & (_BV(PCIF0) | _BV(PCIF2))) || snap_head != t;
     if (!pending)
-        settle_windows((uint32_t)ticks_of(o, tc));
+        settle_windows(now_lo);
 }
 
 /* ------------------------------------------------------------------ lamps */
@@ -355,13 +403,15 @@ static uint32_t boot_id;
 static uint8_t hello_pending = 1;
 static uint8_t time_pending;
 static uint32_t time_token;
-static uint8_t report_pending;
-static uint8_t report_reason;
 static uint32_t rx_errors;
-static uint32_t rep_snap, rep_ev; /* counters as last reported */
 
-static void build_next_frame(void)
+static __attribute__((noinline)) void build_next_frame(void)
 {
+    if (snap_overflow) {
+        snap_overflow = 0;
+        report_pending = 1;
+        report_reason = R_OVERFLOW;
+    }
     uint8_t body[MAX_FRAME];
     uint8_t *p = body;
     if (hello_pending) {
@@ -388,8 +438,6 @@ static void build_next_frame(void)
         cli();
         uint32_t sd = snapshots_dropped;
         sei();
-        rep_snap = sd;
-        rep_ev = events_dropped;
         *p++ = T_REPORT;
         p = put_u16(p, ev_send_seq);
         *p++ = report_reason;
@@ -412,22 +460,17 @@ static void build_next_frame(void)
     frame_send(body, (uint8_t)(p - body));
 }
 
-static void tx_poll(void)
+/* The main loop's fast path: feed the UART, or build a frame when there is
+   something to send.  Kept small: a byte lasts only 160 cycles. */
+static inline void tx_poll(void)
 {
     if (tx_pos < tx_len) {
         if (UCSR0A & _BV(UDRE0))
             UDR0 = txbuf[tx_pos++];
         return;
     }
-    /* overflow counters changed since the last report? */
-    cli();
-    uint32_t sd = snapshots_dropped;
-    sei();
-    if (sd != rep_snap || events_dropped != rep_ev) {
-        report_pending = 1;
-        report_reason = R_OVERFLOW;
-    }
-    build_next_frame();
+    if (hello_pending | time_pending | report_pending | snap_overflow || ev_send_seq != ev_next_seq)
+        build_next_frame();
 }
 
 /* ---------------------------------------------------------------- receive */
@@ -474,7 +517,7 @@ static void handle_frame(const uint8_t *f, uint8_t len)
     }
 }
 
-static void rx_frame_done(void)
+static __attribute__((noinline)) void rx_frame_done(void)
 {
     if (rx_overlong) {
         rx_overlong = 0;
@@ -514,21 +557,25 @@ static void rx_frame_done(void)
     handle_frame(out, (uint8_t)(o - 2));
 }
 
-static void rx_poll(void)
+static __attribute__((noinline)) void rx_byte(void)
 {
-    while (UCSR0A & _BV(RXC0)) {
-        uint8_t err = UCSR0A & (_BV(FE0) | _BV(DOR0));
-        uint8_t b = UDR0;
-        if (err)
-            rx_overlong = 1; /* drop this frame */
-        if (b == 0) {
-            rx_frame_done();
-        } else if (rx_len < MAX_FRAME + 2) {
-            rxbuf[rx_len++] = b;
-        } else {
-            rx_overlong = 1;
-        }
+    uint8_t err = UCSR0A & (_BV(FE0) | _BV(DOR0));
+    uint8_t b = UDR0;
+    if (err)
+        rx_overlong = 1; /* drop this frame */
+    if (b == 0) {
+        rx_frame_done();
+    } else if (rx_len < MAX_FRAME + 2) {
+        rxbuf[rx_len++] = b;
+    } else {
+        rx_overlong = 1;
     }
+}
+
+static inline void rx_poll(void)
+{
+    if (UCSR0A & _BV(RXC0))
+        rx_byte();
 }
 
 /* ------------------------------------------------------------------ main */
@@ -571,11 +618,14 @@ int main(void)
     sei();
 
     for (;;) {
+        /* one pass is short (a byte at 1 Mbaud lasts 160 cycles): the UART
+           is served between the other jobs */
         timebase_poll();
         rx_poll();
-        input_poll();
-        rx_poll();
         tx_poll();
+        input_poll();
+        tx_poll();
+        rx_poll();
         lamps_poll();
     }
 }

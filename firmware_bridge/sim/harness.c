@@ -17,6 +17,7 @@
  *   runfor N           run N more cycles             -> "ok CYCLE"
  *   cycle              -> "cycle CYCLE"
  *   lamps              -> "lamps MASK" (bit i = lamp i's output pin is high)
+ *   peek ADDR [LEN]    -> "peek XX XX ..." data-space bytes (debugging)
  *   reset              reset the MCU (like the reset button) -> "ok CYCLE"
  *   unplug / replug    close the pty / open a new one and re-point the link
  *   quit
@@ -232,8 +233,13 @@ static uint8_t lamp_mask(void)
 
 static void restore_inputs(void)
 {
-    for (int i = 0; i < N_INPUTS; i++)
-        set_input(i, in_level[i]);
+    /* avr_reset clears the PIN registers, but the pin IRQs remember their
+       old value and ignore a raise to the same value: toggle them */
+    for (int i = 0; i < N_INPUTS; i++) {
+        int level = in_level[i];
+        set_input(i, !level);
+        set_input(i, level);
+    }
 }
 
 static int handle_command(char *line)
@@ -265,6 +271,15 @@ static int handle_command(char *line)
         fprintf(reply, "ok %llu\n", (unsigned long long)avr->cycle);
     } else if (!strcmp(cmd, "cycle")) {
         fprintf(reply, "cycle %llu\n", (unsigned long long)avr->cycle);
+    } else if (!strcmp(cmd, "peek")) {
+        /* peek ADDR [LEN]: data-space bytes (SRAM, I/O) in hex, for debugging */
+        long long len = n >= 3 ? strtoll(word, NULL, 10) : 1;
+        fprintf(reply, "peek");
+        for (long long k = 0; k < len && a + k <= avr->ramend; k++)
+            fprintf(reply, " %02x", avr->data[a + k]);
+        fprintf(reply, "\n");
+    } else if (!strcmp(cmd, "pc")) {
+        fprintf(reply, "pc %u\n", (unsigned)avr->pc);
     } else if (!strcmp(cmd, "lamps")) {
         fprintf(reply, "lamps %u\n", lamp_mask());
     } else if (!strcmp(cmd, "reset")) {

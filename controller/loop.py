@@ -41,6 +41,9 @@ resumed countdown continues from (almost) where it was."""
 
 QUIT_CONFIRM_NS = 3 * NS_PER_S
 
+QUIET_FLASHES = frozenset({"standings"})
+"""Flashes that do not replace a ruling flash still on screen."""
+
 TERMINAL_KEYS = {" ": ["space"], "\n": ["return"], "\r": ["return"], "\x7f": ["backspace"],
                  "\x08": ["backspace"], "\x1b": ["escape"], "+": ["[+]", "+"], "-": ["[-]", "-"],
                  "*": ["[*]", "*"], "/": ["[/]", "/"], ".": ["[.]", "."], "?": ["h"]}
@@ -197,6 +200,8 @@ class Loop:
                     except Exception as exc:  # a lamp must never stop the game
                         log.warning("lamp %s: %s", f.button, exc)
             elif isinstance(f, Flash):
+                if f.kind in QUIET_FLASHES and self.current_flash() is not None:
+                    continue  # keep «Верно» on screen; the standings show by themselves
                 self.flash = {"kind": f.kind, "team": f.team}
                 self.flash_until = self.clock.now() + int(self.cfg["display"]["flash_s"] * NS_PER_S)
             elif isinstance(f, Notice):

@@ -66,22 +66,22 @@ def run_window(loop, seconds: float | None = None) -> None:
                     loop.dirty = True
             # short waits keep key latency low while the queue is idle
             loop.step_once(min(0.004, loop.timeout_s(0.004)))
+            t = time.monotonic()
+            if not loop.dirty and t - last_draw < frame_s:
+                continue
+            last_draw = t
             now = loop.clock.now()
             view = engine.view(loop.state, now)
-            animating = bool((view.get("countdown") or {}).get("running") or
-                             (view.get("captain") or {}).get("running") or loop.current_flash())
-            t = time.monotonic()
-            if loop.dirty or (animating and t - last_draw >= frame_s):
-                status = loop.status()
-                board.draw(surface, view, now, flash=loop.current_flash(), status=status,
-                           help_overlay=loop.help)
+            status = loop.status()
+            flash = loop.current_flash()
+            if loop.dirty or board.needs_redraw(view, now, flash, status, loop.help):
+                board.draw(surface, view, now, flash=flash, status=status, help_overlay=loop.help)
                 pygame.display.flip()
                 loop.dirty = False
                 if os.environ.get("BUZZER_EXIT_AFTER_FIRST_FRAME") == "1":
                     # start-up benchmark (benchmarks/run.py): command to first frame
                     print("first frame", flush=True)
                     loop.running = False
-                last_draw = t
                 new_title = f"buzzer-controller — {status['backend']}" + (
                     "" if status["connected"] and not status["missing"] else " (!)")
                 if new_title != title:

@@ -501,7 +501,19 @@ def machine() -> dict:
         load = None
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
             "platform": platform.platform(), "date": datetime.datetime.now().isoformat(timespec="seconds"),
-            "loadavg_at_start": load}
+            "loadavg_at_start": load, **sleep_overshoot()}
+
+
+def sleep_overshoot(n: int = 400) -> dict:
+    """How late ``time.sleep(0.001)`` returns: the OS scheduler's noise floor,
+    which bounds every tail latency of a thread that waits for input."""
+    late = []
+    for _ in range(n):
+        t0 = time.perf_counter_ns()
+        time.sleep(0.001)
+        late.append(time.perf_counter_ns() - t0 - 1_000_000)
+    return {"sleep_1ms_overshoot_p50_us": round(percentile(late, 50) / 1000, 1),
+            "sleep_1ms_overshoot_p99_us": round(percentile(late, 99) / 1000, 1)}
 
 
 def _fmt(v, unit="") -> str:
@@ -547,6 +559,9 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
         ("serial sim p99", _fmt(r.get("serial_sim_p99_ms"), " ms"), "", ""),
         ("start-up: command to first frame", _fmt(r.get("startup_s"), " s"), "<= 2 s", _verdict(le("startup_s", 2))),
         ("start-up: to first status line (--headless)", _fmt(r.get("startup_headless_s"), " s"), "", ""),
+        ("OS wake-up lateness (sleep 1 ms) p50 / p99",
+         f"{_fmt((r.get('machine') or {}).get('sleep_1ms_overshoot_p50_us'))} / "
+         f"{_fmt((r.get('machine') or {}).get('sleep_1ms_overshoot_p99_us'), ' µs')}", "", ""),
         ("journal append + fsync p50", _fmt(r.get("journal_fsync_p50_us"), " µs"), "", ""),
         ("journal append + fsync p99", _fmt(r.get("journal_fsync_p99_us"), " µs"), "", ""),
         ("journal append, no fsync p50", _fmt(r.get("journal_nofsync_p50_us"), " µs"), "", ""),
@@ -569,6 +584,28 @@ def fairness_table(rows: list[dict]) -> list[str]:
             line += f"  {r['ours']:.2f} {r['first_delivered']:.2f} {r['poll_1ms']:.2f} {r['poll_10ms']:.2f}"
         out.append(line)
     return out
+
+
+def markdown(r: dict) -> str:
+    """The summary and the fairness sweep as Markdown tables (for docs/performance.md)."""
+    lines = ["| measure | value | target | result |", "|---|---:|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in table_rows(r)]
+    rows = r.get("fairness", [])
+    if rows:
+        jitters = sorted({x["jitter_ms"] for x in rows})
+        cell = {(x["gap_us"], x["jitter_ms"]): x for x in rows}
+        lines += ["", "Fraction of pairs won by the true first presser: ours / first-delivered / "
+                  "poll 1 ms / poll 10 ms.", "",
+                  "| gap \\ jitter | " + " | ".join(f"{j:g} ms" for j in jitters) + " |",
+                  "|---:|" + "---|" * len(jitters)]
+        for g in sorted({x["gap_us"] for x in rows}):
+            cells = []
+            for j in jitters:
+                c = cell[(g, j)]
+                cells.append(" / ".join(f"{c[m]:.2f}" for m in fairness_mod.METHODS))
+            lines.append(f"| {g / 1000:g} ms |" if g >= 1000 else f"| {g:g} µs |")
+            lines[-1] += " " + " | ".join(cells) + " |"
+    return "\n".join(lines) + "\n"
 
 
 def print_table(r: dict) -> None:
@@ -598,6 +635,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(HERE / "results.json"), help="JSON file to write")
     parser.add_argument("--only", help="comma-separated measures to run: " + ",".join(m for m, _ in MEASURES))
     parser.add_argument("--plot", help="also draw the fairness sweep to this PNG (pygame, headless)")
+    parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     results: dict[str, Any] = {"quick": args.quick, "machine": machine(),
@@ -622,10 +660,14 @@ def main(argv: list[str] | None = None) -> int:
         results["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     except OSError:
         pass
+    results["machine"].update({f"{k}_at_end": v for k, v in sleep_overshoot().items()})
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print_table(results)
     print(f"\nwritten: {args.out} ({results['elapsed_s']} s)")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(results), encoding="utf-8")
+        print(f"markdown: {args.markdown}")
     if args.plot and results.get("fairness"):
         from plot import fairness_png
         fairness_png(results["fairness"], args.plot, results.get("settle_ms", 2.0), results["machine"])

@@ -219,7 +219,7 @@ class SerialLink:
         delay = self.reconnect_min_s
         while not self._stop.is_set():
             try:
-                ser = serial.Serial(self.port, self.baud, timeout=0.02, write_timeout=0.5, exclusive=True)
+                ser = self._open()
             except (serial.SerialException, OSError, ValueError) as exc:
                 if not self._outage_logged:
                     log.warning("button box %s not available: %s", self.port, exc)
@@ -245,6 +245,18 @@ class SerialLink:
                 self._ready = False
                 self.connected_event.clear()
                 self._update(connected=False, responding=False)
+
+    def _open(self) -> serial.Serial:
+        """Open the port; DTR and RTS are set low before opening so that
+        pyserial does not pulse the Arduino's auto-reset line (Linux still
+        raises DTR for a moment at open: see docs/serial-box.md)."""
+        ser = serial.Serial(timeout=0.02, write_timeout=0.5, exclusive=True)
+        ser.port = self.port
+        ser.baudrate = self.baud
+        ser.dtr = False
+        ser.rts = False
+        ser.open()
+        return ser
 
     def _serve(self, ser: serial.Serial) -> None:
         with self._write_lock:

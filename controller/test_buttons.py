@@ -15,7 +15,7 @@ With ``GPIOZERO_PIN_FACTORY=mock`` it runs on gpiozero's mock pins, and
 
     # seconds  input       what
     0.10       A           down        # contacts close
-    0.10       A           bounce 4    # 4 more chatter edges, 0.2 ms apart
+    0.10       A           bounce 4    # 4 chatter edges, 0.2 ms apart after A's last edge
     0.30       A           up
     0.50       host:right  tap         # a host button on GPIO
 """
@@ -151,11 +151,15 @@ def _drive(backend, steps, t0: float, stop: threading.Event) -> None:
             time.sleep(0.03)
             level(pin, False)
         if what == "bounce":
+            # chatter edges 0.2 ms apart after the input's last edge, stamped
+            # exactly (real sleeps that short stretch under load)
             pressed = bool(pin.state) != active_low
-            for _ in range(count):
-                time.sleep(0.0002)
+            base = pin._last_change
+            for k in range(1, count + 1):
                 pressed = not pressed
-                level(pin, pressed)
+                pin._state = pressed != active_low
+                pin._last_change = base + k * 0.0002
+                pin._call_when_changed()
 
 
 def run(args) -> int:
@@ -210,6 +214,7 @@ def run(args) -> int:
         if steps and type(backend.factory).__name__ != "MockFactory":
             raise ConfigError("", text["script_mock"])
 
+        start_ns = clock.now()
         backend.start()
         for b, st in backend.stats().items():
             if st.pressed and not b.startswith("host:"):
@@ -217,7 +222,6 @@ def run(args) -> int:
         if keypad is not None:
             keypad.start()
         t0 = time.monotonic()
-        start_ns = clock.now()
         if steps:
             driver = threading.Thread(target=_drive, args=(backend, steps, t0, stop), daemon=True)
             driver.start()

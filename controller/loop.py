@@ -58,6 +58,14 @@ def terminal_key_names(ch: str) -> list[str]:
     return [ch.lower()]
 
 
+@dataclass(frozen=True)
+class HostKey:
+    """A host key from another thread (USB keypad, GPIO host buttons): the loop
+    thread turns it into an action exactly as it does a key in the window."""
+
+    action: str
+
+
 @dataclass
 class HostKeys:
     """Key name -> host action, from config ``[keys]``."""
@@ -123,6 +131,11 @@ class Loop:
         """Thread-safe: a host action happening now."""
         self.queue.put(Host(action, self.clock.now(), params or {}))
 
+    def host_key(self, action: str, params: dict | None = None) -> None:
+        """Thread-safe: a host *key* (keypad, GPIO host button) meaning ``action``;
+        handled like the same key in the window (pause toggles, help, quit ...)."""
+        self.queue.put(HostKey(action))
+
     # -- keys from the window or the terminal (loop thread) ------------------
     def key_down(self, names: list[str]) -> None:
         now = self.clock.now()
@@ -143,6 +156,9 @@ class Loop:
                 return
 
     def _host_key(self, action: str, now: int) -> None:
+        if action in ("_keypad_away", "_keypad_back"):
+            self._notice("keypad_away" if action == "_keypad_away" else "keypad_back")
+            return
         if action == "help":
             self.help = not self.help
             self.dirty = True
@@ -177,6 +193,9 @@ class Loop:
     # -- the engine side (loop thread) -----------------------------------
     def apply(self, event) -> list:
         """Journal the event, then step the engine and carry out its effects."""
+        if isinstance(event, HostKey):
+            self._host_key(event.action, self.clock.now())
+            return []
         if self.journal is not None:
             self.journal.append(event)
         try:
@@ -193,6 +212,9 @@ class Loop:
             if isinstance(f, Sound):
                 if self.audio is not None:
                     self.audio.play(f.name)
+                beep = getattr(self.backend, "beep", None)
+                if beep is not None:
+                    beep(f.name)
             elif isinstance(f, Lamp):
                 if self.backend is not None:
                     try:
@@ -376,6 +398,8 @@ def run_from_args(args) -> int:
     options["keys"] = keys
     backend = create_backend(cfg["buttons"], [t["button"] for t in cfg["teams"]], clock, loop.enqueue, options)
     loop.backend = backend
+    if hasattr(backend, "when_host"):
+        backend.when_host = loop.host_key  # host buttons wired to GPIO
     audio = None
     try:
         from controller.audio import Audio
@@ -410,7 +434,9 @@ def _start_keypad(cfg: dict, loop: Loop):
     except ImportError:
         return None
     try:
-        kp = Keypad(sink=loop.host, options=cfg["keypad"])
+        kp = Keypad.from_config(cfg, loop.host_key)
+        kp.when_disconnected = lambda reason: loop.enqueue(HostKey("_keypad_away"))
+        kp.when_connected = lambda name: loop.enqueue(HostKey("_keypad_back"))
         kp.start()
         return kp
     except BuzzerError as exc:

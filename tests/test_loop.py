@@ -1,0 +1,99 @@
+"""The loop: one owner of the state; effects reach lamps and speakers; host keys from any source."""
+
+from controller import config, engine
+from controller.backends.keyboard import KeyboardBackend
+from controller.clock import ManualClock
+from controller.loop import Loop, terminal_key_names
+
+MS = 1_000_000
+
+
+class Speaker:
+    def __init__(self):
+        self.played = []
+
+    def play(self, name):
+        self.played.append(name)
+
+
+def make_loop():
+    cfg = config.load()
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock, audio=Speaker())
+    loop.backend = KeyboardBackend([t["button"] for t in cfg["teams"]], clock, loop.enqueue,
+                                   {"keys": {t["button"]: t["key"] for t in cfg["teams"]}})
+    return loop, clock
+
+
+def test_a_key_press_lights_the_lamp_and_plays_the_press_sound_after_the_settle_window():
+    loop, clock = make_loop()
+    loop.key_down(["n"])
+    loop.drain()
+    clock.advance(500 * MS)
+    loop.key_down(["z"])          # team Бета's key
+    loop.drain()
+    assert loop.backend.lamps["B"] == "off" and "press" not in loop.audio.played
+    clock.advance(1 * MS)
+    loop.tick_if_due()            # 1 ms after the edge: still inside the 2 ms settle window
+    assert "press" not in loop.audio.played
+    clock.advance(2 * MS)
+    loop.tick_if_due()
+    assert loop.backend.lamps["B"] == "on"
+    assert loop.audio.played == ["press"]
+    assert loop.timeout_s(1.0) == 1.0  # nothing pending: the loop may sleep
+
+
+def test_wrong_then_right_from_the_keyboard_moves_the_scores():
+    loop, clock = make_loop()
+    for keys in (["n"], ["q"]):
+        loop.key_down(keys)
+        loop.key_up(keys)
+        loop.drain()
+        clock.advance(100 * MS)
+        loop.tick_if_due()
+    loop.key_down(["backspace"])
+    loop.drain()
+    clock.advance(100 * MS)
+    loop.key_down(["m"])
+    loop.drain()
+    clock.advance(100 * MS)
+    loop.tick_if_due()
+    loop.key_down(["return"])
+    loop.drain()
+    scores = {t["name"]: t["score"] for t in engine.view(loop.state)["teams"]}
+    assert scores == {"Альфа": -10, "Бета": 0, "Гамма": 0, "Дельта": 10}
+    assert loop.audio.played == ["press", "wrong", "press", "right"]
+    assert loop.current_flash() == {"kind": "right", "team": "Дельта"}
+
+
+def test_keypad_pause_key_toggles_and_help_stays_out_of_the_engine():
+    loop, clock = make_loop()
+    loop.host_key("question")
+    loop.host_key("reading_done")
+    loop.drain()
+    loop.drain()
+    loop.host_key("pause")
+    loop.drain()
+    loop.drain()
+    assert loop.state.paused
+    loop.host_key("pause")
+    loop.drain()
+    loop.drain()
+    assert not loop.state.paused
+    loop.host_key("help")
+    loop.drain()
+    assert loop.help is True
+
+
+def test_an_action_of_another_mode_is_a_notice_not_a_crash():
+    loop, clock = make_loop()
+    loop.host_key("start_clock")      # Брейн-ринг's «Время!» key in Эрудит-квартет
+    loop.drain()
+    assert "start_clock" in loop.notice
+
+
+def test_terminal_characters_map_to_key_names():
+    assert terminal_key_names(" ") == ["space"]
+    assert terminal_key_names("\n") == ["return"]
+    assert "[+]" in terminal_key_names("+")
+    assert terminal_key_names("Q") == ["q"]

@@ -333,6 +333,13 @@ SCHEMA: list[Section] = [
             source="seed §4.3.2"),
         Key("finalists", "int", 10, "Players who go to the final game (the top of the ranking).",
             minimum=1, source="seed §4.6"),
+        Key("tournament", "str", "", "Tournament name written into the game protocol [seed §3.3.2]."),
+        Key("stage", "str", "", "Stage of the tournament (e.g. «отборочный тур»), for the protocol."),
+        Key("game_number", "int", 1, "Game number, for the protocol.", minimum=1),
+        Key("table_number", "int", 1, "Table number, for the protocol.", minimum=1),
+        Key("final", "bool", False, "This is the final game (its points count ×final_multiplier)."),
+        Key("protocol_dir", "str", "protocols", "Where `buzzer run` saves the game protocol (JSON and "
+            "printable HTML) when the judge ends the game; `buzzer tournament` reads this folder."),
         Key("keys", "dict", _mafia_default_keys(), "The judge's keys in mafia mode: host action -> "
             "pygame key names (a seat number is typed with the digits, then the action key; Enter "
             "with no number starts the next speaker). A table given here replaces the whole map."),

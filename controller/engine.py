@@ -26,6 +26,7 @@ MODES = {
     "brain-ring": "controller.modes.brain_ring",
     "chgk": "controller.modes.chgk",
     "programme": "controller.modes.programme",
+    "mafia": "controller.modes.mafia",
 }
 """Mode name -> module implementing it."""
 
@@ -62,6 +63,11 @@ def view(state: Any, now: int | None = None) -> dict:
 
 def summary(state: Any) -> dict:
     return _module_of(state).summary(state)
+
+
+def finished(state: Any) -> bool:
+    """True once the game is over (its journal can be archived)."""
+    return getattr(state, "stage", None) == "finished" or getattr(state, "phase", None) == "ended"
 
 
 def host_actions(mode: str) -> tuple[str, ...]:

@@ -72,10 +72,17 @@ class HostKeys:
 
     actions: dict[str, str] = field(default_factory=dict)
 
+    GLOBAL = ("help", "quit", "mute", "new_game")
+    """Keys of the program itself, kept from ``[keys]`` in every mode."""
+
     @classmethod
     def from_config(cls, cfg: dict) -> "HostKeys":
         out = {}
-        for action, names in cfg["keys"].items():
+        keymap = cfg["keys"]
+        if cfg["mode"] == "mafia":
+            # the judge's own map; digits type seat numbers there
+            keymap = {**{a: cfg["keys"][a] for a in cls.GLOBAL if a in cfg["keys"]}, **cfg["mafia"]["keys"]}
+        for action, names in keymap.items():
             for n in names:
                 out[n.lower()] = action
         return cls(out)
@@ -121,6 +128,7 @@ class Loop:
         self.last_clock_record = 0
         self.on_new_game: Callable[[], None] | None = self.start_new_game
         self.dirty = True
+        self.protocol_path = None
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -205,7 +213,44 @@ class Loop:
             return []
         self._effects(fx)
         self.dirty = True
+        if self.cfg["mode"] == "mafia" and self.protocol_path is None:
+            self._save_mafia_protocol()
         return fx
+
+    def _save_mafia_protocol(self) -> None:
+        """When the judge ends a «Мафия» game, save its protocol (JSON + printable HTML)."""
+        summary = engine.summary(self.state)
+        if summary.get("winner") is None:
+            return
+        from pathlib import Path
+
+        from controller import mafia_protocol as mp
+
+        m = self.cfg["mafia"]
+        now = time.localtime()
+        try:
+            protocol = mp.from_table(summary, tournament=m["tournament"], stage=m["stage"],
+                                     game=m["game_number"], table=m["table_number"],
+                                     date=time.strftime("%Y-%m-%d", now),
+                                     ended_at=time.strftime("%Y-%m-%dT%H:%M:%S", now),
+                                     final=m["final"], settings=m)
+            folder = Path(m["protocol_dir"])
+            folder.mkdir(parents=True, exist_ok=True)
+            stem = f"game-{m['game_number']:03d}-table-{m['table_number']}"
+            self.protocol_path = mp.save(protocol, folder / f"{stem}.json")
+            (folder / f"{stem}.html").write_text(mp.render_html(protocol, self.cfg["language"], m),
+                                                 encoding="utf-8")
+            self._notice_text(f"{self.protocol_path}")
+        except BuzzerError as exc:
+            # most often the roles were not entered at the table: keep the table's record so
+            # nothing is lost; the judge completes it into a protocol (docs/mafia.md)
+            import json
+
+            folder = Path(m["protocol_dir"])
+            folder.mkdir(parents=True, exist_ok=True)
+            self.protocol_path = folder / f"game-{m['game_number']:03d}-table-{m['table_number']}.table.json"
+            self.protocol_path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+            self._notice_text(f"protocol incomplete ({exc}); table record saved to {self.protocol_path}")
 
     def _effects(self, fx: list) -> None:
         for f in fx:
@@ -447,9 +492,9 @@ def _start_keypad(cfg: dict, loop: Loop):
 def _finish(loop: Loop, jr, cfg: dict) -> None:
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
-    if still and getattr(loop.state, "stage", "") == "finished":
+    if still and engine.finished(loop.state) and cfg["mode"] not in ("mafia", "chgk"):
         print("Buttons that never changed state during the game (check their wiring): " + ", ".join(still))
-    if getattr(loop.state, "stage", "") == "finished":
+    if engine.finished(loop.state):
         jr.finish()
         jr.close()
         dest = journal_mod.archive(cfg["journal"]["dir"])

@@ -24,6 +24,17 @@ def status_line(view: dict, lang: str = "ru") -> str:
     from controller.i18n import t
 
     parts = []
+    if "seats" in view:  # «Мафия» table
+        tm = view.get("timer") or {}
+        if tm.get("seat"):
+            parts.append(f"{t('speech', lang)} · {tm['seat']}: {tm.get('remaining_ms', 0) / 1000:.0f}")
+        if view.get("entry"):
+            parts.append(f"№ {view['entry']}")
+        parts.append(" ".join(f"{st['seat']}{'✗' if st['status'] == 'removed' else ''}"
+                              f"{'·' * st['fouls']}" for st in view["seats"]))
+        if view.get("winner"):
+            parts.append(str(view["winner"]))
+        return " | ".join(parts)
     q = view.get("question")
     if view.get("stage") == "finished":
         parts.append(t("game_over", lang))

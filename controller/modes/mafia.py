@@ -86,13 +86,17 @@ def _number(key: str, value: Any, *, minimum: float | None = None, strict: bool 
     return int(value) if integer else value
 
 
+SHELL_KEYS = frozenset({"tournament", "stage", "game_number", "table_number", "final", "protocol_dir"})
+"""``[mafia]`` keys the shell uses for the protocol; the table engine ignores them."""
+
+
 def validate_settings(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     """Return the complete, checked ``[mafia]`` settings.
 
     Missing keys take their :data:`DEFAULTS`; an unknown key or a bad value
     raises :class:`~controller.errors.ConfigError` naming ``mafia.<key>``.
     """
-    raw = dict(raw or {})
+    raw = {k: v for k, v in dict(raw or {}).items() if k not in SHELL_KEYS}
     unknown = sorted(set(raw) - set(DEFAULTS))
     if unknown:
         raise ConfigError(f"mafia.{unknown[0]}", f"unknown key; known keys: {', '.join(DEFAULTS)}")

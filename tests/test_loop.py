@@ -97,3 +97,28 @@ def test_terminal_characters_map_to_key_names():
     assert terminal_key_names("\n") == ["return"]
     assert "[+]" in terminal_key_names("+")
     assert terminal_key_names("Q") == ["q"]
+
+
+def test_a_mafia_game_ended_by_the_judge_saves_its_protocol(tmp_path):
+    from controller import mafia_protocol
+    from controller.events import Host
+
+    names = ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор", "Жанна", "Захар", "Ира", "Кирилл"]
+    roles = ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
+    cfg = config.build({"mode": "mafia", "mafia": {"players": names, "tournament": "Кубок",
+                                                   "protocol_dir": str(tmp_path), "game_number": 7}})
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock)
+    for seat, role in enumerate(roles, start=1):
+        loop.apply(Host("role", clock.now(), {"seat": seat, "role": role}))
+    for key in (["4"], ["f"], ["4"], ["f"]):       # seat 4: two fouls from the keypad map
+        loop.key_down(key)
+        loop.drain()
+    loop.key_down(["t"])                            # town wins
+    loop.drain()
+    saved = tmp_path / "game-007-table-1.json"
+    assert loop.protocol_path == saved and saved.exists()
+    protocol = mafia_protocol.load(saved)
+    assert protocol.winner == "town" and protocol.tournament == "Кубок"
+    assert [p.fouls for p in protocol.players if p.seat == 4] == [2]
+    assert "Кубок" in (tmp_path / "game-007-table-1.html").read_text(encoding="utf-8")

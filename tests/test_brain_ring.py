@@ -404,3 +404,35 @@ def test_the_example_script_runs(capsys):
     example = Path(__file__).resolve().parent.parent / "examples" / "brain-ring.jsonl"
     assert main(["simulate", str(example)]) == 0
     assert json.loads(capsys.readouterr().out)["mode"] == "brain-ring"
+
+
+# ---------------------------------------------------------------- replay property
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+ACTIONS = ["question", "start_clock", "right", "wrong", "withdraw", "pause", "next_fight"]
+_events = st.lists(st.tuples(st.integers(0, 8_000), st.sampled_from(ACTIONS + ["B1", "B2", "B3"] * 3),
+                             st.integers(0, 3)), max_size=40)
+
+
+def _play(events, with_ticks):
+    g = Game(teams=3, seed=9, **{"brain_ring.start_delay": True, "brain_ring.after_wrong": "max"})
+    t = 0
+    for dt_ms, what, delay_ms in events:
+        t += dt_ms * 1_000_000
+        if with_ticks:
+            while (due := engine.wakeup(g.state)) is not None and due <= t:
+                g._step(Tick(due))
+        if what.startswith("B"):
+            g._step(Press(what, t, t + delay_ms * 1_000_000))
+        else:
+            g._step(Host(what, t + delay_ms * 1_000_000, {}))
+    g._step(Tick(t + 100 * S))
+    return engine.summary(g.state), engine.view(g.state)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_events)
+def test_ticks_carry_no_information(events):
+    """A game replayed without its ticks, then ticked once at the end, is the same game."""
+    assert _play(events, True) == _play(events, False)

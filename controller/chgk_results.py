@@ -25,7 +25,7 @@ from controller.errors import BuzzerError
 from controller.events import Host
 
 TRUE_WORDS = {"1", "+", "true", "yes", "y", "да", "д", "верно", "right", "v", "✓"}
-FALSE_WORDS = {"0", "-", "−", "false", "no", "n", "нет", "н", "неверно", "wrong", "x", ""}
+FALSE_WORDS = {"0", "-", "−", "false", "no", "n", "нет", "н", "неверно", "wrong"}
 _TOUR_Q = re.compile(r"(\d+)\.(\d+)")
 
 
@@ -51,7 +51,7 @@ def parse_result(value: Any) -> bool:
         word = value.strip().lower()
         if word in TRUE_WORDS:
             return True
-        if word in FALSE_WORDS and word:
+        if word in FALSE_WORDS:
             return False
     raise ValueError(f"unknown result {value!r} (use 1/0, +/-, да/нет, true/false)")
 

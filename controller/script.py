@@ -245,7 +245,8 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
 
 
 def log_json(entry: Log) -> dict:
-    return {"t": round(entry.at / 1e9, 9), "kind": entry.kind, **entry.data}
+    """One log entry as JSON; ``kind`` is always the entry's own kind."""
+    return {"t": round(entry.at / 1e9, 9), **entry.data, "kind": entry.kind}
 
 
 def result(r: Run) -> dict:

@@ -105,7 +105,7 @@ def holder(state):
 
 
 def kinds(logs):
-    return {e.data["button"]: e.data["kind"] for e in logs if e.kind == "press"}
+    return {e.data["button"]: e.data["press_kind"] for e in logs if e.kind == "press"}
 
 
 def final_kinds(state):

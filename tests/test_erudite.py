@@ -99,7 +99,7 @@ class Table:
                 if isinstance(e, Log) and e.kind == kind]
 
     def press_kinds(self, effects=None):
-        return [(d["button"], d["kind"]) for d in self.logs("press", effects)]
+        return [(d["button"], d["press_kind"]) for d in self.logs("press", effects)]
 
     def notices(self, effects=None):
         return [e.key for e in (self.effects if effects is None else effects) if isinstance(e, Notice)]

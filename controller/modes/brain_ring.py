@@ -262,7 +262,7 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = PENDING
     name = s.teams[team].name
     if q is None or not q.open:
-        b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9, kind=kind)
+        b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9, press_kind=kind)
         return s
     q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind),))
     if kind == PENDING:
@@ -271,7 +271,7 @@ def _press(s: State, p: Press, fx: list) -> State:
         q = replace(q, out=q.out | {team})
     s = replace(s, question=q)
     b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9,
-          delivered=p.delivered / 1e9, kind=kind, wave=q.wave)
+          delivered=p.delivered / 1e9, press_kind=kind, wave=q.wave)
     if kind == FALSE_START:
         fx += [Sound("false_start"), Flash("false_start", name), Lamp(p.button, "blink")]
         b.log(fx, p.delivered, "false_start", team=name, question=q.number)

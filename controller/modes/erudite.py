@@ -245,7 +245,7 @@ def _start_think(s: State, q: Question, now: int, fx: list) -> Question:
     cd = cdn.start("think", s.rules.think, now, s.rules.warn_marks)
     if s.paused:
         cd = cdn.pause(cd, now)
-    _log(fx, now, "countdown_start", kind="think", seconds=s.rules.think / 1e9)
+    _log(fx, now, "countdown_start", countdown="think", seconds=s.rules.think / 1e9)
     return replace(q, countdown=cd)
 
 
@@ -445,7 +445,7 @@ def _press(s: State, p: Press, fx: list) -> State:
         q = replace(q, arbiter=arb.offer(q.arbiter, p))
     s = replace(s, question=q)
     _log(fx, p.delivered, "press", button=p.button, team=s.teams[team].name, at=p.at / 1e9,
-         delivered=p.delivered / 1e9, kind=kind, wave=wave)
+         delivered=p.delivered / 1e9, press_kind=kind, wave=wave)
     if kind == EARLY:
         fx.append(Notice("early_press", {"button": p.button, "team": s.teams[team].name}))
         if s.rules.early_block:

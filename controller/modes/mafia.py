@@ -335,11 +335,11 @@ def _advance(state: MafiaState, now: int) -> tuple[MafiaState, list[Effect]]:
         state = replace(state, timer=replace(t, state="done", remaining_ns=0, warned=True))
         effects += [Sound("time_up"),
                     Log(t.deadline, "mafia.speech_end",
-                        {"seat": t.seat, "kind": t.kind, "reason": "time_up", "used_ms": t.total_ns // NS_PER_MS})]
+                        {"seat": t.seat, "speech": t.kind, "reason": "time_up", "used_ms": t.total_ns // NS_PER_MS})]
     elif not t.warned and state.settings.warn_ns > 0 and now >= t.deadline - state.settings.warn_ns:
         state = replace(state, timer=replace(t, warned=True))
         effects += [Sound("warning"), Log(t.deadline - state.settings.warn_ns, "mafia.warning",
-                                          {"seat": t.seat, "kind": t.kind})]
+                                          {"seat": t.seat, "speech": t.kind})]
     return state, effects
 
 
@@ -410,7 +410,7 @@ def _end_speech(state: MafiaState, reason: str) -> tuple[MafiaState, list[Effect
     remaining = t.remaining(state.now)
     state = replace(state, timer=replace(t, state="stopped", remaining_ns=remaining))
     return state, [Log(state.now, "mafia.speech_end",
-                       {"seat": t.seat, "kind": t.kind, "reason": reason,
+                       {"seat": t.seat, "speech": t.kind, "reason": reason,
                         "used_ms": (t.total_ns - remaining) // NS_PER_MS})]
 
 
@@ -428,7 +428,7 @@ def _start_speech(state: MafiaState, seat: int, kind: str, action: str,
         state = replace(state, cursor=seat, spoken=state.spoken | {seat})
     state = replace(state, timer=timer, speeches=speech_id, undo=undo)
     effects.append(Log(state.now, "mafia.speech_start",
-                       {"seat": seat, "kind": kind, "total_ms": total // NS_PER_MS, "day": state.day}))
+                       {"seat": seat, "speech": kind, "total_ms": total // NS_PER_MS, "day": state.day}))
     return state, effects
 
 
@@ -633,7 +633,7 @@ def _undo(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
     if entry.speech_id is not None and new.timer.speech_id == entry.speech_id:
         # The speech this action started is cancelled, not resumed or counted.
         t = new.timer
-        effects.append(Log(new.now, "mafia.speech_end", {"seat": t.seat, "kind": t.kind, "reason": "undone",
+        effects.append(Log(new.now, "mafia.speech_end", {"seat": t.seat, "speech": t.kind, "reason": "undone",
                                                          "used_ms": (t.total_ns - t.remaining(new.now)) // NS_PER_MS}))
         new = replace(new, timer=Timer())
     data = {"undone": entry.action}
@@ -672,7 +672,7 @@ def _kind(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
     """Cycle the kind of speech ``start`` gives a typed seat."""
     kind = SPEECH_KINDS[(SPEECH_KINDS.index(state.pending_kind) + 1) % len(SPEECH_KINDS)]
     state = replace(state, pending_kind=kind)
-    return state, [Notice("mafia.kind", {"kind": kind}), Log(state.now, "mafia.kind", {"kind": kind})]
+    return state, [Notice("mafia.kind", {"kind": kind}), Log(state.now, "mafia.kind", {"speech": kind})]
 
 
 def _start(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:

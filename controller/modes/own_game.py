@@ -212,7 +212,7 @@ def _press(s: State, p: Press, fx: list) -> State:
     s = replace(s, question=q)
     name = s.teams[team].name
     b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9,
-          delivered=p.delivered / 1e9, kind=kind, wave=q.wave)
+          delivered=p.delivered / 1e9, press_kind=kind, wave=q.wave)
     if kind == EARLY and s.rules.early_block:
         # every early press restarts the block, from its own edge time
         s = replace(s, block_until=b.set_at(s.block_until, team, p.at + s.rules.early_block))

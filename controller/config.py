@@ -120,6 +120,14 @@ def check_value(key: Key, value: Any, path: str) -> Any:
 # --------------------------------------------------------------------------
 # the schema
 
+def _action_keys(value):
+    """A map host action -> list of key names (``[chgk] keys``)."""
+    for action, names in value.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            return f"{action}: expected a list of key names"
+    return None
+
+
 def _positive(v):
     return None if v > 0 else f"must be > 0, got {_show(v)}"
 
@@ -401,6 +409,16 @@ SCHEMA += [
             source="practice"),
         Key("prize_places", "int", 3, "Places settled by a shoot-out when teams tie; ties below share "
             "places (\"4–6\").", minimum=1, source="seed §3.4–3.5"),
+        Key("results_csv", "str", "results.csv", "CSV file (team,question,result) the host's "
+            "import_results key reads into the game (e.g. the jury's sheet)."),
+        Key("keys", "dict", {"mark_right": ["[+]", "="], "mark_wrong": ["[-]", "-"],
+                             "clear": ["backspace", "delete"], "question": ["n"],
+                             "start_clock": ["space", "[0]", "t"], "blitz": ["b"],
+                             "shootout": ["o"], "import_results": ["i"],
+                             **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(1, 10)},
+                             "digit_0": ["0"]},
+            "The host's keys in ЧГК on top of [keys]: type a team's number, then mark_right or "
+            "mark_wrong for the current question.", check=_action_keys),
     )),
     Section("programme", "A programme of rounds, each its own game, with running totals (teams "
             "matched by name).", (
@@ -519,7 +537,7 @@ def _team_checks(teams: Any, mode: str, limits: Mapping[str, Any]) -> list[dict]
         button = t.get("button", chr(ord("A") + i) if i < 26 else str(i + 1))
         if not isinstance(button, str) or not button:
             raise ConfigError(f"{path}.button", "expected a non-empty string")
-        key = t.get("key", "")
+        key = t.get("key", DEFAULT_KEYS[i] if i < len(DEFAULT_KEYS) else "")
         if not isinstance(key, str):
             raise ConfigError(f"{path}.key", "expected a key name string")
         color = t.get("color", DEFAULT_COLORS[i % len(DEFAULT_COLORS)])
@@ -546,6 +564,10 @@ def _team_checks(teams: Any, mode: str, limits: Mapping[str, Any]) -> list[dict]
 DEFAULT_COLORS = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#8e24aa", "#fb8c00",
                   "#00acc1", "#d81b60", "#6d4c41", "#7cb342", "#3949ab", "#c0ca33",
                   "#546e7a", "#f4511e", "#00897b", "#5e35b1"]
+
+DEFAULT_KEYS = ["q", "z", "p", "m", "a", "l", "w", "o", "e", "k", "d", "j", "y", "g", "f", "b"]
+"""Keyboard keys of the simulated buttons, by team order, when [[teams]] gives none:
+spread over the keyboard so that four players can share one laptop."""
 
 DEFAULT_TEAMS = [
     {"name": "Альфа", "button": "A", "key": "q"},
@@ -757,7 +779,7 @@ def docs_markdown() -> str:
             "| key | type | default | meaning |", "|---|---|---|---|",
             "| `name` | str | required | Shown on the screen. |",
             "| `button` | str | A, B, C … | The button id that backends and scripts use. |",
-            "| `key` | str | \"\" | Keyboard key of the simulated button (pygame key name). |",
+            "| `key` | str | q, z, p, m, a, l … by team order | Keyboard key of the simulated button (pygame key name; \"\" for none). |",
             "| `color` | str | a palette colour | `#rrggbb` colour on the screen. |",
             "| `players` | int | 4 | Players in the team; fewer than the rounds of a fight means "
             "the captain skips rounds (seed §4.1). |", ""]

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from controller.errors import JournalError
+from controller.errors import GameError, JournalError
 from controller.events import Host, Press, Release, Tick
 
 log = logging.getLogger(__name__)
@@ -254,6 +254,9 @@ def replay(contents: Contents):
     state = engine.new_game(cfg, seed)
     last = 0
     for ev in contents.events:
-        state, _ = engine.step(state, ev)
+        try:
+            state, _ = engine.step(state, ev)
+        except GameError:
+            pass  # refused live too (the loop showed it as a notice); the state did not change
         last = max(last, ev.now)
     return state, cfg, seed, last

@@ -85,6 +85,10 @@ class HostKeys:
         for action, names in keymap.items():
             for n in names:
                 out[n.lower()] = action
+        if cfg["mode"] == "chgk":
+            for action, names in cfg["chgk"]["keys"].items():  # team numbers and results on top
+                for n in names:
+                    out[n.lower()] = action
         return cls(out)
 
     def action(self, names: list[str]) -> str | None:
@@ -191,9 +195,12 @@ class Loop:
                 self.new_game_armed = now
                 self._notice("confirm_new_game")
             return
+        if action == "import_results":
+            self._import_results(now)
+            return
         if action == "pause":
             action = "resume" if getattr(self.state, "paused", False) else "pause"
-        if action not in engine.host_actions(self.cfg["mode"]):
+        if self.cfg["mode"] != "programme" and action not in engine.host_actions(self.cfg["mode"]):
             self._notice("not_in_this_mode", action=action)
             return
         self.queue.put(Host(action, now, {}))
@@ -275,6 +282,19 @@ class Loop:
                 self._notice(f.key, **dict(f.params))
             elif isinstance(f, Log):
                 log.debug("%s %s", f.kind, f.data)
+
+    def _import_results(self, now: int) -> None:
+        """ЧГК: read the jury's CSV (``[chgk] results_csv``) into the game as one journaled event."""
+        from controller import chgk_results
+
+        path = self.cfg["chgk"]["results_csv"]
+        try:
+            rows = chgk_results.load(path, teams=[t["name"] for t in self.cfg["teams"]])
+        except BuzzerError as exc:
+            self._notice_text(str(exc))
+            return
+        self.queue.put(chgk_results.to_host(rows, now))
+        self._notice_text(f"{path}: {len(rows)}")
 
     def _notice(self, key: str, **params) -> None:
         try:

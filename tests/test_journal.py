@@ -175,3 +175,14 @@ def test_new_game_key_twice_archives_and_starts_fresh(tmp_path):
     old = journal.read(archived[0])
     assert [e.action for e in old.events if hasattr(e, "action")] == ["question", "right"]
     assert journal.read(journal.current_path(tmp_path)).events == []
+
+
+def test_a_refused_action_in_the_journal_does_not_stop_recovery(tmp_path):
+    jr, cfg = new_journal(tmp_path)
+    events = [Host("question", 1_000), Host("no_such_action", 2_000), Press("A", 3_000, 3_000),
+              Tick(10_000_000)]
+    for ev in events:
+        jr.append(ev)
+    jr.close()
+    state, _, _, _ = journal.replay(journal.read(journal.current_path(tmp_path)))
+    assert engine.view(state)["teams"][0]["holder"] is True

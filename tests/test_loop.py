@@ -122,3 +122,22 @@ def test_a_mafia_game_ended_by_the_judge_saves_its_protocol(tmp_path):
     assert protocol.winner == "town" and protocol.tournament == "Кубок"
     assert [p.fouls for p in protocol.players if p.seat == 4] == [2]
     assert "Кубок" in (tmp_path / "game-007-table-1.html").read_text(encoding="utf-8")
+
+
+def test_chgk_host_types_team_numbers_and_imports_the_jury_csv(tmp_path):
+    teams = [{"name": n} for n in ("Альфа", "Бета", "Гамма")]
+    csv = tmp_path / "jury.csv"
+    csv.write_text("team,question,result\nГамма,1,1\nАльфа,1,0\n", encoding="utf-8")
+    cfg = config.build({"mode": "chgk", "teams": teams, "chgk": {"results_csv": str(csv)}})
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock)
+    for key in (["n"], ["space"], ["2"], ["[+]"], ["i"]):
+        loop.key_down(key)
+        loop.drain()
+        loop.drain()
+    rows = {r["team"]: r for r in engine.view(loop.state)["standings"]}
+    assert rows["Бета"]["right"] == 1 and rows["Гамма"]["right"] == 1 and rows["Альфа"]["right"] == 0
+    loop.key_down(["9"])
+    loop.key_down(["[+]"])
+    loop.drain()
+    assert "9" in loop.notice  # no team 9: refused, told to the host

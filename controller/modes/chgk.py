@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from controller import countdown as cdn
 from controller.chgk_results import parse_result
-from controller.effects import Flash, Sound
+from controller.effects import Flash, Notice, Sound
 from controller.errors import GameError
 from controller.events import Host, Press, Release, Tick, seconds_to_ns
 from controller.modes import buttons as b
@@ -72,6 +72,7 @@ class State:
     appeals: tuple[dict, ...] = ()
     blitz: bool = False
     paused: bool = False
+    entry: str = ""                      # a team number being typed on the keypad
 
 
 def initial(config: dict, seed: int) -> State:
@@ -378,7 +379,44 @@ def _h_end_game(s: State, h: Host, fx: list) -> State:
     return replace(s, stage="finished", countdown=None, phase="done" if s.current else "idle")
 
 
+def _h_digit(s: State, h: Host, fx: list) -> State:
+    """One digit of a team number typed on the keypad (the last three are kept)."""
+    d = str(h.params.get("digit", ""))
+    if len(d) != 1 or not d.isdigit():
+        raise GameError(f"\"digit\" needs one digit, got {h.params.get('digit')!r}")
+    return replace(s, entry=(s.entry + d)[-3:])
+
+
+def _digit_action(d: int):
+    return lambda s, h, fx: _h_digit(s, replace(h, params={"digit": str(d)}), fx)
+
+
+def _h_clear(s: State, h: Host, fx: list) -> State:
+    return replace(s, entry="")
+
+
+def _mark(value: bool):
+    def mark(s: State, h: Host, fx: list) -> State:
+        """The typed team (1-based number) answered the current question right / wrong."""
+        n = int(s.entry) if s.entry else 0
+        s = replace(s, entry="")
+        if not 1 <= n <= len(s.teams):
+            fx.append(Notice("chgk.no_such_team", {"number": n}))
+            b.log(fx, h.at, "refused", reason="chgk.no_such_team", number=n)
+            return s
+        if s.current is None:
+            fx.append(Notice("no_question", {}))
+            return s
+        s = _set_result(s, s.current, n - 1, value, h.at, fx)
+        return _after_results(s, {s.current}, h.at, fx)
+    return mark
+
+
 HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
+    **{f"digit_{d}": _digit_action(d) for d in range(10)},
+    "clear": _h_clear,
+    "mark_right": _mark(True),
+    "mark_wrong": _mark(False),
     "question": _h_question,
     "start_clock": _h_start_clock,
     "blitz": _h_blitz,
@@ -443,7 +481,7 @@ def view(s: State, now: int | None = None) -> dict:
         "mode": MODE, "stage": s.stage, "paused": s.paused,
         "tour": None if s.current is None or s.current[0] == SHOOTOUT else (s.current[1] - 1) // s.rules.per_tour + 1,
         "tours": s.rules.tours, "questions_per_tour": s.rules.per_tour,
-        "teams": teams, "question": question, "phase": s.phase,
+        "teams": teams, "question": question, "phase": s.phase, "entry": s.entry,
         "countdown": b.countdown_view(s.countdown, now),
         "standings": standings(s),
         "shootout": {"needed": bool(tied), "teams": [s.teams[i].name for i in (s.shootout_teams or tied)],

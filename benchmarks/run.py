@@ -202,8 +202,8 @@ def storm_step(rate: float, seconds: float, seed: int = 7, journal_dir: str | No
     latencies: list[int] = []
 
     class TimedLoop(Loop):
-        def apply(self, event):
-            fx = super().apply(event)
+        def apply(self, event, journaled=False):
+            fx = super().apply(event, journaled)
             if isinstance(event, (Press, Release)):
                 latencies.append(self.clock.now() - event.at)
             return fx

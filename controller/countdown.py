@@ -8,7 +8,9 @@ argument.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+from controller.values import replace
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,8 +38,16 @@ def mode_module(name: str) -> ModuleType:
         raise GameError(f"mode {name!r} is not available; available: {', '.join(MODES)}") from None
 
 
+_MODULE_OF: dict[type, ModuleType] = {}
+
+
 def _module_of(state: Any) -> ModuleType:
-    return importlib.import_module(type(state).__module__)
+    cls = type(state)
+    try:
+        return _MODULE_OF[cls]
+    except KeyError:
+        module = _MODULE_OF[cls] = importlib.import_module(cls.__module__)
+        return module
 
 
 def new_game(config: dict, seed: int) -> Any:

@@ -195,15 +195,17 @@ class Journal:
 
     def append_many(self, events: Iterable[Any]) -> None:
         """Group commit: write several events, then one fsync."""
-        data = b"".join(_line(encode_event(e)) for e in events)
-        if not data:
+        lines = [_line(encode_event(e)) for e in events]
+        if not lines:
             return
+        data = b"".join(lines)
         try:
             os.write(self._fd, data)
             if self.fsync:
                 os.fsync(self._fd)
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot write journal: {exc.strerror}") from None
+        self.records += len(lines)
 
     def finish(self) -> None:
         """Mark the game as finished (a restart will not offer to resume it)."""

@@ -206,12 +206,13 @@ class Loop:
         self.queue.put(Host(action, now, {}))
 
     # -- the engine side (loop thread) -----------------------------------
-    def apply(self, event) -> list:
-        """Journal the event, then step the engine and carry out its effects."""
+    def apply(self, event, journaled: bool = False) -> list:
+        """Journal the event (unless the caller already did), then step the engine
+        and carry out its effects."""
         if isinstance(event, HostKey):
             self._host_key(event.action, self.clock.now())
             return []
-        if self.journal is not None:
+        if self.journal is not None and not journaled:
             self.journal.append(event)
         try:
             self.state, fx = engine.step(self.state, event)
@@ -341,13 +342,25 @@ class Loop:
             self.last_clock_record = now
             self.apply(Tick(now))
 
-    def drain(self) -> None:
+    def drain(self, first=None) -> None:
+        """Apply everything queued.  Group commit: the events taken together are
+        written to the journal with one fsync, then applied one by one -- each is
+        still on disk before any of its effects (a burst of presses pays one fsync,
+        not one each)."""
         while True:
-            try:
-                ev = self.queue.get_nowait()
-            except queue.Empty:
+            batch = [] if first is None else [first]
+            first = None
+            while True:
+                try:
+                    batch.append(self.queue.get_nowait())
+                except queue.Empty:
+                    break
+            if not batch:
                 return
-            self.apply(ev)
+            if self.journal is not None:
+                self.journal.append_many(ev for ev in batch if not isinstance(ev, HostKey))
+            for ev in batch:
+                self.apply(ev, journaled=True)
 
     def timeout_s(self, max_wait_s: float) -> float:
         due = engine.wakeup(self.state)
@@ -370,10 +383,9 @@ class Loop:
         """Wait for input or the next deadline (at most ``max_wait_s``), then process."""
         try:
             ev = self.queue.get(timeout=self.timeout_s(max_wait_s))
-            self.apply(ev)
         except queue.Empty:
-            pass
-        self.drain()
+            ev = None
+        self.drain(ev)
         self.tick_if_due()
 
 

@@ -29,7 +29,7 @@ Rules in short (the numbers come from config):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from controller import arbiter as arb
@@ -37,6 +37,7 @@ from controller import countdown as cdn
 from controller.effects import Flash, Lamp, Log, Notice, Sound
 from controller.errors import GameError
 from controller.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
+from controller.values import replace
 
 MODE = "erudite"
 
@@ -339,7 +340,7 @@ def _advance(s: State, now: int, fx: list) -> State:
             s = replace(s, block_until=_set(s.block_until, i, 0))
             fx.append(Lamp(s.teams[i].button, "off"))
             _log(fx, t, "unblock", team=s.teams[i].name)
-    return replace(s, now=max(s.now, now))
+    return s if s.now >= now else replace(s, now=now)
 
 
 def _decide(s: State, t: int, fx: list) -> State:

@@ -221,6 +221,9 @@ class Loop:
             return []
         self._effects(fx)
         self.dirty = True
+        if isinstance(event, Host) and event.action.startswith("digit"):
+            # a seat / team number being typed: echo it to the host
+            self._notice_text(f"№ {getattr(self.state, 'entry', '')}")
         if self.cfg["mode"] == "mafia" and self.protocol_path is None:
             self._save_mafia_protocol()
         return fx

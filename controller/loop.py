@@ -18,7 +18,6 @@ import logging
 import os
 import queue
 import secrets
-import select
 import sys
 import time
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from controller.backends import create_backend
 from controller.clock import EngineClock
 from controller.effects import Flash, Lamp, Log, Notice, Sound
 from controller.errors import BuzzerError, GameError
-from controller.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick
+from controller.events import NS_PER_MS, NS_PER_S, Host, Tick
 
 log = logging.getLogger(__name__)
 

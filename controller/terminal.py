@@ -16,7 +16,7 @@ import time
 import tty
 
 from controller import engine
-from controller.events import NS_PER_S
+
 
 
 def status_line(view: dict, lang: str = "ru") -> str:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from controller import config as config_mod
 from controller.clock import EngineClock
-from controller.errors import BackendError, ConfigError
+from controller.errors import ConfigError
 from controller.events import NS_PER_MS, Press, Release
 
 TEXT = {

@@ -12,7 +12,7 @@ import os
 import time
 
 from controller import engine
-from controller.events import NS_PER_S
+
 
 
 def _open_window(cfg: dict):

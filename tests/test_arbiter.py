@@ -16,7 +16,7 @@ from controller import arbiter as arb
 from controller import config
 from controller import script as script_mod
 from controller.effects import Log
-from controller.events import NS_PER_MS, NS_PER_US, Host, Press, Release, Tick, seconds_to_ns
+from controller.events import NS_PER_MS, NS_PER_US, Host, Press, Release, Tick
 from controller.modes import erudite
 
 MS = NS_PER_MS

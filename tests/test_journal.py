@@ -1,6 +1,5 @@
 """The journal: durable records, torn tails dropped, archive never deletes, replay is exact."""
 
-import json
 import os
 import signal
 import subprocess

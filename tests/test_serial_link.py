@@ -97,7 +97,7 @@ def test_unplug_replug_100_times_no_press_lost_or_duplicated(box, link_to):
         assert until(lambda: link.status().connects >= cycle + 2 and link.connected_event.is_set(), 1.0), \
             f"cycle {cycle}: no reconnect within 1 s"
         assert time.monotonic() - t0 < 1.0
-    events = got.wait_for(200, timeout=5)
+    got.wait_for(200, timeout=5)
     time.sleep(0.05)
     presses = [(e.input, e.ticks) for e in got.events if e.pressed]
     assert presses == expected                      # none lost, none twice, in order

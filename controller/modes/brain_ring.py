@@ -37,7 +37,7 @@ from controller import config as config_mod
 from controller import countdown as cdn
 from controller.effects import Flash, Lamp, Notice, Sound
 from controller.errors import GameError
-from controller.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
+from controller.events import NS_PER_MS, Host, Press, seconds_to_ns
 from controller.modes import buttons as b
 from controller.modes.buttons import (DISABLED, EARLY, FALSE_START, LATE, LOCKED, LOCKOUT, OUT, PENDING,
                                       Answer, Player, PressRecord)
@@ -471,18 +471,9 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 
 
 def step(s: State, event) -> tuple[State, list]:
-    fx: list = []
-    if isinstance(event, Host) and event.action not in HOST_ACTIONS:
-        raise GameError(f"unknown host action {event.action!r} in Брейн-ринг; known: {', '.join(HOST_ACTIONS)}")
-    s = _advance(s, max(s.now, event.now), fx)
-    if isinstance(event, Press):
-        s = _press(s, event, fx)
-    elif isinstance(event, Host):
-        ev = event if event.at >= s.now else replace(event, at=s.now)
-        s = HOST_ACTIONS[event.action](s, ev, fx)
-    elif not isinstance(event, (Tick, Release)):
-        raise GameError(f"not an event: {event!r}")
-    return s, fx
+    """Apply one event; return the new state and the effects to carry out."""
+    return b.dispatch(s, event, actions=HOST_ACTIONS, advance=_advance, mode_name="Брейн-ринг",
+                      on_press=_press)
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from controller import arbiter as arb
 from controller import countdown as cdn
 from controller.effects import Log, Notice
 from controller.errors import GameError
-from controller.events import NS_PER_MS, Press
+from controller.events import NS_PER_MS, Host, Press, Release, Tick
 
 # Kinds of press records (what happened to a press), shared with Эрудит-квартет's names:
 ANSWER = "answer"            # took the answer right
@@ -165,3 +165,33 @@ def ranked(players: Sequence[Player], key) -> list[tuple[int, int]]:
         place = out[-1][0] if pos and key(order[pos - 1]) == key(i) else pos + 1
         out.append((place, i))
     return out
+
+
+def dispatch(s: Any, event: Any, *, actions: Mapping[str, Any], advance: Any, mode_name: str,
+             on_press: Any = None, on_release: Any = None) -> tuple[Any, list]:
+    """The common shape of every mode's ``step``.
+
+    Refuse an unknown host action (a :class:`GameError` naming the mode and
+    its actions), fire the deadlines up to the event's time with
+    ``advance(state, now, fx)``, then hand the event to ``on_press`` /
+    ``on_release`` / the host action.  A host action stamped before the
+    state's clock (possible after a late delivery) is applied at the state's
+    time.
+    """
+    if isinstance(event, Host) and event.action not in actions:
+        raise GameError(f"unknown host action {event.action!r} in {mode_name}; known: {', '.join(actions)}")
+    if not isinstance(event, (Press, Release, Host, Tick)):
+        raise GameError(f"not an event: {event!r}")
+    fx: list = []
+    s = advance(s, max(s.now, event.now), fx)
+    if isinstance(event, Press):
+        if on_press is not None:
+            s = on_press(s, event, fx)
+    elif isinstance(event, Release):
+        if on_release is not None:
+            s = on_release(s, event, fx)
+    elif isinstance(event, Host):
+        ev = event if event.at >= s.now else replace(event, at=s.now)
+        s = actions[event.action](s, ev, fx)
+    return s, fx
+

@@ -31,7 +31,7 @@ from controller import countdown as cdn
 from controller.chgk_results import parse_result
 from controller.effects import Flash, Notice, Sound
 from controller.errors import GameError
-from controller.events import Host, Press, Release, Tick, seconds_to_ns
+from controller.events import Host, seconds_to_ns
 from controller.modes import buttons as b
 from controller.modes.buttons import Player
 
@@ -432,16 +432,8 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 
 
 def step(s: State, event) -> tuple[State, list]:
-    fx: list = []
-    if isinstance(event, Host) and event.action not in HOST_ACTIONS:
-        raise GameError(f"unknown host action {event.action!r} in ЧГК; known: {', '.join(HOST_ACTIONS)}")
-    s = _advance(s, max(s.now, event.now), fx)
-    if isinstance(event, Host):
-        ev = event if event.at >= s.now else replace(event, at=s.now)
-        s = HOST_ACTIONS[event.action](s, ev, fx)
-    elif not isinstance(event, (Tick, Press, Release)):
-        raise GameError(f"not an event: {event!r}")
-    return s, fx
+    """Apply one event; return the new state and the effects to carry out (presses are ignored)."""
+    return b.dispatch(s, event, actions=HOST_ACTIONS, advance=_advance, mode_name="ЧГК")
 
 
 # ---------------------------------------------------------------------------

@@ -30,29 +30,26 @@ Rules in short (the numbers come from config):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 from controller import arbiter as arb
 from controller import countdown as cdn
 from controller.effects import Flash, Lamp, Log, Notice, Sound
 from controller.errors import GameError
-from controller.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
+from controller.events import NS_PER_MS, Host, Press, Release, seconds_to_ns
+from controller.modes import buttons as b
+from controller.modes.buttons import (ANSWER, BLOCKED, DISABLED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
+                                       PressRecord)
 from controller.values import replace
 
 MODE = "erudite"
 
 FIGHT_TYPES = ("light", "half-dark", "dark")
 
-# Kinds of press records (what happened to a press):
-ANSWER = "answer"        # took the answer right
-LOCKOUT = "lockout"      # lost the race inside the settle window
-EARLY = "early"          # before this button may signal (before arming / during an answer)
-LOCKED = "locked"        # this button already answered the question
-BLOCKED = "blocked"      # inside an early-press block
-DISABLED = "disabled"    # disqualified, skipping this round, or not in the tie-break
-LATE = "late"            # after the countdown ran out
+# Kinds of press records (what happened to a press) are shared with the other
+# button modes (controller/modes/buttons.py); DISABLED here also covers a team
+# skipping this round or not in the tie-break.  One kind is Эрудит-квартет's own:
 STUCK = "stuck"          # the button was held down when buttons were armed
-PENDING = "pending"      # in the settle window, not decided yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,25 +79,6 @@ class Rules:
 
     def fight_type(self, fight: int) -> str:
         return self.fight_types[fight % len(self.fight_types)]
-
-
-@dataclass(frozen=True, slots=True)
-class PressRecord:
-    button: str
-    team: int
-    at: int
-    delivered: int
-    wave: int
-    kind: str
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    team: int
-    result: str          # "right" | "wrong"
-    delta: int
-    at: int
-    wave: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,12 +230,12 @@ def _start_think(s: State, q: Question, now: int, fx: list) -> Question:
 
 def _arm_wave(s: State, q: Question, now: int, fx: list) -> tuple[State, Question]:
     """Arm buttons from ``now``: held buttons are reported stuck and ignored until released."""
-    stuck_now = sorted(b for b in s.held if s.team_of(b) is not None)
+    stuck_now = sorted(btn for btn in s.held if s.team_of(btn) is not None)
     if stuck_now:
         s = replace(s, stuck=s.stuck | frozenset(stuck_now))
-        for b in stuck_now:
-            fx.append(Notice("button_stuck", {"button": b, "team": s.teams[s.team_of(b)].name}))
-            _log(fx, now, "stuck", button=b)
+        for btn in stuck_now:
+            fx.append(Notice("button_stuck", {"button": btn, "team": s.teams[s.team_of(btn)].name}))
+            _log(fx, now, "stuck", button=btn)
     return s, replace(q, armed_at=now)
 
 
@@ -731,7 +709,7 @@ def _h_disqualify(s: State, h: Host, fx: list) -> State:
     team = _team_ref(s, h.params)
     level = 2 if s.disq_level[team] >= 1 else 1
     s = replace(s, disq_level=_set(s.disq_level, team, level), disq_fight=_set(s.disq_fight, team, s.fight))
-    fx += [Lamp(s.teams[team].button, "off"), Notice("disqualified", {"team": s.teams[team].name})]
+    fx += [Lamp(s.teams[team].button, "off"), Notice("team_disqualified", {"team": s.teams[team].name})]
     _log(fx, h.at, "disqualify", team=s.teams[team].name, until="tournament" if level == 2 else "fight",
          fight=s.fight + 1)
     q = s.question
@@ -827,22 +805,8 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 
 def step(s: State, event) -> tuple[State, list]:
     """Apply one event; return the new state and the effects to carry out."""
-    fx: list = []
-    now = max(s.now, event.now)
-    if isinstance(event, Host) and event.action not in HOST_ACTIONS:
-        raise GameError(f"unknown host action {event.action!r} in Эрудит-квартет; "
-                        f"known: {', '.join(HOST_ACTIONS)}")
-    s = _advance(s, now, fx)
-    if isinstance(event, Press):
-        s = _press(s, event, fx)
-    elif isinstance(event, Release):
-        s = _release(s, event, fx)
-    elif isinstance(event, Host):
-        ev = event if event.at >= s.now else replace(event, at=s.now)
-        s = HOST_ACTIONS[event.action](s, ev, fx)
-    elif not isinstance(event, Tick):
-        raise GameError(f"not an event: {event!r}")
-    return s, fx
+    return b.dispatch(s, event, actions=HOST_ACTIONS, advance=_advance, mode_name="Эрудит-квартет",
+                      on_press=_press, on_release=_release)
 
 
 # ---------------------------------------------------------------------------

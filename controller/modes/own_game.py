@@ -31,9 +31,9 @@ from controller import arbiter as arb
 from controller import countdown as cdn
 from controller.effects import Flash, Lamp, Notice, Sound
 from controller.errors import GameError
-from controller.events import Host, Press, Release, Tick, seconds_to_ns
+from controller.events import Host, Press, seconds_to_ns
 from controller.modes import buttons as b
-from controller.modes.buttons import (ANSWER, BLOCKED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
+from controller.modes.buttons import (BLOCKED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
                                       Player, PressRecord)
 
 MODE = "own-game"
@@ -411,18 +411,9 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 
 
 def step(s: State, event) -> tuple[State, list]:
-    fx: list = []
-    if isinstance(event, Host) and event.action not in HOST_ACTIONS:
-        raise GameError(f"unknown host action {event.action!r} in Своя игра; known: {', '.join(HOST_ACTIONS)}")
-    s = _advance(s, max(s.now, event.now), fx)
-    if isinstance(event, Press):
-        s = _press(s, event, fx)
-    elif isinstance(event, Host):
-        ev = event if event.at >= s.now else replace(event, at=s.now)
-        s = HOST_ACTIONS[event.action](s, ev, fx)
-    elif not isinstance(event, (Tick, Release)):
-        raise GameError(f"not an event: {event!r}")
-    return s, fx
+    """Apply one event; return the new state and the effects to carry out."""
+    return b.dispatch(s, event, actions=HOST_ACTIONS, advance=_advance, mode_name="Своя игра",
+                      on_press=_press)
 
 
 # ---------------------------------------------------------------------------

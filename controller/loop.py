@@ -132,6 +132,8 @@ class Loop:
         self.on_new_game: Callable[[], None] | None = self.start_new_game
         self.dirty = True
         self.protocol_path = None
+        self.protocol_complete = False
+        self._protocol_summary: dict | None = None
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -223,15 +225,22 @@ class Loop:
         if isinstance(event, Host) and event.action.startswith("digit"):
             # a seat / team number being typed: echo it to the host
             self._notice_text(f"№ {getattr(self.state, 'entry', '')}")
-        if self.cfg["mode"] == "mafia" and self.protocol_path is None:
+        if self.cfg["mode"] == "mafia" and not self.protocol_complete:
             self._save_mafia_protocol()
         return fx
 
     def _save_mafia_protocol(self) -> None:
-        """When the judge ends a «Мафия» game, save its protocol (JSON + printable HTML)."""
+        """When the judge ends a «Мафия» game, save its protocol (JSON + printable HTML).
+
+        Until every player's role is entered (the judge may enter them after the game with
+        the seat number and the role key) the table's record is saved instead, and the
+        protocol is written as soon as it is complete."""
         summary = engine.summary(self.state)
         if summary.get("winner") is None:
             return
+        if self.protocol_path is not None and summary == self._protocol_summary:
+            return
+        self._protocol_summary = summary
         from pathlib import Path
 
         from controller import mafia_protocol as mp
@@ -248,6 +257,7 @@ class Loop:
             folder.mkdir(parents=True, exist_ok=True)
             stem = f"game-{m['game_number']:03d}-table-{m['table_number']}"
             self.protocol_path = mp.save(protocol, folder / f"{stem}.json")
+            self.protocol_complete = True
             (folder / f"{stem}.html").write_text(mp.render_html(protocol, self.cfg["language"], m),
                                                  encoding="utf-8")
             self._notice_text(f"{self.protocol_path}")
@@ -258,9 +268,11 @@ class Loop:
 
             folder = Path(m["protocol_dir"])
             folder.mkdir(parents=True, exist_ok=True)
+            first = self.protocol_path is None
             self.protocol_path = folder / f"game-{m['game_number']:03d}-table-{m['table_number']}.table.json"
             self.protocol_path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
-            self._notice_text(f"protocol incomplete ({exc}); table record saved to {self.protocol_path}")
+            if first:
+                self._notice_text(f"protocol incomplete ({exc}); table record saved to {self.protocol_path}")
 
     def _effects(self, fx: list) -> None:
         for f in fx:

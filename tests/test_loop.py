@@ -141,3 +141,27 @@ def test_chgk_host_types_team_numbers_and_imports_the_jury_csv(tmp_path):
     loop.key_down(["[+]"])
     loop.drain()
     assert "9" in loop.notice  # no team 9: refused, told to the host
+
+
+def test_mafia_roles_entered_after_the_game_complete_the_protocol(tmp_path):
+    names = ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор", "Жанна", "Захар", "Ира", "Кирилл"]
+    cfg = config.build({"mode": "mafia", "mafia": {"players": names, "protocol_dir": str(tmp_path)}})
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock)
+    loop.key_down(["m"])                            # the mafia wins; no roles entered yet
+    loop.drain()
+    assert loop.protocol_path == tmp_path / "game-001-table-1.table.json"
+    assert not (tmp_path / "game-001-table-1.json").exists()
+    # after the game the judge turns the cards: seat, then R until the role is right
+    presses = {1: 3, 2: 2, 3: 2, 4: 4, 5: 5}      # don, mafia, mafia, commissar, doctor
+    for seat in range(1, 11):
+        for _ in range(presses.get(seat, 1)):     # one press: civilian
+            loop.key_down([str(seat % 10)])
+            loop.key_down(["r"])
+            loop.drain()
+    saved = tmp_path / "game-001-table-1.json"
+    assert loop.protocol_complete and saved.exists()
+    from controller import mafia_protocol
+    protocol = mafia_protocol.load(saved)
+    assert [p.role for p in protocol.players] == ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
+    assert protocol.winner == "mafia"

@@ -62,7 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "finalists": 10,
     # the judge's keys in mafia mode (pygame key names, as in [keys])
     "keys": {
-        "start": ["enter", "return"], "foul": ["[+]", "f"], "stop": ["[-]", "s"], "undo": ["[*]", "u"],
+        "start": ["enter", "return"], "next_role": ["r"], "foul": ["[+]", "f"], "stop": ["[-]", "s"], "undo": ["[*]", "u"],
         "pause": ["[.]", "p"], "kind": ["[/]", "k"], "clear": ["backspace", "c"],
         **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(10)},
         "disqualify": ["d"], "out": ["o"], "killed": ["x"], "skip": ["i"], "day": ["n"],
@@ -611,6 +611,17 @@ def _role(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
     return state, [Log(state.now, "mafia.role", {"seat": seat, "role": role})]
 
 
+def _next_role(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The typed seat's role, one step further round ROLES (the judge's key for the protocol)."""
+    seat = _seat_param(state, params, "next_role")
+    if isinstance(seat, list):
+        return state, seat
+    current = state.seat(seat).role
+    role = ROLES[(ROLES.index(current) + 1) % len(ROLES)] if current in ROLES else ROLES[0]
+    state, effects = _role(state, {"seat": seat, "role": role})
+    return state, effects + [Notice("mafia.role", {"seat": seat, "role": role})]
+
+
 def _end_game(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
     winner = str(params.get("winner", ""))
     if winner not in ("town", "mafia"):
@@ -705,6 +716,7 @@ _ACTIONS = {
     "day": _day,
     "name": _name,
     "role": _role,
+    "next_role": _next_role,
     "end_game": _end_game,
     "undo": _undo,
 }
@@ -712,10 +724,11 @@ _ACTIONS = {
 HOST_ACTIONS = _ACTIONS
 """Host action name -> handler (``docs/mafia.md`` describes each)."""
 
-_SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out", "killed", "name", "role"})
+_SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out", "killed", "name", "role",
+                           "next_role"})
 """Actions that take the typed seat number when no ``seat`` parameter is given."""
 
-_AFTER_END = frozenset({"name", "role", "undo", "stop", "pause", "clear"} | {f"digit_{d}" for d in range(10)}
+_AFTER_END = frozenset({"name", "role", "next_role", "undo", "stop", "pause", "clear"} | {f"digit_{d}" for d in range(10)}
                        | {"digit"})
 """Actions still accepted after ``end_game`` (to fix the record or undo it)."""
 

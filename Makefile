@@ -11,7 +11,7 @@ BIN     = $(VENV)/bin
 $(BIN)/buzzer: pyproject.toml
 	$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: install python3-venv (apt-get install python3-venv)"; exit 1; }
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,keypad]'
+	$(BIN)/pip install -q -e .
 	touch $(BIN)/buzzer
 
 venv: $(BIN)/buzzer
@@ -23,6 +23,7 @@ deps:
 	sh .ci/install-system-deps
 
 test: deps venv
+	$(BIN)/pip install -q -e '.[test,keypad]'
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 
 bench: venv

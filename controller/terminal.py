@@ -53,6 +53,27 @@ def status_line(view: dict, lang: str = "ru") -> str:
     return " | ".join(parts)
 
 
+def key_help(cfg: dict, lang: str = "ru") -> str:
+    """The keys of this game, one line each: players' buttons, then the host's actions."""
+    from controller.i18n import STRINGS, t
+    from controller.loop import HostKeys
+
+    lines = []
+    if cfg["mode"] not in ("mafia", "chgk"):
+        lines.append("  " + "  ".join(f"{tm['key'].upper()} = {tm['name']}" for tm in cfg["teams"] if tm["key"]))
+    by_action: dict[str, list[str]] = {}
+    for key, action in HostKeys.from_config(cfg).actions.items():
+        by_action.setdefault(action, []).append(key)
+    known = set(engine.host_actions(cfg["mode"])) | set(HostKeys.GLOBAL) | {"import_results"}
+    for action, keys in by_action.items():
+        if action.startswith("digit_") or (cfg["mode"] != "programme" and action not in known):
+            continue
+        label_key = {"reading_done": "action_arm"}.get(action, f"action_{action}")
+        label = t(label_key, lang) if label_key in STRINGS.get(lang, {}) else action
+        lines.append(f"  {', '.join(k.upper() if len(k) == 1 else k for k in keys):<24} {label}")
+    return "\n".join(lines)
+
+
 def run_headless(loop, seconds: float | None = None) -> None:
     fd = sys.stdin.fileno() if sys.stdin and not sys.stdin.closed else None
     is_tty = fd is not None and os.isatty(fd)
@@ -65,6 +86,10 @@ def run_headless(loop, seconds: float | None = None) -> None:
     last_line = ""
     last_print = 0.0
     lang = loop.cfg["language"]
+    shown_help = loop.help
+    if reading:
+        print(key_help(loop.cfg, lang).splitlines()[0] if loop.cfg["mode"] not in ("mafia", "chgk") else "",
+              "  (H: keys)" if is_tty else "", flush=True)
     try:
         while loop.running and (end is None or time.monotonic() < end):
             wait = loop.timeout_s(0.1)
@@ -82,6 +107,11 @@ def run_headless(loop, seconds: float | None = None) -> None:
                 loop.tick_if_due()
             else:
                 loop.step_once(wait)
+            if loop.help != shown_help:
+                shown_help = loop.help
+                if shown_help:
+                    sys.stdout.write("\n" + key_help(loop.cfg, lang) + "\n")
+                    last_line = ""
             line = status_line(engine.view(loop.state, loop.clock.now()), lang)
             now = time.monotonic()
             if line != last_line and (now - last_print > 0.2 or line.split("⏱")[0] != last_line.split("⏱")[0]):

@@ -173,3 +173,28 @@ def test_reset_and_reopen_lose_and_duplicate_nothing(rig):
     assert [e.seq for e in events[2:]] == [0, 1, 2, 3]
     st = rig.link.status()
     assert st.lost_events == 0 and st.resets == 1 and st.connects >= 3
+
+
+def test_unplug_replug_100_times_with_the_real_firmware(rig):
+    """The cable pulled and put back 100 times, a press made while it is out each
+    time: every press arrives once, in order, and the link is back within 1 s."""
+    expected = []
+    for cycle in range(100):
+        rig.box.unplug()
+        c = rig.box.cycle + 100
+        rig.box.press(cycle % 8, c)                   # pressed while the cable is out
+        rig.box.release(cycle % 8, c + 7 * MS)        # held 7 ms, beyond the 5 ms debounce
+        rig.box.run_ms(10)
+        expected.append((cycle % 8, True))
+        expected.append((cycle % 8, False))
+        connects = rig.link.status().connects
+        t0 = time.monotonic()
+        rig.box.replug()
+        rig.run_until(lambda: rig.link.status().connects > connects and rig.link.connected_event.is_set(),
+                      step_ms=1, timeout=1.0)
+        assert time.monotonic() - t0 < 1.0, f"cycle {cycle}: no reconnect within 1 s"
+        rig.wait_events(len(expected))                # what was pressed meanwhile comes through
+    events = rig.wait_events(200)
+    assert [(e.input, e.pressed) for e in events] == expected     # none lost, none twice, in order
+    assert [e.seq for e in events] == list(range(events[0].seq, events[0].seq + 200))
+    assert rig.link.status().lost_events == 0

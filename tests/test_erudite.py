@@ -755,6 +755,65 @@ def test_disqualified_inside_the_settle_window_does_not_take_the_answer():
     assert g.holder == "Дельта"
 
 
+def test_disqualification_in_the_tiebreak_fight_disables_the_button():
+    g = _tied_ab()
+    g.host("tiebreak", 10.0)
+    g.host("question", 11.0)
+    g.host("disqualify", 11.5, team="Бета")  # until the end of this (extra) fight
+    assert g.team("Бета")["disabled"] == "disqualified"
+    g.press("B", 12.0)
+    g.run_to(12.1)
+    assert g.holder is None
+    assert ("B", "disabled") in g.press_kinds()
+
+
+def test_disqualification_that_closes_the_last_question_ends_the_game():
+    g = Table(n=2, settings={"erudite": {"fights": 1, "rounds_per_fight": 1}})
+    for k in range(4):
+        g.host("question", 10.0 * k + 1)
+        g.host("reading_done", 10.0 * k + 1.5)
+        g.run_to(10.0 * k + 9)
+    g.host("question", 50.0)
+    g.press("A", 51.0)
+    g.run_to(51.1)
+    g.host("wrong", 52.0)
+    g.host("disqualify", 53.0, team="Бета")  # nobody left to answer the last question
+    assert g.questions()[-1]["closed"] == "exhausted"
+    assert g.state.stage == "finished"
+    assert g.logs("game_over")
+
+
+def test_undo_of_a_ruling_keeps_a_later_disqualification():
+    g = Table()
+    g.host("question", 1.0)
+    g.press("A", 2.0)
+    g.run_to(2.1)
+    g.host("wrong", 3.0)
+    g.host("disqualify", 4.0, team="Гамма")   # misconduct, then the host corrects the ruling
+    g.host("undo", 5.0)
+    assert g.holder == "Альфа" and g.scores["Альфа"] == 0
+    assert g.team("Гамма")["disabled"] == "disqualified"
+    g.host("wrong", 6.0)
+    g.press("C", 6.5)
+    g.run_to(6.6)
+    assert g.holder is None
+
+
+def test_undo_does_not_give_the_answer_back_to_a_disqualified_team():
+    g = Table()
+    g.host("question", 1.0)
+    g.press("A", 2.0)
+    g.run_to(2.1)
+    g.host("wrong", 3.0)
+    g.host("disqualify", 4.0, team="Альфа")
+    g.host("undo", 5.0)                      # the wrong ruling is taken back ...
+    assert g.scores["Альфа"] == 0
+    assert g.holder is None                  # ... but Альфа may not answer
+    g.press("B", 5.5)
+    g.run_to(5.6)
+    assert g.holder == "Бета"
+
+
 # =========================================================================
 # pause / resume
 

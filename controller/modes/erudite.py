@@ -190,7 +190,7 @@ def _log(fx: list, when: int, kind: str, /, **data) -> None:
 
 def _disabled(s: State, team: int, q: Question | None = None) -> str | None:
     """Why a team's button may not signal now (None if it may)."""
-    fight = q.fight if q is not None else s.fight
+    fight = q.fight if q is not None else (-1 if s.stage == "tiebreak" else s.fight)
     rnd = q.round if q is not None else s.round
     if s.disq_level[team] == 2 or (s.disq_level[team] == 1 and s.disq_fight[team] == fight):
         return "disqualified"
@@ -622,8 +622,12 @@ def _h_undo(s: State, h: Host, fx: list) -> State:
         _refuse(fx, h.at, "nothing_to_undo")
         return s
     q = prev.question
+    # undo takes back a ruling only: a disqualification, a skipped round or a
+    # theme set since then stays
     restored = replace(prev, now=s.now, held=s.held, stuck=s.stuck, paused=s.paused,
-                       captain=s.captain, undo=s.undo[1:])
+                       captain=s.captain, undo=s.undo[1:], disq_level=s.disq_level,
+                       disq_fight=s.disq_fight, skips=s.skips, themes=s.themes,
+                       question=replace(q, theme=s.question.theme))
     if q.holder is not None:
         fx.append(Lamp(s.teams[q.holder].button, "on"))
     last = s.question.answers[-1] if s.question.answers else None
@@ -631,7 +635,7 @@ def _h_undo(s: State, h: Host, fx: list) -> State:
     _log(fx, h.at, "undo", question=q.number,
          ruling=None if last is None else {"team": s.teams[last.team].name, "result": last.result,
                                            "delta": last.delta})
-    return restored
+    return _drop_disabled(restored, h.at, fx)
 
 
 def _h_pause(s: State, h: Host, fx: list) -> State:
@@ -708,20 +712,32 @@ def _h_captain(s: State, h: Host, fx: list) -> State:
 def _h_disqualify(s: State, h: Host, fx: list) -> State:
     team = _team_ref(s, h.params)
     level = 2 if s.disq_level[team] >= 1 else 1
-    s = replace(s, disq_level=_set(s.disq_level, team, level), disq_fight=_set(s.disq_fight, team, s.fight))
+    # the tie-break is a fight of its own (-1): "until the end of the fight" is until its end
+    in_tiebreak = s.stage == "tiebreak" or (s.question is not None and s.question.fight == -1)
+    fight = -1 if in_tiebreak else s.fight
+    s = replace(s, disq_level=_set(s.disq_level, team, level), disq_fight=_set(s.disq_fight, team, fight))
     fx += [Lamp(s.teams[team].button, "off"), Notice("team_disqualified", {"team": s.teams[team].name})]
     _log(fx, h.at, "disqualify", team=s.teams[team].name, until="tournament" if level == 2 else "fight",
-         fight=s.fight + 1)
+         fight=fight + 1)
+    return _drop_disabled(s, h.at, fx)
+
+
+def _drop_disabled(s: State, now: int, fx: list) -> State:
+    """After a disqualification: a disqualified holder loses the answer right (the
+    others may signal from now on); with nobody left the question closes."""
     q = s.question
-    if q is not None and q.open:
-        if q.holder == team:
-            q = replace(q, holder=None, wave=q.wave + 1)
-            s, q = _arm_wave(s, q, h.at, fx)
-            s = replace(s, question=_next_wave_countdown(s, q, h.at, fx))
-        q = s.question
-        if not _eligible_left(s, q):
-            s = replace(s, question=replace(q, closed="exhausted", arbiter=arb.Arbiter()))
-            _log(fx, h.at, "question_closed", reason="exhausted", question=q.number)
+    if q is None or not q.open:
+        return s
+    if q.holder is not None and _disabled(s, q.holder, q) is not None:
+        fx.append(Lamp(s.teams[q.holder].button, "off"))
+        q = replace(q, holder=None, wave=q.wave + 1)
+        s, q = _arm_wave(s, q, now, fx)
+        s = replace(s, question=_next_wave_countdown(s, q, now, fx))
+    q = s.question
+    if not _eligible_left(s, q):
+        s = replace(s, question=replace(q, closed="exhausted", arbiter=arb.Arbiter()))
+        _log(fx, now, "question_closed", reason="exhausted", question=q.number)
+        s = _finish_question(s, now, fx)
     return s
 
 

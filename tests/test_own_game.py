@@ -321,6 +321,19 @@ def test_undo_reverts_the_last_ruling():
     assert g.score(1) == 100
 
 
+def test_undo_of_a_ruling_keeps_a_later_manual_adjustment():
+    g = Game()
+    g.host("question", 1, nominal=100)
+    g.host("reading_done", 2)
+    g.press(1, 2.5)
+    g.tick(2.6)
+    g.host("wrong", 3)
+    g.host("adjust", 3.2, team="P2", points=50)   # a correction from an earlier question
+    g.host("undo", 3.5)                           # then the ruling is taken back
+    assert g.score(1) == 0 and g.holder() == ["P1"]
+    assert g.score(2) == 50
+
+
 def test_view_has_the_common_keys():
     g = Game()
     g.host("question", 1)

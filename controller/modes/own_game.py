@@ -380,7 +380,9 @@ def _h_adjust(s: State, h: Host, fx: list) -> State:
     points = h.params.get("points")
     if not isinstance(points, int) or isinstance(points, bool):
         raise GameError(f"\"points\" must be a whole number, got {points!r}")
-    s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] + points))
+    s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] + points),
+                # an undo of an earlier ruling keeps this correction
+                undo=tuple(replace(u, scores=b.set_at(u.scores, team, u.scores[team] + points)) for u in s.undo))
     b.log(fx, h.at, "adjust", team=s.teams[team].name, points=points, score=s.scores[team])
     return s
 

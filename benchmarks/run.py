@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmarks of buzzer-controller: fairness, latency, storms, timers, start-up.
 
-    python benchmarks/run.py            # the full set (several minutes)
+    python benchmarks/run.py            # the full set (about a minute)
     python benchmarks/run.py --quick    # the same measurements, smaller (< 2 min)
     python benchmarks/run.py --out FILE # where the JSON goes (default benchmarks/results.json)
     python benchmarks/run.py --plot docs/img/fairness.png   # also draw the fairness sweep
@@ -692,8 +692,18 @@ def main(argv: list[str] | None = None) -> int:
     except OSError:
         pass
     results["machine"].update({f"{k}_at_end": v for k, v in sleep_overshoot().items()})
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if only is not None and out.exists():
+        # a partial run updates its own figures and keeps the others
+        try:
+            merged = json.loads(out.read_text(encoding="utf-8"))
+        except (ValueError, OSError):
+            merged = {}
+        merged.update(results)
+        merged["command"] = "python benchmarks/run.py (with --only runs merged: " + ",".join(sorted(only)) + ")"
+        results = merged
+    out.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print_table(results)
     print(f"\nwritten: {args.out} ({results['elapsed_s']} s)")
     if args.markdown:

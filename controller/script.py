@@ -38,7 +38,7 @@ TAP_NS = 50_000_000
 SETUP_KEYS = {"mode", "teams", "settings", "seed", "config"}
 EVENT_KEYS = {"at", "press", "release", "host", "tick", "delivered", "hold"}
 HOST_PARAMS = {
-    "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind",
+    "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind", "reason",
     "name", "result", "value", "question", "results", "role", "points", "players", "text", "delay",
     "accepted",  # ЧГК appeals
 }

@@ -47,6 +47,10 @@ TEXT = {
         "keypad_none": "Клавиатура ведущего не задана ([keypad] device); доступные устройства:",
         "keypad_key": "  {key:<16} → {action}",
         "device": "  {path}  «{name}»",
+        "no_devices": "  (не найдено)",
+        "keys_title": "Клавиши ведущего:",
+        "not_gpio": "В конфигурации buttons = \"{backend}\": здесь проверяются контакты GPIO из [gpio]. "
+                    "Кнопочный блок проверяется в buzzer run (строка состояния показывает, отвечает ли он).",
         "held_at_start": "{b}: нажата уже при запуске — залипла или неверно подключена?",
         "pressed": "{t:8.3f} с  {b}: нажата",
         "released": "{t:8.3f} с  {b}: отпущена, держали {held} мс, дребезг при нажатии: {bounces}",
@@ -73,6 +77,10 @@ TEXT = {
         "keypad_none": "No host keypad configured ([keypad] device); input devices found:",
         "keypad_key": "  {key:<16} -> {action}",
         "device": "  {path}  '{name}'",
+        "no_devices": "  (none found)",
+        "keys_title": "Host keys:",
+        "not_gpio": "The config says buttons = \"{backend}\": this checks the GPIO pins of [gpio]. "
+                    "The serial box is checked in buzzer run (its status line says whether it answers).",
         "held_at_start": "{b}: held down at start: stuck or miswired?",
         "pressed": "{t:8.3f} s  {b}: pressed",
         "released": "{t:8.3f} s  {b}: released, held {held} ms, bounce edges on press: {bounces}",
@@ -188,6 +196,8 @@ def run(args) -> int:
     try:
         status = backend.status()
         say("title")
+        if cfg["buttons"] != "gpio":
+            say("not_gpio", backend=cfg["buttons"])
         say("factory", factory=status.extra["pin_factory"], stamps=status.extra["timestamps"])
         for b in buttons:
             say("button", b=b, pin=gpio["pins"][b], lamp=gpio["lamps"].get(b, text["no_lamp"]),
@@ -205,8 +215,12 @@ def run(args) -> int:
             keypad.when_disconnected = lambda reason: events.put(("kp_off", reason))
         else:
             say("keypad_none")
-            for path, name in keypad_mod.list_keyboards():
+            devices = keypad_mod.list_keyboards()
+            for path, name in devices:
                 say("device", path=path, name=name)
+            if not devices:
+                say("no_devices")
+        say("keys_title")
         for key, action in keypad_mod.keymap_names(keymap).items():
             say("keypad_key", key=key, action=action)
 

@@ -238,6 +238,39 @@ def test_after_wrong_time_rule(rule, press_at, expected_s):
     assert g.view()["countdown"]["total_ms"] == pytest.approx(expected_s * 1000, abs=3)
 
 
+def test_pause_during_the_random_start_pause_holds_the_start_signal():
+    g = Game(**{"brain_ring.start_delay": True})
+    g.host("question", 1)
+    g.host("start_clock", 2)
+    delay = (g.state.question.start_at - ns(2)) / S
+    assert delay >= 1.0
+    g.host("pause", 2.5)                              # a technical problem: hold everything
+    g.tick(30)
+    assert "start" not in g.sounds()
+    assert g.view()["question"]["waiting_start"]
+    g.press(1, 29)                                    # still before the signal
+    assert g.view()["teams"][0]["false_start"]
+    g.host("resume", 40)
+    g.tick(40 + delay - 0.5 - 0.01)
+    assert "start" not in g.sounds()                  # the rest of the pause runs after the resume
+    g.tick(40 + delay - 0.5 + 0.01)
+    assert g.sounds().count("start") == 1
+    assert g.view()["countdown"] == pytest.approx(
+        {"kind": "main", "remaining_ms": 60_000 - 10, "total_ms": 60_000, "running": True}, abs=1)
+
+
+def test_start_clock_while_paused_gives_the_signal_at_the_resume():
+    g = Game()
+    g.host("question", 1)
+    g.host("pause", 1.5)
+    g.host("start_clock", 2)
+    g.tick(5)
+    assert "start" not in g.sounds()
+    g.host("resume", 6)
+    assert g.sounds().count("start") == 1
+    assert g.view()["countdown"]["running"]
+
+
 def test_presses_during_an_answer_are_early_not_false_starts():
     g = Game()
     g.host("question", 1)

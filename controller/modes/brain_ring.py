@@ -71,6 +71,7 @@ class Question:
     announced_at: int
     clock_at: int | None = None      # when the host gave «Время!» (None: not yet)
     start_at: int | None = None      # when the start signal sounds (after the optional random pause)
+    start_left: int | None = None    # the rest of that pause while the game is paused (no signal then)
     armed_at: int | None = None      # edges at or after this may signal in this wave
     wave: int = 0
     countdown: cdn.Countdown | None = None
@@ -148,7 +149,7 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
     out = []
     q = s.question
     if q is not None and q.open:
-        if q.start_at is not None and not q.started:
+        if q.start_at is not None and not q.started and q.start_left is None:
             out.append((q.start_at, 0, "start"))
         t = q.arbiter.decide_at(s.rules.settle)
         if t is not None:
@@ -311,9 +312,12 @@ def _h_start_clock(s: State, h: Host, fx: list) -> State:
         b.refuse(fx, h.at, "clock_running")
         return s
     delay = start_delay(s.rules, q.fight, q.number)
-    s = replace(s, question=replace(q, clock_at=h.at, start_at=h.at + delay))
+    q = replace(q, clock_at=h.at, start_at=h.at + delay)
+    if s.paused:   # the signal waits for the resume
+        q = replace(q, start_left=delay)
+    s = replace(s, question=q)
     b.log(fx, h.at, "start_clock", question=q.number, delay_s=delay / 1e9)
-    if delay == 0:
+    if delay == 0 and not s.paused:
         s = _start(s, h.at, fx)
     return s
 
@@ -407,6 +411,9 @@ def _h_pause(s: State, h: Host, fx: list) -> State:
     q = s.question
     if q is not None and q.countdown is not None:
         q = replace(q, countdown=cdn.pause(q.countdown, h.at))
+    if q is not None and q.open and q.start_at is not None and not q.started:
+        # paused during the random pause before the start signal: the signal waits too
+        q = replace(q, start_left=max(q.start_at - h.at, 0))
     b.log(fx, h.at, "pause")
     return replace(s, paused=True, question=q)
 
@@ -419,6 +426,10 @@ def _h_resume(s: State, h: Host, fx: list) -> State:
             and not q.arbiter.pending and q.countdown.left > 0:
         q = replace(q, countdown=cdn.resume(q.countdown, h.at))
     b.log(fx, h.at, "resume")
+    if q is not None and q.open and q.start_left is not None:
+        left = q.start_left
+        s = replace(s, paused=False, question=replace(q, start_at=h.at + left, start_left=None))
+        return _start(s, h.at, fx) if left == 0 else s
     return replace(s, paused=False, question=q)
 
 

@@ -189,6 +189,37 @@ def test_more_skips_than_missing_players_are_refused():
     assert g.logs("skip_round")[-1] == {"team": "Бета", "fight": 2, "round": 1}
 
 
+def test_a_round_the_team_has_played_cannot_be_its_skipped_round():
+    g = Table(n=2, players=[4, 3])
+    for k in range(5):                       # round 1: Бета plays and scores
+        g.host("question", 1.0 + k)
+        g.press("B", 1.2 + k)
+        g.run_to(1.3 + k)
+        g.host("right", 1.5 + k)
+    g.host("skip_round", 7.0, team="Бета", round=1)
+    assert g.notices()[-1] == "skip_not_allowed"
+    assert g.logs("skip_round") == []
+    g.host("question", 8.0)                  # round 2
+    g.press("B", 8.2)
+    g.run_to(8.3)
+    g.host("skip_round", 8.4, team="Бета")   # holds the answer right: plays this round
+    assert g.notices()[-1] == "skip_not_allowed"
+    g.host("right", 8.5)
+    g.host("skip_round", 8.6, team="Бета", round=3)  # a round still to come: fine
+    assert g.logs("skip_round") == [{"team": "Бета", "fight": 1, "round": 3}]
+
+
+def test_skipping_the_current_round_as_the_last_team_left_closes_the_question():
+    g = Table(n=2, players=[4, 3])
+    g.host("question", 1.0)
+    g.press("A", 1.5)
+    g.run_to(1.6)
+    g.host("wrong", 2.0)
+    g.host("skip_round", 2.5, team="Бета")   # the captain's pick, entered late
+    assert g.team("Бета")["disabled"] == "skipped"
+    assert g.questions()[-1]["closed"] == "exhausted"
+
+
 # =========================================================================
 # §4.2–4.3, §4.5  3 fights × 4 rounds × 5 questions, nominals 10..50 in order
 

@@ -763,9 +763,17 @@ def _h_skip_round(s: State, h: Host, fx: list) -> State:
     if len(skipped) >= may_skip:
         _refuse(fx, h.at, "skip_not_allowed", team=t.name, players=t.players, skipped=len(skipped))
         return s
+    # a round that is over, or one in which this team already took the answer
+    # right, was played: the skip must be another round [§4.1]
+    played = _played_in_round(s, s.fight, rnd)
+    if rnd < s.round or (rnd == s.round and len(played) >= len(s.rules.nominals)) \
+            or any(r.team == team and r.kind == ANSWER for q in played for r in q.presses):
+        _refuse(fx, h.at, "skip_not_allowed", team=t.name, players=t.players, skipped=len(skipped),
+                round=rnd + 1, why="round_played")
+        return s
     s = replace(s, skips=s.skips | {(team, s.fight, rnd)})
     _log(fx, h.at, "skip_round", team=t.name, fight=s.fight + 1, round=rnd + 1)
-    return s
+    return _drop_disabled(s, h.at, fx)
 
 
 def _h_tiebreak(s: State, h: Host, fx: list) -> State:

@@ -134,6 +134,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- host help overlay --------------------------------------------------------
         "help_title": "Клавиши ведущего",
         "help_hint": "H — подсказка по клавишам",
+        "help_team_keys": "Кнопки игроков, по порядку",
         "key_space": "Пробел",
         "key_enter": "Enter",
         "key_backspace": "Backspace",
@@ -212,6 +213,29 @@ STRINGS: dict[str, dict[str, str]] = {
         "action_captain": "Время капитана",
         "action_start_clock": "«Время!»: старт отсчёта",
         "action_new_game": "Новая игра",
+        "action_next_game": "Следующая игра программы",
+        "action_end_game": "Закончить игру",
+        "action_mark_right": "Набранная команда: верно",
+        "action_mark_wrong": "Набранная команда: неверно",
+        "action_clear": "Стереть набранный номер",
+        "action_blitz": "Блиц: старт отсчёта",
+        "action_shootout": "Перестрелка",
+        "action_import_results": "Загрузить ответы жюри (CSV)",
+        "action_team_number": "Номер команды",
+        "action_seat_number": "Номер места",
+        "action_start": "Речь: набранное место или следующее",
+        "action_kind": "Оправдание / последнее слово",
+        "action_stop": "Закончить речь",
+        "action_foul": "Фол набранному месту",
+        "action_disqualify": "Дисквалифицирующий фол",
+        "action_next_role": "Роль набранного места",
+        "action_out": "Выбыл по голосованию",
+        "action_killed": "Убит ночью",
+        "action_skip": "Пропустить речь",
+        "action_day": "Новый день",
+        "action_town_wins": "Победа мирных",
+        "action_mafia_wins": "Победа мафии",
+        "new_game_started": "Новая игра; прежняя сохранена: {path}",
         # --- keys the modes use in Notice/Flash effects --------------------------------
         "fight_over": "Бой окончен",
         "answers_closed": "Приём ответов закрыт",
@@ -330,6 +354,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # --- host help overlay --------------------------------------------------------
         "help_title": "Host keys",
         "help_hint": "H — key help",
+        "help_team_keys": "Players' buttons, in order",
         "key_space": "Space",
         "key_enter": "Enter",
         "key_backspace": "Backspace",
@@ -408,6 +433,29 @@ STRINGS: dict[str, dict[str, str]] = {
         "action_captain": "Captain's timer",
         "action_start_clock": "“Time!”: start the clock",
         "action_new_game": "New game",
+        "action_next_game": "Next game of the programme",
+        "action_end_game": "End the game",
+        "action_mark_right": "Typed team: right",
+        "action_mark_wrong": "Typed team: wrong",
+        "action_clear": "Clear the typed number",
+        "action_blitz": "Blitz: start the clock",
+        "action_shootout": "Shoot-out",
+        "action_import_results": "Load the jury's answers (CSV)",
+        "action_team_number": "Team number",
+        "action_seat_number": "Seat number",
+        "action_start": "Speech: typed seat or the next",
+        "action_kind": "Defence / last word",
+        "action_stop": "End the speech",
+        "action_foul": "Foul to the typed seat",
+        "action_disqualify": "Disqualifying foul",
+        "action_next_role": "Role of the typed seat",
+        "action_out": "Voted out",
+        "action_killed": "Killed at night",
+        "action_skip": "Skip the speech",
+        "action_day": "New day",
+        "action_town_wins": "Town wins",
+        "action_mafia_wins": "Mafia wins",
+        "new_game_started": "New game; the previous one is saved: {path}",
         # --- keys the modes use in Notice/Flash effects --------------------------------
         "fight_over": "Fight over",
         "answers_closed": "Answers closed",
@@ -452,6 +500,17 @@ def t(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
     if template is None:
         template = STRINGS["en"].get(key, key)
     return _format(template, params)
+
+
+ACTION_LABELS = {"reading_done": "action_arm", "resume": "action_pause"}
+"""Host actions whose key-help label is another action's."""
+
+
+def action_label(action: str, lang: str = DEFAULT_LANG) -> str:
+    """What a host action does, in words (the key help, «not in this game» notices);
+    the action's own name when no label exists."""
+    key = ACTION_LABELS.get(action, f"action_{action}")
+    return t(key, lang) if key in STRINGS["en"] else action
 
 
 def plural_form(n: int | float, lang: str = DEFAULT_LANG) -> str:

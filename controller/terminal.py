@@ -8,6 +8,7 @@ the game changes.
 
 from __future__ import annotations
 
+import codecs
 import os
 import select
 import sys
@@ -53,25 +54,119 @@ def status_line(view: dict, lang: str = "ru") -> str:
     return " | ".join(parts)
 
 
-def key_help(cfg: dict, lang: str = "ru") -> str:
-    """The keys of this game, one line each: players' buttons, then the host's actions."""
-    from controller.i18n import STRINGS, t
+DIGIT_ACTIONS = {"mafia": "seat_number", "chgk": "team_number"}
+"""The pseudo-action the digit keys stand for in the key help (one row, not ten)."""
+
+
+def mode_keys(cfg: dict) -> dict[str, list[str]]:
+    """The host's keys that do something in this game: action -> key names (pygame style).
+
+    The effective map (``[keys]``, or the «Мафия» judge's map, plus ЧГК's keys on top),
+    keeping only the actions this mode has and the program's own keys (help, sound,
+    new game, quit); the digit keys become one ``seat_number`` / ``team_number`` entry
+    with the names ``0–9`` and ``[0–9]``.  Used by the help overlay and the terminal help.
+    """
     from controller.loop import HostKeys
 
-    lines = []
-    if cfg["mode"] not in ("mafia", "chgk"):
-        lines.append("  " + "  ".join(f"{tm['key'].upper()} = {tm['name']}" for tm in cfg["teams"] if tm["key"]))
-    by_action: dict[str, list[str]] = {}
+    mode = cfg["mode"]
+    if mode == "programme":
+        modes = {r["mode"] for r in cfg["programme"]["rounds"]}
+        known = set(engine.host_actions(mode)).union(*(engine.host_actions(m) for m in modes))
+    else:
+        known = set(engine.host_actions(mode))
+    known |= set(HostKeys.GLOBAL) | ({"import_results"} if mode == "chgk" else set())
+    out: dict[str, list[str]] = {}
+    digits: list[str] = []
     for key, action in HostKeys.from_config(cfg).actions.items():
-        by_action.setdefault(action, []).append(key)
-    known = set(engine.host_actions(cfg["mode"])) | set(HostKeys.GLOBAL) | {"import_results"}
-    for action, keys in by_action.items():
-        if action.startswith("digit_") or (cfg["mode"] != "programme" and action not in known):
-            continue
-        label_key = {"reading_done": "action_arm"}.get(action, f"action_{action}")
-        label = t(label_key, lang) if label_key in STRINGS.get(lang, {}) else action
-        lines.append(f"  {', '.join(k.upper() if len(k) == 1 else k for k in keys):<24} {label}")
+        if action.startswith("digit_"):
+            if action in known:
+                digits.append(key)
+        elif action in known or (action == "pause" and "resume" in known):
+            out.setdefault(action, []).append(key)
+    if digits:
+        names = ["0–9"] if any(k.isdigit() for k in digits) else []
+        names += ["[0–9]"] if any(k.startswith("[") for k in digits) else []
+        out = {DIGIT_ACTIONS.get(mode, "team_number"): names, **out}
+    # the game's keys first, the program's own (help, sound, new game, quit) last
+    return dict(sorted(out.items(), key=lambda item: item[0] in HostKeys.GLOBAL))
+
+
+def team_keys(cfg: dict) -> list[tuple[str, str]]:
+    """(key, team name) of every team with a keyboard key, in modes where buttons play."""
+    if cfg["mode"] in ("mafia", "chgk"):
+        return []
+    return [(tm["key"], tm["name"]) for tm in cfg["teams"] if tm.get("key")]
+
+
+TERMINAL_LABELS = {"return": "Enter", "space": "Space", "backspace": "Backspace", "escape": "Esc",
+                   "delete": "Delete", "tab": "Tab"}
+
+
+def _terminal_label(name: str, lang: str) -> str | None:
+    """A key name as typed in a terminal (keypad keys are the same characters there);
+    None for keys a terminal does not send (pygame's keypad Enter, Pause)."""
+    from controller.i18n import t
+
+    if name in ("enter", "pause"):
+        return None
+    if name == "space":
+        return t("key_space", lang)
+    if name in TERMINAL_LABELS:
+        return TERMINAL_LABELS[name]
+    if name.startswith("[") and name.endswith("]") and len(name) > 2:
+        return name[1:-1]
+    return name.upper() if len(name) == 1 or (name[0] == "f" and name[1:].isdigit()) else name
+
+
+def key_help(cfg: dict, lang: str = "ru") -> str:
+    """The keys of this game, one line each: players' buttons, then the host's actions."""
+    from controller.i18n import action_label
+
+    lines = []
+    teams = team_keys(cfg)
+    if teams:
+        lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
+    for action, keys in mode_keys(cfg).items():
+        labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in keys) if x))
+        if labels:
+            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang)}")
     return "\n".join(lines)
+
+
+ESCAPE_KEYS = {"OP": "f1", "OQ": "f2", "OR": "f3", "OS": "f4", "[11~": "f1", "[12~": "f2", "[13~": "f3",
+               "[14~": "f4", "[15~": "f5", "[17~": "f6", "[18~": "f7", "[19~": "f8", "[20~": "f9",
+               "[21~": "f10", "[23~": "f11", "[24~": "f12", "[A": "up", "[B": "down", "[C": "right",
+               "[D": "left", "[H": "home", "[F": "end", "[2~": "insert", "[3~": "delete",
+               "[5~": "page up", "[6~": "page down", "OA": "up", "OB": "down", "OC": "right", "OD": "left"}
+"""Terminal escape sequences (after ESC) -> pygame key names: F12 or an arrow key must not
+read as Esc (quit) followed by letters."""
+
+
+def split_keys(text: str) -> list[list[str]]:
+    """The keys in a chunk of terminal input, each as its list of pygame key names.
+
+    An escape sequence (a function or arrow key) is one key; a lone ESC is Esc;
+    an unknown sequence is dropped whole."""
+    from controller.loop import terminal_key_names
+
+    keys: list[list[str]] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\x1b" and i + 1 < len(text) and text[i + 1] in "[O":
+            j = i + 2
+            if text[i + 1] == "[":
+                while j < len(text) and not ("@" <= text[j] <= "~"):
+                    j += 1  # parameter bytes, up to the final byte
+            j = min(j + 1, len(text))
+            name = ESCAPE_KEYS.get(text[i + 1:j])
+            if name:
+                keys.append([name])
+            i = j
+            continue
+        keys.append(terminal_key_names(ch))
+        i += 1
+    return keys
 
 
 def run_headless(loop, seconds: float | None = None) -> None:
@@ -81,28 +176,31 @@ def run_headless(loop, seconds: float | None = None) -> None:
     old = termios.tcgetattr(fd) if is_tty else None
     if is_tty:
         tty.setcbreak(fd)
-    from controller.loop import terminal_key_names
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a letter may be 2 bytes
     end = None if seconds is None else time.monotonic() + seconds
     last_line = ""
     last_print = 0.0
     lang = loop.cfg["language"]
     shown_help = loop.help
     if reading:
-        print(key_help(loop.cfg, lang).splitlines()[0] if loop.cfg["mode"] not in ("mafia", "chgk") else "",
-              "  (H: keys)" if is_tty else "", flush=True)
+        from controller.i18n import t
+
+        teams = team_keys(loop.cfg)
+        first = "  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams) if teams else ""
+        print(first + (f"   ({t('help_hint', lang)})" if is_tty else ""), flush=True)
     try:
         while loop.running and (end is None or time.monotonic() < end):
             wait = loop.timeout_s(0.1)
             if reading:
                 ready, _, _ = select.select([fd], [], [], wait)
                 if ready:
-                    data = os.read(fd, 1)
+                    data = os.read(fd, 64)
                     if not data:
                         reading = False  # end of input: the game goes on until quit or --seconds
                     else:
-                        names = terminal_key_names(data.decode("utf-8", "replace"))
-                        loop.key_down(names)
-                        loop.key_up(names)
+                        for names in split_keys(decoder.decode(data)):
+                            loop.key_down(names)
+                            loop.key_up(names)
                 loop.drain()
                 loop.tick_if_due()
             else:

@@ -31,12 +31,11 @@ def _open_window(cfg: dict):
 
 
 def _scoreboard(cfg: dict, size):
+    """The audience screen; its help overlay lists only the keys that act in this game."""
     from controller.display.scoreboard import Scoreboard
+    from controller.terminal import mode_keys, team_keys
 
-    try:
-        return Scoreboard(size, lang=cfg["language"], keys=cfg["keys"])
-    except TypeError:
-        return Scoreboard(size, lang=cfg["language"])
+    return Scoreboard(size, lang=cfg["language"], keys=mode_keys(cfg), team_keys=team_keys(cfg))
 
 
 def run_window(loop, seconds: float | None = None) -> None:

@@ -258,6 +258,62 @@ def test_help_overlay_lists_the_host_keys():
     assert sb._key_label("[+]", "ru") == "Num +" and sb._key_label("space", "ru") == "Пробел"
 
 
+def test_help_overlay_starts_with_the_players_keys_and_shows_this_games_keys():
+    from controller import config
+    from controller.window import _scoreboard
+
+    v = view_at(PRESS, 2.6)
+    plain, with_teams = pygame.Surface((1280, 720)), pygame.Surface((1280, 720))
+    Scoreboard((1280, 720), keys={"right": ["return"]}).draw(plain, v, 0, help_overlay=True)
+    Scoreboard((1280, 720), keys={"right": ["return"]}, team_keys=[("q", "Альфа"), ("z", "Бета")]).draw(
+        with_teams, v, 0, help_overlay=True)
+    first_row = pygame.Rect(100, 140, 1000, 80)
+    assert pygame.image.tobytes(plain.subsurface(first_row), "RGB") != \
+        pygame.image.tobytes(with_teams.subsurface(first_row), "RGB")
+    board = _scoreboard(config.load("config/mafia.toml"), (1280, 720))
+    assert "foul" in board.keys and "question" not in board.keys and not board.team_keys
+    board = _scoreboard(config.load(), (1280, 720))
+    assert "start_clock" not in board.keys and board.team_keys[0] == ("q", "Альфа")
+
+
+def test_a_long_notice_leaves_the_status_lines_readable():
+    v = view_at(PRESS, 2.6)
+    lay = game_layout((1280, 720))
+    quiet = draw(v, (1280, 720), status={"backend": "keyboard", "connected": True, "missing": [], "notice": ""})
+    loud = draw(v, (1280, 720), status={"backend": "keyboard", "connected": True, "missing": [],
+                                        "notice": "В этой игре нет действия «Время!»: старт отсчёта"})
+    st = lay["hdr_status"]
+    line1 = pygame.Rect(st.x, st.y, st.width, st.height // 3)
+    # «Кнопки: Клавиатура» keeps its size (it used to shrink to fit the notice beside it)
+    assert pygame.image.tobytes(quiet.subsurface(line1), "RGB") == pygame.image.tobytes(loud.subsurface(line1), "RGB")
+    # the notice runs left of the corner, in amber, at a readable height
+    left_of_corner = pygame.Rect(lay["hdr_theme"].x, st.y + st.height * 2 // 3, st.x - lay["hdr_theme"].x, st.height // 3)
+    assert share(loud, left_of_corner, sb.AMBER, 40) > 0.01
+    rows = [y for y in range(st.y, st.bottom + 1) if any(near(loud.get_at((x, y))[:3], sb.AMBER, 40)
+                                                          for x in range(left_of_corner.x, st.right, 2))]
+    assert rows and rows[-1] - rows[0] >= 11                               # glyphs at least 11 px tall
+
+
+def test_mafia_seat_ten_does_not_run_into_its_name():
+    from controller.modes import mafia
+
+    state = mafia.initial({"minute_s": 60, "warn_s": 10}, ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор",
+                                                             "Жанна", "Захар", "Ира", "Кирилл"])
+    for size in ((1280, 720), (1920, 1080)):
+        surface = draw(mafia.view(state, 0), size)
+        card = layout(size, 10, "mafia")["cards"][9]
+        inner = card.inflate(-card.width // 12, -card.height // 10)
+        ys = range(inner.y, inner.y + inner.height * 62 // 100)
+        blank = [all(sum(surface.get_at((x, y))[:3]) < 400 for y in ys) for x in range(inner.x, inner.right)]
+        # the widest run of empty columns after «10» starts and before «Кирилл» ends
+        first_ink = blank.index(False)
+        runs, run = [], 0
+        for b in blank[first_ink:]:
+            run = run + 1 if b else 0
+            runs.append(run)
+        assert max(runs[: len(runs) * 2 // 3]) >= inner.width // 20, size
+
+
 def test_status_corner_shows_backend_and_missing_buttons():
     v = view_at(PRESS, 2.6)
     lay = game_layout((1920, 1080))

@@ -22,3 +22,38 @@ def test_status_line_shows_question_holder_countdown_and_scores():
     line = status_line(engine.view(s, 2_010_000_000), "ru")
     assert "Вопрос 1 (30)" in line and "Отвечает: Бета" in line
     assert "⏱ 6.0" in line and "Альфа 0" in line
+
+
+def test_mode_keys_offer_only_what_acts_in_this_game():
+    from controller.terminal import mode_keys
+
+    erudite = mode_keys(config.load())
+    assert "start_clock" not in erudite and erudite["right"] == ["return", "enter"]
+    assert list(erudite)[-4:] == ["help", "mute", "new_game", "quit"]     # the program's keys last
+    mafia = mode_keys(config.load("config/mafia.toml"))
+    assert mafia["foul"] == ["[+]", "f"] and mafia["seat_number"] == ["0–9", "[0–9]"]
+    assert "question" not in mafia and "right" not in mafia and "digit_4" not in mafia
+    chgk = mode_keys(config.load("config/chgk.toml"))
+    assert chgk["mark_right"] == ["[+]", "="] and "import_results" in chgk and "right" not in chgk
+    programme = mode_keys(config.load("examples/programme.toml"))   # own-game, brain-ring, chgk rounds
+    assert "start_clock" in programme and "reading_done" in programme and "captain" not in programme
+
+
+def test_key_help_of_the_mafia_judge_is_his_own_map_in_words():
+    text = key_help(config.load("config/mafia.toml"), "ru")
+    assert "Фол набранному месту" in text and "Номер места" in text
+    assert "Следующий вопрос" not in text and "Q = " not in text
+    en = key_help(config.load("config/mafia.toml"), "en")
+    assert "Foul to the typed seat" in en           # labels in words, never the action's name
+    labels = {line[27:] for line in en.splitlines()}
+    assert not labels & {"foul", "next_role", "killed", "kind", "start", "seat_number"}
+
+
+def test_function_and_arrow_keys_are_not_read_as_esc():
+    from controller.terminal import split_keys
+
+    # an arrow key twice used to be Esc twice: the game quit
+    assert split_keys("\x1b[A\x1b[A") == [["up"], ["up"]]
+    assert split_keys("\x1b[24~") == [["f12"]] and split_keys("\x1bOP") == [["f1"]]
+    assert split_keys("\x1b") == [["escape"]] and split_keys("q\x1bz") == [["q"], ["escape"], ["z"]]
+    assert split_keys("й+") == [["й"], ["[+]", "+"]]

@@ -29,7 +29,7 @@ from typing import Any, Mapping
 import pygame
 
 from controller.display.textcache import TextCache
-from controller.i18n import DEFAULT_LANG, MINUS, signed, t
+from controller.i18n import DEFAULT_LANG, MINUS, action_label, signed, t
 
 Rect = pygame.Rect
 Colour = tuple[int, int, int]
@@ -308,13 +308,17 @@ class Scoreboard:
     :param lang: ``ru`` (default) or ``en``.
     :param keys: the host's keys as in config ``[keys]`` (``{action: [key
         names]}``), for the help overlay.
+    :param team_keys: ``[(key, team name)]``, the players' keys shown first
+        on the help overlay (a laptop game on one keyboard).
     """
 
     def __init__(self, size: tuple[int, int], lang: str = DEFAULT_LANG,
-                 keys: Mapping[str, list[str]] | None = None, cache_limit: int = 768) -> None:
+                 keys: Mapping[str, list[str]] | None = None, cache_limit: int = 768,
+                 team_keys: list[tuple[str, str]] | None = None) -> None:
         self.size = (int(size[0]), int(size[1]))
         self.lang = lang
         self.keys = dict(keys or {})
+        self.team_keys = list(team_keys or ())
         self.text = TextCache(cache_limit)
         self._layouts: dict[tuple, dict] = {}
         self._last_key: Any = None
@@ -415,7 +419,7 @@ class Scoreboard:
     def _draw_layer(self, surface, lay: dict, view: Mapping[str, Any], now_ns: int, flash, status,
                     help_overlay: bool, overlay: bool) -> None:
         surface.fill(BG)
-        self._draw_header(surface, lay, view)
+        self._draw_header(surface, lay, view, notice=bool(status and status.get("notice")))
         if "seats" in view:
             self._draw_mafia(surface, lay, view)
         else:
@@ -437,7 +441,11 @@ class Scoreboard:
         if view.get("paused"):
             self._draw_paused(surface, lay)
         if status:
-            self._draw_status(surface, lay["hdr_status"], status)
+            st = lay["hdr_status"]
+            # landscape: a notice may use the header's width right of the title (not the corner's sixth)
+            wide = None if lay["portrait"] else Rect(lay["hdr_theme"].x, st.y, st.right - lay["hdr_theme"].x,
+                                                     st.height)
+            self._draw_status(surface, st, status, wide)
         if flash and flash.get("kind") not in SILENT_FLASHES:
             self._draw_flash(surface, flash, view)
         if help_overlay:
@@ -506,7 +514,7 @@ class Scoreboard:
             parts.append(mode_title(mode, lang))
         return t("separator", lang).join(parts)
 
-    def _draw_header(self, surface, lay: dict, view: Mapping[str, Any]) -> None:
+    def _draw_header(self, surface, lay: dict, view: Mapping[str, Any], notice: bool = False) -> None:
         lang = self.lang
         left: Rect = lay["hdr_left"]
         h = left.height
@@ -525,11 +533,16 @@ class Scoreboard:
         theme = view.get("theme") or ((view.get("question") or {}).get("theme"))
         if theme:
             rect: Rect = lay["hdr_theme"]
+            if notice and not lay["portrait"]:  # the notice line runs under the theme
+                rect = Rect(rect.x, rect.y, rect.width, rect.height * 2 // 3)
             self._text(surface, f"«{theme}»" if lang == "ru" else f"“{theme}”", rect,
                        int(min(rect.height * 0.55, lay["header"].height * 0.5)), TEXT, bold=True)
 
-    def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any]) -> None:
-        """The input backend, whether every button answers, and the latest host notice (small, top right)."""
+    def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any], wide: Rect | None = None) -> None:
+        """The input backend, whether every button answers, and the latest host notice (small, top right).
+
+        With ``wide`` (the header right of the title) the notice is a line of its own there, as
+        large as the status lines, so a long notice does not shrink them to an unreadable size."""
         lang = self.lang
         h = rect.height
         backend = status.get("backend")
@@ -549,6 +562,11 @@ class Scoreboard:
         lines = [(line1, MUTED), (line2, colour)] + ([(str(notice), AMBER)] if notice else [])
         row = h // 3 if rect.width < rect.height * 6 or notice else h // 2
         dot = max(int(row * 0.45), 4)
+        if notice and wide is not None:
+            lines.pop()
+            nsize = self.text.fit(str(notice), wide.width, int(row * 0.72))
+            self._text(surface, str(notice), Rect(wide.x, rect.y + 2 * row, wide.width, h - 2 * row), nsize,
+                       AMBER, align="right", fit=False)
         size = min(self.text.fit(text, rect.width - dot * 2, int(row * 0.66)) for text, _ in lines)
         for k, (text, c) in enumerate(lines):
             r = self._text(surface, text, Rect(rect.x, rect.y + k * row, rect.width - (dot * 2 if k == 0 else 0),
@@ -983,8 +1001,10 @@ class Scoreboard:
         self._panel(surface, rect, bg, 0.08)
         inner = rect.inflate(-rect.width // 12, -rect.height // 10)
         num_w = inner.width * 34 // 100
+        # every seat's number at the size two digits fit («10» must not run into its name)
+        num_size = self.text.fit("10", num_w * 8 // 10, int(inner.height * 0.55), True)
         self._text(surface, str(s.get("seat", "")), Rect(inner.x, inner.y, num_w, inner.height * 62 // 100),
-                   int(inner.height * 0.55), ink, bold=True)
+                   num_size, ink, bold=True)
         name = s.get("name") or t("player_n", lang, n=s.get("seat"))
         gap = inner.width // 30
         self._text(surface, name, Rect(inner.x + num_w + gap, inner.y, inner.width - num_w - gap,
@@ -1051,6 +1071,10 @@ class Scoreboard:
         self._text(surface, t("help_title", lang), Rect(rect.x, rect.y + title_h // 4, rect.width, title_h),
                    int(title_h * 0.7), AMBER, bold=True)
         items = [(a, k) for a, k in self.keys.items() if k]
+        if self.team_keys:
+            names = [n for _, n in self.team_keys]
+            label = ", ".join(names) if len(names) <= 6 else t("help_team_keys", lang)
+            items.insert(0, (label, [k for k, _ in self.team_keys]))
         if not items:
             return
         body = Rect(rect.x + rect.width // 20, rect.y + title_h * 3 // 2, rect.width * 9 // 10,
@@ -1062,10 +1086,15 @@ class Scoreboard:
         rows = []
         for action, names in items:
             labels = list(dict.fromkeys(_key_label(str(n), lang) for n in names))
-            rows.append((", ".join(labels), t(HELP_ACTIONS.get(action, f"action_{action}"), lang)))
+            rows.append((", ".join(labels), action_label(action, lang)))
+        if self.team_keys:
+            rows[0] = (rows[0][0], items[0][0])  # the team names, not an action
         key_w, label_w = col_w * 36 // 100, col_w * 58 // 100
         base = int(row_h * 0.45)
-        label_size = min(self.text.fit(a, label_w, base) for _, a in rows)
+        # one size for the action labels; the team names row shrinks on its own
+        # (not below 3/4 of the row's size: a longer label shrinks alone rather than all of them)
+        label_size = max(min(self.text.fit(a, label_w, base) for _, a in rows[1 if self.team_keys else 0:] or rows),
+                         base * 3 // 4)
         key_size = label_size * 85 // 100  # a long key list shrinks on its own when drawn
         for i, (keys, label) in enumerate(rows):
             c, r = divmod(i, per)

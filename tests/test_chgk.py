@@ -215,6 +215,26 @@ def test_accepted_appeal_gives_the_team_the_question_and_is_logged():
     assert s["questions"][1]["appeals"][0]["accepted"] is True
 
 
+def test_a_tie_made_by_an_appeal_after_the_shootout_gets_a_shootout_of_its_own():
+    g = Game(teams=4, chgk={"tours": 1, "questions_per_tour": 2})
+    g.play([["Альфа", "Бета", "Гамма"], ["Альфа"]])
+    g.host("shootout", 10)
+    g.host("question", 11)
+    g.host("results", results=["Бета"])              # Бета 2nd, Гамма 3rd
+    assert g.state.stage == "finished"
+    g.host("appeal", 20, team="Дельта", question="1.1", accepted=True)
+    g.host("appeal", 21, team="Дельта", question="1.2", accepted=True)
+    assert g.places() == {"Альфа": "1–2", "Дельта": "1–2", "Бета": "3", "Гамма": "4"}
+    g.host("shootout", 22)                           # only the new tie plays
+    assert g.logs("shootout")[-1].data["teams"] == ["Альфа", "Дельта"]
+    g.host("question", 23)
+    assert g.view()["question"]["label"] == "s2" and g.view()["question"]["results"] == {}
+    assert g.places() == {"Альфа": "1–2", "Дельта": "1–2", "Бета": "3", "Гамма": "4"}
+    g.host("results", results=["Дельта"])
+    assert g.places() == {"Дельта": "1", "Альфа": "2", "Бета": "3", "Гамма": "4"}
+    assert g.state.stage == "finished"
+
+
 def test_no_appeals_on_shootout_questions():
     g = Game(teams=2)
     g.play([["Альфа", "Бета"]])

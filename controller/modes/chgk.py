@@ -348,12 +348,15 @@ def _h_shootout(s: State, h: Host, fx: list) -> State:
         b.refuse(fx, h.at, "shootout_running")
         return s
     refs = h.params.get("teams")
-    teams = tuple(sorted({b.resolve(s.teams, r) for r in refs})) if refs else tuple(contested(s, 0))
+    teams = tuple(sorted({b.resolve(s.teams, r) for r in refs})) if refs else tuple(contested(s))
     if len(teams) < 2:
         b.refuse(fx, h.at, "no_tie")
         return s
-    s = replace(s, stage=SHOOTOUT, shootout_teams=teams, shootout_count=0, current=None, phase="idle",
-                countdown=None)
+    # a new tie after a finished shoot-out (an appeal accepted later): the
+    # earlier shoot-out questions keep deciding what they decided, the new
+    # questions follow them (s2, s3 ...)
+    s = replace(s, stage=SHOOTOUT, shootout_teams=tuple(sorted(set(s.shootout_teams) | set(teams))),
+                current=None, phase="idle", countdown=None)
     b.log(fx, h.at, "shootout", teams=[s.teams[i].name for i in teams])
     return s
 

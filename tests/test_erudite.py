@@ -848,6 +848,16 @@ def test_undo_does_not_give_the_answer_back_to_a_disqualified_team():
 # =========================================================================
 # pause / resume
 
+def test_a_second_end_of_reading_mark_during_a_pause_does_not_restart_the_seven_seconds():
+    g = Table(n=2)
+    g.host("question", 1.0)
+    g.host("reading_done", 2.0)
+    g.host("pause", 6.0)                      # 3 s left
+    g.host("reading_done", 7.0)               # the key pressed again by mistake
+    assert g.notices()[-1] == "countdown_running"
+    g.host("resume", 10.0)
+    assert Flash("time_up") in g.run_to(13.01)
+
 def test_pause_freezes_the_countdown():
     g = Table()
     g.host("question", 1.0)

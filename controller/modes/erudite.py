@@ -508,7 +508,9 @@ def _h_reading_done(s: State, h: Host, fx: list) -> State:
     if q is None or not q.open:
         _refuse(fx, h.at, "no_question")
         return s
-    if q.countdown is not None and q.countdown.running:
+    cd = q.countdown
+    # a second mark while the countdown is paused must not give a fresh 7 s [§4.7]
+    if cd is not None and (cd.running or (q.reading_done and q.holder is None and cd.left > 0)):
         _refuse(fx, h.at, "countdown_running")
         return s
     q = replace(q, reading_done=True)

@@ -184,7 +184,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "appeal_not_allowed": "Апелляции на вопросы перестрелки не принимаются",
         "shootout_running": "Идёт перестрелка",
         "confirm_new_game": "Нажмите ещё раз: новая игра (старая сохранится в архиве)",
-        "not_in_this_mode": "В этой игре нет действия «{action}»",
+        "not_in_this_mode": "{label} — не в этой игре ({action})",
         "captain_time_up": "Время капитана истекло",
         "undo": "Отменено",
         # --- backend status -----------------------------------------------------------
@@ -404,7 +404,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "appeal_not_allowed": "No appeals on shoot-out questions",
         "shootout_running": "A shoot-out is running",
         "confirm_new_game": "Press again: new game (the old one is archived)",
-        "not_in_this_mode": "This game has no action \"{action}\"",
+        "not_in_this_mode": "{label} — not in this game ({action})",
         "captain_time_up": "Captain's time is up",
         "undo": "Undone",
         # --- backend status -----------------------------------------------------------

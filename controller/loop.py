@@ -202,7 +202,8 @@ class Loop:
         if action == "pause":
             action = "resume" if getattr(self.state, "paused", False) else "pause"
         if self.cfg["mode"] != "programme" and action not in engine.host_actions(self.cfg["mode"]):
-            self._notice("not_in_this_mode", action=action)
+            from controller.i18n import action_label
+            self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
         self.queue.put(Host(action, now, {}))
 
@@ -341,7 +342,7 @@ class Loop:
         self.state = engine.new_game(self.cfg, seed)
         self.flash = None
         self.dirty = True
-        self._notice_text(f"{dest}")
+        self._notice("new_game_started", path=dest)
         if self.backend is not None:
             for b in self.backend.buttons:
                 self.backend.set_lamp(b, "off")

@@ -57,3 +57,17 @@ def test_function_and_arrow_keys_are_not_read_as_esc():
     assert split_keys("\x1b[24~") == [["f12"]] and split_keys("\x1bOP") == [["f1"]]
     assert split_keys("\x1b") == [["escape"]] and split_keys("q\x1bz") == [["q"], ["escape"], ["z"]]
     assert split_keys("й+") == [["й"], ["[+]", "+"]]
+
+
+def test_a_key_of_another_game_is_named_in_words(capsys):
+    import io
+
+    from controller.clock import EngineClock
+    from controller.loop import Loop
+
+    for lang, words in (("ru", "«Время!»: старт отсчёта — не в"), ("en", "“Time!”: start the clock — not in")):
+        cfg = config.load()
+        cfg["language"] = lang
+        loop = Loop(cfg, engine.new_game(cfg, 1), EngineClock(), out=io.StringIO())
+        loop.key_down(["t"])                     # Брейн-ринг's «Время!» in Эрудит-квартет
+        assert loop.notice.startswith(words)     # what the key does, then its [keys] name

@@ -85,7 +85,10 @@ def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), la
     cfg = run.config
     view = engine.view(run.state, now)
     flash = latest_flash(run.flashes, now, cfg["display"]["flash_s"])
-    board = Scoreboard(size, lang=lang or cfg.get("language", "ru"), keys=cfg.get("keys"))
+    from controller.terminal import mode_keys, team_keys
+
+    # the help overlay as the window shows it: this game's keys, the players' keys first
+    board = Scoreboard(size, lang=lang or cfg.get("language", "ru"), keys=mode_keys(cfg), team_keys=team_keys(cfg))
     surface = pygame.Surface(size)
     board.draw(surface, view, now, flash=flash, status=status, help_overlay=help_overlay)
     return surface

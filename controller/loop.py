@@ -40,6 +40,20 @@ resumed countdown continues from (almost) where it was."""
 
 QUIT_CONFIRM_NS = 3 * NS_PER_S
 
+NOTICE_NS = 6 * NS_PER_S
+"""How long a host notice stays on the screen."""
+
+LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
+"""A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
+Latin names the key map uses, so that Q is Q whichever layout the laptop is switched to."""
+
+
+def physical_names(names: list[str]) -> list[str]:
+    """``names`` plus the Latin name of a key typed under the Russian layout."""
+    extra = [LATIN_BY_CYRILLIC[n.lower()] for n in names if n.lower() in LATIN_BY_CYRILLIC]
+    return names + [e for e in extra if e not in names]
+
+
 QUIET_FLASHES = frozenset({"standings"})
 """Flashes that do not replace a ruling flash still on screen."""
 
@@ -124,6 +138,7 @@ class Loop:
         self.flash: dict | None = None
         self.flash_until = 0
         self.notice: str = ""
+        self.notice_at = 0
         self.help = False
         self.running = True
         self.quit_armed: int | None = None
@@ -151,6 +166,7 @@ class Loop:
 
     # -- keys from the window or the terminal (loop thread) ------------------
     def key_down(self, names: list[str]) -> None:
+        names = physical_names(names)
         now = self.clock.now()
         action = self.host_keys.action(names)
         if action is None and self.backend is not None:
@@ -163,6 +179,7 @@ class Loop:
     def key_up(self, names: list[str]) -> None:
         if self.backend is None:
             return
+        names = physical_names(names)
         now = self.clock.now()
         for n in names:
             if self.backend.key_up(n, now):
@@ -322,6 +339,7 @@ class Loop:
 
     def _notice_text(self, text: str) -> None:
         self.notice = text
+        self.notice_at = self.clock.now()
         self.dirty = True
         if self.screen is None or getattr(self.screen, "headless", False):
             print(f"\n! {text}", file=self.out, flush=True)
@@ -387,7 +405,7 @@ class Loop:
         st = self.backend.status() if self.backend is not None else None
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
-                "notice": self.notice}
+                "notice": self.notice if self.clock.now() - self.notice_at < NOTICE_NS else ""}
 
     def current_flash(self) -> dict | None:
         if self.flash is not None and self.clock.now() < self.flash_until:
@@ -481,10 +499,13 @@ def run_from_args(args) -> int:
     if args.windowed:
         cfg["display"]["fullscreen"] = False
     state, clock, jr, cfg, seed = prepare_game(cfg, args)
+    resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
     print(f"Game seed (tie draws): {seed}")
     headless = args.headless or not _display_available()
     loop = Loop(cfg, state, clock, journal=jr)
+    if resumed:
+        loop._notice("resumed", n=resumed)
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
     options["keys"] = keys

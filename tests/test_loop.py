@@ -165,3 +165,23 @@ def test_mafia_roles_entered_after_the_game_complete_the_protocol(tmp_path):
     protocol = mafia_protocol.load(saved)
     assert [p.role for p in protocol.players] == ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
     assert protocol.winner == "mafia"
+
+
+def test_keys_work_under_the_russian_layout():
+    loop, clock = make_loop()
+    loop.key_down(["т"])           # N under ЙЦУКЕН: announce the question
+    loop.drain()
+    clock.advance(100 * MS)
+    loop.key_down(["я"])           # Z: team Бета's button
+    loop.drain()
+    clock.advance(10 * MS)
+    loop.tick_if_due()
+    assert engine.view(loop.state)["teams"][1]["holder"] is True
+
+
+def test_a_host_notice_leaves_the_screen_after_a_while():
+    loop, clock = make_loop()
+    loop.key_down(["escape"])      # asks to press again
+    assert loop.status()["notice"]
+    clock.advance(7_000 * MS)
+    assert loop.status()["notice"] == ""

@@ -506,6 +506,8 @@ def run_from_args(args) -> int:
     loop = Loop(cfg, state, clock, journal=jr)
     if resumed:
         loop._notice("resumed", n=resumed)
+    else:
+        loop._notice("help_hint")  # the host's first hint: H shows every key
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
     options["keys"] = keys

@@ -163,33 +163,33 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
 
 
 def wakeup(s: State) -> int | None:
-    d = _deadlines(s)
-    return min(d)[0] if d else None
+    """The engine time of the next deadline (the shell sends a Tick then)."""
+    return b.earliest(_deadlines(s))
 
 
 def _advance(s: State, now: int, fx: list) -> State:
-    while True:
-        d = _deadlines(s)
-        if not d or min(d)[0] > now:
-            break
-        t, _, what = min(d)
-        t = max(t, s.now)
-        q = s.question
-        if what == "start":
-            s = _start(s, q.start_at, fx)
-        elif what == "decide":
-            s = _decide(s, t, fx)
-        elif what == "warn":
-            cd, _n = cdn.take_warnings(q.countdown, t)
-            s = replace(s, question=replace(q, countdown=cd))
-            fx.append(Sound("warning"))
-            b.log(fx, t, "warning", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
-        else:
-            q = replace(q, countdown=replace(q.countdown, deadline=None, left=0))
-            fx += [Sound("time_up"), Flash("time_up")]
-            b.log(fx, t, "time_up", question=q.number)
-            s = _unanswered(replace(s, question=q), "time", t, fx)
-    return replace(s, now=max(s.now, now))
+    """Fire every deadline up to ``now`` in time order."""
+    return b.fire_due(s, now, fx, _deadlines, _fire)
+
+
+def _fire(s: State, t: int, what: str, fx: list) -> State:
+    """Carry out one deadline (start signal, settle window, warning, clock) at ``t``."""
+    q = s.question
+    if what == "start":
+        s = _start(s, q.start_at, fx)
+    elif what == "decide":
+        s = _decide(s, t, fx)
+    elif what == "warn":
+        cd, _n = cdn.take_warnings(q.countdown, t)
+        s = replace(s, question=replace(q, countdown=cd))
+        fx.append(Sound("warning"))
+        b.log(fx, t, "warning", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
+    else:
+        q = replace(q, countdown=replace(q.countdown, deadline=None, left=0))
+        fx += [Sound("time_up"), Flash("time_up")]
+        b.log(fx, t, "time_up", question=q.number)
+        s = _unanswered(replace(s, question=q), "time", t, fx)
+    return s
 
 
 def _clock(s: State, kind: str, total: int, now: int) -> cdn.Countdown:

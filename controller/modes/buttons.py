@@ -9,7 +9,9 @@ costs, what happens after a wrong answer) stays in the mode.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+from controller.values import replace
 from typing import Any, Mapping, Sequence
 
 from controller import arbiter as arb
@@ -194,4 +196,27 @@ def dispatch(s: Any, event: Any, *, actions: Mapping[str, Any], advance: Any, mo
         ev = event if event.at >= s.now else replace(event, at=s.now)
         s = actions[event.action](s, ev, fx)
     return s, fx
+
+
+def earliest(deadlines: list[tuple[int, int, str]]) -> int | None:
+    """The time of the first of a mode's deadlines ``(time, priority, what)``, or None."""
+    return min(deadlines)[0] if deadlines else None
+
+
+def fire_due(s: Any, now: int, fx: list, deadlines: Any, fire: Any) -> Any:
+    """Fire a mode's deadlines up to ``now`` in time order, then move its clock to ``now``.
+
+    ``deadlines(state)`` lists ``(time, priority, what)``; ``fire(state, t, what, fx)``
+    carries one out at time ``t`` (never before the state's clock) and returns the new
+    state.  Each is fired at its own time, not at ``now``: a late tick changes nothing.
+    """
+    while True:
+        d = deadlines(s)
+        if not d:
+            break
+        t, _, what = min(d)
+        if t > now:
+            break
+        s = fire(s, max(t, s.now), what, fx)
+    return s if s.now >= now else replace(s, now=now)
 

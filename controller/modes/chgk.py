@@ -193,34 +193,35 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
 
 
 def wakeup(s: State) -> int | None:
-    d = _deadlines(s)
-    return min(d)[0] if d else None
+    """The engine time of the next deadline (the shell sends a Tick then)."""
+    return b.earliest(_deadlines(s))
 
 
 def _advance(s: State, now: int, fx: list) -> State:
-    while True:
-        d = _deadlines(s)
-        if not d or min(d)[0] > now:
-            break
-        t, _, what = min(d)
-        if what == "warn":
-            cd, _n = cdn.take_warnings(s.countdown, t)
-            s = replace(s, countdown=cd)
-            fx.append(Sound("warning"))
-            b.log(fx, t, "warning", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
-        elif s.phase == "discussion":
-            fx += [Sound("time_up"), Flash("time_up")]
-            b.log(fx, t, "time_up", question=label(s.rules, s.current))
-            if s.rules.answer:
-                s = replace(s, phase="answers", countdown=cdn.start("answers", s.rules.answer, t))
-                b.log(fx, t, "hand_in", seconds=s.rules.answer / 1e9)
-            else:
-                s = replace(s, phase="done", countdown=None)
+    """Fire every deadline up to ``now`` in time order."""
+    return b.fire_due(s, now, fx, _deadlines, _fire)
+
+
+def _fire(s: State, t: int, what: str, fx: list) -> State:
+    """Carry out one deadline (warning, end of discussion, end of hand-in) at ``t``."""
+    if what == "warn":
+        cd, _n = cdn.take_warnings(s.countdown, t)
+        s = replace(s, countdown=cd)
+        fx.append(Sound("warning"))
+        b.log(fx, t, "warning", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
+    elif s.phase == "discussion":
+        fx += [Sound("time_up"), Flash("time_up")]
+        b.log(fx, t, "time_up", question=label(s.rules, s.current))
+        if s.rules.answer:
+            s = replace(s, phase="answers", countdown=cdn.start("answers", s.rules.answer, t))
+            b.log(fx, t, "hand_in", seconds=s.rules.answer / 1e9)
         else:
-            fx += [Sound("time_up"), Flash("answers_closed")]
-            b.log(fx, t, "answers_closed", question=label(s.rules, s.current))
             s = replace(s, phase="done", countdown=None)
-    return replace(s, now=max(s.now, now))
+    else:
+        fx += [Sound("time_up"), Flash("answers_closed")]
+        b.log(fx, t, "answers_closed", question=label(s.rules, s.current))
+        s = replace(s, phase="done", countdown=None)
+    return s
 
 
 # ---------------------------------------------------------------------------

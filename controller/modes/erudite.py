@@ -282,43 +282,39 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
 
 def wakeup(s: State) -> int | None:
     """The engine time of the next deadline (the shell sends a Tick then)."""
-    d = _deadlines(s)
-    return min(d)[0] if d else None
+    return b.earliest(_deadlines(s))
 
 
 def _advance(s: State, now: int, fx: list) -> State:
     """Fire every deadline up to ``now`` in time order."""
-    while True:
-        d = _deadlines(s)
-        if not d:
-            break
-        t, _, what = min(d)
-        if t > now:
-            break
-        t = max(t, s.now)
-        if what == "decide":
-            s = _decide(s, t, fx)
-        elif what == "warn":
-            q = s.question
-            cd, n = cdn.take_warnings(q.countdown, t)
-            s = replace(s, question=replace(q, countdown=cd))
-            fx.append(Sound("warning"))
-        elif what == "expire":
-            s = _expire(s, t, fx)
-        elif what == "captain_warn":
-            cd, n = cdn.take_warnings(s.captain, t)
-            s = replace(s, captain=cd)
-            fx.append(Sound("warning"))
-        elif what == "captain_expire":
-            s = replace(s, captain=None)
-            fx += [Sound("time_up"), Flash("captain_time_up")]
-            _log(fx, t, "captain_time_up")
-        elif what.startswith("unblock:"):
-            i = int(what.split(":")[1])
-            s = replace(s, block_until=_set(s.block_until, i, 0))
-            fx.append(Lamp(s.teams[i].button, "off"))
-            _log(fx, t, "unblock", team=s.teams[i].name)
-    return s if s.now >= now else replace(s, now=now)
+    return b.fire_due(s, now, fx, _deadlines, _fire)
+
+
+def _fire(s: State, t: int, what: str, fx: list) -> State:
+    """Carry out one deadline (settle window, countdown, captain's timer, block) at ``t``."""
+    if what == "decide":
+        s = _decide(s, t, fx)
+    elif what == "warn":
+        q = s.question
+        cd, n = cdn.take_warnings(q.countdown, t)
+        s = replace(s, question=replace(q, countdown=cd))
+        fx.append(Sound("warning"))
+    elif what == "expire":
+        s = _expire(s, t, fx)
+    elif what == "captain_warn":
+        cd, n = cdn.take_warnings(s.captain, t)
+        s = replace(s, captain=cd)
+        fx.append(Sound("warning"))
+    elif what == "captain_expire":
+        s = replace(s, captain=None)
+        fx += [Sound("time_up"), Flash("captain_time_up")]
+        _log(fx, t, "captain_time_up")
+    elif what.startswith("unblock:"):
+        i = int(what.split(":")[1])
+        s = replace(s, block_until=_set(s.block_until, i, 0))
+        fx.append(Lamp(s.teams[i].button, "off"))
+        _log(fx, t, "unblock", team=s.teams[i].name)
+    return s
 
 
 def _decide(s: State, t: int, fx: list) -> State:
@@ -387,16 +383,16 @@ def _finish_question(s: State, t: int, fx: list) -> State:
 # presses
 
 def _press(s: State, p: Press, fx: list) -> State:
-    s = replace(s, held=s.held | {p.button})
+    held = s.held | {p.button}
     team = s.team_of(p.button)
     if team is None:
         _log(fx, p.delivered, "unknown_button", button=p.button)
         fx.append(Notice("unknown_button", {"button": p.button}))
-        return s
+        return replace(s, held=held)
     q = s.question
     if q is None or not q.open:
         _log(fx, p.delivered, "idle_press", button=p.button, at=p.at / 1e9)
-        return s
+        return replace(s, held=held)
     kind = None
     if p.button in s.stuck:
         kind = STUCK
@@ -414,15 +410,16 @@ def _press(s: State, p: Press, fx: list) -> State:
     elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
         kind = LATE
     elif any(r.button == p.button and r.wave == q.wave and r.kind == PENDING for r in q.presses):
-        return s  # a second edge of a button already in the window
+        return replace(s, held=held)  # a second edge of a button already in the window
     else:
         kind = PENDING
     wave = q.wave
     record = PressRecord(p.button, team, p.at, p.delivered, wave, kind)
-    q = replace(q, presses=q.presses + (record,))
     if kind == PENDING:
-        q = replace(q, arbiter=arb.offer(q.arbiter, p))
-    s = replace(s, question=q)
+        q = replace(q, presses=q.presses + (record,), arbiter=arb.offer(q.arbiter, p))
+    else:
+        q = replace(q, presses=q.presses + (record,))
+    s = replace(s, held=held, question=q)
     _log(fx, p.delivered, "press", button=p.button, team=s.teams[team].name, at=p.at / 1e9,
          delivered=p.delivered / 1e9, press_kind=kind, wave=wave)
     if kind == EARLY:

@@ -128,36 +128,36 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
 
 
 def wakeup(s: State) -> int | None:
-    d = _deadlines(s)
-    return min(d)[0] if d else None
+    """The engine time of the next deadline (the shell sends a Tick then)."""
+    return b.earliest(_deadlines(s))
 
 
 def _advance(s: State, now: int, fx: list) -> State:
-    while True:
-        d = _deadlines(s)
-        if not d or min(d)[0] > now:
-            break
-        t, _, what = min(d)
-        t = max(t, s.now)
-        q = s.question
-        if what == "decide":
-            s = _decide(s, t, fx)
-        elif what == "expire":
-            q = replace(q, closed="time", countdown=replace(q.countdown, deadline=None, left=0))
-            fx += [Sound("time_up"), Flash("time_up")]
-            b.log(fx, t, "time_up", question=q.number)
-            s = replace(s, question=q)
-        elif what == "answer_time_up":
-            q = replace(q, answer_cd=replace(q.answer_cd, deadline=None, left=0))
-            fx += [Sound("time_up"), Flash("answer_time_up", s.teams[q.holder].name)]
-            b.log(fx, t, "answer_time_up", team=s.teams[q.holder].name)
-            s = replace(s, question=q)
-        else:
-            i = int(what.split(":")[1])
-            s = replace(s, block_until=b.set_at(s.block_until, i, 0))
-            fx.append(Lamp(s.teams[i].button, "off"))
-            b.log(fx, t, "unblock", team=s.teams[i].name)
-    return replace(s, now=max(s.now, now))
+    """Fire every deadline up to ``now`` in time order."""
+    return b.fire_due(s, now, fx, _deadlines, _fire)
+
+
+def _fire(s: State, t: int, what: str, fx: list) -> State:
+    """Carry out one deadline (settle window, press window, answer time, block) at ``t``."""
+    q = s.question
+    if what == "decide":
+        s = _decide(s, t, fx)
+    elif what == "expire":
+        q = replace(q, closed="time", countdown=replace(q.countdown, deadline=None, left=0))
+        fx += [Sound("time_up"), Flash("time_up")]
+        b.log(fx, t, "time_up", question=q.number)
+        s = replace(s, question=q)
+    elif what == "answer_time_up":
+        q = replace(q, answer_cd=replace(q.answer_cd, deadline=None, left=0))
+        fx += [Sound("time_up"), Flash("answer_time_up", s.teams[q.holder].name)]
+        b.log(fx, t, "answer_time_up", team=s.teams[q.holder].name)
+        s = replace(s, question=q)
+    else:
+        i = int(what.split(":")[1])
+        s = replace(s, block_until=b.set_at(s.block_until, i, 0))
+        fx.append(Lamp(s.teams[i].button, "off"))
+        b.log(fx, t, "unblock", team=s.teams[i].name)
+    return s
 
 
 def _decide(s: State, t: int, fx: list) -> State:

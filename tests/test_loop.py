@@ -131,10 +131,14 @@ def test_chgk_host_types_team_numbers_and_imports_the_jury_csv(tmp_path):
     cfg = config.build({"mode": "chgk", "teams": teams, "chgk": {"results_csv": str(csv)}})
     clock = ManualClock(1_000 * MS)
     loop = Loop(cfg, engine.new_game(cfg, 1), clock)
-    for key in (["n"], ["space"], ["2"], ["[+]"], ["i"]):
+    for key in (["n"], ["space"], ["2"], ["[+]"]):
         loop.key_down(key)
         loop.drain()
         loop.drain()
+    assert "Бета" in loop.notice and "засчитан" in loop.notice   # the host sees what was entered
+    loop.key_down(["i"])
+    loop.drain()
+    loop.drain()
     rows = {r["team"]: r for r in engine.view(loop.state)["standings"]}
     assert rows["Бета"]["right"] == 1 and rows["Гамма"]["right"] == 1 and rows["Альфа"]["right"] == 0
     loop.key_down(["9"])

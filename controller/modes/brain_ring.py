@@ -279,7 +279,7 @@ def _press(s: State, p: Press, fx: list) -> State:
         if not _eligible(s, q):
             s = _unanswered(s, "false_starts", p.delivered, fx)
     elif kind == EARLY:
-        fx.append(Notice("early", {"team": name}))
+        fx.append(Notice("early_press", {"button": p.button, "team": name}))
     return s
 
 

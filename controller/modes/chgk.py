@@ -412,6 +412,7 @@ def _mark(value: bool):
             fx.append(Notice("no_question", {}))
             return s
         s = _set_result(s, s.current, n - 1, value, h.at, fx)
+        fx.append(Notice("chgk.marked_right" if value else "chgk.marked_wrong", {"team": s.teams[n - 1].name}))
         return _after_results(s, {s.current}, h.at, fx)
     return mark
 

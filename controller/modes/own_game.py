@@ -216,11 +216,11 @@ def _press(s: State, p: Press, fx: list) -> State:
     if kind == EARLY and s.rules.early_block:
         # every early press restarts the block, from its own edge time
         s = replace(s, block_until=b.set_at(s.block_until, team, p.at + s.rules.early_block))
-        fx += [Lamp(p.button, "blink"), Notice("early", {"team": name})]
+        fx += [Lamp(p.button, "blink"), Notice("early_press", {"button": p.button, "team": name})]
         if s.rules.early_sound:
             fx.append(Sound("false_start"))
     elif kind == EARLY:
-        fx.append(Notice("early", {"team": name}))
+        fx.append(Notice("early_press", {"button": p.button, "team": name}))
     return s
 
 

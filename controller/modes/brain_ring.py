@@ -322,16 +322,8 @@ def _h_start_clock(s: State, h: Host, fx: list) -> State:
     return s
 
 
-def _holder(s: State, h: Host, fx: list) -> Question | None:
-    q = s.question
-    if q is None or not q.open or q.holder is None:
-        b.refuse(fx, h.at, "no_answer_holder")
-        return None
-    return q
-
-
 def _h_right(s: State, h: Host, fx: list) -> State:
-    q = _holder(s, h, fx)
+    q = b.holder_question(s, h, fx)
     if q is None:
         return s
     team = q.holder
@@ -358,7 +350,7 @@ def _end_fight(s: State, winner: int | None, t: int, fx: list) -> State:
 
 
 def _h_wrong(s: State, h: Host, fx: list) -> State:
-    q = _holder(s, h, fx)
+    q = b.holder_question(s, h, fx)
     if q is None:
         return s
     team = q.holder

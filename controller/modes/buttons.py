@@ -107,6 +107,15 @@ def resolve(players: Sequence[Player], ref: Any) -> int:
     raise GameError(f"unknown team {ref!r}")
 
 
+def holder_question(s: Any, h: Host, fx: list) -> Any:
+    """The open question of ``s`` whose answer the host can rule on, or None (refused, told)."""
+    q = s.question
+    if q is None or not q.open or q.holder is None:
+        refuse(fx, h.at, "no_answer_holder")
+        return None
+    return q
+
+
 def winner_at(presses: Sequence[PressRecord], wave: int) -> int | None:
     return min((r.at for r in presses if r.wave == wave and r.kind == ANSWER), default=None)
 

@@ -34,7 +34,7 @@ from typing import Callable
 
 from controller import arbiter as arb
 from controller import countdown as cdn
-from controller.effects import Flash, Lamp, Log, Notice, Sound
+from controller.effects import Flash, Lamp, Notice, Sound
 from controller.errors import GameError
 from controller.events import NS_PER_MS, Host, Press, Release, seconds_to_ns
 from controller.modes import buttons as b
@@ -133,10 +133,7 @@ class State:
 
     # -- derived helpers -------------------------------------------------
     def team_of(self, button: str) -> int | None:
-        for i, t in enumerate(self.teams):
-            if t.button == button:
-                return i
-        return None
+        return b.index_of(self.teams, button)
 
     @property
     def button_order(self) -> tuple[str, ...]:
@@ -180,12 +177,6 @@ def initial(config: dict, seed: int) -> State:
 # ---------------------------------------------------------------------------
 # small pure helpers
 
-def _set(t: tuple, i: int, v) -> tuple:
-    return t[:i] + (v,) + t[i + 1:]
-
-
-def _log(fx: list, when: int, kind: str, /, **data) -> None:
-    fx.append(Log(when, kind, data))
 
 
 def _disabled(s: State, team: int, q: Question | None = None) -> str | None:
@@ -224,7 +215,7 @@ def _start_think(s: State, q: Question, now: int, fx: list) -> Question:
     cd = cdn.start("think", s.rules.think, now, s.rules.warn_marks)
     if s.paused:
         cd = cdn.pause(cd, now)
-    _log(fx, now, "countdown_start", countdown="think", seconds=s.rules.think / 1e9)
+    b.log(fx, now, "countdown_start", countdown="think", seconds=s.rules.think / 1e9)
     return replace(q, countdown=cd)
 
 
@@ -235,20 +226,9 @@ def _arm_wave(s: State, q: Question, now: int, fx: list) -> tuple[State, Questio
         s = replace(s, stuck=s.stuck | frozenset(stuck_now))
         for btn in stuck_now:
             fx.append(Notice("button_stuck", {"button": btn, "team": s.teams[s.team_of(btn)].name}))
-            _log(fx, now, "stuck", button=btn)
+            b.log(fx, now, "stuck", button=btn)
     return s, replace(q, armed_at=now)
 
-
-def _team_ref(s: State, params: dict, required: bool = True) -> int:
-    ref = params.get("team", params.get("button"))
-    if ref is None:
-        if required:
-            raise GameError("this action needs \"team\" (a team name or button)")
-        return -1
-    for i, t in enumerate(s.teams):
-        if ref in (t.name, t.button) or (isinstance(ref, int) and not isinstance(ref, bool) and ref == i + 1):
-            return i
-    raise GameError(f"unknown team {ref!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -308,12 +288,12 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
     elif what == "captain_expire":
         s = replace(s, captain=None)
         fx += [Sound("time_up"), Flash("captain_time_up")]
-        _log(fx, t, "captain_time_up")
+        b.log(fx, t, "captain_time_up")
     elif what.startswith("unblock:"):
         i = int(what.split(":")[1])
-        s = replace(s, block_until=_set(s.block_until, i, 0))
+        s = replace(s, block_until=b.set_at(s.block_until, i, 0))
         fx.append(Lamp(s.teams[i].button, "off"))
-        _log(fx, t, "unblock", team=s.teams[i].name)
+        b.log(fx, t, "unblock", team=s.teams[i].name)
     return s
 
 
@@ -330,14 +310,10 @@ def _decide(s: State, t: int, fx: list) -> State:
         s = replace(s, question=q)
         if not q.arbiter.pending or q.arbiter.decide_at(s.rules.settle) > t:
             return s
-    ordered = arb.order(q.arbiter.candidates, s.rules.tie_rule, s.rules.seed,
-                        f"{q.number}/{q.wave}", s.button_order)
+    ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.tie_rule, s.rules.seed,
+                                f"{q.number}/{q.wave}", s.button_order)
     winner = ordered[0]
     team = s.team_of(winner.button)
-    kinds = {p.button: LOCKOUT for p in ordered[1:]}
-    kinds[winner.button] = ANSWER
-    presses = tuple(replace(r, kind=kinds[r.button]) if r.kind == PENDING and r.wave == q.wave
-                    and r.button in kinds else r for r in q.presses)
     # the winner's edge stopped the clock, not the end of the settle window:
     # what is left is what after_wrong = "resume" continues from (never more
     # than the countdown had when it last started, for an edge before that)
@@ -350,16 +326,14 @@ def _decide(s: State, t: int, fx: list) -> State:
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cd)
     s = replace(s, question=q)
     fx += [Lamp(winner.button, "on"), Sound("press")]
-    _log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button,
-         order=[p.button for p in ordered], tie=arb.is_tie(ordered),
-         gaps_ms=[(p.at - winner.at) / NS_PER_MS for p in ordered])
+    b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button, **b.decision_log(ordered))
     return s
 
 
 def _expire(s: State, t: int, fx: list) -> State:
     q = replace(s.question, closed="time", countdown=replace(s.question.countdown, deadline=None, left=0))
     fx += [Sound("time_up"), Flash("time_up")]
-    _log(fx, t, "time_up", question=q.number)
+    b.log(fx, t, "time_up", question=q.number)
     return _finish_question(replace(s, question=q), t, fx)
 
 
@@ -369,13 +343,13 @@ def _finish_question(s: State, t: int, fx: list) -> State:
     if q.fight == -1:
         if len(_played_in_round(s, -1, 0)) >= len(s.rules.nominals):
             s = replace(s, stage="finished")
-            _log(fx, t, "game_over", standings=[r["team"] for r in standings(s)])
+            b.log(fx, t, "game_over", standings=[r["team"] for r in standings(s)])
         return s
     last = (s.fight == s.rules.fights - 1 and s.round == s.rules.rounds - 1)
     if last and len(_played_in_round(s, s.fight, s.round)) >= len(s.rules.nominals):
         s = replace(s, stage="finished")
         fx.append(Flash("standings"))
-        _log(fx, t, "game_over", standings=[r["team"] for r in standings(s)])
+        b.log(fx, t, "game_over", standings=[r["team"] for r in standings(s)])
     return s
 
 
@@ -386,12 +360,12 @@ def _press(s: State, p: Press, fx: list) -> State:
     held = s.held | {p.button}
     team = s.team_of(p.button)
     if team is None:
-        _log(fx, p.delivered, "unknown_button", button=p.button)
+        b.log(fx, p.delivered, "unknown_button", button=p.button)
         fx.append(Notice("unknown_button", {"button": p.button}))
         return replace(s, held=held)
     q = s.question
     if q is None or not q.open:
-        _log(fx, p.delivered, "idle_press", button=p.button, at=p.at / 1e9)
+        b.log(fx, p.delivered, "idle_press", button=p.button, at=p.at / 1e9)
         return replace(s, held=held)
     kind = None
     if p.button in s.stuck:
@@ -420,12 +394,12 @@ def _press(s: State, p: Press, fx: list) -> State:
     else:
         q = replace(q, presses=q.presses + (record,))
     s = replace(s, held=held, question=q)
-    _log(fx, p.delivered, "press", button=p.button, team=s.teams[team].name, at=p.at / 1e9,
+    b.log(fx, p.delivered, "press", button=p.button, team=s.teams[team].name, at=p.at / 1e9,
          delivered=p.delivered / 1e9, press_kind=kind, wave=wave)
     if kind == EARLY:
         fx.append(Notice("early_press", {"button": p.button, "team": s.teams[team].name}))
         if s.rules.early_block:
-            s = replace(s, block_until=_set(s.block_until, team, p.at + s.rules.early_block))
+            s = replace(s, block_until=b.set_at(s.block_until, team, p.at + s.rules.early_block))
             fx.append(Lamp(p.button, "blink"))
     elif kind == STUCK:
         fx.append(Notice("button_stuck", {"button": p.button, "team": s.teams[team].name}))
@@ -434,25 +408,21 @@ def _press(s: State, p: Press, fx: list) -> State:
 
 def _release(s: State, r: Release, fx: list) -> State:
     if r.button in s.stuck:
-        _log(fx, r.delivered, "unstuck", button=r.button)
+        b.log(fx, r.delivered, "unstuck", button=r.button)
     return replace(s, held=s.held - {r.button}, stuck=s.stuck - {r.button})
 
 
 # ---------------------------------------------------------------------------
 # host actions
 
-def _refuse(fx: list, when: int, key: str, /, **params) -> None:
-    fx.append(Notice(key, params))
-    _log(fx, when, "refused", reason=key, **params)
-
 
 def _h_question(s: State, h: Host, fx: list) -> State:
     now = h.at
     if s.stage == "finished":
-        _refuse(fx, now, "game_over")
+        b.refuse(fx, now, "game_over")
         return s
     if s.question is not None and s.question.open:
-        _refuse(fx, now, "question_open")
+        b.refuse(fx, now, "question_open")
         return s
     if s.stage == "tiebreak":
         fight, rnd = -1, 0
@@ -483,7 +453,7 @@ def _h_question(s: State, h: Host, fx: list) -> State:
     for t in s.teams:
         if s.block_until[s.team_of(t.button)] == 0:
             fx.append(Lamp(t.button, "off"))
-    _log(fx, now, "question", number=number, nominal=nominal, theme=theme, fight=fight + 1 if fight >= 0 else 0,
+    b.log(fx, now, "question", number=number, nominal=nominal, theme=theme, fight=fight + 1 if fight >= 0 else 0,
          round=rnd + 1)
     return s
 
@@ -496,37 +466,30 @@ def _h_theme(s: State, h: Host, fx: list) -> State:
     s = replace(s, themes=tuple(x for x in s.themes if x[0] != (fight, rnd)) + (((fight, rnd), theme),))
     if s.question is not None and s.question.fight == fight and s.question.round == rnd and s.question.open:
         s = replace(s, question=replace(s.question, theme=theme))
-    _log(fx, h.at, "theme", theme=theme, round=rnd + 1)
+    b.log(fx, h.at, "theme", theme=theme, round=rnd + 1)
     return s
 
 
 def _h_reading_done(s: State, h: Host, fx: list) -> State:
     q = s.question
     if q is None or not q.open:
-        _refuse(fx, h.at, "no_question")
+        b.refuse(fx, h.at, "no_question")
         return s
     cd = q.countdown
     # a second mark while the countdown is paused must not give a fresh 7 s [§4.7]
     if cd is not None and (cd.running or (q.reading_done and q.holder is None and cd.left > 0)):
-        _refuse(fx, h.at, "countdown_running")
+        b.refuse(fx, h.at, "countdown_running")
         return s
     q = replace(q, reading_done=True)
-    _log(fx, h.at, "reading_done", question=q.number)
+    b.log(fx, h.at, "reading_done", question=q.number)
     if q.holder is None and not q.arbiter.pending:
         q = _start_think(s, q, h.at, fx)
     return replace(s, question=q)
 
 
-def _ruling_target(s: State, h: Host, fx: list) -> Question | None:
-    q = s.question
-    if q is None or not q.open or q.holder is None:
-        _refuse(fx, h.at, "no_answer_holder")
-        return None
-    return q
-
 
 def _h_right(s: State, h: Host, fx: list) -> State:
-    q = _ruling_target(s, h, fx)
+    q = b.holder_question(s, h, fx)
     if q is None:
         return s
     before = s
@@ -538,21 +501,21 @@ def _h_right(s: State, h: Host, fx: list) -> State:
     s = _score(s, q, team, delta)
     s = replace(s, question=q, undo=(before,) + s.undo[:9])
     fx += [Lamp(s.teams[team].button, "off"), Sound("right"), Flash("right", s.teams[team].name)]
-    _log(fx, h.at, "ruling", result="right", team=s.teams[team].name, delta=delta,
+    b.log(fx, h.at, "ruling", result="right", team=s.teams[team].name, delta=delta,
          score=s.tb_scores[team] if q.fight == -1 else s.scores[team])
     return _finish_question(s, h.at, fx)
 
 
 def _score(s: State, q: Question, team: int, delta: int) -> State:
     if q.fight == -1:
-        return replace(s, tb_scores=_set(s.tb_scores, team, s.tb_scores[team] + delta),
-                       tb_won=_set(s.tb_won, team, s.tb_won[team] + max(delta, 0)))
-    return replace(s, scores=_set(s.scores, team, s.scores[team] + delta),
-                   won=_set(s.won, team, s.won[team] + max(delta, 0)))
+        return replace(s, tb_scores=b.set_at(s.tb_scores, team, s.tb_scores[team] + delta),
+                       tb_won=b.set_at(s.tb_won, team, s.tb_won[team] + max(delta, 0)))
+    return replace(s, scores=b.set_at(s.scores, team, s.scores[team] + delta),
+                   won=b.set_at(s.won, team, s.won[team] + max(delta, 0)))
 
 
 def _h_wrong(s: State, h: Host, fx: list) -> State:
-    q = _ruling_target(s, h, fx)
+    q = b.holder_question(s, h, fx)
     if q is None:
         return s
     before = s
@@ -563,11 +526,11 @@ def _h_wrong(s: State, h: Host, fx: list) -> State:
     s = _score(s, q, team, delta)
     s = replace(s, undo=(before,) + s.undo[:9])
     fx += [Lamp(s.teams[team].button, "off"), Sound("wrong"), Flash("wrong", s.teams[team].name)]
-    _log(fx, h.at, "ruling", result="wrong", team=s.teams[team].name, delta=delta,
+    b.log(fx, h.at, "ruling", result="wrong", team=s.teams[team].name, delta=delta,
          score=s.tb_scores[team] if q.fight == -1 else s.scores[team])
     if not _eligible_left(s, q):
         q = replace(q, closed="exhausted")
-        _log(fx, h.at, "question_closed", reason="exhausted", question=q.number)
+        b.log(fx, h.at, "question_closed", reason="exhausted", question=q.number)
         return _finish_question(replace(s, question=q), h.at, fx)
     # the next wave: the remaining buttons may signal from this moment on
     q = replace(q, wave=q.wave + 1)
@@ -581,7 +544,7 @@ def _next_wave_countdown(s: State, q: Question, now: int, fx: list) -> Question:
     if q.reading_done:
         if s.rules.after_wrong == "resume" and q.countdown is not None and q.countdown.left > 0:
             q = replace(q, countdown=cdn.resume(q.countdown, now) if not s.paused else q.countdown)
-            _log(fx, now, "countdown_resume", left_s=q.countdown.left / 1e9)
+            b.log(fx, now, "countdown_resume", left_s=q.countdown.left / 1e9)
         else:
             q = _start_think(s, q, now, fx)
     else:
@@ -592,7 +555,7 @@ def _next_wave_countdown(s: State, q: Question, now: int, fx: list) -> Question:
 def _h_withdraw(s: State, h: Host, fx: list) -> State:
     q = s.question
     if q is None or q.closed == "withdrawn":
-        _refuse(fx, h.at, "no_question")
+        b.refuse(fx, h.at, "no_question")
         return s
     undone = []
     for a in q.answers:
@@ -608,17 +571,17 @@ def _h_withdraw(s: State, h: Host, fx: list) -> State:
     elif s.stage == "finished":
         s = replace(s, stage="tiebreak")
     fx.append(Flash("withdrawn"))
-    _log(fx, h.at, "withdraw", question=q.number, nominal=q.nominal, undone=undone)
+    b.log(fx, h.at, "withdraw", question=q.number, nominal=q.nominal, undone=undone)
     return s
 
 
 def _h_undo(s: State, h: Host, fx: list) -> State:
     if not s.undo:
-        _refuse(fx, h.at, "nothing_to_undo")
+        b.refuse(fx, h.at, "nothing_to_undo")
         return s
     prev = s.undo[0]
     if prev.question is None or s.question is None or prev.question.number != s.question.number:
-        _refuse(fx, h.at, "nothing_to_undo")
+        b.refuse(fx, h.at, "nothing_to_undo")
         return s
     q = prev.question
     # undo takes back a ruling only: a disqualification, a skipped round or a
@@ -631,7 +594,7 @@ def _h_undo(s: State, h: Host, fx: list) -> State:
         fx.append(Lamp(s.teams[q.holder].button, "on"))
     last = s.question.answers[-1] if s.question.answers else None
     fx.append(Flash("undo"))
-    _log(fx, h.at, "undo", question=q.number,
+    b.log(fx, h.at, "undo", question=q.number,
          ruling=None if last is None else {"team": s.teams[last.team].name, "result": last.result,
                                            "delta": last.delta})
     return _drop_disabled(restored, h.at, fx)
@@ -644,7 +607,7 @@ def _h_pause(s: State, h: Host, fx: list) -> State:
     if q is not None and q.countdown is not None:
         q = replace(q, countdown=cdn.pause(q.countdown, h.at))
     cap = cdn.pause(s.captain, h.at) if s.captain else None
-    _log(fx, h.at, "pause")
+    b.log(fx, h.at, "pause")
     return replace(s, paused=True, question=q, captain=cap)
 
 
@@ -656,7 +619,7 @@ def _h_resume(s: State, h: Host, fx: list) -> State:
             and q.countdown.left > 0:
         q = replace(q, countdown=cdn.resume(q.countdown, h.at))
     cap = cdn.resume(s.captain, h.at) if s.captain else None
-    _log(fx, h.at, "resume")
+    b.log(fx, h.at, "resume")
     return replace(s, paused=False, question=q, captain=cap)
 
 
@@ -667,30 +630,30 @@ def _next_round(s: State, now: int, fx: list) -> State:
     if fight >= s.rules.fights:
         s = replace(s, stage="finished")
         fx.append(Flash("standings"))
-        _log(fx, now, "game_over", standings=[r["team"] for r in standings(s)])
+        b.log(fx, now, "game_over", standings=[r["team"] for r in standings(s)])
         return s
     if fight != s.fight:
-        _log(fx, now, "fight", fight=fight + 1, type=s.rules.fight_type(fight))
-    _log(fx, now, "round", fight=fight + 1, round=rnd + 1)
+        b.log(fx, now, "fight", fight=fight + 1, type=s.rules.fight_type(fight))
+    b.log(fx, now, "round", fight=fight + 1, round=rnd + 1)
     return replace(s, fight=fight, round=rnd, captain=None)
 
 
 def _h_next_round(s: State, h: Host, fx: list) -> State:
     if s.question is not None and s.question.open:
-        _refuse(fx, h.at, "question_open")
+        b.refuse(fx, h.at, "question_open")
         return s
     if s.stage != "play":
-        _refuse(fx, h.at, "game_over")
+        b.refuse(fx, h.at, "game_over")
         return s
     return _next_round(s, h.at, fx)
 
 
 def _h_next_fight(s: State, h: Host, fx: list) -> State:
     if s.question is not None and s.question.open:
-        _refuse(fx, h.at, "question_open")
+        b.refuse(fx, h.at, "question_open")
         return s
     if s.stage != "play":
-        _refuse(fx, h.at, "game_over")
+        b.refuse(fx, h.at, "game_over")
         return s
     return _next_round(replace(s, round=s.rules.rounds - 1), h.at, fx)
 
@@ -704,19 +667,19 @@ def _h_captain(s: State, h: Host, fx: list) -> State:
     if s.paused:
         cd = cdn.pause(cd, h.at)
     fx.append(Sound("start"))
-    _log(fx, h.at, "captain_start", fight_type=kind, seconds=total / 1e9)
+    b.log(fx, h.at, "captain_start", fight_type=kind, seconds=total / 1e9)
     return replace(s, captain=cd)
 
 
 def _h_disqualify(s: State, h: Host, fx: list) -> State:
-    team = _team_ref(s, h.params)
+    team = b.team_ref(s.teams, h.params)
     level = 2 if s.disq_level[team] >= 1 else 1
     # the tie-break is a fight of its own (-1): "until the end of the fight" is until its end
     in_tiebreak = s.stage == "tiebreak" or (s.question is not None and s.question.fight == -1)
     fight = -1 if in_tiebreak else s.fight
-    s = replace(s, disq_level=_set(s.disq_level, team, level), disq_fight=_set(s.disq_fight, team, fight))
+    s = replace(s, disq_level=b.set_at(s.disq_level, team, level), disq_fight=b.set_at(s.disq_fight, team, fight))
     fx += [Lamp(s.teams[team].button, "off"), Notice("team_disqualified", {"team": s.teams[team].name})]
-    _log(fx, h.at, "disqualify", team=s.teams[team].name, until="tournament" if level == 2 else "fight",
+    b.log(fx, h.at, "disqualify", team=s.teams[team].name, until="tournament" if level == 2 else "fight",
          fight=fight + 1)
     return _drop_disabled(s, h.at, fx)
 
@@ -735,21 +698,21 @@ def _drop_disabled(s: State, now: int, fx: list) -> State:
     q = s.question
     if not _eligible_left(s, q):
         s = replace(s, question=replace(q, closed="exhausted", arbiter=arb.Arbiter()))
-        _log(fx, now, "question_closed", reason="exhausted", question=q.number)
+        b.log(fx, now, "question_closed", reason="exhausted", question=q.number)
         s = _finish_question(s, now, fx)
     return s
 
 
 def _h_reinstate(s: State, h: Host, fx: list) -> State:
-    team = _team_ref(s, h.params)
+    team = b.team_ref(s.teams, h.params)
     level = s.disq_level[team]
-    s = replace(s, disq_level=_set(s.disq_level, team, max(level - 1, 0)))
-    _log(fx, h.at, "reinstate", team=s.teams[team].name)
+    s = replace(s, disq_level=b.set_at(s.disq_level, team, max(level - 1, 0)))
+    b.log(fx, h.at, "reinstate", team=s.teams[team].name)
     return s
 
 
 def _h_skip_round(s: State, h: Host, fx: list) -> State:
-    team = _team_ref(s, h.params)
+    team = b.team_ref(s.teams, h.params)
     rnd = h.params.get("round")
     rnd = s.round if rnd is None else int(rnd) - 1
     if not 0 <= rnd < s.rules.rounds:
@@ -760,47 +723,47 @@ def _h_skip_round(s: State, h: Host, fx: list) -> State:
     if (team, s.fight, rnd) in s.skips:
         return s
     if len(skipped) >= may_skip:
-        _refuse(fx, h.at, "skip_not_allowed", team=t.name, players=t.players, skipped=len(skipped))
+        b.refuse(fx, h.at, "skip_not_allowed", team=t.name, players=t.players, skipped=len(skipped))
         return s
     # a round that is over, or one in which this team already took the answer
     # right, was played: the skip must be another round [§4.1]
     played = _played_in_round(s, s.fight, rnd)
     if rnd < s.round or (rnd == s.round and len(played) >= len(s.rules.nominals)) \
             or any(r.team == team and r.kind == ANSWER for q in played for r in q.presses):
-        _refuse(fx, h.at, "skip_not_allowed", team=t.name, players=t.players, skipped=len(skipped),
+        b.refuse(fx, h.at, "skip_not_allowed", team=t.name, players=t.players, skipped=len(skipped),
                 round=rnd + 1, why="round_played")
         return s
     s = replace(s, skips=s.skips | {(team, s.fight, rnd)})
-    _log(fx, h.at, "skip_round", team=t.name, fight=s.fight + 1, round=rnd + 1)
+    b.log(fx, h.at, "skip_round", team=t.name, fight=s.fight + 1, round=rnd + 1)
     return _drop_disabled(s, h.at, fx)
 
 
 def _h_tiebreak(s: State, h: Host, fx: list) -> State:
     if s.question is not None and s.question.open:
-        _refuse(fx, h.at, "question_open")
+        b.refuse(fx, h.at, "question_open")
         return s
     refs = h.params.get("teams")
     if refs:
-        teams = tuple(sorted(_team_ref(s, {"team": r}) for r in refs))
+        teams = tuple(sorted(b.team_ref(s.teams, {"team": r}) for r in refs))
     else:
         teams = ()
         for group in tied_groups(s):
             teams = tuple(sorted(group))
             break
     if len(teams) < 2:
-        _refuse(fx, h.at, "no_tie")
+        b.refuse(fx, h.at, "no_tie")
         return s
     s = replace(s, stage="tiebreak", tb_teams=teams, captain=None)
-    _log(fx, h.at, "tiebreak", teams=[s.teams[i].name for i in teams])
+    b.log(fx, h.at, "tiebreak", teams=[s.teams[i].name for i in teams])
     return s
 
 
 def _h_end_game(s: State, h: Host, fx: list) -> State:
     if s.question is not None and s.question.open:
-        _refuse(fx, h.at, "question_open")
+        b.refuse(fx, h.at, "question_open")
         return s
     fx.append(Flash("standings"))
-    _log(fx, h.at, "game_over", standings=[r["team"] for r in standings(s)])
+    b.log(fx, h.at, "game_over", standings=[r["team"] for r in standings(s)])
     return replace(s, stage="finished")
 
 
@@ -865,34 +828,14 @@ def tied_groups(s: State) -> list[list[int]]:
     return [g for k, g in sorted(groups.items()) if len(g) > 1]
 
 
-def press_rows(s: State, q: Question) -> list[dict]:
-    """Presses of a question in edge order per wave, with the gap to the wave's first counted press."""
-    rows = []
-    for wave in sorted({r.wave for r in q.presses}):
-        recs = sorted((r for r in q.presses if r.wave == wave), key=lambda r: (r.at, r.delivered))
-        counted = [r for r in recs if r.kind in (ANSWER, LOCKOUT, PENDING)]
-        first = next((r for r in counted if r.kind == ANSWER), counted[0] if counted else None)
-        ref = first.at if first is not None else recs[0].at
-        for r in recs:
-            rows.append({"button": r.button, "team": s.teams[r.team].name, "wave": wave, "kind": r.kind,
-                         "gap_ms": round((r.at - ref) / NS_PER_MS, 6), "at": r.at / 1e9})
-    return rows
-
 
 def question_summary(s: State, q: Question) -> dict:
     return {"number": q.number, "fight": q.fight + 1 if q.fight >= 0 else 0, "round": q.round + 1,
             "tiebreak": q.fight == -1, "nominal": q.nominal, "theme": q.theme,
-            "presses": press_rows(s, q),
-            "answers": [{"team": s.teams[a.team].name, "result": a.result, "delta": a.delta,
-                         "at": a.at / 1e9} for a in q.answers],
+            "presses": b.press_rows(s.teams, q.presses),
+            "answers": b.answer_rows(s.teams, q.answers),
             "closed": q.closed, "withdrawn": q.closed == "withdrawn"}
 
-
-def _countdown_view(cd: cdn.Countdown | None, now: int) -> dict | None:
-    if cd is None:
-        return None
-    return {"kind": cd.kind, "remaining_ms": cdn.remaining(cd, now) / NS_PER_MS,
-            "total_ms": cd.total / NS_PER_MS, "running": cd.running}
 
 
 def view(s: State, now: int | None = None) -> dict:
@@ -922,8 +865,8 @@ def view(s: State, now: int | None = None) -> dict:
                                   if x.number <= q.number]),
                     "of": len(s.rules.nominals), "open": q.open, "closed": q.closed,
                     "reading_done": q.reading_done, "wave": q.wave,
-                    "presses": press_rows(s, q),
-                    "answers": question_summary(s, q)["answers"]}
+                    "presses": b.press_rows(s.teams, q.presses),
+                    "answers": b.answer_rows(s.teams, q.answers)}
     fight_type = "light" if s.stage == "tiebreak" else s.rules.fight_type(s.fight)
     return {
         "mode": MODE, "stage": s.stage, "paused": s.paused,
@@ -931,8 +874,8 @@ def view(s: State, now: int | None = None) -> dict:
         "fight_type": fight_type, "tiebreak": s.stage == "tiebreak" or bool(q and q.fight == -1),
         "theme": _theme(s, -1 if s.stage == "tiebreak" else s.fight, 0 if s.stage == "tiebreak" else s.round),
         "teams": teams, "question": question,
-        "countdown": _countdown_view(q.countdown if q is not None and q.open else None, now),
-        "captain": _countdown_view(s.captain, now),
+        "countdown": b.countdown_view(q.countdown if q is not None and q.open else None, now),
+        "captain": b.countdown_view(s.captain, now),
         "standings": standings(s),
     }
 

@@ -275,16 +275,8 @@ def _h_reading_done(s: State, h: Host, fx: list) -> State:
     return replace(s, question=q)
 
 
-def _holder(s: State, h: Host, fx: list) -> Question | None:
-    q = s.question
-    if q is None or not q.open or q.holder is None:
-        b.refuse(fx, h.at, "no_answer_holder")
-        return None
-    return q
-
-
 def _ruling(s: State, h: Host, fx: list, result: str) -> State:
-    q = _holder(s, h, fx)
+    q = b.holder_question(s, h, fx)
     if q is None:
         return s
     before = s

@@ -154,11 +154,7 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
         t = q.arbiter.decide_at(s.rules.settle)
         if t is not None:
             out.append((t, 0, "decide"))
-        if q.countdown is not None and q.countdown.running:
-            w = cdn.next_warning(q.countdown)
-            if w is not None:
-                out.append((w, 1, "warn"))
-            out.append((q.countdown.deadline + s.rules.settle, 2, "expire"))
+        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.settle)
     return out
 
 

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from controller import arbiter as arb
 from controller import countdown as cdn
-from controller.effects import Log, Notice
+from controller.effects import Lamp, Log, Notice
 from controller.errors import GameError
 from controller.events import NS_PER_MS, Host, Press, Release, Tick
 
@@ -205,6 +205,30 @@ def dispatch(s: Any, event: Any, *, actions: Mapping[str, Any], advance: Any, mo
         ev = event if event.at >= s.now else replace(event, at=s.now)
         s = actions[event.action](s, ev, fx)
     return s, fx
+
+
+def countdown_deadlines(cd: cdn.Countdown | None, warn: str, end: str, grace: int = 0) -> list:
+    """The deadlines of a running countdown: its next warning, then its end (``grace``
+    later: a settle window lets an edge just before the end, delivered late, still count)."""
+    if cd is None or not cd.running:
+        return []
+    w = cdn.next_warning(cd)
+    out = [] if w is None else [(w, 1, warn)]
+    out.append((cd.deadline + grace, 2, end))
+    return out
+
+
+def block_deadlines(block_until: Sequence[int]) -> list:
+    """The ends of the early-press blocks, one ``unblock:<team>`` per blocked button."""
+    return [(until, 3, f"unblock:{i}") for i, until in enumerate(block_until) if until]
+
+
+def unblock(s: Any, what: str, t: int, fx: list) -> Any:
+    """Fire an ``unblock:<team>`` deadline: the button may signal again, its lamp goes off."""
+    i = int(what.split(":")[1])
+    fx.append(Lamp(s.teams[i].button, "off"))
+    log(fx, t, "unblock", team=s.teams[i].name)
+    return replace(s, block_until=set_at(s.block_until, i, 0))
 
 
 def earliest(deadlines: list[tuple[int, int, str]]) -> int | None:

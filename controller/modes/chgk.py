@@ -182,14 +182,7 @@ def _after_results(s: State, keys: set, t: int, fx: list) -> State:
 # deadlines
 
 def _deadlines(s: State) -> list[tuple[int, int, str]]:
-    out = []
-    cd = s.countdown
-    if cd is not None and cd.running:
-        w = cdn.next_warning(cd)
-        if w is not None:
-            out.append((w, 1, "warn"))
-        out.append((cd.deadline, 2, "end"))
-    return out
+    return b.countdown_deadlines(s.countdown, "warn", "end")
 
 
 def wakeup(s: State) -> int | None:

@@ -242,21 +242,9 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
         t = q.arbiter.decide_at(s.rules.settle)
         if t is not None:
             out.append((t, 0, "decide"))
-        if q.countdown is not None and q.countdown.running:
-            w = cdn.next_warning(q.countdown)
-            if w is not None:
-                out.append((w, 1, "warn"))
-            # expiry waits one settle window so that an edge just before the
-            # deadline, delivered a little late, still counts
-            out.append((q.countdown.deadline + s.rules.settle, 2, "expire"))
-    if s.captain is not None and s.captain.running:
-        w = cdn.next_warning(s.captain)
-        if w is not None:
-            out.append((w, 1, "captain_warn"))
-        out.append((s.captain.deadline, 2, "captain_expire"))
-    for i, until in enumerate(s.block_until):
-        if until:
-            out.append((until, 3, f"unblock:{i}"))
+        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.settle)
+    out += b.countdown_deadlines(s.captain, "captain_warn", "captain_expire")
+    out += b.block_deadlines(s.block_until)
     return out
 
 
@@ -290,10 +278,7 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
         fx += [Sound("time_up"), Flash("captain_time_up")]
         b.log(fx, t, "captain_time_up")
     elif what.startswith("unblock:"):
-        i = int(what.split(":")[1])
-        s = replace(s, block_until=b.set_at(s.block_until, i, 0))
-        fx.append(Lamp(s.teams[i].button, "off"))
-        b.log(fx, t, "unblock", team=s.teams[i].name)
+        s = b.unblock(s, what, t, fx)
     return s
 
 

@@ -116,14 +116,9 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
         t = q.arbiter.decide_at(s.rules.settle)
         if t is not None:
             out.append((t, 0, "decide"))
-        if q.countdown is not None and q.countdown.running:
-            # one settle window of grace: an edge just before the end, delivered late, still counts
-            out.append((q.countdown.deadline + s.rules.settle, 2, "expire"))
-        if q.answer_cd is not None and q.answer_cd.running:
-            out.append((q.answer_cd.deadline, 2, "answer_time_up"))
-    for i, until in enumerate(s.block_until):
-        if until:
-            out.append((until, 3, f"unblock:{i}"))
+        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.settle)
+        out += b.countdown_deadlines(q.answer_cd, "answer_warn", "answer_time_up")
+    out += b.block_deadlines(s.block_until)
     return out
 
 
@@ -152,11 +147,8 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
         fx += [Sound("time_up"), Flash("answer_time_up", s.teams[q.holder].name)]
         b.log(fx, t, "answer_time_up", team=s.teams[q.holder].name)
         s = replace(s, question=q)
-    else:
-        i = int(what.split(":")[1])
-        s = replace(s, block_until=b.set_at(s.block_until, i, 0))
-        fx.append(Lamp(s.teams[i].button, "off"))
-        b.log(fx, t, "unblock", team=s.teams[i].name)
+    elif what.startswith("unblock:"):
+        s = b.unblock(s, what, t, fx)
     return s
 
 

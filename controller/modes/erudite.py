@@ -623,24 +623,23 @@ def _next_round(s: State, now: int, fx: list) -> State:
     return replace(s, fight=fight, round=rnd, captain=None)
 
 
-def _h_next_round(s: State, h: Host, fx: list) -> State:
+def _may_move_on(s: State, h: Host, fx: list) -> bool:
+    """Rounds and fights change only between questions of the main game."""
     if s.question is not None and s.question.open:
         b.refuse(fx, h.at, "question_open")
-        return s
+        return False
     if s.stage != "play":
         b.refuse(fx, h.at, "game_over")
-        return s
-    return _next_round(s, h.at, fx)
+        return False
+    return True
+
+
+def _h_next_round(s: State, h: Host, fx: list) -> State:
+    return _next_round(s, h.at, fx) if _may_move_on(s, h, fx) else s
 
 
 def _h_next_fight(s: State, h: Host, fx: list) -> State:
-    if s.question is not None and s.question.open:
-        b.refuse(fx, h.at, "question_open")
-        return s
-    if s.stage != "play":
-        b.refuse(fx, h.at, "game_over")
-        return s
-    return _next_round(replace(s, round=s.rules.rounds - 1), h.at, fx)
+    return _next_round(replace(s, round=s.rules.rounds - 1), h.at, fx) if _may_move_on(s, h, fx) else s
 
 
 def _h_captain(s: State, h: Host, fx: list) -> State:

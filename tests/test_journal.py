@@ -140,7 +140,10 @@ def test_new_game_archives_the_unfinished_one(tmp_path):
     assert rc == 0, err
     archived = list((tmp_path / "journal" / "archive").glob("game-*.jsonl"))
     assert len(archived) == 1
-    assert "Гамма 10" not in out.split("archived")[-1]
+    old_game, _, _, _ = journal.replay(journal.read(archived[0]))
+    assert engine.view(old_game)["teams"][2]["score"] == 10      # Гамма's point is kept in the archive
+    new_game, _, _, _ = journal.replay(journal.read(journal.current_path(tmp_path / "journal")))
+    assert [t["score"] for t in engine.view(new_game)["teams"]] == [0, 0, 0, 0]
 
 
 def test_new_game_key_twice_archives_and_starts_fresh(tmp_path):

@@ -651,6 +651,9 @@ def build(data: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dic
     _merge(cfg, data)
     if "teams" in data:
         cfg["teams"] = data["teams"]
+    elif cfg["mode"] == "brain-ring" and cfg["teams"] == defaults()["teams"]:
+        # no [[teams]] named: Брейн-ринг is played by two teams (brain_ring.default_teams)
+        cfg["teams"] = cfg["teams"][:cfg["brain_ring"]["default_teams"]]
     limits = cfg.get("erudite", {})
     cfg["teams"] = _team_checks(cfg["teams"], cfg["mode"], limits)
     _cross_checks(cfg)

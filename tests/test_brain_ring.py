@@ -71,8 +71,8 @@ class Game:
 
 
 def test_two_teams_by_default_more_allowed():
-    g = Game(named=False)
-    assert [t["disabled"] for t in g.view()["teams"]] == [None, None, "not_in_fight", "not_in_fight"]
+    g = Game(named=False)          # no [[teams]] in the config: two teams play
+    assert [(t["name"], t["disabled"]) for t in g.view()["teams"]] == [("Альфа", None), ("Бета", None)]
     assert len(Game(teams=10).view()["standings"]) == 10
     with pytest.raises(ConfigError, match="^teams: .*at most 10"):
         Game(teams=11)

@@ -33,7 +33,6 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from controller import arbiter as arb
-from controller import config as config_mod
 from controller import countdown as cdn
 from controller.effects import Flash, Lamp, Notice, Sound
 from controller.errors import GameError
@@ -126,8 +125,6 @@ def initial(config: dict, seed: int) -> State:
                   warn_marks=tuple(seconds_to_ns(m) for m in r["warn_at_s"]))
     teams = b.players_from_config(config)
     active = tuple(range(len(teams)))
-    if config["teams"] == config_mod.defaults()["teams"]:
-        active = active[:r["default_teams"]]   # no [[teams]] named: the first two play
     zeros = (0,) * len(teams)
     return State(rules=rules, teams=teams, active=active, scores=zeros, totals=zeros, wins=zeros)
 

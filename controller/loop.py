@@ -248,49 +248,23 @@ class Loop:
         return fx
 
     def _save_mafia_protocol(self) -> None:
-        """When the judge ends a «Мафия» game, save its protocol (JSON + printable HTML).
-
-        Until every player's role is entered (the judge may enter them after the game with
-        the seat number and the role key) the table's record is saved instead, and the
-        protocol is written as soon as it is complete."""
+        """When the judge ends a «Мафия» game, write its protocol (see
+        :func:`controller.mafia_protocol.write_game`); again whenever the record changes
+        until the protocol is complete (roles entered after the game)."""
         summary = engine.summary(self.state)
-        if summary.get("winner") is None:
+        if summary.get("winner") is None or summary == self._protocol_summary:
             return
-        if self.protocol_path is not None and summary == self._protocol_summary:
-            return
+        from controller import mafia_protocol
+
         self._protocol_summary = summary
-        from pathlib import Path
-
-        from controller import mafia_protocol as mp
-
-        m = self.cfg["mafia"]
-        now = time.localtime()
-        try:
-            protocol = mp.from_table(summary, tournament=m["tournament"], stage=m["stage"],
-                                     game=m["game_number"], table=m["table_number"],
-                                     date=time.strftime("%Y-%m-%d", now),
-                                     ended_at=time.strftime("%Y-%m-%dT%H:%M:%S", now),
-                                     final=m["final"], settings=m)
-            folder = Path(m["protocol_dir"])
-            folder.mkdir(parents=True, exist_ok=True)
-            stem = f"game-{m['game_number']:03d}-table-{m['table_number']}"
-            self.protocol_path = mp.save(protocol, folder / f"{stem}.json")
-            self.protocol_complete = True
-            (folder / f"{stem}.html").write_text(mp.render_html(protocol, self.cfg["language"], m),
-                                                 encoding="utf-8")
-            self._notice_text(f"{self.protocol_path}")
-        except BuzzerError as exc:
-            # most often the roles were not entered at the table: keep the table's record so
-            # nothing is lost; the judge completes it into a protocol (docs/mafia.md)
-            import json
-
-            folder = Path(m["protocol_dir"])
-            folder.mkdir(parents=True, exist_ok=True)
-            first = self.protocol_path is None
-            self.protocol_path = folder / f"game-{m['game_number']:03d}-table-{m['table_number']}.table.json"
-            self.protocol_path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
-            if first:
-                self._notice_text(f"protocol incomplete ({exc}); table record saved to {self.protocol_path}")
+        first = self.protocol_path is None
+        self.protocol_path, problem = mafia_protocol.write_game(summary, self.cfg["mafia"], self.cfg["language"],
+                                                                time.localtime())
+        self.protocol_complete = problem is None
+        if problem is None:
+            self._notice_text(str(self.protocol_path))
+        elif first:
+            self._notice_text(f"protocol incomplete ({problem}); table record saved to {self.protocol_path}")
 
     def _effects(self, fx: list) -> None:
         for f in fx:

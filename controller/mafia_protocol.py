@@ -18,6 +18,7 @@ import datetime as dt
 import html
 import json
 import os
+import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -505,3 +506,31 @@ def render_html(protocol: Protocol, lang: str = "ru", settings: Mapping[str, Any
         out.append(f"<p>{e(L['none'])}</p>")
     out.append(f'<p class="sign">{e(L["signature"])}: ____________________</p>\n</body>\n</html>\n')
     return "\n".join(out)
+
+
+def write_game(summary: Mapping[str, Any], settings: Mapping[str, Any], lang: str,
+               when: time.struct_time) -> tuple[Path, str | None]:
+    """Save a finished table (:func:`controller.modes.mafia.summary`) into
+    ``settings["protocol_dir"]``: the protocol as JSON and printable HTML.
+
+    When no protocol can be made yet (most often: roles not entered) the table's
+    record is saved instead (``…table.json``), so nothing is lost; returns the path
+    written and the problem, or None when the protocol is complete.
+    """
+    folder = Path(settings["protocol_dir"])
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"game-{settings['game_number']:03d}-table-{settings['table_number']}"
+    try:
+        protocol = from_table(summary, tournament=settings["tournament"], stage=settings["stage"],
+                              game=settings["game_number"], table=settings["table_number"],
+                              date=time.strftime("%Y-%m-%d", when),
+                              ended_at=time.strftime("%Y-%m-%dT%H:%M:%S", when),
+                              final=settings["final"], settings=settings)
+    except ProtocolError as exc:
+        record = folder / f"{stem}.table.json"
+        record.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+        return record, str(exc)
+    path = save(protocol, folder / f"{stem}.json")
+    (folder / f"{stem}.html").write_text(render_html(protocol, lang, settings), encoding="utf-8")
+    return path, None
+

@@ -28,10 +28,6 @@ def seconds_to_ns(seconds: float) -> int:
     return int(round(seconds * NS_PER_S))
 
 
-def ns_to_seconds(ns: int) -> float:
-    return ns / NS_PER_S
-
-
 @dataclass(frozen=True, slots=True)
 class Press:
     """A button went down at edge time ``at``; the program saw it at ``delivered``."""

@@ -162,7 +162,6 @@ class Journal:
             raise JournalError(f"{self.path}: cannot open journal: {exc.strerror}") from None
         if truncate_to is not None:
             os.ftruncate(self._fd, truncate_to)  # drop a torn tail before appending
-        self.records = 0
         if new:
             if header is None:
                 raise JournalError(f"{self.path}: a new journal needs a header")
@@ -187,7 +186,6 @@ class Journal:
                 os.fsync(self._fd)
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot write journal: {exc.strerror}") from None
-        self.records += 1
 
     def append(self, event: Any) -> None:
         """Make ``event`` durable (call before the engine applies it)."""
@@ -205,7 +203,6 @@ class Journal:
                 os.fsync(self._fd)
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot write journal: {exc.strerror}") from None
-        self.records += len(lines)
 
     def finish(self) -> None:
         """Mark the game as finished (a restart will not offer to resume it)."""

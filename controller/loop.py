@@ -155,10 +155,6 @@ class Loop:
         """Thread-safe: backends and the keypad call this."""
         self.queue.put(event)
 
-    def host(self, action: str, params: dict | None = None) -> None:
-        """Thread-safe: a host action happening now."""
-        self.queue.put(Host(action, self.clock.now(), params or {}))
-
     def host_key(self, action: str, params: dict | None = None) -> None:
         """Thread-safe: a host *key* (keypad, GPIO host button) meaning ``action``;
         handled like the same key in the window (pause toggles, help, quit ...)."""

@@ -30,7 +30,6 @@ from controller.modes.mafia import ROLES, validate_settings
 FORMAT = "buzzer-mafia-protocol"
 VERSION = 1
 
-TOWN_ROLES = ("civilian", "commissar", "doctor")
 MAFIA_ROLES = ("mafia", "don")
 WINNERS = ("town", "mafia")
 

@@ -36,7 +36,6 @@ TAP_NS = 50_000_000
 """A scripted press without ``hold`` is released this long after its edge."""
 
 SETUP_KEYS = {"mode", "teams", "settings", "seed", "config"}
-EVENT_KEYS = {"at", "press", "release", "host", "tick", "delivered", "hold"}
 HOST_PARAMS = {
     "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind", "reason",
     "name", "result", "value", "question", "results", "role", "points", "players", "text", "delay",

@@ -411,7 +411,7 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
 
     def host(ms, action):
         fake_time.ms = ms
-        loop.host(action)
+        loop.host_key(action)          # as a host button on GPIO would
         at(ms)
 
     pin["D"].drive_low()                       # D is stuck down before the game

@@ -297,9 +297,6 @@ def _key_label(name: str, lang: str) -> str:
     return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
 
 
-HELP_ACTIONS = {"reading_done": "action_arm", "next_round": "action_next_round"}
-
-
 class Scoreboard:
     """Draws the audience screen.
 

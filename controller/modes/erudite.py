@@ -44,8 +44,6 @@ from controller.values import replace
 
 MODE = "erudite"
 
-FIGHT_TYPES = ("light", "half-dark", "dark")
-
 # Kinds of press records (what happened to a press) are shared with the other
 # button modes (controller/modes/buttons.py); DISABLED here also covers a team
 # skipping this round or not in the tie-break.  One kind is Эрудит-квартет's own:

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from replay import play
 
 from controller import config, engine
 from controller.cli import main
@@ -449,19 +450,7 @@ _events = st.lists(st.tuples(st.integers(0, 8_000), st.sampled_from(ACTIONS + ["
 
 
 def _play(events, with_ticks):
-    g = Game(teams=3, seed=9, **{"brain_ring.start_delay": True, "brain_ring.after_wrong": "max"})
-    t = 0
-    for dt_ms, what, delay_ms in events:
-        t += dt_ms * 1_000_000
-        if with_ticks:
-            while (due := engine.wakeup(g.state)) is not None and due <= t:
-                g._step(Tick(due))
-        if what.startswith("B"):
-            g._step(Press(what, t, t + delay_ms * 1_000_000))
-        else:
-            g._step(Host(what, t + delay_ms * 1_000_000, {}))
-    g._step(Tick(t + 100 * S))
-    return engine.summary(g.state), engine.view(g.state)
+    return play(Game(teams=3, seed=9, **{"brain_ring.start_delay": True, "brain_ring.after_wrong": "max"}).state, events, with_ticks, 100 * S)
 
 
 @settings(max_examples=150, deadline=None)

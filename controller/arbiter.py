@@ -1,15 +1,35 @@
 """The arbiter: who pressed first, decided by edge timestamps.
 
 Pure functions over an immutable :class:`Arbiter` value.  A mode *offers* every
-eligible press to the arbiter; the arbiter names a winner only once the settle
-window has passed after the earliest edge it holds:
+eligible press to the arbiter; the arbiter names a winner only once nothing
+that arrives later could still be earlier.  What "later" means depends on the
+input path, and every press says which path it came by (see
+:class:`~controller.events.Press`):
 
-    decide_at = min(edge time of the candidates) + settle
+* **an ordered stream** (``stream``: the serial box -- one queue for every
+  button, sequence numbers, gaps replayed before anything after them is
+  delivered).  The first edge received *is* the earliest, so the winner is
+  known at once; the arbiter waits only for an edge with the very same
+  timestamp (an exact tie), and not even that once a later edge has arrived::
 
-so an edge stamped earlier but delivered later (out-of-order GPIO callbacks,
-USB transport) still wins as long as it arrives before ``decide_at``.  If the
-delivery jitter never exceeds the settle window, the true first presser always
-wins.
+      decide_at = delivery of the first later edge, or
+                  delivery of the first edge + its ``quiet`` (the tie wait)
+
+* **anything else** (GPIO callbacks, the keyboard, a script): an edge stamped
+  earlier may be delivered later, so the arbiter waits the settle window after
+  the earliest edge *and* each press's ``quiet`` after its delivery::
+
+      decide_at = max(min(edge times) + settle,
+                      max(delivery + quiet))
+
+  The settle window covers a late delivery of the earlier edge; the quiet
+  period covers callbacks that run in file-descriptor order instead of time
+  order (lgpio reads near-simultaneous edges of different lines that way):
+  the earlier edge's callback, following the later one's within ``quiet``,
+  still takes part.
+
+Both rules use only what the events carry, so a replay decides the same.  A
+decision once made is never taken back: a press delivered after it is late.
 
 Exact timestamp ties are broken by a rule: ``random`` (a draw seeded by the
 game's logged seed and the question number, so a replay draws the same) or
@@ -36,10 +56,16 @@ class Arbiter:
         return bool(self.candidates)
 
     def decide_at(self, settle_ns: int) -> int | None:
-        """Engine time at which the winner may be named, or None if idle."""
-        if not self.candidates:
+        """Engine time at which the winner may be named, or None if idle
+        (the two rules of the module's docstring)."""
+        c = self.candidates
+        if not c:
             return None
-        return min(p.at for p in self.candidates) + settle_ns
+        first = min(p.at for p in c)
+        if all(p.stream for p in c):
+            tie_wait = min(p.delivered + p.quiet for p in c if p.at == first)
+            return min([tie_wait] + [p.delivered for p in c if p.at > first])
+        return max(first + settle_ns, max(p.delivered + p.quiet for p in c))
 
 
 def offer(arbiter: Arbiter, press: Press) -> Arbiter:

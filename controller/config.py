@@ -265,6 +265,11 @@ SCHEMA: list[Section] = [
         Key("beep_ms", "float", 120.0, "Length of one beep of the buzzer pin.", minimum=1.0),
         Key("debounce_ms", "float", 5.0, "After a button's accepted edge, further edges for this long "
             "are contact bounce. The first edge keeps its timestamp.", minimum=0.0, maximum=200.0),
+        Key("quiet_ms", "float", 15.0, "The arbiter waits this long after the latest press callback "
+            "before naming the winner: lgpio runs the callbacks of near-simultaneous edges in "
+            "file-descriptor order, not time order, so the earlier edge's callback may follow the "
+            "later one's; it still takes part if it runs within this time (docs/performance.md).",
+            minimum=0.0, maximum=200.0),
         Key("pin_factory", "str", "", "gpiozero pin factory: \"\" (GPIOZERO_PIN_FACTORY or gpiozero's "
             "choice), lgpio (recommended: kernel edge timestamps; the only one on a Pi 5), rpigpio, "
             "pigpio, native, mock (tests).", choices=("", "lgpio", "rpigpio", "pigpio", "native", "mock")),
@@ -297,6 +302,10 @@ SCHEMA: list[Section] = [
         Key("time_query_interval_s", "float", 2.0, "How often the box clock is sampled to map "
             "box time onto the engine clock (display and logs; ordering uses box time).",
             minimum=0.05),
+        Key("tie_wait_ms", "float", 0.5, "The box sends every press in edge order on one stream, so "
+            "the first press received is the earliest and wins at once; the arbiter waits only this "
+            "long for a press with the very same timestamp (an exact tie), and not at all once a "
+            "later press has arrived.", minimum=0.0, maximum=50.0),
         Key("debounce_ms", "float", 5.0, "The firmware's debounce (compiled in, DEBOUNCE_US; the box "
             "reports it at HELLO and a mismatch is logged). serial-sim uses this value.",
             minimum=0.0, maximum=200.0),

@@ -30,11 +30,26 @@ def seconds_to_ns(seconds: float) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Press:
-    """A button went down at edge time ``at``; the program saw it at ``delivered``."""
+    """A button went down at edge time ``at``; the program saw it at ``delivered``.
+
+    Two optional fields tell the arbiter what the input path guarantees about
+    the order of delivery (see :mod:`controller.arbiter`):
+
+    * ``quiet`` (ns): an edge stamped *earlier* may still be delivered up to
+      this long after this one (per-line callbacks that run in file-descriptor
+      order, not time order, as lgpio's do); the arbiter waits that long after
+      the latest delivery before it names a winner;
+    * ``stream``: the press came on one ordered stream that carries every
+      button (the serial box: one queue, sequence numbers, gaps replayed), so
+      no earlier edge can be delivered after it; ``quiet`` is then only how
+      long to wait for an edge with the *same* timestamp (an exact tie).
+    """
 
     button: str
     at: int
     delivered: int
+    quiet: int = 0
+    stream: bool = False
 
     @property
     def now(self) -> int:

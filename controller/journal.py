@@ -43,7 +43,12 @@ VERSION = 1
 def encode_event(ev: Any) -> dict:
     """An engine event as a JSON-able record."""
     if isinstance(ev, Press):
-        return {"type": "press", "button": ev.button, "at": ev.at, "delivered": ev.delivered}
+        rec = {"type": "press", "button": ev.button, "at": ev.at, "delivered": ev.delivered}
+        if ev.quiet:
+            rec["quiet"] = ev.quiet
+        if ev.stream:
+            rec["stream"] = True
+        return rec
     if isinstance(ev, Release):
         return {"type": "release", "button": ev.button, "at": ev.at, "delivered": ev.delivered}
     if isinstance(ev, Host):
@@ -56,7 +61,8 @@ def encode_event(ev: Any) -> dict:
 def decode_event(rec: dict) -> Any:
     kind = rec.get("type")
     if kind == "press":
-        return Press(rec["button"], int(rec["at"]), int(rec["delivered"]))
+        return Press(rec["button"], int(rec["at"]), int(rec["delivered"]), int(rec.get("quiet", 0)),
+                     bool(rec.get("stream", False)))
     if kind == "release":
         return Release(rec["button"], int(rec["at"]), int(rec["delivered"]))
     if kind == "host":

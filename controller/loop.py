@@ -19,6 +19,7 @@ import os
 import queue
 import secrets
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -30,7 +31,8 @@ from controller.backends import create_backend
 from controller.clock import EngineClock
 from controller.effects import Flash, Lamp, Log, Notice, Sound
 from controller.errors import BuzzerError, GameError
-from controller.events import NS_PER_MS, NS_PER_S, Host, Tick
+from controller.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick
+from controller.values import replace
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +136,7 @@ class Loop:
         self.keypad = keypad
         self.out = out
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._sink_lock = threading.Lock()
         self.host_keys = HostKeys.from_config(cfg)
         self.flash: dict | None = None
         self.flash_until = 0
@@ -152,8 +155,19 @@ class Loop:
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
-        """Thread-safe: backends and the keypad call this."""
-        self.queue.put(event)
+        """Thread-safe: backends and the keypad call this.
+
+        A press or release is stamped ``delivered`` here, under the same lock
+        under which :meth:`tick_if_due` reads the clock: whatever was delivered
+        before the time of a Tick is in the queue when that Tick is made, so a
+        deadline (the arbiter's decision) never passes over an event that had
+        already arrived (the queue is also in delivery order)."""
+        with self._sink_lock:
+            if isinstance(event, (Press, Release)):
+                now = self.clock.now()
+                if event.delivered < now:
+                    event = replace(event, delivered=now)
+            self.queue.put(event)
 
     def host_key(self, action: str, params: dict | None = None) -> None:
         """Thread-safe: a host *key* (keypad, GPIO host button) meaning ``action``;
@@ -336,7 +350,13 @@ class Loop:
                 self.backend.set_lamp(b, "off")
 
     def tick_if_due(self) -> None:
-        now = self.clock.now()
+        """Send a Tick if a deadline is due (or a clock record is); first apply
+        every event delivered before the Tick's time (see :meth:`enqueue`)."""
+        with self._sink_lock:
+            now = self.clock.now()
+            arrived = self._take_queued()
+        if arrived:
+            self._apply_batch(arrived)
         due = engine.wakeup(self.state)
         if due is not None and due <= now:
             self.apply(Tick(now))
@@ -351,19 +371,25 @@ class Loop:
         still on disk before any of its effects (a burst of presses pays one fsync,
         not one each)."""
         while True:
-            batch = [] if first is None else [first]
+            batch = ([] if first is None else [first]) + self._take_queued()
             first = None
-            while True:
-                try:
-                    batch.append(self.queue.get_nowait())
-                except queue.Empty:
-                    break
             if not batch:
                 return
-            if self.journal is not None:
-                self.journal.append_many(ev for ev in batch if not isinstance(ev, HostKey))
-            for ev in batch:
-                self.apply(ev, journaled=True)
+            self._apply_batch(batch)
+
+    def _take_queued(self) -> list:
+        batch = []
+        while True:
+            try:
+                batch.append(self.queue.get_nowait())
+            except queue.Empty:
+                return batch
+
+    def _apply_batch(self, batch: list) -> None:
+        if self.journal is not None:
+            self.journal.append_many(ev for ev in batch if not isinstance(ev, HostKey))
+        for ev in batch:
+            self.apply(ev, journaled=True)
 
     def timeout_s(self, max_wait_s: float) -> float:
         due = engine.wakeup(self.state)

@@ -11,8 +11,9 @@ The first line is optional.  Every other line is one event: ``at`` is the time
 in seconds on the virtual clock (for presses: the edge time); presses may add
 ``delivered`` (when the press reached the program, default ``at``) and
 ``hold`` (true: the button stays down until a ``release`` line; otherwise a
-press is a tap, released 50 ms later).  ``{"at": 9.0, "tick": true}`` just
-moves the clock.  Events are applied in order of delivery time; lines with the
+press is a tap, released 50 ms later), and the input path's ordering promise
+``quiet`` (seconds) and ``stream`` (see :class:`controller.events.Press`).
+``{"at": 9.0, "tick": true}`` just moves the clock.  Events are applied in order of delivery time; lines with the
 same delivery time keep their file order.
 
 This module parses and runs scripts; it is used by ``buzzer simulate`` and
@@ -98,7 +99,7 @@ def _event(obj: dict, n: int, source: str) -> Any:
         raise ScriptError(n, "a line needs exactly one of \"press\", \"release\", \"host\", \"tick\"", source)
     kind = kinds[0]
     if kind in ("press", "release"):
-        unknown = sorted(set(obj) - {"at", kind, "delivered", "hold"})
+        unknown = sorted(set(obj) - {"at", kind, "delivered", "hold"} - ({"quiet", "stream"} if kind == "press" else set()))
         if unknown:
             raise ScriptError(n, f"unknown field \"{unknown[0]}\" in a {kind} line", source)
         button = obj[kind]
@@ -113,7 +114,10 @@ def _event(obj: dict, n: int, source: str) -> Any:
             raise ScriptError(n, "\"hold\" must be true or false", source)
         if kind == "release":
             return Release(button, at, delivered)
-        return (Press(button, at, delivered), bool(obj.get("hold", False)))
+        quiet = seconds_to_ns(_number(obj.get("quiet", 0), n, "quiet", source))
+        if "stream" in obj and not isinstance(obj["stream"], bool):
+            raise ScriptError(n, "\"stream\" must be true or false", source)
+        return (Press(button, at, delivered, quiet, bool(obj.get("stream", False))), bool(obj.get("hold", False)))
     if kind == "tick":
         if obj["tick"] is not True or set(obj) != {"at", "tick"}:
             raise ScriptError(n, "a tick line is {\"at\": seconds, \"tick\": true}", source)

@@ -43,6 +43,35 @@ def test_decision_waits_one_settle_window_after_the_earliest_edge():
     assert a.decide_at(2 * MS) == 1001 * MS
 
 
+def test_callbacks_out_of_time_order_wait_a_quiet_period_after_the_latest_delivery():
+    # lgpio-like: the later edge's callback runs first, 3 ms after the edges
+    a = arb.offer(arb.Arbiter(), Press("B", 1000 * MS, 1003 * MS, quiet=15 * MS))
+    assert a.decide_at(2 * MS) == 1018 * MS          # not 1002: an earlier edge may still come
+    a = arb.offer(a, Press("A", 999 * MS, 1003 * MS + 10 * US, quiet=15 * MS))
+    assert a.decide_at(2 * MS) == 1018 * MS + 10 * US
+    assert [x.button for x in arb.order(a.candidates, "random", 1, "1/0", "AB")] == ["A", "B"]
+
+
+def test_an_ordered_stream_decides_at_once_when_a_later_edge_arrives():
+    a = arb.offer(arb.Arbiter(), Press("A", 1000 * MS, 1001 * MS, quiet=500 * US, stream=True))
+    assert a.decide_at(2 * MS) == 1001 * MS + 500 * US   # only an exact tie is waited for
+    a = arb.offer(a, Press("B", 1000 * MS + 10 * US, 1001 * MS + 100 * US, quiet=500 * US, stream=True))
+    assert a.decide_at(2 * MS) == 1001 * MS + 100 * US   # B is later: nothing can tie with A now
+
+
+def test_an_ordered_stream_waits_for_an_exact_tie_and_lets_the_tie_rule_draw():
+    a = arb.offer(arb.Arbiter(), Press("A", 1000 * MS, 1001 * MS, quiet=500 * US, stream=True))
+    a = arb.offer(a, Press("B", 1000 * MS, 1001 * MS + 100 * US, quiet=500 * US, stream=True))
+    assert a.decide_at(2 * MS) == 1001 * MS + 500 * US
+    assert arb.is_tie(arb.order(a.candidates, "random", 1, "1/0", "AB"))
+
+
+def test_a_press_of_another_path_in_the_window_brings_back_the_settle_rule():
+    a = arb.offer(arb.Arbiter(), Press("A", 1000 * MS, 1001 * MS, quiet=500 * US, stream=True))
+    a = arb.offer(a, Press("B", 1000 * MS + 1 * US, 1001 * MS + 1 * US))   # the keyboard, say
+    assert a.decide_at(2 * MS) == max(1002 * MS, 1001 * MS + 500 * US)
+
+
 def test_a_button_offered_twice_keeps_its_earliest_edge():
     a = arb.offer(arb.Arbiter(), p("A", 10))
     assert arb.offer(a, p("A", 20)).candidates == (p("A", 10),)

@@ -436,7 +436,9 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
         fake_time.ms = ms                      # ... with a bounce (ignored)
         getattr(pin["D"], level)()
     at(3002.6)
-    at(3010)                                   # settle window over
+    at(3010)                                   # settle window over, quiet period not
+    assert loop.state.question.holder is None  # A's callback might still have company
+    at(3016)                                   # 15 ms ([gpio] quiet_ms) after the last callback
     assert loop.state.question.holder == 0     # team A, by edge time
     assert lamps() == {"A": True, "B": False, "C": False, "D": False}
 
@@ -446,7 +448,7 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
     assert lamps()["A"] is False
     fake_time.ms = 5200
     pin["C"].drive_low()
-    at(5210)
+    at(5216)
     assert lamps() == {"A": False, "B": False, "C": True, "D": False}
     host(6000, "right")
     assert lamps() == {"A": False, "B": False, "C": False, "D": False}
@@ -473,7 +475,7 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
     assert lamps()["D"] is False
     fake_time.ms = 9700
     pin["A"].drive_low()
-    at(9710)
+    at(9716)
     assert lamps()["A"] is True
     host(10000, "right")
 

@@ -106,6 +106,15 @@ def _run_headless(cwd, keys: bytes, *extra, kill_after=None):
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "6",
                              *extra], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
+    head = b""
+    if keys:
+        # type only once the game reads keys (a slow start must not bunch them into one read)
+        deadline = time.monotonic() + 30
+        while b"Q = " not in head and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            head += line
     for k in keys:
         proc.stdin.write(bytes([k]))
         proc.stdin.flush()
@@ -116,7 +125,7 @@ def _run_headless(cwd, keys: bytes, *extra, kill_after=None):
         out, err = proc.communicate(timeout=20)
     else:
         out, err = proc.communicate(timeout=30)
-    return proc.returncode, out.decode(), err.decode()
+    return proc.returncode, (head + out).decode(), err.decode()
 
 
 def test_buzzer_run_killed_resumes_the_same_game(tmp_path):

@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from controller.backends.base import BackendStatus, ButtonBackend, Sink
 from controller.clock import EngineClock
+from controller.config import section
 from controller.debounce import Debouncer, Transition
 from controller.errors import BackendError, BackendUnavailable, ConfigError
 from controller.events import NS_PER_MS, Press, Release
@@ -46,7 +47,6 @@ BEEPS = {"press": 1, "right": 1, "wrong": 2, "false_start": 3, "time_up": 4, "st
 
 
 def _option_defaults() -> dict[str, Any]:
-    from controller.config import section
     return {k.name: k.default for k in section("gpio").keys}
 
 
@@ -124,6 +124,7 @@ class GPIOBackend(ButtonBackend):
         self.when_host: Callable[[str, dict], None] | None = None
         """Called with ``(action, params)`` when a host button on GPIO is pressed."""
         self._window = int(round(float(opts["debounce_ms"]) * NS_PER_MS))
+        self._quiet = int(round(float(opts["quiet_ms"]) * NS_PER_MS))
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._running = False
@@ -228,7 +229,9 @@ class GPIOBackend(ButtonBackend):
                 if tr.pressed and self.when_host is not None:
                     self.when_host(ident[5:], {})
             elif tr.pressed:
-                self.sink(Press(ident, tr.at, delivered))
+                # callbacks of different lines may run out of time order: say how long the
+                # arbiter must wait for an earlier edge still to come (controller.arbiter)
+                self.sink(Press(ident, tr.at, delivered, self._quiet))
             else:
                 self.sink(Release(ident, tr.at, delivered))
 

@@ -22,20 +22,15 @@ from typing import Any, Mapping, Sequence
 
 from controller.backends.base import BackendStatus, ButtonBackend, Sink
 from controller.clock import EngineClock
+from controller.config import section
 from controller.errors import ConfigError
-from controller.events import Press, Release
+from controller.events import NS_PER_MS, Press, Release
 
 log = logging.getLogger(__name__)
 
-DEFAULTS: dict[str, Any] = {
-    "port": "/dev/serial/by-id/usb-buzzer-box",
-    "baud": 1_000_000,
-    "inputs": [],
-    "reconnect_min_s": 0.05,
-    "reconnect_max_s": 1.0,
-    "time_query_interval_s": 2.0,
-    "debounce_ms": 5.0,
-}
+def _option_defaults() -> dict[str, Any]:
+    """The ``[serial]`` section's defaults, from the one config schema."""
+    return {k.name: k.default for k in section("serial").keys}
 
 
 def input_map(buttons: Sequence[str], inputs: Any) -> dict[int, str]:
@@ -71,12 +66,13 @@ class SerialBackend(ButtonBackend):
     def __init__(self, buttons: Sequence[str], clock: EngineClock, sink: Sink,
                  options: Mapping[str, Any] | None = None):
         super().__init__(buttons, clock, sink, options)
-        opts = {**DEFAULTS, **{k: v for k, v in self.options.items() if v is not None}}
+        opts = {**_option_defaults(), **{k: v for k, v in self.options.items() if v is not None}}
         self.port = str(opts["port"])
         self.baud = int(opts["baud"])
         self.button_of_input = input_map(self.buttons, opts["inputs"])
         self.input_of_button = {b: i for i, b in self.button_of_input.items()}
         self._opts = opts
+        self._tie_wait = int(round(float(opts["tie_wait_ms"]) * NS_PER_MS))
         self._edges: dict[str, int] = {}
         self._down: set[str] = set()
         self._lock = threading.Lock()
@@ -116,7 +112,12 @@ class SerialBackend(ButtonBackend):
                 self._down.discard(button)
         at = self.clock.from_monotonic_ns(ev.monotonic_ns)
         delivered = self.clock.from_monotonic_ns(ev.received_ns)
-        self.sink((Press if ev.pressed else Release)(button, at, delivered))
+        if ev.pressed:
+            # the link delivers the box's events in sequence order (a gap is replayed before
+            # anything after it), and the box queues them in edge order: an ordered stream
+            self.sink(Press(button, at, delivered, self._tie_wait, stream=True))
+        else:
+            self.sink(Release(button, at, delivered))
 
     def set_lamp(self, button: str, state: str) -> None:
         super().set_lamp(button, state)

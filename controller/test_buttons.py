@@ -18,6 +18,15 @@ With ``GPIOZERO_PIN_FACTORY=mock`` it runs on gpiozero's mock pins, and
     0.10       A           bounce 4    # 4 chatter edges, 0.2 ms apart after A's last edge
     0.30       A           up
     0.50       host:right  tap         # a host button on GPIO
+    1.000      A           edge        # contacts close, the callback is held back ...
+    1.001      B           down
+    1.004      A           deliver     # ... and runs 3 ms after B's (as lgpio may do)
+
+Two presses less than 50 ms apart are checked for fairness: which edge came
+first and by how much, in which order their callbacks ran and how far apart.
+The arbiter names the earlier edge as long as its callback runs within
+``[gpio] quiet_ms`` of the other's (docs/raspberry-pi.md); a pair beyond that
+is reported with what to change.
 """
 
 from __future__ import annotations
@@ -65,6 +74,12 @@ TEXT = {
         "never": "Ни разу не нажимались: {buttons}",
         "all_seen": "Все кнопки работают.",
         "script_mock": "--script работает только с GPIOZERO_PIN_FACTORY=mock",
+        "pair": "  {first} раньше {second} на {gap} мкс; обработка: {order}, разница {follow} мс, "
+                "задержка {delay} мс — {verdict}",
+        "pair_in_order": "по порядку",
+        "pair_reversed": "сначала {second}",
+        "pair_fair": "справедливо (в пределах quiet_ms = {quiet} мс)",
+        "pair_unfair": "НЕ справедливо: вызов пришёл позже quiet_ms = {quiet} мс; увеличьте [gpio] quiet_ms",
     },
     "en": {
         "title": "Button check. Press every button; Ctrl+C to quit.",
@@ -95,6 +110,12 @@ TEXT = {
         "never": "Never pressed: {buttons}",
         "all_seen": "All buttons work.",
         "script_mock": "--script needs GPIOZERO_PIN_FACTORY=mock",
+        "pair": "  {first} before {second} by {gap} µs; callbacks: {order}, {follow} ms apart, "
+                "delay {delay} ms: {verdict}",
+        "pair_in_order": "in order",
+        "pair_reversed": "{second} first",
+        "pair_fair": "fair (within quiet_ms = {quiet} ms)",
+        "pair_unfair": "NOT fair: a callback came later than quiet_ms = {quiet} ms; raise [gpio] quiet_ms",
     },
 }
 
@@ -128,8 +149,8 @@ def _parse_script(path: str) -> list[tuple[float, str, str, int]]:
             at, ident, what = float(line[0]), line[1], line[2]
             count = int(line[3]) if len(line) > 3 else 0
         except (ValueError, IndexError):
-            raise ConfigError("", f"{path}:{n}: expected 'SECONDS INPUT down|up|tap|bounce N'") from None
-        if what not in ("down", "up", "tap", "bounce"):
+            raise ConfigError("", f"{path}:{n}: expected 'SECONDS INPUT down|up|tap|bounce N|edge|deliver'") from None
+        if what not in ("down", "up", "tap", "bounce", "edge", "deliver"):
             raise ConfigError("", f"{path}:{n}: unknown action {what!r}")
         steps.append((at, ident, what, count))
     return sorted(steps, key=lambda s: s[0])
@@ -151,6 +172,10 @@ def _drive(backend, steps, t0: float, stop: threading.Event) -> None:
         pin = pins.get(ident)
         if pin is None:
             continue
+        if what == "edge":  # the level changes now; its callback waits for "deliver"
+            pin._change_state(not active_low)
+        if what == "deliver":
+            pin._call_when_changed()
         if what in ("down", "tap"):
             level(pin, True)
         if what == "up":
@@ -168,6 +193,23 @@ def _drive(backend, steps, t0: float, stop: threading.Event) -> None:
                 pin._state = pressed != active_low
                 pin._last_change = base + k * 0.0002
                 pin._call_when_changed()
+
+
+PAIR_NS = 50 * NS_PER_MS
+"""Two presses closer than this are checked as a race."""
+
+
+def _say_pair(say, text, a: Press, b: Press, quiet_ms: float) -> None:
+    """How a race of two presses reached the program: edge order and gap, callback
+    order and spacing, and whether the arbiter's quiet period covers it."""
+    first, second = (a, b) if a.at <= b.at else (b, a)
+    follow_ms = abs(b.delivered - a.delivered) / NS_PER_MS
+    in_order = first.delivered <= second.delivered
+    fair = in_order or follow_ms < quiet_ms
+    say("pair", first=first.button, second=second.button, gap=f"{(second.at - first.at) / 1000:.0f}",
+        order=text["pair_in_order"] if in_order else text["pair_reversed"].format(second=second.button),
+        follow=f"{follow_ms:.2f}", delay=f"{(first.delivered - first.at) / NS_PER_MS:.2f}",
+        verdict=(text["pair_fair"] if fair else text["pair_unfair"]).format(quiet=f"{quiet_ms:g}"))
 
 
 def run(args) -> int:
@@ -241,6 +283,7 @@ def run(args) -> int:
             driver.start()
 
         tallies = {b: _Tally() for b in buttons}
+        last_press: Press | None = None
         lamp_order = [b for b in buttons if backend.has_lamp(b)] if not args.no_lamps else []
         sweep_i, sweep_next, lit = 0, t0, None
         deadline = None if args.seconds is None else t0 + args.seconds
@@ -270,6 +313,9 @@ def run(args) -> int:
                     tally = tallies[ev.button]
                     tally.pressed_at = ev.at
                     say("pressed", t=secs(ev.at), b=ev.button)
+                    if last_press is not None and abs(ev.at - last_press.at) < PAIR_NS:
+                        _say_pair(say, text, last_press, ev, gpio["quiet_ms"])
+                    last_press = ev
                     if not args.no_lamps:
                         backend.set_lamp(ev.button, "on")
                 elif isinstance(ev, Release):

@@ -118,3 +118,33 @@ def test_bad_pin_is_one_line_naming_the_key(factory, tmp_path, capsys):
     assert rc == 2
     assert len(err.strip().splitlines()) == 1
     assert "gpio.pins.B" in err and "GPIO99" in err
+
+
+RACE = """
+0.05 A edge       # A's contacts close first, its callback is held back
+0.051 B down
+0.054 A deliver   # A's callback runs 3 ms after B's: within quiet_ms
+0.20 A up
+0.20 B up
+0.30 C edge
+0.301 D down
+0.35 C deliver    # 49 ms after D's: beyond quiet_ms (15 ms)
+0.45 C up
+0.45 D up
+"""
+
+
+def test_a_race_of_two_buttons_reports_edge_and_callback_order_and_the_verdict(factory, tmp_path, capsys):
+    """How to check on a Pi that near-simultaneous presses reach the arbiter fairly."""
+    cfg = write(tmp_path, "table.toml", CONFIG)
+    script = write(tmp_path, "race.txt", RACE)
+    rc = main(["test-buttons", "--config", cfg, "--seconds", "0.6", "--script", script,
+               "--no-lamps", "--lang", "en"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    pairs = [l.strip() for l in out.splitlines() if " before " in l]
+    assert len(pairs) == 2, out
+    assert pairs[0].startswith("A before B by ") and "callbacks: B first" in pairs[0]
+    assert pairs[0].endswith("fair (within quiet_ms = 15 ms)")
+    assert pairs[1].startswith("C before D by ") and "callbacks: D first" in pairs[1]
+    assert "NOT fair" in pairs[1] and "raise [gpio] quiet_ms" in pairs[1]

@@ -170,14 +170,28 @@ STRINGS: dict[str, dict[str, str]] = {
         "countdown_running": "Отсчёт уже идёт",
         "nothing_to_undo": "Нечего отменять",
         "game_over": "Игра окончена",
-        "skip_not_allowed": "{team}: пропуск раунда не положен ({players} игрока)",
+        "skip_not_allowed.one": "{team}: пропуск раунда не положен ({players} игрок)",
+        "skip_not_allowed.few": "{team}: пропуск раунда не положен ({players} игрока)",
+        "skip_not_allowed.many": "{team}: пропуск раунда не положен ({players} игроков)",
         "no_tie": "Равенства нет — дополнительный бой не нужен",
         "team_disqualified": "Дисквалификация: {team}",
         "unknown_button": "Неизвестная кнопка {button}",
         "confirm_quit": "Нажмите ещё раз, чтобы выйти",
         "keypad_away": "Клавиатура ведущего отключена — работает клавиатура компьютера",
         "keypad_back": "Клавиатура ведущего снова подключена",
-        "resumed": "Игра продолжена после перезапуска ({n} событий из журнала)",
+        "resumed.one": "Игра продолжена после перезапуска ({n} событие из журнала)",
+        "resumed.few": "Игра продолжена после перезапуска ({n} события из журнала)",
+        "resumed.many": "Игра продолжена после перезапуска ({n} событий из журнала)",
+        "resume_prompt.one": "Найдена незавершённая игра (начата {started}, {n} событие). Продолжить её?",
+        "resume_prompt.few": "Найдена незавершённая игра (начата {started}, {n} события). Продолжить её?",
+        "resume_prompt.many": "Найдена незавершённая игра (начата {started}, {n} событий). Продолжить её?",
+        "resumed_journal.one": "Незавершённая игра продолжена: {n} событие из журнала, часы на {s} с.",
+        "resumed_journal.few": "Незавершённая игра продолжена: {n} события из журнала, часы на {s} с.",
+        "resumed_journal.many": "Незавершённая игра продолжена: {n} событий из журнала, часы на {s} с.",
+        "journal_archived": "Журнал прошлой игры перенесён в архив: {path}",
+        "results_loaded.one": "Ответы жюри загружены: {n} строка ({path})",
+        "results_loaded.few": "Ответы жюри загружены: {n} строки ({path})",
+        "results_loaded.many": "Ответы жюри загружены: {n} строк ({path})",
         "chgk.no_such_team": "Нет команды с номером {number}",
         "chgk.marked_right": "{team}: ответ засчитан ✓",
         "chgk.marked_wrong": "{team}: ответ не засчитан ✗",
@@ -250,6 +264,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Игра окончена",
         "mafia.undone": "Отменено",
         "mafia.kind": "Вид: {kind}",
+        "mafia.bad_seat.one": "Нет места № {seat}: за столом {seats} место",
+        "mafia.bad_seat.few": "Нет места № {seat}: за столом {seats} места",
+        "mafia.bad_seat.many": "Нет места № {seat}: за столом {seats} мест",
     },
     "en": {
         # --- verdicts and flashes -------------------------------------------------
@@ -393,14 +410,28 @@ STRINGS: dict[str, dict[str, str]] = {
         "countdown_running": "The countdown is already running",
         "nothing_to_undo": "Nothing to undo",
         "game_over": "Game over",
-        "skip_not_allowed": "{team}: may not skip a round ({players} players)",
+        "skip_not_allowed.one": "{team}: may not skip a round ({players} player)",
+        "skip_not_allowed.few": "{team}: may not skip a round ({players} players)",
+        "skip_not_allowed.many": "{team}: may not skip a round ({players} players)",
         "no_tie": "No tie: no extra fight needed",
         "team_disqualified": "Disqualified: {team}",
         "unknown_button": "Unknown button {button}",
         "confirm_quit": "Press again to quit",
         "keypad_away": "Host keypad unplugged: the computer keyboard still works",
         "keypad_back": "Host keypad connected again",
-        "resumed": "Game resumed after a restart ({n} events from the journal)",
+        "resumed.one": "Game resumed after a restart ({n} event from the journal)",
+        "resumed.few": "Game resumed after a restart ({n} events from the journal)",
+        "resumed.many": "Game resumed after a restart ({n} events from the journal)",
+        "resume_prompt.one": "An unfinished game (started {started}, {n} event) was found. Resume it?",
+        "resume_prompt.few": "An unfinished game (started {started}, {n} events) was found. Resume it?",
+        "resume_prompt.many": "An unfinished game (started {started}, {n} events) was found. Resume it?",
+        "resumed_journal.one": "Resumed the unfinished game: {n} event replayed, clock at {s} s.",
+        "resumed_journal.few": "Resumed the unfinished game: {n} events replayed, clock at {s} s.",
+        "resumed_journal.many": "Resumed the unfinished game: {n} events replayed, clock at {s} s.",
+        "journal_archived": "The previous game's journal was archived to {path}",
+        "results_loaded.one": "Jury answers loaded: {n} row ({path})",
+        "results_loaded.few": "Jury answers loaded: {n} rows ({path})",
+        "results_loaded.many": "Jury answers loaded: {n} rows ({path})",
         "chgk.no_such_team": "No team number {number}",
         "chgk.marked_right": "{team}: right ✓",
         "chgk.marked_wrong": "{team}: wrong ✗",
@@ -473,6 +504,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Game over",
         "mafia.undone": "Undone",
         "mafia.kind": "Kind: {kind}",
+        "mafia.bad_seat.one": "No seat № {seat}: the table has {seats} seat",
+        "mafia.bad_seat.few": "No seat № {seat}: the table has {seats} seats",
+        "mafia.bad_seat.many": "No seat № {seat}: the table has {seats} seats",
     },
 }
 
@@ -495,14 +529,28 @@ def _format(template: str, params: Mapping[str, Any]) -> str:
         return template
 
 
+COUNT_PARAMS = {"skip_not_allowed": "players", "mafia.bad_seat": "seats"}
+"""Counted messages whose count is not ``{n}``: key -> the parameter that picks the form."""
+
+
 def t(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
     """The UI text for ``key`` in ``lang``, with ``params`` filled in.
 
-    Falls back to the English text, then to the key itself, so an unknown
-    key or language never breaks the screen.
+    A counted message (keys ``key.one`` / ``.few`` / ``.many``) takes the form
+    its count asks for: ``t("resumed", n=22)`` gives «… 22 события …»; the count
+    is ``{n}`` unless :data:`COUNT_PARAMS` names another parameter.  Falls back to
+    the English text, then to the key itself, so an unknown key or language never
+    breaks the screen.
     """
     table = STRINGS.get(lang) or STRINGS[DEFAULT_LANG]
     template = table.get(key)
+    if template is None and f"{key}.one" in STRINGS["en"]:
+        count = params.get(COUNT_PARAMS.get(key, "n"))
+        if isinstance(count, (int, float)) and not isinstance(count, bool):
+            key = f"{key}.{plural_form(count, lang if lang in STRINGS else DEFAULT_LANG)}"
+        else:
+            key = f"{key}.many"
+        template = table.get(key)
     if template is None:
         template = STRINGS["en"].get(key, key)
     return _format(template, params)

@@ -297,7 +297,7 @@ class Loop:
             self._notice_text(str(exc))
             return
         self.queue.put(chgk_results.to_host(rows, now))
-        self._notice_text(f"{path}: {len(rows)}")
+        self._notice("results_loaded", n=len(rows), path=path)
 
     def _notice(self, key: str, **params) -> None:
         try:
@@ -412,6 +412,9 @@ def _ask(question: str) -> bool:
 
 def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal, dict, int]:
     """Resume the unfinished game or start a new one; return (state, clock, journal, cfg, seed)."""
+    from controller.i18n import t
+
+    lang = cfg["language"]
     jdir = cfg["journal"]["dir"]
     contents = None
     try:
@@ -422,15 +425,14 @@ def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal
     if contents is not None and not getattr(args, "new", False):
         n = len(contents.events)
         started = contents.header.get("started", "?")
-        resume = getattr(args, "resume", False) or _ask(
-            f"An unfinished game (started {started}, {n} events) was found. Resume it?")
+        resume = getattr(args, "resume", False) or _ask(t("resume_prompt", lang, started=started, n=n))
         if resume:
             state, jcfg, seed, last = journal_mod.replay(contents)
             clock = EngineClock()
             clock.resume_at(last)
             jr = journal_mod.Journal(journal_mod.current_path(jdir), fsync=cfg["journal"]["fsync"],
                                      truncate_to=contents.valid_bytes)
-            print(f"Resumed the unfinished game: {n} events replayed, clock at {last / 1e9:.3f} s.")
+            print(t("resumed_journal", lang, n=n, s=f"{last / 1e9:.3f}"))
             # settings that do not change the rules (screen, sound, keys) come from the current config
             for key in ("display", "keys", "sound", "language", "buttons", "journal"):
                 if key in cfg:
@@ -439,7 +441,7 @@ def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal
     if contents is not None or journal_mod.current_path(jdir).exists():
         dest = journal_mod.archive(jdir)
         if dest:
-            print(f"The previous game's journal was archived to {dest}.")
+            print(t("journal_archived", lang, path=dest))
     seed = _choose_seed(cfg)
     clock = EngineClock()
     header = {"config": cfg, "seed": seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}

@@ -264,6 +264,46 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Игра окончена",
         "mafia.undone": "Отменено",
         "mafia.kind": "Вид: {kind}",
+        "mafia.enter_seat": "Сначала наберите номер места",
+        "mafia.game_over": "Игра окончена",
+        "mafia.everyone_spoke": "День {day}: все уже выступили",
+        "mafia.no_speech": "Сейчас никто не говорит",
+        "mafia.not_paused": "Речь не на паузе",
+        "mafia.not_in_game": "Игрок {seat} не в игре",
+        "mafia.not_silenced": "Игрок {seat} не лишён речи",
+        "mafia.nothing_to_undo": "Нечего отменять",
+        "mafia.no_last_word": "Игрок {seat} удалён: последнего слова нет",
+        "mafia.role": "Игрок {seat}: {role}",
+        "role_civilian": "мирный житель",
+        "role_mafia": "мафия",
+        "role_don": "дон",
+        "role_commissar": "комиссар",
+        "role_doctor": "доктор",
+        # --- «Мафия» protocol, written when the judge ends the game -----------------------
+        "protocol.saved": "Протокол сохранён: {path}",
+        "protocol.incomplete": "Протокол не составлен: {problem}. Запись стола сохранена: {path}",
+        "protocol.role": "не введена роль места {seat}",
+        "protocol.role_twice": "роль «{role}» у нескольких игроков",
+        "protocol.no_mafia": "среди ролей нет мафии",
+        "protocol.no_town": "среди ролей нет мирных",
+        "protocol.invalid": "ошибка в поле {field}",
+        # --- ЧГК: the jury's answers from a CSV file --------------------------------------
+        "chgk.csv_not_found": "{path}: файл не найден",
+        "chgk.csv_not_utf8": "{path}: это не текст в UTF-8",
+        "chgk.csv_fields": "{path}, строка {row}: нужны 3 поля (команда, вопрос, результат), а здесь {got}",
+        "chgk.csv_no_team": "{path}, строка {row}: пустое название команды",
+        "chgk.csv_unknown_team": "{path}, строка {row}: нет команды «{team}»",
+        "chgk.csv_result": "{path}, строка {row}: непонятный результат «{value}» (1/0, +/−, да/нет)",
+        "chgk.csv_question": "{path}, строка {row}: непонятный вопрос «{value}» (номер, например 17, или тур.вопрос, например 2.5)",
+        "chgk.csv_no_question": "{path}, строка {row}: нет вопроса {value} (номера {range})",
+        # --- the terminal, before and after the game ------------------------------------------
+        "game_seed": "Зерно жеребьёвки при ничьей: {seed}",
+        "no_display": "Дисплея нет: игра идёт в терминале с текстовым статусом (клавиши, набранные здесь, работают как кнопки).",
+        "keypad_unavailable": "Клавиатура ведущего недоступна ({problem}); работает клавиатура компьютера",
+        "keypad_needs_evdev": "нужен python-evdev, только Linux: pip install evdev",
+        "buttons_never_changed": "Кнопки, ни разу не сработавшие за игру (проверьте подключение): {buttons}",
+        "game_over_archived": "Игра окончена. Журнал перенесён в архив: {path}",
+        "game_not_finished": "Игра не окончена: `buzzer run` её продолжит.",
         "mafia.bad_seat.one": "Нет места № {seat}: за столом {seats} место",
         "mafia.bad_seat.few": "Нет места № {seat}: за столом {seats} места",
         "mafia.bad_seat.many": "Нет места № {seat}: за столом {seats} мест",
@@ -504,6 +544,46 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Game over",
         "mafia.undone": "Undone",
         "mafia.kind": "Kind: {kind}",
+        "mafia.enter_seat": "Type a seat number first",
+        "mafia.game_over": "The game is over",
+        "mafia.everyone_spoke": "Day {day}: everyone has spoken",
+        "mafia.no_speech": "Nobody is speaking now",
+        "mafia.not_paused": "The speech is not paused",
+        "mafia.not_in_game": "Player {seat} is not in the game",
+        "mafia.not_silenced": "Player {seat} has not lost a speech",
+        "mafia.nothing_to_undo": "Nothing to undo",
+        "mafia.no_last_word": "Player {seat} was removed: no last word",
+        "mafia.role": "Player {seat}: {role}",
+        "role_civilian": "civilian",
+        "role_mafia": "mafia",
+        "role_don": "don",
+        "role_commissar": "commissar",
+        "role_doctor": "doctor",
+        # --- «Мафия» protocol, written when the judge ends the game -----------------------
+        "protocol.saved": "Protocol saved: {path}",
+        "protocol.incomplete": "No protocol yet: {problem}. The table's record is saved: {path}",
+        "protocol.role": "no role entered for seat {seat}",
+        "protocol.role_twice": "more than one {role}",
+        "protocol.no_mafia": "no mafia among the roles",
+        "protocol.no_town": "no town player among the roles",
+        "protocol.invalid": "a problem in field {field}",
+        # --- ЧГК: the jury's answers from a CSV file --------------------------------------
+        "chgk.csv_not_found": "{path}: file not found",
+        "chgk.csv_not_utf8": "{path}: not UTF-8 text",
+        "chgk.csv_fields": "{path}, row {row}: expected 3 fields (team, question, result), got {got}",
+        "chgk.csv_no_team": "{path}, row {row}: empty team name",
+        "chgk.csv_unknown_team": "{path}, row {row}: no team “{team}”",
+        "chgk.csv_result": "{path}, row {row}: unknown result “{value}” (1/0, +/−, yes/no)",
+        "chgk.csv_question": "{path}, row {row}: bad question “{value}” (a number such as 17, or tour.question such as 2.5)",
+        "chgk.csv_no_question": "{path}, row {row}: no question {value} (numbers {range})",
+        # --- the terminal, before and after the game ------------------------------------------
+        "game_seed": "Game seed (tie draws): {seed}",
+        "no_display": "No display found: running headless with a text status (keys typed here act as buttons).",
+        "keypad_unavailable": "Host keypad unavailable ({problem}); the computer keyboard stays the host's input",
+        "keypad_needs_evdev": "needs python-evdev, Linux only: pip install evdev",
+        "buttons_never_changed": "Buttons that never changed state during the game (check their wiring): {buttons}",
+        "game_over_archived": "Game over. Journal archived to {path}",
+        "game_not_finished": "The game is not finished: `buzzer run` resumes it.",
         "mafia.bad_seat.one": "No seat № {seat}: the table has {seats} seat",
         "mafia.bad_seat.few": "No seat № {seat}: the table has {seats} seats",
         "mafia.bad_seat.many": "No seat № {seat}: the table has {seats} seats",
@@ -554,6 +634,24 @@ def t(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
     if template is None:
         template = STRINGS["en"].get(key, key)
     return _format(template, params)
+
+
+PARAM_WORDS: dict[str, dict[str, str]] = {
+    "role": {r: f"role_{r}" for r in ("civilian", "mafia", "don", "commissar", "doctor")},
+    "kind": {"minute": "speech", "defence": "defence", "last_word": "last_word"},
+}
+"""Notice parameters that carry a name from the engine (a «Мафия» role, a kind of speech):
+parameter -> value -> the key of its words."""
+
+
+def notice(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
+    """A host notice (:class:`~controller.effects.Notice` ``key`` and ``params``) in words:
+    like :func:`t`, with the engine's names in ``params`` (``role="don"``) put in words too."""
+    for name, words in PARAM_WORDS.items():
+        value = params.get(name)
+        if isinstance(value, str) and value in words:
+            params[name] = t(words[value], lang)
+    return t(key, lang, **params)
 
 
 ACTION_LABELS = {"reading_done": "action_arm", "resume": "action_pause"}

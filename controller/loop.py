@@ -214,7 +214,7 @@ class Loop:
             return
         if action == "pause":
             action = "resume" if getattr(self.state, "paused", False) else "pause"
-        if self.cfg["mode"] != "programme" and action not in engine.host_actions(self.cfg["mode"]):
+        if action not in engine.actions_now(self.state):  # in a programme: this round's game
             from controller.i18n import action_label
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
@@ -232,7 +232,12 @@ class Loop:
         try:
             self.state, fx = engine.step(self.state, event)
         except GameError as exc:
-            self._notice_text(str(exc))
+            # the engine refused the event as malformed (the keys never send one): say which
+            # action, in the game's language; the details are for the log
+            log.warning("%s", exc)
+            from controller.i18n import action_label
+            action = event.action if isinstance(event, Host) else type(event).__name__
+            self._notice("refused", action=action_label(action, self.cfg["language"]))
             return []
         self._effects(fx)
         self.dirty = True
@@ -258,9 +263,10 @@ class Loop:
                                                                 time.localtime())
         self.protocol_complete = problem is None
         if problem is None:
-            self._notice_text(str(self.protocol_path))
+            self._notice("protocol.saved", path=self.protocol_path)
         elif first:
-            self._notice_text(f"protocol incomplete ({problem}); table record saved to {self.protocol_path}")
+            self._notice("protocol.incomplete", path=self.protocol_path,
+                         problem=mafia_protocol.problem_text(problem, self.cfg["language"]))
 
     def _effects(self, fx: list) -> None:
         for f in fx:
@@ -290,19 +296,21 @@ class Loop:
         """ЧГК: read the jury's CSV (``[chgk] results_csv``) into the game as one journaled event."""
         from controller import chgk_results
 
-        path = self.cfg["chgk"]["results_csv"]
+        chgk = self.cfg["chgk"]
+        path = chgk["results_csv"]
         try:
-            rows = chgk_results.load(path, teams=[t["name"] for t in self.cfg["teams"]])
-        except BuzzerError as exc:
-            self._notice_text(str(exc))
+            rows = chgk_results.load(path, teams=[t["name"] for t in self.cfg["teams"]],
+                                     tours=chgk["tours"], per_tour=chgk["questions_per_tour"])
+        except chgk_results.ResultsError as exc:
+            self._notice(exc.key, **exc.params)
             return
         self.queue.put(chgk_results.to_host(rows, now))
         self._notice("results_loaded", n=len(rows), path=path)
 
     def _notice(self, key: str, **params) -> None:
         try:
-            from controller.i18n import t
-            text = t(key, self.cfg["language"], **params)
+            from controller.i18n import notice
+            text = notice(key, self.cfg["language"], **params)
         except Exception:
             text = key
         self._notice_text(text)
@@ -473,7 +481,10 @@ def run_from_args(args) -> int:
     state, clock, jr, cfg, seed = prepare_game(cfg, args)
     resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
-    print(f"Game seed (tie draws): {seed}")
+    from controller.i18n import t
+
+    lang = cfg["language"]
+    print(t("game_seed", lang, seed=seed))
     headless = args.headless or not _display_available()
     loop = Loop(cfg, state, clock, journal=jr)
     if resumed:
@@ -499,7 +510,7 @@ def run_from_args(args) -> int:
     try:
         if headless:
             if not args.headless:
-                print("No display found: running headless with a text status (keys typed here act as buttons).")
+                print(t("no_display", lang))
             from controller.terminal import run_headless
             run_headless(loop, args.seconds)
         else:
@@ -527,20 +538,28 @@ def _start_keypad(cfg: dict, loop: Loop):
         kp.start()
         return kp
     except BuzzerError as exc:
-        print(f"buzzer: keypad: {exc}; the keyboard stays the host's input", file=sys.stderr)
+        from controller.errors import BackendUnavailable
+        from controller.i18n import t
+
+        lang = cfg["language"]
+        problem = t("keypad_needs_evdev", lang) if isinstance(exc, BackendUnavailable) else str(exc)
+        print("buzzer: " + t("keypad_unavailable", lang, problem=problem), file=sys.stderr)
         return None
 
 
 def _finish(loop: Loop, jr, cfg: dict) -> None:
+    from controller.i18n import t
+
+    lang = cfg["language"]
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
     if still and engine.finished(loop.state) and cfg["mode"] not in ("mafia", "chgk"):
-        print("Buttons that never changed state during the game (check their wiring): " + ", ".join(still))
+        print(t("buttons_never_changed", lang, buttons=", ".join(still)))
     if engine.finished(loop.state):
         jr.finish()
         jr.close()
         dest = journal_mod.archive(cfg["journal"]["dir"])
-        print(f"Game over. Journal archived to {dest}.")
+        print(t("game_over_archived", lang, path=dest))
     else:
         jr.close()
-        print("The game is not finished: `buzzer run` resumes it.")
+        print(t("game_not_finished", lang))

@@ -26,6 +26,7 @@ from typing import Any, Callable
 from controller import config as config_mod
 from controller import engine
 from controller import journal as journal_mod
+from controller import notices
 from controller.backends import create_backend
 from controller.clock import EngineClock
 from controller.effects import Flash, Lamp, Log, Notice, Sound
@@ -38,10 +39,11 @@ CLOCK_RECORD_NS = 250 * NS_PER_MS
 """While a deadline is pending, the time is journaled this often, so that a
 resumed countdown continues from (almost) where it was."""
 
-QUIT_CONFIRM_NS = 3 * NS_PER_S
+QUIT_CONFIRM_NS = notices.CONFIRM_NS
 
-NOTICE_NS = 6 * NS_PER_S
-"""How long a host notice stays on the screen."""
+NOTICE_NS = notices.NOTICE_NS
+"""How long a host notice stays at most (it leaves sooner once what it says is over:
+see :mod:`controller.notices`)."""
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
 """A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
@@ -138,7 +140,10 @@ class Loop:
         self.flash: dict | None = None
         self.flash_until = 0
         self.notice: str = ""
+        """The host notice on screen now ("" when none): see :meth:`status`."""
         self.notice_at = 0
+        self.notice_until = 0
+        self._notice_scope: tuple[str, Any] | None = None
         self.help = False
         self.running = True
         self.quit_armed: int | None = None
@@ -243,9 +248,10 @@ class Loop:
         self.dirty = True
         if isinstance(event, Host) and event.action.startswith("digit"):
             # a seat / team number being typed: echo it to the host
-            self._notice_text(f"№ {getattr(self.state, 'entry', '')}")
+            self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
         if self.cfg["mode"] == "mafia" and not self.protocol_complete:
             self._save_mafia_protocol()
+        self._expire_notice()
         return fx
 
     def _save_mafia_protocol(self) -> None:
@@ -313,14 +319,34 @@ class Loop:
             text = notice(key, self.cfg["language"], **params)
         except Exception:
             text = key
-        self._notice_text(text)
+        self._notice_text(text, key=key)
 
-    def _notice_text(self, text: str) -> None:
+    def _notice_text(self, text: str, key: str | None = None) -> None:
+        """Show ``text`` to the host; ``key`` (the notice's i18n key) says what it depends on,
+        so that it leaves once that is over (:mod:`controller.notices`)."""
+        now = self.clock.now()
         self.notice = text
-        self.notice_at = self.clock.now()
+        self.notice_at = now
+        self.notice_until = now + notices.lifetime_ns(key)
+        scope = notices.depends_on(key)
+        self._notice_scope = (scope, notices.snapshot(scope, engine.view(self.state, now))) if scope else None
         self.dirty = True
         if self.screen is None or getattr(self.screen, "headless", False):
             print(f"\n! {text}", file=self.out, flush=True)
+
+    def _expire_notice(self) -> None:
+        """After an engine step: the notice leaves if what it describes is over."""
+        if self._notice_scope is None or not self.notice:
+            return
+        scope, then = self._notice_scope
+        if notices.snapshot(scope, engine.view(self.state, self.clock.now())) != then:
+            self.notice = ""
+            self._notice_scope = None
+            self.dirty = True
+
+    def notice_now(self) -> str:
+        """The host notice to show now: "" once it has timed out or what it said is over."""
+        return self.notice if self.clock.now() < self.notice_until else ""
 
     def start_new_game(self) -> None:
         """Archive the current journal (never deleted) and start a fresh game."""
@@ -383,7 +409,7 @@ class Loop:
         st = self.backend.status() if self.backend is not None else None
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
-                "notice": self.notice if self.clock.now() - self.notice_at < NOTICE_NS else ""}
+                "notice": self.notice_now()}
 
     def current_flash(self) -> dict | None:
         if self.flash is not None and self.clock.now() < self.flash_until:

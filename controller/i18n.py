@@ -56,6 +56,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "nominal": "Номинал",
         "nominal_n": "Номинал {n}",
         "place": "Место",
+        "place_n": "место {n}",
         "points": "Очки",
         "points_n.one": "{n} очко",
         "points_n.few": "{n} очка",
@@ -102,6 +103,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "think_time": "Время на размышление",
         "answer_time": "Время на ответ",
         "start_signal": "▶ Старт",
+        "start_pending": "«Время!»: ждём сигнала старта",
         "ten_seconds": "Осталось 10 секунд",
         # --- modes --------------------------------------------------------------------
         "mode_erudite": "Эрудит-квартет",
@@ -336,6 +338,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "nominal": "Value",
         "nominal_n": "Value {n}",
         "place": "Place",
+        "place_n": "place {n}",
         "points": "Points",
         "points_n.one": "{n} point",
         "points_n.few": "{n} points",
@@ -382,6 +385,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "think_time": "Thinking time",
         "answer_time": "Time to answer",
         "start_signal": "▶ Start",
+        "start_pending": "“Time!”: waiting for the start signal",
         "ten_seconds": "10 seconds left",
         # --- modes --------------------------------------------------------------------
         "mode_erudite": "Erudite Quartet",

@@ -48,7 +48,7 @@ NO_PRESS_ORDER = frozenset({"chgk"})
 COUNTDOWN_LABELS = {"think": "think_time", "answer": "answer_time", "captain": "captain_timer",
                     "minute": "speech", "defence": "defence", "last_word": "last_word",
                     "discussion": "discussion", "press_window": "think_time", "answers": "hand_in",
-                    "main": "think_time"}
+                    "main": "think_time", "after_wrong": "think_time"}
 """Countdown kind -> i18n key of its label."""
 
 SEAT_STATUS = {"silenced": "silenced", "removed": "removed", "out": "out"}

@@ -6,6 +6,10 @@ Parsing is pure (text in, rows out); any problem is one line naming the row::
 
     results.csv: row 4: unknown result 'может' (use 1/0, +/-, да/нет, true/false)
 
+and carries an i18n key with its parameters (:attr:`ResultsError.key`), so the
+host reads it in the game's language («results.csv, строка 4: непонятный
+результат «может» …»).
+
 ``question`` is the question's number in the tournament (1..48) or
 ``tour.question`` (``2.5`` = tour 2, question 5).  A header row (``team,
 question, result`` or ``команда,вопрос,результат``) is skipped; ``;`` works as
@@ -30,7 +34,23 @@ _TOUR_Q = re.compile(r"(\d+)\.(\d+)")
 
 
 class ResultsError(BuzzerError):
-    """A results file has a bad row (the message names the file and row)."""
+    """A results file has a bad row (the message names the file and row).
+
+    ``key`` and ``params``: the same problem as an i18n key (``chgk.csv_*``) for the host."""
+
+    def __init__(self, message: str, key: str, **params: Any):
+        super().__init__(message)
+        self.key = key
+        self.params = params
+
+
+class BadCell(ValueError):
+    """A cell that is not a result or a question; ``key`` / ``params`` name the problem for i18n."""
+
+    def __init__(self, message: str, key: str, **params: Any):
+        super().__init__(message)
+        self.key = key
+        self.params = params
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +73,7 @@ def parse_result(value: Any) -> bool:
             return True
         if word in FALSE_WORDS:
             return False
-    raise ValueError(f"unknown result {value!r} (use 1/0, +/-, да/нет, true/false)")
+    raise BadCell(f"unknown result {value!r} (use 1/0, +/-, да/нет, true/false)", "chgk.csv_result", value=value)
 
 
 def parse_question(value: Any, tours: int | None = None, per_tour: int | None = None) -> int | str:
@@ -68,13 +88,17 @@ def parse_question(value: Any, tours: int | None = None, per_tour: int | None = 
         if per_tour is None:
             return value.strip()
         if not (1 <= tour <= (tours or tour)) or not 1 <= q <= per_tour:
-            raise ValueError(f"no question {value.strip()} ({tours} tours × {per_tour} questions)")
+            raise BadCell(f"no question {value.strip()} ({tours} tours × {per_tour} questions)",
+                          "chgk.csv_no_question", value=value.strip(),
+                          range=f"1.1–{tours}.{per_tour}" if tours else f"{tour}.1–{tour}.{per_tour}")
         n = (tour - 1) * per_tour + q
     else:
-        raise ValueError(f"bad question {value!r} (a number such as 17, or tour.question such as 2.5)")
+        raise BadCell(f"bad question {value!r} (a number such as 17, or tour.question such as 2.5)",
+                      "chgk.csv_question", value=value)
     if n < 1 or (tours and per_tour and n > tours * per_tour):
         total = f"1..{tours * per_tour}" if tours and per_tour else ">= 1"
-        raise ValueError(f"question {n} is out of range ({total})")
+        raise BadCell(f"question {n} is out of range ({total})", "chgk.csv_no_question", value=n,
+                      range=f"1–{tours * per_tour}" if tours and per_tour else "≥ 1")
     return n
 
 
@@ -104,18 +128,20 @@ def parse(text: str, source: str = "<csv>", teams: Iterable[str] | None = None,
             continue
         seen_data = True
         where = f"{source}: row {n}"
+        at = {"path": source, "row": n}
         if len(cells) != 3:
-            raise ResultsError(f"{where}: expected 3 fields (team,question,result), got {len(cells)}")
+            raise ResultsError(f"{where}: expected 3 fields (team,question,result), got {len(cells)}",
+                               "chgk.csv_fields", got=len(cells), **at)
         team, question, result = cells
         if not team:
-            raise ResultsError(f"{where}: empty team name")
+            raise ResultsError(f"{where}: empty team name", "chgk.csv_no_team", **at)
         if known is not None and team not in known:
-            raise ResultsError(f"{where}: unknown team {team!r}")
+            raise ResultsError(f"{where}: unknown team {team!r}", "chgk.csv_unknown_team", team=team, **at)
         try:
             q = parse_question(question, tours, per_tour)
             r = parse_result(result)
-        except ValueError as exc:
-            raise ResultsError(f"{where}: {exc}") from None
+        except BadCell as exc:
+            raise ResultsError(f"{where}: {exc}", exc.key, **exc.params, **at) from None
         rows.append(Row(team, q, r, n))
     return rows
 
@@ -124,9 +150,9 @@ def load(path: str | Path, **kwargs) -> list[Row]:
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise ResultsError(f"{path}: file not found") from None
+        raise ResultsError(f"{path}: file not found", "chgk.csv_not_found", path=str(path)) from None
     except UnicodeDecodeError:
-        raise ResultsError(f"{path}: not UTF-8 text") from None
+        raise ResultsError(f"{path}: not UTF-8 text", "chgk.csv_not_utf8", path=str(path)) from None
     return parse(text, source=str(path), **kwargs)
 
 

@@ -80,3 +80,11 @@ def finished(state: Any) -> bool:
 
 def host_actions(mode: str) -> tuple[str, ...]:
     return tuple(mode_module(mode).HOST_ACTIONS)
+
+
+def actions_now(state: Any) -> tuple[str, ...]:
+    """The host actions the game in ``state`` takes now (a programme: its current round's
+    game plus moving on; another mode: all of its own)."""
+    module = _module_of(state)
+    current = getattr(module, "host_actions", None)
+    return tuple(current(state)) if current is not None else tuple(module.HOST_ACTIONS)

@@ -56,6 +56,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "nominal": "Номинал",
         "nominal_n": "Номинал {n}",
         "place": "Место",
+        "place_n": "место {n}",
         "points": "Очки",
         "points_n.one": "{n} очко",
         "points_n.few": "{n} очка",
@@ -102,6 +103,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "think_time": "Время на размышление",
         "answer_time": "Время на ответ",
         "start_signal": "▶ Старт",
+        "start_pending": "«Время!»: ждём сигнала старта",
         "ten_seconds": "Осталось 10 секунд",
         # --- modes --------------------------------------------------------------------
         "mode_erudite": "Эрудит-квартет",
@@ -170,14 +172,28 @@ STRINGS: dict[str, dict[str, str]] = {
         "countdown_running": "Отсчёт уже идёт",
         "nothing_to_undo": "Нечего отменять",
         "game_over": "Игра окончена",
-        "skip_not_allowed": "{team}: пропуск раунда не положен ({players} игрока)",
+        "skip_not_allowed.one": "{team}: пропуск раунда не положен ({players} игрок)",
+        "skip_not_allowed.few": "{team}: пропуск раунда не положен ({players} игрока)",
+        "skip_not_allowed.many": "{team}: пропуск раунда не положен ({players} игроков)",
         "no_tie": "Равенства нет — дополнительный бой не нужен",
         "team_disqualified": "Дисквалификация: {team}",
         "unknown_button": "Неизвестная кнопка {button}",
         "confirm_quit": "Нажмите ещё раз, чтобы выйти",
         "keypad_away": "Клавиатура ведущего отключена — работает клавиатура компьютера",
         "keypad_back": "Клавиатура ведущего снова подключена",
-        "resumed": "Игра продолжена после перезапуска ({n} событий из журнала)",
+        "resumed.one": "Игра продолжена после перезапуска ({n} событие из журнала)",
+        "resumed.few": "Игра продолжена после перезапуска ({n} события из журнала)",
+        "resumed.many": "Игра продолжена после перезапуска ({n} событий из журнала)",
+        "resume_prompt.one": "Найдена незавершённая игра (начата {started}, {n} событие). Продолжить её?",
+        "resume_prompt.few": "Найдена незавершённая игра (начата {started}, {n} события). Продолжить её?",
+        "resume_prompt.many": "Найдена незавершённая игра (начата {started}, {n} событий). Продолжить её?",
+        "resumed_journal.one": "Незавершённая игра продолжена: {n} событие из журнала, часы на {s} с.",
+        "resumed_journal.few": "Незавершённая игра продолжена: {n} события из журнала, часы на {s} с.",
+        "resumed_journal.many": "Незавершённая игра продолжена: {n} событий из журнала, часы на {s} с.",
+        "journal_archived": "Журнал прошлой игры перенесён в архив: {path}",
+        "results_loaded.one": "Ответы жюри загружены: {n} строка ({path})",
+        "results_loaded.few": "Ответы жюри загружены: {n} строки ({path})",
+        "results_loaded.many": "Ответы жюри загружены: {n} строк ({path})",
         "chgk.no_such_team": "Нет команды с номером {number}",
         "chgk.marked_right": "{team}: ответ засчитан ✓",
         "chgk.marked_wrong": "{team}: ответ не засчитан ✗",
@@ -250,6 +266,49 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Игра окончена",
         "mafia.undone": "Отменено",
         "mafia.kind": "Вид: {kind}",
+        "mafia.enter_seat": "Сначала наберите номер места",
+        "mafia.game_over": "Игра окончена",
+        "mafia.everyone_spoke": "День {day}: все уже выступили",
+        "mafia.no_speech": "Сейчас никто не говорит",
+        "mafia.not_paused": "Речь не на паузе",
+        "mafia.not_in_game": "Игрок {seat} не в игре",
+        "mafia.not_silenced": "Игрок {seat} не лишён речи",
+        "mafia.nothing_to_undo": "Нечего отменять",
+        "mafia.no_last_word": "Игрок {seat} удалён: последнего слова нет",
+        "mafia.role": "Игрок {seat}: {role}",
+        "role_civilian": "мирный житель",
+        "role_mafia": "мафия",
+        "role_don": "дон",
+        "role_commissar": "комиссар",
+        "role_doctor": "доктор",
+        # --- «Мафия» protocol, written when the judge ends the game -----------------------
+        "protocol.saved": "Протокол сохранён: {path}",
+        "protocol.incomplete": "Протокол не составлен: {problem}. Запись стола сохранена: {path}",
+        "protocol.role": "не введена роль места {seat}",
+        "protocol.role_twice": "роль «{role}» у нескольких игроков",
+        "protocol.no_mafia": "среди ролей нет мафии",
+        "protocol.no_town": "среди ролей нет мирных",
+        "protocol.invalid": "ошибка в поле {field}",
+        # --- ЧГК: the jury's answers from a CSV file --------------------------------------
+        "chgk.csv_not_found": "{path}: файл не найден",
+        "chgk.csv_not_utf8": "{path}: это не текст в UTF-8",
+        "chgk.csv_fields": "{path}, строка {row}: нужны 3 поля (команда, вопрос, результат), а здесь {got}",
+        "chgk.csv_no_team": "{path}, строка {row}: пустое название команды",
+        "chgk.csv_unknown_team": "{path}, строка {row}: нет команды «{team}»",
+        "chgk.csv_result": "{path}, строка {row}: непонятный результат «{value}» (1/0, +/−, да/нет)",
+        "chgk.csv_question": "{path}, строка {row}: непонятный вопрос «{value}» (номер, например 17, или тур.вопрос, например 2.5)",
+        "chgk.csv_no_question": "{path}, строка {row}: нет вопроса {value} (номера {range})",
+        # --- the terminal, before and after the game ------------------------------------------
+        "game_seed": "Зерно жеребьёвки при ничьей: {seed}",
+        "no_display": "Дисплея нет: игра идёт в терминале с текстовым статусом (клавиши, набранные здесь, работают как кнопки).",
+        "keypad_unavailable": "Клавиатура ведущего недоступна ({problem}); работает клавиатура компьютера",
+        "keypad_needs_evdev": "нужен python-evdev, только Linux: pip install evdev",
+        "buttons_never_changed": "Кнопки, ни разу не сработавшие за игру (проверьте подключение): {buttons}",
+        "game_over_archived": "Игра окончена. Журнал перенесён в архив: {path}",
+        "game_not_finished": "Игра не окончена: `buzzer run` её продолжит.",
+        "mafia.bad_seat.one": "Нет места № {seat}: за столом {seats} место",
+        "mafia.bad_seat.few": "Нет места № {seat}: за столом {seats} места",
+        "mafia.bad_seat.many": "Нет места № {seat}: за столом {seats} мест",
     },
     "en": {
         # --- verdicts and flashes -------------------------------------------------
@@ -279,6 +338,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "nominal": "Value",
         "nominal_n": "Value {n}",
         "place": "Place",
+        "place_n": "place {n}",
         "points": "Points",
         "points_n.one": "{n} point",
         "points_n.few": "{n} points",
@@ -325,6 +385,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "think_time": "Thinking time",
         "answer_time": "Time to answer",
         "start_signal": "▶ Start",
+        "start_pending": "“Time!”: waiting for the start signal",
         "ten_seconds": "10 seconds left",
         # --- modes --------------------------------------------------------------------
         "mode_erudite": "Erudite Quartet",
@@ -393,14 +454,28 @@ STRINGS: dict[str, dict[str, str]] = {
         "countdown_running": "The countdown is already running",
         "nothing_to_undo": "Nothing to undo",
         "game_over": "Game over",
-        "skip_not_allowed": "{team}: may not skip a round ({players} players)",
+        "skip_not_allowed.one": "{team}: may not skip a round ({players} player)",
+        "skip_not_allowed.few": "{team}: may not skip a round ({players} players)",
+        "skip_not_allowed.many": "{team}: may not skip a round ({players} players)",
         "no_tie": "No tie: no extra fight needed",
         "team_disqualified": "Disqualified: {team}",
         "unknown_button": "Unknown button {button}",
         "confirm_quit": "Press again to quit",
         "keypad_away": "Host keypad unplugged: the computer keyboard still works",
         "keypad_back": "Host keypad connected again",
-        "resumed": "Game resumed after a restart ({n} events from the journal)",
+        "resumed.one": "Game resumed after a restart ({n} event from the journal)",
+        "resumed.few": "Game resumed after a restart ({n} events from the journal)",
+        "resumed.many": "Game resumed after a restart ({n} events from the journal)",
+        "resume_prompt.one": "An unfinished game (started {started}, {n} event) was found. Resume it?",
+        "resume_prompt.few": "An unfinished game (started {started}, {n} events) was found. Resume it?",
+        "resume_prompt.many": "An unfinished game (started {started}, {n} events) was found. Resume it?",
+        "resumed_journal.one": "Resumed the unfinished game: {n} event replayed, clock at {s} s.",
+        "resumed_journal.few": "Resumed the unfinished game: {n} events replayed, clock at {s} s.",
+        "resumed_journal.many": "Resumed the unfinished game: {n} events replayed, clock at {s} s.",
+        "journal_archived": "The previous game's journal was archived to {path}",
+        "results_loaded.one": "Jury answers loaded: {n} row ({path})",
+        "results_loaded.few": "Jury answers loaded: {n} rows ({path})",
+        "results_loaded.many": "Jury answers loaded: {n} rows ({path})",
         "chgk.no_such_team": "No team number {number}",
         "chgk.marked_right": "{team}: right ✓",
         "chgk.marked_wrong": "{team}: wrong ✗",
@@ -473,6 +548,49 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Game over",
         "mafia.undone": "Undone",
         "mafia.kind": "Kind: {kind}",
+        "mafia.enter_seat": "Type a seat number first",
+        "mafia.game_over": "The game is over",
+        "mafia.everyone_spoke": "Day {day}: everyone has spoken",
+        "mafia.no_speech": "Nobody is speaking now",
+        "mafia.not_paused": "The speech is not paused",
+        "mafia.not_in_game": "Player {seat} is not in the game",
+        "mafia.not_silenced": "Player {seat} has not lost a speech",
+        "mafia.nothing_to_undo": "Nothing to undo",
+        "mafia.no_last_word": "Player {seat} was removed: no last word",
+        "mafia.role": "Player {seat}: {role}",
+        "role_civilian": "civilian",
+        "role_mafia": "mafia",
+        "role_don": "don",
+        "role_commissar": "commissar",
+        "role_doctor": "doctor",
+        # --- «Мафия» protocol, written when the judge ends the game -----------------------
+        "protocol.saved": "Protocol saved: {path}",
+        "protocol.incomplete": "No protocol yet: {problem}. The table's record is saved: {path}",
+        "protocol.role": "no role entered for seat {seat}",
+        "protocol.role_twice": "more than one {role}",
+        "protocol.no_mafia": "no mafia among the roles",
+        "protocol.no_town": "no town player among the roles",
+        "protocol.invalid": "a problem in field {field}",
+        # --- ЧГК: the jury's answers from a CSV file --------------------------------------
+        "chgk.csv_not_found": "{path}: file not found",
+        "chgk.csv_not_utf8": "{path}: not UTF-8 text",
+        "chgk.csv_fields": "{path}, row {row}: expected 3 fields (team, question, result), got {got}",
+        "chgk.csv_no_team": "{path}, row {row}: empty team name",
+        "chgk.csv_unknown_team": "{path}, row {row}: no team “{team}”",
+        "chgk.csv_result": "{path}, row {row}: unknown result “{value}” (1/0, +/−, yes/no)",
+        "chgk.csv_question": "{path}, row {row}: bad question “{value}” (a number such as 17, or tour.question such as 2.5)",
+        "chgk.csv_no_question": "{path}, row {row}: no question {value} (numbers {range})",
+        # --- the terminal, before and after the game ------------------------------------------
+        "game_seed": "Game seed (tie draws): {seed}",
+        "no_display": "No display found: running headless with a text status (keys typed here act as buttons).",
+        "keypad_unavailable": "Host keypad unavailable ({problem}); the computer keyboard stays the host's input",
+        "keypad_needs_evdev": "needs python-evdev, Linux only: pip install evdev",
+        "buttons_never_changed": "Buttons that never changed state during the game (check their wiring): {buttons}",
+        "game_over_archived": "Game over. Journal archived to {path}",
+        "game_not_finished": "The game is not finished: `buzzer run` resumes it.",
+        "mafia.bad_seat.one": "No seat № {seat}: the table has {seats} seat",
+        "mafia.bad_seat.few": "No seat № {seat}: the table has {seats} seats",
+        "mafia.bad_seat.many": "No seat № {seat}: the table has {seats} seats",
     },
 }
 
@@ -495,17 +613,49 @@ def _format(template: str, params: Mapping[str, Any]) -> str:
         return template
 
 
+COUNT_PARAMS = {"skip_not_allowed": "players", "mafia.bad_seat": "seats"}
+"""Counted messages whose count is not ``{n}``: key -> the parameter that picks the form."""
+
+
 def t(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
     """The UI text for ``key`` in ``lang``, with ``params`` filled in.
 
-    Falls back to the English text, then to the key itself, so an unknown
-    key or language never breaks the screen.
+    A counted message (keys ``key.one`` / ``.few`` / ``.many``) takes the form
+    its count asks for: ``t("resumed", n=22)`` gives «… 22 события …»; the count
+    is ``{n}`` unless :data:`COUNT_PARAMS` names another parameter.  Falls back to
+    the English text, then to the key itself, so an unknown key or language never
+    breaks the screen.
     """
     table = STRINGS.get(lang) or STRINGS[DEFAULT_LANG]
     template = table.get(key)
+    if template is None and f"{key}.one" in STRINGS["en"]:
+        count = params.get(COUNT_PARAMS.get(key, "n"))
+        if isinstance(count, (int, float)) and not isinstance(count, bool):
+            key = f"{key}.{plural_form(count, lang if lang in STRINGS else DEFAULT_LANG)}"
+        else:
+            key = f"{key}.many"
+        template = table.get(key)
     if template is None:
         template = STRINGS["en"].get(key, key)
     return _format(template, params)
+
+
+PARAM_WORDS: dict[str, dict[str, str]] = {
+    "role": {r: f"role_{r}" for r in ("civilian", "mafia", "don", "commissar", "doctor")},
+    "kind": {"minute": "speech", "defence": "defence", "last_word": "last_word"},
+}
+"""Notice parameters that carry a name from the engine (a «Мафия» role, a kind of speech):
+parameter -> value -> the key of its words."""
+
+
+def notice(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
+    """A host notice (:class:`~controller.effects.Notice` ``key`` and ``params``) in words:
+    like :func:`t`, with the engine's names in ``params`` (``role="don"``) put in words too."""
+    for name, words in PARAM_WORDS.items():
+        value = params.get(name)
+        if isinstance(value, str) and value in words:
+            params[name] = t(words[value], lang)
+    return t(key, lang, **params)
 
 
 ACTION_LABELS = {"reading_done": "action_arm", "resume": "action_pause"}

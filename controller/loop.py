@@ -27,6 +27,7 @@ from typing import Any, Callable
 from controller import config as config_mod
 from controller import engine
 from controller import journal as journal_mod
+from controller import notices
 from controller.backends import create_backend
 from controller.clock import EngineClock
 from controller.effects import Flash, Lamp, Log, Notice, Sound
@@ -40,10 +41,11 @@ CLOCK_RECORD_NS = 250 * NS_PER_MS
 """While a deadline is pending, the time is journaled this often, so that a
 resumed countdown continues from (almost) where it was."""
 
-QUIT_CONFIRM_NS = 3 * NS_PER_S
+QUIT_CONFIRM_NS = notices.CONFIRM_NS
 
-NOTICE_NS = 6 * NS_PER_S
-"""How long a host notice stays on the screen."""
+NOTICE_NS = notices.NOTICE_NS
+"""How long a host notice stays at most (it leaves sooner once what it says is over:
+see :mod:`controller.notices`)."""
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
 """A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
@@ -141,7 +143,10 @@ class Loop:
         self.flash: dict | None = None
         self.flash_until = 0
         self.notice: str = ""
+        """The host notice on screen now ("" when none): see :meth:`status`."""
         self.notice_at = 0
+        self.notice_until = 0
+        self._notice_scope: tuple[str, Any] | None = None
         self.help = False
         self.running = True
         self.quit_armed: int | None = None
@@ -228,7 +233,7 @@ class Loop:
             return
         if action == "pause":
             action = "resume" if getattr(self.state, "paused", False) else "pause"
-        if self.cfg["mode"] != "programme" and action not in engine.host_actions(self.cfg["mode"]):
+        if action not in engine.actions_now(self.state):  # in a programme: this round's game
             from controller.i18n import action_label
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
@@ -246,15 +251,21 @@ class Loop:
         try:
             self.state, fx = engine.step(self.state, event)
         except GameError as exc:
-            self._notice_text(str(exc))
+            # the engine refused the event as malformed (the keys never send one): say which
+            # action, in the game's language; the details are for the log
+            log.warning("%s", exc)
+            from controller.i18n import action_label
+            action = event.action if isinstance(event, Host) else type(event).__name__
+            self._notice("refused", action=action_label(action, self.cfg["language"]))
             return []
         self._effects(fx)
         self.dirty = True
         if isinstance(event, Host) and event.action.startswith("digit"):
             # a seat / team number being typed: echo it to the host
-            self._notice_text(f"№ {getattr(self.state, 'entry', '')}")
+            self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
         if self.cfg["mode"] == "mafia" and not self.protocol_complete:
             self._save_mafia_protocol()
+        self._expire_notice()
         return fx
 
     def _save_mafia_protocol(self) -> None:
@@ -272,9 +283,10 @@ class Loop:
                                                                 time.localtime())
         self.protocol_complete = problem is None
         if problem is None:
-            self._notice_text(str(self.protocol_path))
+            self._notice("protocol.saved", path=self.protocol_path)
         elif first:
-            self._notice_text(f"protocol incomplete ({problem}); table record saved to {self.protocol_path}")
+            self._notice("protocol.incomplete", path=self.protocol_path,
+                         problem=mafia_protocol.problem_text(problem, self.cfg["language"]))
 
     def _effects(self, fx: list) -> None:
         for f in fx:
@@ -304,29 +316,51 @@ class Loop:
         """ЧГК: read the jury's CSV (``[chgk] results_csv``) into the game as one journaled event."""
         from controller import chgk_results
 
-        path = self.cfg["chgk"]["results_csv"]
+        chgk = self.cfg["chgk"]
+        path = chgk["results_csv"]
         try:
-            rows = chgk_results.load(path, teams=[t["name"] for t in self.cfg["teams"]])
-        except BuzzerError as exc:
-            self._notice_text(str(exc))
+            rows = chgk_results.load(path, teams=[t["name"] for t in self.cfg["teams"]],
+                                     tours=chgk["tours"], per_tour=chgk["questions_per_tour"])
+        except chgk_results.ResultsError as exc:
+            self._notice(exc.key, **exc.params)
             return
         self.queue.put(chgk_results.to_host(rows, now))
-        self._notice_text(f"{path}: {len(rows)}")
+        self._notice("results_loaded", n=len(rows), path=path)
 
     def _notice(self, key: str, **params) -> None:
         try:
-            from controller.i18n import t
-            text = t(key, self.cfg["language"], **params)
+            from controller.i18n import notice
+            text = notice(key, self.cfg["language"], **params)
         except Exception:
             text = key
-        self._notice_text(text)
+        self._notice_text(text, key=key)
 
-    def _notice_text(self, text: str) -> None:
+    def _notice_text(self, text: str, key: str | None = None) -> None:
+        """Show ``text`` to the host; ``key`` (the notice's i18n key) says what it depends on,
+        so that it leaves once that is over (:mod:`controller.notices`)."""
+        now = self.clock.now()
         self.notice = text
-        self.notice_at = self.clock.now()
+        self.notice_at = now
+        self.notice_until = now + notices.lifetime_ns(key)
+        scope = notices.depends_on(key)
+        self._notice_scope = (scope, notices.snapshot(scope, engine.view(self.state, now))) if scope else None
         self.dirty = True
         if self.screen is None or getattr(self.screen, "headless", False):
             print(f"\n! {text}", file=self.out, flush=True)
+
+    def _expire_notice(self) -> None:
+        """After an engine step: the notice leaves if what it describes is over."""
+        if self._notice_scope is None or not self.notice:
+            return
+        scope, then = self._notice_scope
+        if notices.snapshot(scope, engine.view(self.state, self.clock.now())) != then:
+            self.notice = ""
+            self._notice_scope = None
+            self.dirty = True
+
+    def notice_now(self) -> str:
+        """The host notice to show now: "" once it has timed out or what it said is over."""
+        return self.notice if self.clock.now() < self.notice_until else ""
 
     def start_new_game(self) -> None:
         """Archive the current journal (never deleted) and start a fresh game."""
@@ -401,7 +435,7 @@ class Loop:
         st = self.backend.status() if self.backend is not None else None
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
-                "notice": self.notice if self.clock.now() - self.notice_at < NOTICE_NS else ""}
+                "notice": self.notice_now()}
 
     def current_flash(self) -> dict | None:
         if self.flash is not None and self.clock.now() < self.flash_until:
@@ -438,6 +472,9 @@ def _ask(question: str) -> bool:
 
 def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal, dict, int]:
     """Resume the unfinished game or start a new one; return (state, clock, journal, cfg, seed)."""
+    from controller.i18n import t
+
+    lang = cfg["language"]
     jdir = cfg["journal"]["dir"]
     contents = None
     try:
@@ -448,15 +485,14 @@ def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal
     if contents is not None and not getattr(args, "new", False):
         n = len(contents.events)
         started = contents.header.get("started", "?")
-        resume = getattr(args, "resume", False) or _ask(
-            f"An unfinished game (started {started}, {n} events) was found. Resume it?")
+        resume = getattr(args, "resume", False) or _ask(t("resume_prompt", lang, started=started, n=n))
         if resume:
             state, jcfg, seed, last = journal_mod.replay(contents)
             clock = EngineClock()
             clock.resume_at(last)
             jr = journal_mod.Journal(journal_mod.current_path(jdir), fsync=cfg["journal"]["fsync"],
                                      truncate_to=contents.valid_bytes)
-            print(f"Resumed the unfinished game: {n} events replayed, clock at {last / 1e9:.3f} s.")
+            print(t("resumed_journal", lang, n=n, s=f"{last / 1e9:.3f}"))
             # settings that do not change the rules (screen, sound, keys) come from the current config
             for key in ("display", "keys", "sound", "language", "buttons", "journal"):
                 if key in cfg:
@@ -465,7 +501,7 @@ def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal
     if contents is not None or journal_mod.current_path(jdir).exists():
         dest = journal_mod.archive(jdir)
         if dest:
-            print(f"The previous game's journal was archived to {dest}.")
+            print(t("journal_archived", lang, path=dest))
     seed = _choose_seed(cfg)
     clock = EngineClock()
     header = {"config": cfg, "seed": seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
@@ -497,7 +533,10 @@ def run_from_args(args) -> int:
     state, clock, jr, cfg, seed = prepare_game(cfg, args)
     resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
-    print(f"Game seed (tie draws): {seed}")
+    from controller.i18n import t
+
+    lang = cfg["language"]
+    print(t("game_seed", lang, seed=seed))
     headless = args.headless or not _display_available()
     loop = Loop(cfg, state, clock, journal=jr)
     if resumed:
@@ -523,7 +562,7 @@ def run_from_args(args) -> int:
     try:
         if headless:
             if not args.headless:
-                print("No display found: running headless with a text status (keys typed here act as buttons).")
+                print(t("no_display", lang))
             from controller.terminal import run_headless
             run_headless(loop, args.seconds)
         else:
@@ -551,20 +590,28 @@ def _start_keypad(cfg: dict, loop: Loop):
         kp.start()
         return kp
     except BuzzerError as exc:
-        print(f"buzzer: keypad: {exc}; the keyboard stays the host's input", file=sys.stderr)
+        from controller.errors import BackendUnavailable
+        from controller.i18n import t
+
+        lang = cfg["language"]
+        problem = t("keypad_needs_evdev", lang) if isinstance(exc, BackendUnavailable) else str(exc)
+        print("buzzer: " + t("keypad_unavailable", lang, problem=problem), file=sys.stderr)
         return None
 
 
 def _finish(loop: Loop, jr, cfg: dict) -> None:
+    from controller.i18n import t
+
+    lang = cfg["language"]
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
     if still and engine.finished(loop.state) and cfg["mode"] not in ("mafia", "chgk"):
-        print("Buttons that never changed state during the game (check their wiring): " + ", ".join(still))
+        print(t("buttons_never_changed", lang, buttons=", ".join(still)))
     if engine.finished(loop.state):
         jr.finish()
         jr.close()
         dest = journal_mod.archive(cfg["journal"]["dir"])
-        print(f"Game over. Journal archived to {dest}.")
+        print(t("game_over_archived", lang, path=dest))
     else:
         jr.close()
-        print("The game is not finished: `buzzer run` resumes it.")
+        print(t("game_not_finished", lang))

@@ -45,13 +45,18 @@ class ProtocolError(BuzzerError):
     """A protocol is invalid or an entry is refused.
 
     ``field`` is the JSON path of the offending field (``players[2].extra``),
-    ``source`` the file it came from, if any.
+    ``source`` the file it came from, if any.  ``reason`` and ``params`` name the
+    problems a judge meets at the table (a role not entered, two Dons) for the
+    host's notice in the game's language (i18n ``protocol.<reason>``).
     """
 
-    def __init__(self, field: str, problem: str, source: str | None = None):
+    def __init__(self, field: str, problem: str, source: str | None = None, *, reason: str = "invalid",
+                 params: Mapping[str, Any] | None = None):
         self.field = field
         self.problem = problem
         self.source = source
+        self.reason = reason
+        self.params = dict(params or {})
         where = f"{source}: " if source else ""
         super().__init__(f"{where}{field}: {problem}" if field else f"{where}{problem}")
 
@@ -161,10 +166,11 @@ def parse_time(value: Any, field: str) -> dt.datetime:
         raise ProtocolError(field, f"expected a date and time like 2015-03-06T14:35:00, got {_show(value)}") from None
 
 
-def _role(value: Any, field: str) -> str:
+def _role(value: Any, field: str, seat: int | None = None) -> str:
     role = ROLE_ALIASES.get(str(value).strip().lower(), str(value).strip().lower()) if isinstance(value, str) else None
     if role not in ROLES:
-        raise ProtocolError(field, f"must be one of {', '.join(ROLES)}; got {_show(value)}")
+        raise ProtocolError(field, f"must be one of {', '.join(ROLES)}; got {_show(value)}", reason="role",
+                            params={"seat": seat})
     return role
 
 
@@ -266,15 +272,15 @@ def from_dict(data: Any, settings: Mapping[str, Any] | None = None) -> Protocol:
         extra = p.get("extra", 0)
         if not _number(extra) or extra < 0:
             raise ProtocolError(path + "extra", f"expected a number >= 0, got {_show(extra)}")
-        players.append(Player(seat, " ".join(name.split()), _role(p.get("role"), path + "role"),
+        players.append(Player(seat, " ".join(name.split()), _role(p.get("role"), path + "role", seat),
                               fouls, disqualified, extra))
     for role in ("don", "commissar", "doctor"):
         if sum(p.role == role for p in players) > 1:
-            raise ProtocolError("players", f"more than one {role}")
+            raise ProtocolError("players", f"more than one {role}", reason="role_twice", params={"role": role})
     if not any(team_of(p.role) == "mafia" for p in players):
-        raise ProtocolError("players", "no mafia or don among the players")
+        raise ProtocolError("players", "no mafia or don among the players", reason="no_mafia")
     if not any(team_of(p.role) == "town" for p in players):
-        raise ProtocolError("players", "no town player among the players")
+        raise ProtocolError("players", "no town player among the players", reason="no_town")
     players.sort(key=lambda p: p.seat)
     check_extra_points(players, s)
 
@@ -508,13 +514,13 @@ def render_html(protocol: Protocol, lang: str = "ru", settings: Mapping[str, Any
 
 
 def write_game(summary: Mapping[str, Any], settings: Mapping[str, Any], lang: str,
-               when: time.struct_time) -> tuple[Path, str | None]:
+               when: time.struct_time) -> tuple[Path, ProtocolError | None]:
     """Save a finished table (:func:`controller.modes.mafia.summary`) into
     ``settings["protocol_dir"]``: the protocol as JSON and printable HTML.
 
     When no protocol can be made yet (most often: roles not entered) the table's
     record is saved instead (``…table.json``), so nothing is lost; returns the path
-    written and the problem, or None when the protocol is complete.
+    written and the problem (see :func:`problem_text`), or None when the protocol is complete.
     """
     folder = Path(settings["protocol_dir"])
     folder.mkdir(parents=True, exist_ok=True)
@@ -528,8 +534,19 @@ def write_game(summary: Mapping[str, Any], settings: Mapping[str, Any], lang: st
     except ProtocolError as exc:
         record = folder / f"{stem}.table.json"
         record.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
-        return record, str(exc)
+        return record, exc
     path = save(protocol, folder / f"{stem}.json")
     (folder / f"{stem}.html").write_text(render_html(protocol, lang, settings), encoding="utf-8")
     return path, None
 
+
+
+def problem_text(problem: ProtocolError, lang: str) -> str:
+    """Why a table gives no protocol yet, for the judge in the game's language
+    («не введена роль места 3»); a problem without its own words names the field."""
+    from controller.i18n import notice
+
+    params = dict(problem.params)
+    if problem.reason == "invalid":
+        params["field"] = problem.field
+    return notice(f"protocol.{problem.reason}", lang, **params)

@@ -12,6 +12,7 @@ import os
 import time
 
 from controller import engine
+from controller.i18n import t
 
 
 
@@ -65,10 +66,10 @@ def run_window(loop, seconds: float | None = None) -> None:
                     loop.dirty = True
             # short waits keep key latency low while the queue is idle
             loop.step_once(min(0.004, loop.timeout_s(0.004)))
-            t = time.monotonic()
-            if not loop.dirty and t - last_draw < frame_s:
+            wall = time.monotonic()
+            if not loop.dirty and wall - last_draw < frame_s:
                 continue
-            last_draw = t
+            last_draw = wall
             now = loop.clock.now()
             view = engine.view(loop.state, now)
             status = loop.status()
@@ -81,7 +82,7 @@ def run_window(loop, seconds: float | None = None) -> None:
                     # start-up benchmark (benchmarks/run.py): command to first frame
                     print("first frame", flush=True)
                     loop.running = False
-                new_title = f"buzzer-controller — {status['backend']}" + (
+                new_title = f"buzzer-controller — {t('backend_' + status['backend'], cfg['language'])}" + (
                     "" if status["connected"] and not status["missing"] else " (!)")
                 if new_title != title:
                     pygame.display.set_caption(new_title)

@@ -93,3 +93,45 @@ def test_signed_uses_true_minus():
     assert signed(-20) == "−20"
     assert signed(0) == "0"
     assert signed(-0.5) == "−0.5"
+
+
+# --- counted messages: the number and its noun agree -------------------------------
+
+COUNTS = {1: "one", 2: "few", 5: "many", 11: "many", 21: "one", 22: "few", 25: "many"}
+
+COUNTED = [
+    ("resumed", {}, ("событие", "события", "событий")),
+    ("resume_prompt", {"started": "2024-05-01 19:00:00"}, ("событие", "события", "событий")),
+    ("resumed_journal", {"s": "12.000"}, ("событие", "события", "событий")),
+    ("results_loaded", {"path": "jury.csv"}, ("строка", "строки", "строк")),
+    ("skip_not_allowed", {"team": "Альфа"}, ("игрок", "игрока", "игроков")),
+    ("mafia.bad_seat", {"seat": 12}, ("место", "места", "мест")),
+    ("points_n", {}, ("очко", "очка", "очков")),
+]
+
+
+@pytest.mark.parametrize("key, params, nouns", COUNTED, ids=[c[0] for c in COUNTED])
+def test_every_counted_russian_message_agrees_with_its_number(key, params, nouns):
+    one, few, many = nouns
+    for n, form in COUNTS.items():
+        text = t(key, "ru", **params, **{i18n.COUNT_PARAMS.get(key, "n"): n})
+        assert f"{n} {dict(one=one, few=few, many=many)[form]}" in text.replace("(", " ").replace(")", " "), text
+
+
+def test_the_resume_notice_says_22_sobytiya_not_22_sobytiy():
+    assert "22 события" in t("resumed", "ru", n=22) and "82 события" in t("resumed", "ru", n=82)
+    assert "1 event " in t("resumed", "en", n=1) and "5 events" in t("resumed", "en", n=5)
+
+
+NOT_COUNTS = {"team", "seat", "button", "name", "label", "action", "path", "problem"}
+"""Placeholders that name something (a team, a seat number) rather than count it."""
+
+
+def test_a_number_before_a_russian_noun_is_always_a_counted_message():
+    import re
+
+    for key, text in STRINGS["ru"].items():
+        if key.endswith((".one", ".few", ".many")):
+            continue
+        for name, word in re.findall(r"\{(\w+)\}\s+([а-яё]+)", text):
+            assert name in NOT_COUNTS or word in ("с", "из"), f"{key}: «{text}» needs .one/.few/.many forms"

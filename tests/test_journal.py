@@ -139,8 +139,8 @@ def test_buzzer_run_killed_resumes_the_same_game(tmp_path):
     # a restart resumes it (stdin is not a terminal: resume without asking)
     rc, out, err = _run_headless(tmp_path, b"")
     assert rc == 0, err
-    assert "Resumed the unfinished game" in out
-    assert "Гамма 10" in out and "Бета -20" in out
+    assert "Незавершённая игра продолжена" in out      # in the game's language (Russian by default)
+    assert "Гамма 10" in out and "Бета −20" in out      # as the screen writes it: a true minus
 
 
 def test_new_game_archives_the_unfinished_one(tmp_path):

@@ -138,6 +138,7 @@ def test_chgk_host_types_team_numbers_and_imports_the_jury_csv(tmp_path):
     assert "Бета" in loop.notice and "засчитан" in loop.notice   # the host sees what was entered
     loop.key_down(["i"])
     loop.drain()
+    assert loop.notice == f"Ответы жюри загружены: 2 строки ({csv})"   # in words, the count agreeing
     loop.drain()
     rows = {r["team"]: r for r in engine.view(loop.state)["standings"]}
     assert rows["Бета"]["right"] == 1 and rows["Гамма"]["right"] == 1 and rows["Альфа"]["right"] == 0

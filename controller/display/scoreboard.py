@@ -30,6 +30,11 @@ import pygame
 
 from controller.display.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, MINUS, action_label, signed, t
+from controller.screen import (  # noqa: F401  (COUNTED, FLASH_TEXT, MODE_TITLES: re-exported)
+    COUNTED, FLASH_TEXT, MODE_TITLES, NO_PRESS_ORDER, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
+    countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
+    holder_index, info_slots, main_panel, mafia_main, mode_title, press_numbers, question_head, show_table,
+    structure, team_marks, theme, timer_of)
 
 Rect = pygame.Rect
 Colour = tuple[int, int, int]
@@ -59,43 +64,19 @@ FLASH_COLOURS: dict[str, Colour] = {
 }
 """Background colour of each ruling flash; other kinds are drawn in steel blue."""
 
-FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "mafia.removed": "removed", "fight_over": "winner",
-              "answers_closed": "hand_in", "answer_time_up": "time_up"}
-"""Flash kind -> i18n key when the two differ."""
-
-SILENT_FLASHES = frozenset({"standings"})
-"""Flash kinds the screen shows by other means (the standings table)."""
-
-TAGS: dict[str, tuple[str, Colour]] = {
-    "false_start": ("false_start", RED), "early": ("early", AMBER), "blocked": ("blocked", AMBER),
-    "stuck": ("stuck", ORANGE), "locked": ("locked_out", MUTED), "disqualified": ("disqualified", RED),
-    "skipped": ("skipped", MUTED), "not_in_tiebreak": ("not_in_tiebreak", MUTED),
-    "not_in_fight": ("not_in_fight", MUTED),
+TAG_COLOURS: dict[str, Colour] = {
+    "false_start": RED, "early": AMBER, "blocked": AMBER, "stuck": ORANGE, "locked": MUTED, "disqualified": RED,
+    "skipped": MUTED, "not_in_tiebreak": MUTED, "not_in_fight": MUTED,
 }
+TAGS: dict[str, tuple[str, Colour]] = {m: (key, TAG_COLOURS[m]) for m, key in TAG_KEYS.items()}
 """Team card marker -> (i18n key, colour)."""
 
-PRESS_TAGS: dict[str, tuple[str, Colour]] = {
-    "early": ("early", AMBER), "false_start": ("false_start", RED), "blocked": ("blocked", AMBER),
-    "locked": ("locked_out", MUTED), "disabled": ("disqualified", MUTED), "late": ("late", MUTED),
-    "stuck": ("stuck", ORANGE),
+PRESS_TAG_COLOURS: dict[str, Colour] = {
+    "early": AMBER, "false_start": RED, "blocked": AMBER, "locked": MUTED, "disabled": MUTED, "late": MUTED,
+    "stuck": ORANGE,
 }
-"""Press kind -> the tag shown next to it in the press order list."""
-
-NO_PRESS_ORDER = frozenset({"chgk"})
-"""Modes without a race for the buttons: no press order panel."""
-
-MODE_TITLES = {"erudite": "mode_erudite", "own-game": "mode_jeopardy", "brain-ring": "mode_brain_ring",
-               "chgk": "mode_chgk", "mafia": "mode_mafia"}
-"""Mode name (as in config) -> i18n key of its title."""
-
-
-def mode_title(mode: Any, lang: str) -> str:
-    key = MODE_TITLES.get(str(mode))
-    return t(key, lang) if key else str(mode)
-
-
-COUNTED = ("answer", "lockout", "pending")
-"""Press kinds that took part in the race (numbered in the press order)."""
+PRESS_TAGS: dict[str, tuple[str, Colour]] = {k: (key, PRESS_TAG_COLOURS[k]) for k, key in PRESS_TAG_KEYS.items()}
+"""Press kind -> the tag shown next to it in the press order list (i18n key, colour)."""
 
 
 def hex_colour(value: Any, index: int = 0) -> Colour:
@@ -121,74 +102,7 @@ def ink_on(colour: Colour) -> Colour:
     return (16, 18, 24) if 0.299 * r + 0.587 * g + 0.114 * b > 165 else WHITE
 
 
-# --- countdowns ------------------------------------------------------------------
-
-def countdown_phase(cd: Mapping[str, Any]) -> str:
-    """``normal``, ``warn`` (amber), ``last`` (red), ``paused`` or ``over``.
-
-    Short timers (up to 10 s) turn amber at 3 s and red at 1 s; longer ones
-    at 10 s and in their last 5 s.  A view may force the warning colour with
-    ``"warning": true`` (the Mafia speech timer does).
-    """
-    left = max(float(cd.get("remaining_ms") or 0.0), 0.0) / 1000
-    total = float(cd.get("total_ms") or 0.0) / 1000
-    if left <= 0:
-        return "over"
-    if not cd.get("running", True):
-        return "paused"
-    warn, last = (3.0, 1.0) if total <= 10 else (10.0, 5.0)
-    if left <= last:
-        return "last"
-    if left <= warn or cd.get("warning"):
-        return "warn"
-    return "normal"
-
-
 PHASE_COLOURS = {"normal": WHITE, "warn": AMBER, "last": RED, "paused": PAUSED_BAR, "over": RED}
-
-
-def countdown_text(cd: Mapping[str, Any]) -> str:
-    """The number shown: whole seconds rounded up (``7`` … ``1``, ``0`` when over);
-    ``M:SS`` for timers longer than a minute."""
-    left_ms = max(float(cd.get("remaining_ms") or 0.0), 0.0)
-    secs = math.ceil(left_ms / 1000 - 1e-9)
-    if float(cd.get("total_ms") or 0) > 60_000:
-        return f"{secs // 60}:{secs % 60:02d}"
-    return str(secs)
-
-
-def countdown_fraction(cd: Mapping[str, Any]) -> float:
-    total = float(cd.get("total_ms") or 0.0)
-    if total <= 0:
-        return 0.0
-    return min(max(float(cd.get("remaining_ms") or 0.0) / total, 0.0), 1.0)
-
-
-def timer_of(view: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The countdown a view shows in the big slot (the question's, or a mode's ``timer``)."""
-    cd = view.get("countdown")
-    if cd:
-        return cd
-    tm = view.get("timer")
-    if tm and tm.get("state", "running") not in ("idle",) and tm.get("total_ms"):
-        return tm
-    return None
-
-
-def fmt_gap(ms: float, lang: str) -> str:
-    """Gap to the first press in seconds with ms precision: ``+0.004 с``."""
-    s = ms / 1000
-    text = f"{abs(s):.3f}"
-    sign = "+" if s >= 0 else MINUS
-    return t("gap_s", lang, s=sign + text)
-
-
-def fmt_score(n: Any) -> str:
-    if isinstance(n, (int, float)) and not isinstance(n, bool):
-        if isinstance(n, float) and n.is_integer():
-            n = int(n)
-        return signed(n) if n < 0 else (f"{n:g}" if isinstance(n, float) else str(n))
-    return str(n)
 
 
 # --- layout ------------------------------------------------------------------------
@@ -448,18 +362,8 @@ class Scoreboard:
         if help_overlay:
             self._draw_help(surface)
 
-    @staticmethod
-    def _show_table(view: Mapping[str, Any]) -> bool:
-        """The full standings table: at the end, and between rounds."""
-        if not view.get("standings"):
-            return False
-        if view.get("stage") == "finished" or view.get("show_standings"):
-            return True
-        q = view.get("question")
-        if q and not q.get("open") and q.get("of") and q.get("index", 0) >= q["of"] \
-                and not view.get("countdown") and not (view.get("captain") or {}).get("running"):
-            return True
-        return False
+    _show_table = staticmethod(show_table)
+    """The full standings table: at the end, and between rounds (:func:`controller.screen.show_table`)."""
 
     # -- primitives --------------------------------------------------------------------------
     def _text(self, surface: pygame.Surface, text: str, rect: Rect, size: int, colour: Colour,
@@ -489,27 +393,7 @@ class Scoreboard:
 
     # -- header ------------------------------------------------------------------------------
     def _structure(self, view: Mapping[str, Any]) -> str:
-        lang = self.lang
-        parts = []
-        mode = view.get("mode")
-        if view.get("tiebreak"):
-            parts.append(t("extra_fight", lang))
-        else:
-            if view.get("fight") and (view.get("fights") is None or view["fights"] > 1):
-                parts.append(t("fight_n", lang, n=view["fight"]))
-            if view.get("tour"):
-                parts.append(t("tour_n", lang, n=view["tour"]) + (f"/{view['tours']}" if view.get("tours") else ""))
-            if view.get("round") and view.get("rounds"):
-                parts.append(t("round_n_of", lang, n=view["round"], total=view["rounds"]))
-            elif view.get("round"):
-                parts.append(t("round_n", lang, n=view["round"]))
-            if view.get("fight_type"):
-                parts.append(t(view["fight_type"], lang))
-        if view.get("day"):
-            parts.append(t("day_n", lang, n=view["day"]))
-        if not parts and mode:
-            parts.append(mode_title(mode, lang))
-        return t("separator", lang).join(parts)
+        return structure(view, self.lang)
 
     def _draw_header(self, surface, lay: dict, view: Mapping[str, Any], notice: bool = False) -> None:
         lang = self.lang
@@ -527,12 +411,12 @@ class Scoreboard:
                        size, TEXT, bold=True, align="left")
         else:
             self._text(surface, structure, left, int(h * 0.42), TEXT, bold=True, align="left")
-        theme = view.get("theme") or ((view.get("question") or {}).get("theme"))
-        if theme:
+        theme_name = theme(view)
+        if theme_name:
             rect: Rect = lay["hdr_theme"]
             if notice and not lay["portrait"]:  # the notice line runs under the theme
                 rect = Rect(rect.x, rect.y, rect.width, rect.height * 2 // 3)
-            self._text(surface, f"«{theme}»" if lang == "ru" else f"“{theme}”", rect,
+            self._text(surface, f"«{theme_name}»" if lang == "ru" else f"“{theme_name}”", rect,
                        int(min(rect.height * 0.55, lay["header"].height * 0.5)), TEXT, bold=True)
 
     def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any], wide: Rect | None = None) -> None:
@@ -575,11 +459,10 @@ class Scoreboard:
     def _draw_main(self, surface, lay: dict, view: Mapping[str, Any], teams: list) -> None:
         lang = self.lang
         rect: Rect = lay["main"]
-        holder = next((i for i, tm in enumerate(teams) if tm.get("holder")), None)
-        cd = timer_of(view)
-        captain = view.get("captain")
+        panel = main_panel(view)
         q = view.get("question")
-        if holder is not None:
+        if panel == "holder":
+            holder = holder_index(view)
             tm = teams[holder]
             colour = hex_colour(tm.get("color"), holder)
             self._panel(surface, rect, colour, 0.05)
@@ -596,16 +479,17 @@ class Scoreboard:
                 self._text(surface, t("button_name", lang, button=tm["button"]),
                            Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
                            int(rect.height * 0.09), mix(ink, colour, 0.3))
-        elif cd is not None:
+        elif panel == "countdown":
+            cd = timer_of(view)
             self._panel(surface, rect, PANEL, 0.05)
             self._draw_big_countdown(surface, rect, cd, self._countdown_label(cd))
-        elif captain:
+        elif panel == "captain":
             self._panel(surface, rect, PANEL, 0.05)
-            self._draw_big_countdown(surface, rect, captain, t("captain_timer", lang))
-        elif q and q.get("open"):
+            self._draw_big_countdown(surface, rect, view["captain"], t("captain_timer", lang))
+        elif panel == "question":
             self._panel(surface, rect, PANEL, 0.05)
             self._draw_question_card(surface, rect, q)
-        elif q and q.get("closed"):
+        elif panel == "closed":
             self._panel(surface, rect, PANEL, 0.05)
             self._draw_closed(surface, rect, view, teams)
         else:
@@ -618,13 +502,7 @@ class Scoreboard:
                        int(rect.height * 0.09), MUTED)
 
     def _countdown_label(self, cd: Mapping[str, Any]) -> str:
-        kind = cd.get("kind")
-        lang = self.lang
-        known = {"think": "think_time", "answer": "answer_time", "captain": "captain_timer",
-                 "minute": "speech", "defence": "defence", "last_word": "last_word",
-                 "discussion": "discussion", "press_window": "think_time", "answers": "hand_in",
-                 "main": "think_time"}
-        return t(known.get(kind, kind or "timer"), lang) if kind else ""
+        return countdown_label(cd, self.lang)
 
     def _draw_big_countdown(self, surface, rect: Rect, cd: Mapping[str, Any], label: str) -> None:
         phase = countdown_phase(cd)
@@ -641,13 +519,7 @@ class Scoreboard:
                                        rect.height * 70 // 100), int(rect.height * 0.66), colour, bold=True)
 
     def _draw_question_card(self, surface, rect: Rect, q: Mapping[str, Any]) -> None:
-        lang = self.lang
-        if q.get("index") and q.get("of"):
-            head = f"{t('question', lang)} {q['index']}/{q['of']}"
-        elif q.get("number"):
-            head = t("question_n", lang, n=q["number"])
-        else:
-            head = t("question", lang)
+        head = question_head(q, self.lang)
         self._text(surface, head, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
                                        rect.height * 16 // 100), int(rect.height * 0.11), MUTED)
         if q.get("nominal") is not None:
@@ -662,10 +534,8 @@ class Scoreboard:
     def _draw_closed(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
         """A closed question: its outcome (who answered right, or nobody)."""
         lang = self.lang
-        q = view["question"]
-        answers = q.get("answers") or []
-        right = next((a for a in answers if a.get("result") == "right"), None)
-        if q.get("closed") == "withdrawn":
+        outcome, right = closed_outcome(view)
+        if outcome == "withdrawn":
             self._text(surface, t("withdrawn", lang), rect, int(rect.height * 0.2), MUTED, bold=True)
             return
         if right is not None:
@@ -684,9 +554,8 @@ class Scoreboard:
                        Rect(rect.x, rect.y + rect.height * 70 // 100, rect.width, rect.height * 20 // 100),
                        int(rect.height * 0.15), GREEN, bold=True)
         else:
-            key = "time_up" if q.get("closed") == "time" else "no_answer"
-            self._text(surface, t(key, lang), rect, int(rect.height * 0.22), AMBER if key == "time_up" else MUTED,
-                       bold=True)
+            self._text(surface, t(outcome, lang), rect, int(rect.height * 0.22),
+                       AMBER if outcome == "time_up" else MUTED, bold=True)
 
     @staticmethod
     def _draw_bar(surface, rect: Rect) -> None:
@@ -708,24 +577,7 @@ class Scoreboard:
         """Nominal and question number; the captain's timer; a paused countdown's number."""
         lang = self.lang
         self._panel(surface, rect, PANEL, 0.06)
-        q = view.get("question")
-        captain = view.get("captain")
-        cd = timer_of(view)
-        holder = any(tm.get("holder") for tm in (view.get("teams") or ()))
-        slots = []
-        question_card = q and q.get("open") and cd is None and not holder and not captain
-        if question_card and q.get("index") and q.get("of"):
-            slots.append(("index", q))
-        elif q and q.get("nominal") is not None:
-            slots.append(("nominal", q))
-        elif q and (q.get("label") or q.get("number")):
-            slots.append(("label", q))
-        if holder and view.get("answer_countdown"):
-            slots.append(("countdown", view["answer_countdown"]))
-        elif cd is not None and holder:
-            slots.append(("countdown", cd))
-        if captain and (cd is not None or holder or (q and q.get("open"))):
-            slots.append(("captain", captain))
+        slots = info_slots(view)
         if not slots:
             return
         inner = rect.inflate(-rect.width // 16, -rect.height // 8)
@@ -774,13 +626,7 @@ class Scoreboard:
         max_rows = max(body.height // row_h, 1)
         rows = rows[-max_rows:]
         colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
-        numbers: dict[tuple, int] = {}
-        n_by_wave: dict[int, int] = {}
-        for r in q.get("presses") or ():
-            if r.get("kind") in COUNTED:
-                w = r.get("wave", 0)
-                n_by_wave[w] = n_by_wave.get(w, 0) + 1
-                numbers[(w, r.get("button"), r.get("at"))] = n_by_wave[w]
+        numbers = press_numbers(q)
         y = body.y
         prev_wave = None
         for r in rows:
@@ -822,23 +668,7 @@ class Scoreboard:
             y += row_h
 
     # -- team cards ----------------------------------------------------------------------------
-    @staticmethod
-    def _team_marks(tm: Mapping[str, Any]) -> list[str]:
-        marks = []
-        if tm.get("false_start"):
-            marks.append("false_start")
-        if tm.get("early"):
-            marks.append("early")
-        if tm.get("blocked"):
-            marks.append("blocked")
-        if tm.get("stuck"):
-            marks.append("stuck")
-        dis = tm.get("disabled")
-        if dis:
-            marks.append(dis if isinstance(dis, str) and dis in TAGS else "disqualified")
-        if tm.get("locked"):
-            marks.append("locked")
-        return marks
+    _team_marks = staticmethod(team_marks)
 
     def _draw_teams(self, surface, cards: list[Rect], teams: list) -> None:
         lang = self.lang
@@ -960,13 +790,13 @@ class Scoreboard:
         rect: Rect = lay["main"]
         seats = list(view.get("seats") or ())
         tm = view.get("timer") or {}
-        active = tm.get("state") in ("running", "paused", "done")
+        panel = mafia_main(view)
         self._panel(surface, rect, PANEL, 0.04)
-        if view.get("winner"):
+        if panel == "winner":
             key = "town_wins" if view["winner"] == "town" else "mafia_wins"
             self._text(surface, t(key, lang), rect.inflate(-rect.width // 10, 0), int(rect.height * 0.3),
                        AMBER, bold=True)
-        elif active and tm.get("total_ms"):
+        elif panel == "speech":
             seat = next((s for s in seats if s.get("seat") == tm.get("seat")), None)
             left = Rect(rect.x, rect.y, rect.width * 40 // 100, rect.height)
             right = Rect(left.right, rect.y, rect.width - left.width, rect.height)
@@ -1040,15 +870,7 @@ class Scoreboard:
         pygame.draw.rect(surface, mix(colour, BG, 0.55), band.inflate(0, max(H // 60, 4)))
         pygame.draw.rect(surface, colour, band)
         ink = ink_on(colour)
-        team = flash.get("team")
-        if kind == "mafia.winner":
-            text, team = t("town_wins" if team == "town" else "mafia_wins", lang), None
-        else:
-            text = t(FLASH_TEXT.get(kind, kind), lang)
-        if kind == "captain_time_up":
-            team = t("captain_timer", lang)
-        if kind == "mafia.removed" and team:
-            team = t("player_n", lang, n=team)
+        text, team = flash_words(flash, lang)
         if team:
             self._text(surface, text, Rect(band.x, band.y + band.height * 6 // 100, band.width,
                                            band.height * 56 // 100), int(band.height * 0.46), ink, bold=True)

@@ -1,0 +1,99 @@
+"""A host notice leaves once what it says is over (and in any case after a while)."""
+
+import io
+
+from controller import config, engine
+from controller.backends.keyboard import KeyboardBackend
+from controller.clock import ManualClock
+from controller.loop import Loop
+
+MS = 1_000_000
+
+
+def make_loop(path=None):
+    cfg = config.load(path)
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock, out=io.StringIO())
+    loop.backend = KeyboardBackend([t["button"] for t in cfg["teams"]], clock, loop.enqueue,
+                                   {"keys": {t["button"]: t["key"] for t in cfg["teams"]}})
+    return loop, clock
+
+
+def keys(loop, clock, *names, gap_ms=100):
+    """Type keys one by one, ``gap_ms`` apart, letting the settle window and deadlines pass."""
+    for name in names:
+        loop.key_down([name])
+        loop.key_up([name])
+        loop.drain()
+        loop.drain()
+        clock.advance(gap_ms * MS)
+        loop.tick_if_due()
+        loop.drain()
+
+
+def shown(loop):
+    """The notice the screen (and the terminal) shows now."""
+    return loop.status()["notice"]
+
+
+def test_finish_or_withdraw_first_leaves_once_the_question_is_ruled():
+    loop, clock = make_loop()
+    keys(loop, clock, "n", "n")                 # a second question while the first is open
+    assert shown(loop) == "Сначала завершите или снимите текущий вопрос"
+    keys(loop, clock, "space", "z", "backspace")    # Бета answers wrong: the question is still open
+    assert shown(loop) == "Сначала завершите или снимите текущий вопрос"
+    keys(loop, clock, "m", "return")            # Дельта right: the question is closed
+    assert shown(loop) == ""
+    keys(loop, clock, "n")                      # what the host asked for now works
+    assert engine.view(loop.state)["question"]["number"] == 2 and shown(loop) == ""
+
+
+def test_finish_or_withdraw_first_leaves_when_the_question_is_withdrawn():
+    loop, clock = make_loop()
+    keys(loop, clock, "n", "n", "x")
+    assert shown(loop) == ""
+
+
+def test_an_early_press_notice_leaves_when_the_question_is_ruled():
+    loop, clock = make_loop("config/own-game.toml")
+    keys(loop, clock, "n", "q")                 # Аня presses while the question is read
+    assert shown(loop) == "Рано: Аня"
+    keys(loop, clock, "space", "z")             # the buttons are armed; Борис presses
+    keys(loop, clock, "return")                 # Борис right: the question is over
+    assert engine.view(loop.state)["question"]["closed"] == "right"
+    assert shown(loop) == ""
+
+
+def test_nobody_is_answering_leaves_when_someone_answers():
+    loop, clock = make_loop()
+    keys(loop, clock, "n", "space", "return")
+    assert shown(loop) == "Сейчас никто не отвечает"
+    keys(loop, clock, "p")                      # Гамма presses and holds the answer
+    assert shown(loop) == ""
+
+
+def test_press_again_to_quit_leaves_when_a_second_press_would_not_quit():
+    loop, clock = make_loop()
+    keys(loop, clock, "escape", gap_ms=0)
+    assert shown(loop) == "Нажмите ещё раз, чтобы выйти"
+    clock.advance(3_100 * MS)
+    assert shown(loop) == ""
+    keys(loop, clock, "escape", gap_ms=0)
+    assert loop.running                         # indeed: that press only asked again
+
+
+def test_a_typed_seat_number_leaves_when_it_is_used():
+    loop, clock = make_loop("config/mafia.toml")
+    keys(loop, clock, "4")
+    assert shown(loop) == "№ 4"
+    keys(loop, clock, "c")                      # the judge clears the number
+    assert shown(loop) == ""
+
+
+def test_a_notice_about_nothing_in_particular_stays_its_six_seconds():
+    loop, clock = make_loop()
+    keys(loop, clock, "t")                      # a key of another game
+    keys(loop, clock, "n", "space", "z")        # the game goes on
+    assert shown(loop).startswith("«Время!»: старт отсчёта — не в этой игре")
+    clock.advance(6_000 * MS)
+    assert shown(loop) == ""

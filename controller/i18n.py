@@ -250,6 +250,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Игра окончена",
         "mafia.undone": "Отменено",
         "mafia.kind": "Вид: {kind}",
+        # --- renaming a team (every mode's rename action) -------------------------------
+        "renamed": "{old} → {name}",
+        "mafia.renamed": "Место {seat}: {name}",
+        "rename_empty": "Имя не может быть пустым",
+        "rename_too_long": "Имя длиннее {max} знаков",
+        "rename_taken": "Имя «{name}» уже занято",
+        "rename_unchanged": "{team}: имя не изменилось",
     },
     "en": {
         # --- verdicts and flashes -------------------------------------------------
@@ -473,6 +480,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Game over",
         "mafia.undone": "Undone",
         "mafia.kind": "Kind: {kind}",
+        # --- renaming a team (every mode's rename action) -------------------------------
+        "renamed": "{old} → {name}",
+        "mafia.renamed": "Seat {seat}: {name}",
+        "rename_empty": "The name cannot be empty",
+        "rename_too_long": "The name is longer than {max} characters",
+        "rename_taken": "The name “{name}” is taken",
+        "rename_unchanged": "{team}: the name is unchanged",
     },
 }
 

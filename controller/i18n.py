@@ -250,13 +250,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Игра окончена",
         "mafia.undone": "Отменено",
         "mafia.kind": "Вид: {kind}",
-        # --- renaming a team (every mode's rename action) -------------------------------
+        # --- renaming a team (controller/loop.py, every mode's rename action) ------------
         "renamed": "{old} → {name}",
         "mafia.renamed": "Место {seat}: {name}",
         "rename_empty": "Имя не может быть пустым",
         "rename_too_long": "Имя длиннее {max} знаков",
         "rename_taken": "Имя «{name}» уже занято",
         "rename_unchanged": "{team}: имя не изменилось",
+        "rename_pick": "Переименовать: номер команды или её кнопка",
+        "rename_pick_seat": "Переименовать: номер места",
+        "rename_pick_hint": "Enter — выбрать · Esc — отмена",
+        "rename_type": "Новое имя: {number} · {team}",
+        "rename_hint": "Enter — сохранить · Backspace — стереть букву · Delete — всё · Esc — отмена",
+        "rename_cancelled": "Переименование отменено",
+        "rename_no_team": "Нет команды с номером {number}",
+        "action_rename": "Переименовать команду (игрока)",
     },
     "en": {
         # --- verdicts and flashes -------------------------------------------------
@@ -480,13 +488,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.winner": "Game over",
         "mafia.undone": "Undone",
         "mafia.kind": "Kind: {kind}",
-        # --- renaming a team (every mode's rename action) -------------------------------
+        # --- renaming a team (controller/loop.py, every mode's rename action) ------------
         "renamed": "{old} → {name}",
         "mafia.renamed": "Seat {seat}: {name}",
         "rename_empty": "The name cannot be empty",
         "rename_too_long": "The name is longer than {max} characters",
         "rename_taken": "The name “{name}” is taken",
         "rename_unchanged": "{team}: the name is unchanged",
+        "rename_pick": "Rename: the team's number or its button",
+        "rename_pick_seat": "Rename: the seat number",
+        "rename_pick_hint": "Enter — choose · Esc — cancel",
+        "rename_type": "New name: {number} · {team}",
+        "rename_hint": "Enter — save · Backspace — erase a letter · Delete — all · Esc — cancel",
+        "rename_cancelled": "Rename cancelled",
+        "rename_no_team": "No team number {number}",
+        "action_rename": "Rename a team (player)",
     },
 }
 

@@ -20,7 +20,7 @@ import queue
 import secrets
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from controller import config as config_mod
@@ -367,20 +367,30 @@ class Loop:
         if isinstance(event, Host) and event.action.startswith("digit"):
             # a seat / team number being typed: echo it to the host
             self._notice_text(f"№ {getattr(self.state, 'entry', '')}")
-        if self.cfg["mode"] == "mafia" and not self.protocol_complete:
+        if self.cfg["mode"] == "mafia":
             self._save_mafia_protocol()
         return fx
 
     def _save_mafia_protocol(self) -> None:
         """When the judge ends a «Мафия» game, write its protocol (see
         :func:`controller.mafia_protocol.write_game`); again whenever the record changes
-        until the protocol is complete (roles entered after the game)."""
+        until the protocol is complete (roles entered after the game); after that a
+        player renamed changes the name in the saved protocol."""
         summary = engine.summary(self.state)
         if summary.get("winner") is None or summary == self._protocol_summary:
             return
         from controller import mafia_protocol
 
         self._protocol_summary = summary
+        if self.protocol_complete:
+            # the protocol is written: only a player renamed since changes it (protests entered
+            # into the file in the meantime stay)
+            try:
+                mafia_protocol.rename_players(self.protocol_path, {st["seat"]: st["name"] for st in summary["seats"]},
+                                              self.cfg["mafia"], self.cfg["language"])
+            except BuzzerError as exc:
+                self._notice_text(str(exc))
+            return
         first = self.protocol_path is None
         self.protocol_path, problem = mafia_protocol.write_game(summary, self.cfg["mafia"], self.cfg["language"],
                                                                 time.localtime())
@@ -419,12 +429,17 @@ class Loop:
         from controller import chgk_results
 
         path = self.cfg["chgk"]["results_csv"]
+        # a team renamed during the game is found by its name now or by the name it started with
+        # (the jury's sheet may have been made before), unless another team has that name now
+        teams = self._teams_now()
+        names = {tm["name"]: tm["name"] for tm in teams}
+        names = {**{t["name"]: teams[i]["name"] for i, t in enumerate(self.cfg["teams"][:len(teams)])}, **names}
         try:
-            rows = chgk_results.load(path, teams=[t["name"] for t in self.cfg["teams"]])
+            rows = chgk_results.load(path, teams=list(names))
         except BuzzerError as exc:
             self._notice_text(str(exc))
             return
-        self.queue.put(chgk_results.to_host(rows, now))
+        self.queue.put(chgk_results.to_host([replace(r, team=names[r.team]) for r in rows], now))
         self._notice_text(f"{path}: {len(rows)}")
 
     def _notice(self, key: str, **params) -> None:

@@ -239,3 +239,49 @@ def test_buzzer_run_headless_renames_and_a_restart_keeps_the_name(tmp_path):
     rc, out, err = run([], seconds="1")
     assert rc == 0, err
     assert "Resumed the unfinished game" in out and "Дельта-плюс 0" in out
+
+
+def test_chgk_jury_csv_finds_a_renamed_team_by_its_new_or_its_first_name(tmp_path):
+    csv = tmp_path / "jury.csv"
+    cfg = config.build({"mode": "chgk", "teams": [{"name": n} for n in ("Альфа", "Бета", "Гамма")],
+                        "chgk": {"results_csv": str(csv)}})
+    loop, clock = make_loop(cfg)
+    for number, name in ((2, "Бета-2"), (1, "Омега"), (3, "Альфа")):   # Гамма now has Альфа's old name
+        loop.apply(Host("rename", clock.now(), {"team": number, "name": name}))
+    key(loop, "n")
+    csv.write_text("team,question,result\nБета,1,1\nОмега,1,1\nАльфа,1,0\n", encoding="utf-8")
+    key(loop, "i")
+    loop.drain()
+    rows = {r["team"]: r["right"] for r in engine.view(loop.state)["standings"]}
+    assert rows == {"Бета-2": 1, "Омега": 1, "Альфа": 0}      # "Альфа" is the team called so now
+    csv.write_text("team,question,result\nБета-2,1,0\n", encoding="utf-8")
+    key(loop, "i")
+    loop.drain()
+    assert {r["team"]: r["right"] for r in engine.view(loop.state)["standings"]}["Бета-2"] == 0
+
+
+def test_mafia_a_rename_after_the_protocol_is_written_updates_it_and_keeps_the_protests(tmp_path):
+    import datetime as dt
+
+    from controller import mafia_protocol
+
+    names = ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор", "Жанна", "Захар", "Ира", "Кирилл"]
+    roles = ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
+    cfg = config.build({"mode": "mafia", "mafia": {"players": names, "protocol_dir": str(tmp_path)}})
+    loop, clock = make_loop(cfg)
+    for seat, role in enumerate(roles, start=1):
+        loop.apply(Host("role", clock.now(), {"seat": seat, "role": role}))
+    key(loop, "t")                                   # the town wins: the protocol is complete
+    saved = tmp_path / "game-001-table-1.json"
+    assert loop.protocol_complete and saved.exists()
+    protocol = mafia_protocol.load(saved)
+    at = dt.datetime.fromisoformat(protocol.ended_at) + dt.timedelta(minutes=1)
+    mafia_protocol.save(mafia_protocol.add_protest(protocol, "Протест", at, seat=2), saved)
+    key(loop, "f2")
+    key(loop, "2", "2")
+    for ch in " Б.":
+        loop.text_input(ch)
+    key(loop, "return")
+    protocol = mafia_protocol.load(saved)
+    assert protocol.player(2).name == "Борис Б." and [p.text for p in protocol.protests] == ["Протест"]
+    assert "Борис Б." in (tmp_path / "game-001-table-1.html").read_text(encoding="utf-8")

@@ -217,6 +217,9 @@ SCHEMA: list[Section] = [
         Key("next_round", "list", ["r"], "Go to the next round.", items="str"),
         Key("captain", "list", ["c"], "Start the captain's timer of this fight type.", items="str"),
         Key("start_clock", "list", ["t"], "«Время!»: start the clock (Брейн-ринг, ЧГК).", items="str"),
+        Key("rename", "list", ["f2"], "Rename a team (a player in Своя игра, a seat in «Мафия»): press it, "
+            "pick the team by its number or its button, type the name, Enter (Esc cancels). Needs the "
+            "keyboard: a USB keypad cannot type text.", items="str"),
         Key("help", "list", ["h", "f1"], "Show or hide the host's key overlay.", items="str"),
         Key("mute", "list", ["v"], "Sound on / off.", items="str"),
         Key("new_game", "list", ["f12"], "Start a new game (press twice; the old journal is archived).",

@@ -309,6 +309,23 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.bad_seat.one": "Нет места № {seat}: за столом {seats} место",
         "mafia.bad_seat.few": "Нет места № {seat}: за столом {seats} места",
         "mafia.bad_seat.many": "Нет места № {seat}: за столом {seats} мест",
+        # --- renaming a team (controller/loop.py, every mode's rename action) ------------
+        "renamed": "{old} → {name}",
+        "mafia.renamed": "Место {seat}: {name}",
+        "rename_empty": "Имя не может быть пустым",
+        "rename_too_long.one": "Имя длиннее {max} знака",
+        "rename_too_long.few": "Имя длиннее {max} знаков",
+        "rename_too_long.many": "Имя длиннее {max} знаков",
+        "rename_taken": "Имя «{name}» уже занято",
+        "rename_unchanged": "{team}: имя не изменилось",
+        "rename_pick": "Переименовать: номер команды или её кнопка",
+        "rename_pick_seat": "Переименовать: номер места",
+        "rename_pick_hint": "Enter — выбрать · Esc — отмена",
+        "rename_type": "Новое имя: {number} · {team}",
+        "rename_hint": "Enter — сохранить · Backspace — стереть букву · Delete — всё · Esc — отмена",
+        "rename_cancelled": "Переименование отменено",
+        "rename_no_team": "Нет команды с номером {number}",
+        "action_rename": "Переименовать команду (игрока)",
     },
     "en": {
         # --- verdicts and flashes -------------------------------------------------
@@ -591,6 +608,23 @@ STRINGS: dict[str, dict[str, str]] = {
         "mafia.bad_seat.one": "No seat № {seat}: the table has {seats} seat",
         "mafia.bad_seat.few": "No seat № {seat}: the table has {seats} seats",
         "mafia.bad_seat.many": "No seat № {seat}: the table has {seats} seats",
+        # --- renaming a team (controller/loop.py, every mode's rename action) ------------
+        "renamed": "{old} → {name}",
+        "mafia.renamed": "Seat {seat}: {name}",
+        "rename_empty": "The name cannot be empty",
+        "rename_too_long.one": "The name is longer than {max} character",
+        "rename_too_long.few": "The name is longer than {max} characters",
+        "rename_too_long.many": "The name is longer than {max} characters",
+        "rename_taken": "The name “{name}” is taken",
+        "rename_unchanged": "{team}: the name is unchanged",
+        "rename_pick": "Rename: the team's number or its button",
+        "rename_pick_seat": "Rename: the seat number",
+        "rename_pick_hint": "Enter — choose · Esc — cancel",
+        "rename_type": "New name: {number} · {team}",
+        "rename_hint": "Enter — save · Backspace — erase a letter · Delete — all · Esc — cancel",
+        "rename_cancelled": "Rename cancelled",
+        "rename_no_team": "No team number {number}",
+        "action_rename": "Rename a team (player)",
     },
 }
 
@@ -613,7 +647,7 @@ def _format(template: str, params: Mapping[str, Any]) -> str:
         return template
 
 
-COUNT_PARAMS = {"skip_not_allowed": "players", "mafia.bad_seat": "seats"}
+COUNT_PARAMS = {"skip_not_allowed": "players", "mafia.bad_seat": "seats", "rename_too_long": "max"}
 """Counted messages whose count is not ``{n}``: key -> the parameter that picks the form."""
 
 

@@ -84,6 +84,23 @@ class HostKey:
 
 
 @dataclass
+class Rename:
+    """The host renaming a team from the keyboard: first pick it (its number, typed
+    with the digits, or its button), then type the name; Enter sends one ``rename``
+    host action, Esc leaves it.  The text comes from text input (pygame TEXTINPUT, the
+    terminal's characters), so a Cyrillic name types as it is."""
+
+    number: int | None = None   # the team (seat) picked, 1-based; None while picking
+    digits: str = ""            # a team number being typed
+    text: str = ""              # the new name being typed (starts as the current name)
+    ready: bool = False         # text is taken only after the key that picked the team is up
+
+
+NAME_TYPING_MAX = 40
+"""Characters the rename dialogue takes (the engine refuses longer names too)."""
+
+
+@dataclass
 class HostKeys:
     """Key name -> host action, from config ``[keys]``."""
 
@@ -92,13 +109,18 @@ class HostKeys:
     GLOBAL = ("help", "quit", "mute", "new_game")
     """Keys of the program itself, kept from ``[keys]`` in every mode."""
 
+    LOOP = ("rename",)
+    """Host actions the loop runs a dialogue for (then sends the engine one event),
+    kept from ``[keys]`` in every mode, the «Мафия» table's too."""
+
     @classmethod
     def from_config(cls, cfg: dict) -> "HostKeys":
         out = {}
         keymap = cfg["keys"]
         if cfg["mode"] == "mafia":
             # the judge's own map; digits type seat numbers there
-            keymap = {**{a: cfg["keys"][a] for a in cls.GLOBAL if a in cfg["keys"]}, **cfg["mafia"]["keys"]}
+            keymap = {**{a: cfg["keys"][a] for a in cls.GLOBAL + cls.LOOP if a in cfg["keys"]},
+                      **cfg["mafia"]["keys"]}
         for action, names in keymap.items():
             for n in names:
                 out[n.lower()] = action
@@ -157,6 +179,7 @@ class Loop:
         self.protocol_path = None
         self.protocol_complete = False
         self._protocol_summary: dict | None = None
+        self.rename: Rename | None = None
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -182,6 +205,9 @@ class Loop:
     # -- keys from the window or the terminal (loop thread) ------------------
     def key_down(self, names: list[str]) -> None:
         names = physical_names(names)
+        if self.rename is not None:
+            self._rename_key([n.lower() for n in names])  # the dialogue takes every key
+            return
         now = self.clock.now()
         action = self.host_keys.action(names)
         if action is None and self.backend is not None:
@@ -192,6 +218,8 @@ class Loop:
             self._host_key(action, now)
 
     def key_up(self, names: list[str]) -> None:
+        if self.rename is not None and self.rename.number is not None:
+            self.rename.ready = True
         if self.backend is None:
             return
         names = physical_names(names)
@@ -231,6 +259,10 @@ class Loop:
         if action == "import_results":
             self._import_results(now)
             return
+        if action == "rename":
+            self.rename = Rename()
+            self.dirty = True
+            return
         if action == "pause":
             action = "resume" if getattr(self.state, "paused", False) else "pause"
         if action not in engine.actions_now(self.state):  # in a programme: this round's game
@@ -238,6 +270,102 @@ class Loop:
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
         self.queue.put(Host(action, now, {}))
+
+    # -- renaming a team (loop thread) ----------------------------------------
+    @property
+    def typing(self) -> bool:
+        """True while the host types a name: characters are text, not keys."""
+        return self.rename is not None and self.rename.number is not None
+
+    def _teams_now(self) -> list[dict]:
+        """The teams (or «Мафия» seats) as the engine has them now: name, button, number."""
+        v = engine.view(self.state)
+        if "seats" in v:
+            return [{"number": st["seat"], "name": st["name"], "button": None} for st in v["seats"]]
+        return [{"number": i + 1, "name": tm["name"], "button": tm.get("button")}
+                for i, tm in enumerate(v.get("teams") or ())]
+
+    def _rename_pick(self, number: int) -> None:
+        teams = self._teams_now()
+        if not 1 <= number <= len(teams):
+            self.rename.digits = ""
+            self._notice("rename_no_team", number=number)
+            return
+        self.rename.number = number
+        self.rename.text = teams[number - 1]["name"]
+        self.rename.ready = False
+        self.dirty = True
+
+    def _rename_key(self, names: list[str]) -> None:
+        r = self.rename
+        self.dirty = True
+        if "escape" in names:
+            self.rename = None
+            self._notice("rename_cancelled")
+            return
+        enter = "return" in names or "enter" in names or "[enter]" in names
+        backspace = "backspace" in names
+        if r.number is None:
+            digit = next((n.strip("[]") for n in names if len(n.strip("[]")) == 1 and n.strip("[]").isdigit()),
+                         None)
+            if digit is not None:
+                r.digits = (r.digits + digit).lstrip("0")
+                count = len(self._teams_now())
+                if r.digits and int(r.digits) * 10 > count:   # no longer number starts so
+                    self._rename_pick(int(r.digits))
+            elif enter and r.digits:
+                self._rename_pick(int(r.digits))
+            elif backspace:
+                r.digits = r.digits[:-1]
+            elif self.cfg["mode"] != "mafia":
+                buttons = {tm["key"].lower(): tm["button"] for tm in self.cfg["teams"] if tm.get("key")}
+                button = next((buttons[n] for n in names if n in buttons), None)
+                number = next((tm["number"] for tm in self._teams_now() if button and tm["button"] == button), None)
+                if number is not None:
+                    self._rename_pick(number)
+            return
+        if backspace or "delete" in names:
+            r.text = r.text[:-1] if backspace else ""   # Delete: start the name afresh
+            r.ready = True
+        elif enter:
+            key = "seat" if self.cfg["mode"] == "mafia" else "team"
+            self.rename = None
+            self.queue.put(Host("rename", self.clock.now(), {key: r.number, "name": r.text}))
+
+    def text_input(self, text: str) -> None:
+        """Typed characters (pygame TEXTINPUT, the terminal): the name being typed, if any."""
+        r = self.rename
+        if r is None or r.number is None or not r.ready:
+            return
+        text = "".join(ch for ch in text if ch.isprintable())
+        r.text = (r.text + text)[:NAME_TYPING_MAX]
+        self.dirty = True
+
+    def _rename_press(self, button: str) -> bool:
+        """A player's button while the host picks the team to rename: it picks that team."""
+        if self.rename is None or self.rename.number is not None:
+            return False
+        number = next((tm["number"] for tm in self._teams_now() if tm["button"] == button), None)
+        if number is None:
+            return False
+        self._rename_pick(number)
+        self.rename.ready = True
+        return True
+
+    def entry(self) -> dict | None:
+        """What the rename dialogue shows the host: ``title``, ``text`` (typed), ``hint``; or None."""
+        r = self.rename
+        if r is None:
+            return None
+        lang = self.cfg["language"]
+        from controller.i18n import t
+        if r.number is None:
+            return {"title": t("rename_pick_seat" if self.cfg["mode"] == "mafia" else "rename_pick", lang),
+                    "text": r.digits, "hint": t("rename_pick_hint", lang)}
+        teams = self._teams_now()
+        old = teams[r.number - 1]["name"] if r.number <= len(teams) else ""
+        return {"title": t("rename_type", lang, number=r.number, team=old), "text": r.text,
+                "hint": t("rename_hint", lang)}
 
     # -- the engine side (loop thread) -----------------------------------
     def apply(self, event, journaled: bool = False) -> list:
@@ -263,7 +391,7 @@ class Loop:
         if isinstance(event, Host) and event.action.startswith("digit"):
             # a seat / team number being typed: echo it to the host
             self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
-        if self.cfg["mode"] == "mafia" and not self.protocol_complete:
+        if self.cfg["mode"] == "mafia":
             self._save_mafia_protocol()
         self._expire_notice()
         return fx
@@ -271,13 +399,23 @@ class Loop:
     def _save_mafia_protocol(self) -> None:
         """When the judge ends a «Мафия» game, write its protocol (see
         :func:`controller.mafia_protocol.write_game`); again whenever the record changes
-        until the protocol is complete (roles entered after the game)."""
+        until the protocol is complete (roles entered after the game); after that a
+        player renamed changes the name in the saved protocol."""
         summary = engine.summary(self.state)
         if summary.get("winner") is None or summary == self._protocol_summary:
             return
         from controller import mafia_protocol
 
         self._protocol_summary = summary
+        if self.protocol_complete:
+            # the protocol is written: only a player renamed since changes it (protests entered
+            # into the file in the meantime stay)
+            try:
+                mafia_protocol.rename_players(self.protocol_path, {st["seat"]: st["name"] for st in summary["seats"]},
+                                              self.cfg["mafia"], self.cfg["language"])
+            except BuzzerError as exc:
+                self._notice_text(str(exc))
+            return
         first = self.protocol_path is None
         self.protocol_path, problem = mafia_protocol.write_game(summary, self.cfg["mafia"], self.cfg["language"],
                                                                 time.localtime())
@@ -318,13 +456,17 @@ class Loop:
 
         chgk = self.cfg["chgk"]
         path = chgk["results_csv"]
+        # a team renamed during the game is found by its name now or by the name it started with
+        # (the jury's sheet may have been made before), unless another team has that name now
+        teams = self._teams_now()
+        names = {tm["name"]: tm["name"] for tm in teams}
+        names = {**{t["name"]: teams[i]["name"] for i, t in enumerate(self.cfg["teams"][:len(teams)])}, **names}
         try:
-            rows = chgk_results.load(path, teams=[t["name"] for t in self.cfg["teams"]],
-                                     tours=chgk["tours"], per_tour=chgk["questions_per_tour"])
+            rows = chgk_results.load(path, teams=list(names), tours=chgk["tours"], per_tour=chgk["questions_per_tour"])
         except chgk_results.ResultsError as exc:
             self._notice(exc.key, **exc.params)
             return
-        self.queue.put(chgk_results.to_host(rows, now))
+        self.queue.put(chgk_results.to_host([replace(r, team=names[r.team]) for r in rows], now))
         self._notice("results_loaded", n=len(rows), path=path)
 
     def _notice(self, key: str, **params) -> None:
@@ -420,6 +562,9 @@ class Loop:
                 return batch
 
     def _apply_batch(self, batch: list) -> None:
+        if self.rename is not None:
+            # the host picks the team to rename by its button: that press is not a game press
+            batch = [ev for ev in batch if not (isinstance(ev, Press) and self._rename_press(ev.button))]
         if self.journal is not None:
             self.journal.append_many(ev for ev in batch if not isinstance(ev, HostKey))
         for ev in batch:
@@ -435,7 +580,8 @@ class Loop:
         st = self.backend.status() if self.backend is not None else None
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
-                "notice": self.notice_now()}
+                "notice": self.notice_now(),
+                "entry": self.entry()}
 
     def current_flash(self) -> dict | None:
         if self.flash is not None and self.clock.now() < self.flash_until:

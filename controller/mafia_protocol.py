@@ -550,3 +550,17 @@ def problem_text(problem: ProtocolError, lang: str) -> str:
     if problem.reason == "invalid":
         params["field"] = problem.field
     return notice(f"protocol.{problem.reason}", lang, **params)
+
+
+def rename_players(path: str | Path, names: Mapping[int, str], settings: Mapping[str, Any], lang: str) -> Path:
+    """A saved protocol (JSON and HTML) with the players' names of ``names`` (seat -> name):
+    a player renamed at the table after the protocol was written.  Everything else in the
+    file, protests entered since included, stays as it is."""
+    protocol = load(path, settings)
+    players = tuple(replace(p, name=names.get(p.seat) or p.name) for p in protocol.players)
+    if players == protocol.players:
+        return Path(path)
+    protocol = replace(protocol, players=players)
+    path = save(protocol, path)
+    path.with_suffix(".html").write_text(render_html(protocol, lang, settings), encoding="utf-8")
+    return path

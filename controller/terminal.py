@@ -255,7 +255,7 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
         known = set(engine.host_actions(mode)).union(*(engine.host_actions(m) for m in modes))
     else:
         known = set(engine.host_actions(mode))
-    known |= set(HostKeys.GLOBAL) | ({"import_results"} if mode == "chgk" else set())
+    known |= set(HostKeys.GLOBAL) | set(HostKeys.LOOP) | ({"import_results"} if mode == "chgk" else set())
     out: dict[str, list[str]] = {}
     digits: list[str] = []
     for key, action in HostKeys.from_config(cfg).actions.items():
@@ -272,11 +272,13 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
     return dict(sorted(out.items(), key=lambda item: item[0] in HostKeys.GLOBAL))
 
 
-def team_keys(cfg: dict) -> list[tuple[str, str]]:
-    """(key, team name) of every team with a keyboard key, in modes where buttons play."""
+def team_keys(cfg: dict, view: dict | None = None) -> list[tuple[str, str]]:
+    """(key, team name) of every team with a keyboard key, in modes where buttons play;
+    with the game's ``view``, the names the teams have now (a team may be renamed)."""
     if cfg["mode"] in ("mafia", "chgk"):
         return []
-    return [(tm["key"], tm["name"]) for tm in cfg["teams"] if tm.get("key")]
+    now = {tm.get("button"): tm["name"] for tm in (view or {}).get("teams") or ()}
+    return [(tm["key"], now.get(tm["button"], tm["name"])) for tm in cfg["teams"] if tm.get("key")]
 
 
 TERMINAL_LABELS = {"return": "Enter", "space": "Space", "backspace": "Backspace", "escape": "Esc",
@@ -299,12 +301,13 @@ def _terminal_label(name: str, lang: str) -> str | None:
     return name.upper() if len(name) == 1 or (name[0] == "f" and name[1:].isdigit()) else name
 
 
-def key_help(cfg: dict, lang: str = "ru") -> str:
-    """The keys of this game, one line each: players' buttons, then the host's actions."""
+def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
+    """The keys of this game, one line each: players' buttons (named as in ``view``), then
+    the host's actions."""
     from controller.i18n import action_label
 
     lines = []
-    teams = team_keys(cfg)
+    teams = team_keys(cfg, view)
     if teams:
         lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
     for action, keys in mode_keys(cfg).items():
@@ -328,9 +331,15 @@ def split_keys(text: str) -> list[list[str]]:
 
     An escape sequence (a function or arrow key) is one key; a lone ESC is Esc;
     an unknown sequence is dropped whole."""
+    return [names for names, _ in split_input(text)]
+
+
+def split_input(text: str) -> list[tuple[list[str], str]]:
+    """Like :func:`split_keys`, each key with the character typed (``""`` for a function
+    or arrow key), so that a name being typed gets its characters as text."""
     from controller.loop import terminal_key_names
 
-    keys: list[list[str]] = []
+    keys: list[tuple[list[str], str]] = []
     i = 0
     while i < len(text):
         ch = text[i]
@@ -342,10 +351,10 @@ def split_keys(text: str) -> list[list[str]]:
             j = min(j + 1, len(text))
             name = ESCAPE_KEYS.get(text[i + 1:j])
             if name:
-                keys.append([name])
+                keys.append(([name], ""))
             i = j
             continue
-        keys.append(terminal_key_names(ch))
+        keys.append((terminal_key_names(ch), ch))
         i += 1
     return keys
 
@@ -427,6 +436,24 @@ def frame(loop) -> list[str]:
     return status_lines(engine.view(loop.state, loop.clock.now()), loop.cfg["language"], status)
 
 
+def feed(loop, text: str) -> None:
+    """Characters typed in the terminal: keys (buttons, host keys), or, while the host
+    types a team's new name, its text (Backspace, Enter and Esc stay keys)."""
+    for names, ch in split_input(text):
+        if loop.typing and ch and ch.isprintable():
+            loop.text_input(ch)
+        else:
+            loop.key_down(names)
+            loop.key_up(names)
+
+
+def entry_line(entry: dict | None) -> str:
+    """The rename dialogue as one status line: what to do, what is typed, the keys."""
+    if not entry:
+        return ""
+    return f"{entry['title']}: {entry['text']}▌  ({entry['hint']})"
+
+
 def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     stream = stream if stream is not None else sys.stdout
     fd = sys.stdin.fileno() if sys.stdin and not sys.stdin.closed else None
@@ -457,9 +484,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
                     if not data:
                         reading = False  # end of input: the game goes on until quit or --seconds
                     else:
-                        for names in split_keys(decoder.decode(data)):
-                            loop.key_down(names)
-                            loop.key_up(names)
+                        feed(loop, decoder.decode(data))
                 loop.drain()
                 loop.tick_if_due()
             else:
@@ -467,13 +492,16 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
             if loop.help != shown_help:
                 shown_help = loop.help
                 if shown_help:
-                    out.history(key_help(loop.cfg, lang))
+                    out.history(key_help(loop.cfg, lang, engine.view(loop.state)))
             flash = loop.current_flash()
             if flash is not None and (flash, loop.flash_until) != shown_flash \
                     and flash.get("kind") not in screen.SILENT_FLASHES:
                 out.history(flash_line(flash, lang))
             shown_flash = (flash, loop.flash_until) if flash is not None else None
             lines = frame(loop)
+            entry = entry_line(loop.entry())
+            if entry:  # the host is typing a team's new name
+                lines = [entry] + lines
             if not live:
                 lines = [line for line in lines if not line.startswith("! ")]  # a line of its own already
             out.show(lines)

@@ -42,6 +42,8 @@ def _scoreboard(cfg: dict, size):
 def run_window(loop, seconds: float | None = None) -> None:
     import pygame
 
+    from controller.terminal import team_keys
+
     cfg = loop.cfg
     surface = _open_window(cfg)
     board = _scoreboard(cfg, surface.get_size())
@@ -59,6 +61,8 @@ def run_window(loop, seconds: float | None = None) -> None:
                     loop.key_down([pygame.key.name(ev.key)])
                 elif ev.type == pygame.KEYUP:
                     loop.key_up([pygame.key.name(ev.key)])
+                elif ev.type == pygame.TEXTINPUT:
+                    loop.text_input(ev.text)  # a team's new name (Cyrillic too); ignored otherwise
                 elif ev.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
                     surface = pygame.display.get_surface()
                     board = _scoreboard(cfg, surface.get_size())
@@ -72,6 +76,8 @@ def run_window(loop, seconds: float | None = None) -> None:
             last_draw = wall
             now = loop.clock.now()
             view = engine.view(loop.state, now)
+            if loop.help:
+                board.set_team_keys(team_keys(cfg, view))  # the names the teams have now
             status = loop.status()
             flash = loop.current_flash()
             if loop.dirty or board.needs_redraw(view, now, flash, status, loop.help):

@@ -236,6 +236,13 @@ class Scoreboard:
         self._layer: pygame.Surface | None = None
         self._layer_key: Any = None
 
+    def set_team_keys(self, team_keys: list[tuple[str, str]]) -> None:
+        """The players' keys of the help overlay, with the teams' names as they are now."""
+        if list(team_keys) != self.team_keys:
+            self.team_keys = list(team_keys)
+            self._layer_key = None
+            self._last_key = None
+
     # -- redraw bookkeeping -------------------------------------------------------------
     def frame_key(self, view: Mapping[str, Any], now_ns: int = 0, flash: Mapping | None = None,
                   status: Mapping | None = None, help_overlay: bool = False) -> tuple:
@@ -312,7 +319,8 @@ class Scoreboard:
             self._layer_key = None
         key = self.frame_key(view, now_ns, flash, status, help_overlay)
         self._last_key = key
-        overlay = bool(help_overlay or (flash and flash.get("kind") not in SILENT_FLASHES))
+        overlay = bool(help_overlay or (flash and flash.get("kind") not in SILENT_FLASHES)
+                       or (status and status.get("entry")))
         # Under an overlay the bar must stay below it: draw it into the layer.
         still = key if overlay else key[0]
         lay = self._layout_for(view)
@@ -361,6 +369,8 @@ class Scoreboard:
             self._draw_flash(surface, flash, view)
         if help_overlay:
             self._draw_help(surface)
+        if status and status.get("entry"):
+            self._draw_entry(surface, status["entry"])
 
     _show_table = staticmethod(show_table)
     """The full standings table: at the end, and between rounds (:func:`controller.screen.show_table`)."""
@@ -878,6 +888,31 @@ class Scoreboard:
                                                 band.height * 32 // 100), int(band.height * 0.24), ink)
         else:
             self._text(surface, text, band.inflate(-W // 20, 0), int(band.height * 0.5), ink, bold=True)
+
+    def _draw_entry(self, surface, entry: Mapping[str, Any]) -> None:
+        """The host's text entry (renaming a team): what to do, the text typed so far with a
+        cursor, and the keys; over everything else, so the host sees each letter land."""
+        W, H = self.size
+        rect = Rect(0, 0, W * 84 // 100, H * 40 // 100)
+        rect.center = (W // 2, H // 2)
+        radius = max(min(W, H) // 40, 4)
+        pygame.draw.rect(surface, AMBER, rect.inflate(6, 6), border_radius=radius)
+        pygame.draw.rect(surface, (18, 22, 36), rect, border_radius=radius)
+        pad = rect.width // 24
+        inner = rect.inflate(-2 * pad, 0)
+        row = rect.height // 8
+        self._text(surface, str(entry.get("title", "")), Rect(inner.x, rect.y + row // 2, inner.width, row * 3 // 2),
+                   int(row * 0.9), AMBER, bold=True, align="left")
+        box = Rect(inner.x, rect.y + row * 5 // 2, inner.width, row * 3)
+        pygame.draw.rect(surface, PANEL, box, border_radius=max(box.height // 8, 2))
+        text = str(entry.get("text", ""))
+        cursor_w = max(box.height // 14, 2)
+        where = self._text(surface, text, Rect(box.x + pad // 2, box.y, box.width - pad - cursor_w * 2, box.height),
+                           int(box.height * 0.62), TEXT, bold=True, align="left")
+        x = (where.right if text else box.x + pad // 2) + cursor_w
+        pygame.draw.rect(surface, AMBER, Rect(x, box.y + box.height // 6, cursor_w, box.height * 2 // 3))
+        self._text(surface, str(entry.get("hint", "")), Rect(inner.x, rect.y + row * 6, inner.width, row * 3 // 2),
+                   int(row * 0.7), MUTED, align="left")
 
     def _draw_help(self, surface) -> None:
         lang = self.lang

@@ -452,6 +452,21 @@ def _h_end_game(s: State, h: Host, fx: list) -> State:
     return replace(s, stage="finished")
 
 
+def _h_rename(s: State, h: Host, fx: list) -> State:
+    """A team's new name (``team``, ``name``), also in the records of finished fights
+    (the summary's ``fights`` and the withdrawal of a fight's last question use them)."""
+    before = s.teams
+    s, i = b.rename(s, h, fx)
+    if i is None:
+        return s
+    old, new = before[i].name, s.teams[i].name
+    swap = lambda n: new if n == old else n  # noqa: E731
+    fights = tuple({**f, "teams": [swap(n) for n in f["teams"]],
+                    "scores": {swap(n): v for n, v in f["scores"].items()},
+                    "winner": None if f["winner"] is None else swap(f["winner"])} for f in s.fights)
+    return replace(s, fights=fights)
+
+
 HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "question": _h_question,
     "start_clock": _h_start_clock,
@@ -461,6 +476,7 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "pause": _h_pause,
     "resume": _h_resume,
     "next_fight": _h_next_fight,
+    "rename": _h_rename,
     "end_game": _h_end_game,
 }
 """Every host action of Брейн-ринг (documented in docs/modes.md)."""

@@ -107,6 +107,59 @@ def resolve(players: Sequence[Player], ref: Any) -> int:
     raise GameError(f"unknown team {ref!r}")
 
 
+NAME_MAX = 40
+"""The longest team (player) name a rename accepts, in characters."""
+
+
+def clean_name(raw: Any) -> str:
+    """A typed name as it is kept: whitespace runs made one space, the ends trimmed,
+    characters that cannot be shown (control characters) dropped."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raise GameError(f"\"name\" must be text, got {raw!r}")
+    return " ".join("".join(ch for ch in part if ch.isprintable()) for part in raw.split()).strip()
+
+
+def name_problem(name: str, others: Sequence[str]) -> str | None:
+    """Why ``name`` may not be a team's new name (a notice key), or None.
+
+    ``others`` are the names (and button ids) of every other team; a name equal to
+    one of them, ignoring case, would make two teams look alike on the screen and
+    in the standings."""
+    if not name:
+        return "rename_empty"
+    if len(name) > NAME_MAX:
+        return "rename_too_long"
+    if name.casefold() in {o.casefold() for o in others if o}:
+        return "rename_taken"
+    return None
+
+
+def rename(s: Any, h: Host, fx: list) -> tuple[Any, int | None]:
+    """The host action ``rename``: ``team`` (name, button or 1-based number) gets ``name``.
+
+    Only the shown name changes: every record keeps the team by its index, so the
+    scores, the standings order, the tie draws (by button) and the arbiter are the
+    same as without the rename.  A name that is empty, longer than
+    :data:`NAME_MAX` or another team's is refused with a notice.  Returns the new
+    state and the team's index (None when refused)."""
+    i = team_ref(s.teams, h.params)
+    old = s.teams[i].name
+    name = clean_name(h.params.get("name"))
+    others = [t.name for j, t in enumerate(s.teams) if j != i] + [t.button for j, t in enumerate(s.teams) if j != i]
+    why = name_problem(name, others)
+    if why is None and name == old:
+        why = "rename_unchanged"
+    if why is not None:
+        refuse(fx, h.at, why, team=old, name=name, max=NAME_MAX)
+        return s, None
+    s = replace(s, teams=set_at(s.teams, i, replace(s.teams[i], name=name)))
+    fx.append(Notice("renamed", {"old": old, "name": name}))
+    log(fx, h.at, "rename", number=i + 1, button=s.teams[i].button, old=old, name=name)
+    return s, i
+
+
 def holder_question(s: Any, h: Host, fx: list) -> Any:
     """The open question of ``s`` whose answer the host can rule on, or None (refused, told)."""
     q = s.question

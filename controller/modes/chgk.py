@@ -410,6 +410,11 @@ def _mark(value: bool):
     return mark
 
 
+def _h_rename(s: State, h: Host, fx: list) -> State:
+    """A team's new name (``team``, ``name``); results are kept by team, not by name."""
+    return b.rename(s, h, fx)[0]
+
+
 HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     **{f"digit_{d}": _digit_action(d) for d in range(10)},
     "clear": _h_clear,
@@ -424,6 +429,7 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "shootout": _h_shootout,
     "pause": _h_pause,
     "resume": _h_resume,
+    "rename": _h_rename,
     "end_game": _h_end_game,
 }
 """Every host action of ЧГК (documented in docs/modes.md)."""

@@ -567,10 +567,10 @@ def _h_undo(s: State, h: Host, fx: list) -> State:
         b.refuse(fx, h.at, "nothing_to_undo")
         return s
     q = prev.question
-    # undo takes back a ruling only: a disqualification, a skipped round or a
-    # theme set since then stays
+    # undo takes back a ruling only: a disqualification, a skipped round, a
+    # theme set or a team renamed since then stays
     restored = replace(prev, now=s.now, held=s.held, stuck=s.stuck, paused=s.paused,
-                       captain=s.captain, undo=s.undo[1:], disq_level=s.disq_level,
+                       captain=s.captain, undo=s.undo[1:], disq_level=s.disq_level, teams=s.teams,
                        disq_fight=s.disq_fight, skips=s.skips, themes=s.themes,
                        question=replace(q, theme=s.question.theme))
     if q.holder is not None:
@@ -740,6 +740,11 @@ def _h_tiebreak(s: State, h: Host, fx: list) -> State:
     return s
 
 
+def _h_rename(s: State, h: Host, fx: list) -> State:
+    """A team's new name (``team``, ``name``); see :func:`controller.modes.buttons.rename`."""
+    return b.rename(s, h, fx)[0]
+
+
 def _h_end_game(s: State, h: Host, fx: list) -> State:
     if s.question is not None and s.question.open:
         b.refuse(fx, h.at, "question_open")
@@ -766,6 +771,7 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "reinstate": _h_reinstate,
     "skip_round": _h_skip_round,
     "tiebreak": _h_tiebreak,
+    "rename": _h_rename,
     "end_game": _h_end_game,
 }
 """Every host action this mode accepts (documented in docs/modes.md)."""

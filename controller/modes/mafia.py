@@ -32,6 +32,7 @@ from typing import Any, Mapping, Sequence
 from controller.effects import Effect, Flash, Log, Notice, Sound
 from controller.errors import ConfigError, GameError
 from controller.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
+from controller.modes.buttons import NAME_MAX, clean_name, name_problem
 
 # --------------------------------------------------------------------------
 # Settings: the [mafia] config section.
@@ -599,6 +600,28 @@ def _name(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
     return state, [Log(state.now, "mafia.name", {"seat": seat, "name": name})]
 
 
+def _rename(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The player at a seat (``seat``, or ``team`` as in the other modes) gets a new
+    ``name``, checked like a team's new name: not empty, at most 40 characters, not
+    another seat's name (``name`` is the unchecked entry of the names before the game)."""
+    if "seat" not in params and "team" in params:
+        params = {**params, "seat": params["team"]}
+    seat = _seat_param(state, params, "rename")
+    if isinstance(seat, list):
+        return state, seat
+    name = clean_name(params.get("name"))
+    old = state.seat(seat).name
+    why = name_problem(name, [s.name for s in state.seats if s.seat != seat])
+    if why is None and name == old:
+        why = "rename_unchanged"
+    if why is not None:
+        return state, _refuse(state, "rename", why, {"seat": seat, "team": old or seat, "name": name,
+                                                     "max": NAME_MAX})
+    state = _set_seat(state, replace(state.seat(seat), name=name))
+    return state, [Notice("mafia.renamed", {"seat": seat, "old": old, "name": name}),
+                   Log(state.now, "mafia.rename", {"seat": seat, "old": old, "name": name})]
+
+
 def _role(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
     seat = _seat_param(state, params, "role")
     if isinstance(seat, list):
@@ -715,6 +738,7 @@ _ACTIONS = {
     "out": _out,
     "day": _day,
     "name": _name,
+    "rename": _rename,
     "role": _role,
     "next_role": _next_role,
     "end_game": _end_game,
@@ -724,11 +748,11 @@ _ACTIONS = {
 HOST_ACTIONS = _ACTIONS
 """Host action name -> handler (``docs/mafia.md`` describes each)."""
 
-_SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out", "killed", "name", "role",
-                           "next_role"})
+_SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out", "killed", "name", "rename",
+                           "role", "next_role"})
 """Actions that take the typed seat number when no ``seat`` parameter is given."""
 
-_AFTER_END = frozenset({"name", "role", "next_role", "undo", "stop", "pause", "clear"} | {f"digit_{d}" for d in range(10)}
+_AFTER_END = frozenset({"name", "rename", "role", "next_role", "undo", "stop", "pause", "clear"} | {f"digit_{d}" for d in range(10)}
                        | {"digit"})
 """Actions still accepted after ``end_game`` (to fix the record or undo it)."""
 

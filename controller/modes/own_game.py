@@ -331,7 +331,8 @@ def _h_undo(s: State, h: Host, fx: list) -> State:
     fx.append(Flash("undo"))
     b.log(fx, h.at, "undo", question=q.number,
           ruling={"team": s.teams[last.team].name, "result": last.result, "delta": last.delta})
-    return replace(prev, now=s.now, paused=s.paused, block_until=s.block_until, undo=s.undo[1:])
+    # a rename made since the ruling stays
+    return replace(prev, now=s.now, paused=s.paused, block_until=s.block_until, undo=s.undo[1:], teams=s.teams)
 
 
 def _h_pause(s: State, h: Host, fx: list) -> State:
@@ -371,6 +372,11 @@ def _h_adjust(s: State, h: Host, fx: list) -> State:
     return s
 
 
+def _h_rename(s: State, h: Host, fx: list) -> State:
+    """A player's new name (``team``, ``name``); see :func:`controller.modes.buttons.rename`."""
+    return b.rename(s, h, fx)[0]
+
+
 def _h_end_game(s: State, h: Host, fx: list) -> State:
     if s.question is not None and s.question.open:
         b.refuse(fx, h.at, "question_open")
@@ -391,6 +397,7 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "pause": _h_pause,
     "resume": _h_resume,
     "adjust": _h_adjust,
+    "rename": _h_rename,
     "end_game": _h_end_game,
 }
 """Every host action of Своя игра (documented in docs/modes.md)."""

@@ -48,6 +48,7 @@ class State:
     done: tuple[dict, ...] = ()          # summaries of the finished rounds
     now: int = 0
     stage: str = "play"                  # play | finished
+    renames: tuple[tuple[str, str], ...] = ()   # (a name a team had, the name it has now)
 
 
 def _module(mode: str) -> ModuleType:
@@ -72,16 +73,51 @@ def _current(s: State) -> ModuleType:
     return _module(s.rounds[s.index].mode)
 
 
+def current_name(s: State, name: str) -> str:
+    """The name a team plays under now: a team renamed in some round keeps its new
+    name in the totals of the rounds before and in the rounds after."""
+    return dict(s.renames).get(name, name)
+
+
 def totals(s: State) -> dict[str, int | float]:
-    """Running totals by team name: every finished round plus the current one."""
+    """Running totals by team name (the current one): every finished round plus the current one."""
     out: dict[str, int | float] = {}
     parts = [d["scores"] for d in s.done]
     if s.stage == "play":
         parts.append(_current(s).summary(s.game)["scores"])
     for scores in parts:
         for name, pts in scores.items():
+            name = current_name(s, name)
             out[name] = out.get(name, 0) + pts
     return out
+
+
+def _renamed_teams(s: State, game: Any) -> Any:
+    """A round's fresh state with the names its teams have now (teams renamed in an earlier round)."""
+    if not s.renames:
+        return game
+    return replace(game, teams=tuple(replace(t, name=current_name(s, t.name)) for t in game.teams))
+
+
+def _rename(s: State, h: Host, fx: list) -> State:
+    """``rename`` in the current round, checked also against the teams of the other rounds
+    (totals add up by name: a name another team of the programme has would merge the two)."""
+    i = b.team_ref(s.game.teams, h.params)
+    old = s.game.teams[i].name
+    name = b.clean_name(h.params.get("name"))
+    others = set(totals(s)) | {current_name(s, t["name"]) for r in s.rounds for t in r.config["teams"]}
+    if b.name_problem(name, sorted(others - {old})) == "rename_taken":
+        b.refuse(fx, h.at, "rename_taken", team=old, name=name, max=b.NAME_MAX)
+        return s
+    game, more = _current(s).step(s.game, h)
+    fx += more
+    new = game.teams[i].name
+    if new == old:
+        return replace(s, game=game)
+    names = {k: (new if v == old else v) for k, v in s.renames}
+    names[old] = new
+    renames = tuple((k, v) for k, v in names.items() if k != v)
+    return replace(s, game=game, renames=renames)
 
 
 def standings(s: State) -> list[dict]:
@@ -119,7 +155,7 @@ def _move_on(s: State, h: Host, fx: list) -> State:
         return s
     i = s.index + 1
     r = s.rounds[i]
-    game = _module(r.mode).initial(r.config, round_seed(s.seed, i))
+    game = _renamed_teams(s, _module(r.mode).initial(r.config, round_seed(s.seed, i)))
     s = replace(s, index=i, game=game, done=done)
     b.log(fx, h.at, "round", round=i + 1, title=r.title, mode=r.mode, totals=totals(s))
     return s
@@ -143,6 +179,8 @@ def step(s: State, event) -> tuple[State, list]:
         if isinstance(event, Host):
             b.refuse(fx, event.at, "game_over")
         return s, fx
+    if isinstance(event, Host) and event.action == "rename":
+        return _rename(s, replace(event, at=max(event.at, s.now)), fx), fx
     if isinstance(event, Host) and event.action not in _current(s).HOST_ACTIONS:
         raise GameError(f"unknown host action {event.action!r} in round {s.index + 1} "
                         f"({s.rounds[s.index].mode}); known: {', '.join(host_actions(s))}")

@@ -118,3 +118,29 @@ def test_bad_pin_is_one_line_naming_the_key(factory, tmp_path, capsys):
     assert rc == 2
     assert len(err.strip().splitlines()) == 1
     assert "gpio.pins.B" in err and "GPIO99" in err
+
+
+def _no_gpio_env():
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONWARNINGS="default")
+    return env
+
+
+@pytest.mark.parametrize("argv", [
+    ["test-buttons", "--seconds", "0.2"],
+    ["run", "--config", "{cfg}", "--headless", "--new", "--seconds", "0.2"],
+], ids=["test-buttons", "run-gpio"])
+def test_without_gpio_hardware_the_error_is_one_line_on_stderr(tmp_path, argv):
+    """No Pi and no GPIOZERO_PIN_FACTORY: gpiozero's fallback warnings are caught;
+    the user sees one line naming what is missing, and exit code 2."""
+    cfg = write(tmp_path, "gpio.toml", 'buttons = "gpio"\n')
+    argv = [a.replace("{cfg}", str(cfg)) for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", *argv], cwd=tmp_path, env=_no_gpio_env(),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("this machine has GPIO pins")
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("buzzer: no GPIO pin factory (default): ")
+    assert "PinFactoryFallback" not in proc.stderr and "python3-lgpio" in lines[0]

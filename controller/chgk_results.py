@@ -125,8 +125,12 @@ def load(path: str | Path, **kwargs) -> list[Row]:
         text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ResultsError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise ResultsError(f"{path}: is a folder, not a file") from None
     except UnicodeDecodeError:
         raise ResultsError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read: {exc.strerror}") from None
     return parse(text, source=str(path), **kwargs)
 
 

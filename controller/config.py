@@ -697,9 +697,9 @@ def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = N
         source = str(path)
         p = Path(path)
         if not p.exists():
-            raise ConfigError("", f"config file not found: {path}")
+            raise ConfigError("", f"{path}: config file not found")
         if p.is_dir():
-            raise ConfigError("", f"config path is a folder, not a file: {path}")
+            raise ConfigError("", f"{path}: is a folder, not a config file")
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except UnicodeDecodeError:

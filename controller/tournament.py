@@ -181,7 +181,7 @@ def load_folder(folder: str | Path, settings: Mapping[str, Any] | None = None) -
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise ProtocolError("", f"not a folder: {folder}")
+        raise ProtocolError("", "folder not found" if not folder.exists() else "not a folder", str(folder))
     files = sorted(folder.glob("*.json"))
     if not files:
         raise ProtocolError("", f"no protocol files (*.json) in {folder}")

@@ -144,3 +144,9 @@ def test_without_gpio_hardware_the_error_is_one_line_on_stderr(tmp_path, argv):
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("buzzer: no GPIO pin factory (default): ")
     assert "PinFactoryFallback" not in proc.stderr and "python3-lgpio" in lines[0]
+
+
+def test_a_missing_script_file_is_one_line(factory, tmp_path, capsys):
+    rc = main(["test-buttons", "--script", str(tmp_path / "nope.txt"), "--seconds", "0.1", "--no-lamps"])
+    assert rc == 2
+    assert capsys.readouterr().err == f"buzzer: {tmp_path / 'nope.txt'}: file not found\n"

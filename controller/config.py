@@ -766,6 +766,9 @@ def docs_markdown() -> str:
            "`config/default.toml`). Every key below is optional: a missing key takes its default. "
            "`buzzer check-config FILE` validates a file; a problem is reported as one line naming "
            "the key, with exit code 2. Scripted sessions override keys with their `settings`.",
+           "", "The source column says where a default comes from: a clause of the regulations "
+           "(`seed §4.7`; every rule with its clause is in [rules.md](rules.md)), common `practice`, "
+           "or our `default` where the regulations are silent.",
            "", "This page is generated from `controller/config.py` "
            "(`buzzer check-config --print-docs`).", ""]
     for s in SCHEMA:

@@ -762,15 +762,15 @@ def default_toml() -> str:
 def docs_markdown() -> str:
     """The text of ``docs/config.md``."""
     out = ["# Configuration reference", "",
-           "The controller reads one TOML file (`buzzer run --config FILE`; default "
+           "The controller reads one TOML file (`.venv/bin/buzzer run --config FILE`; default "
            "`config/default.toml`). Every key below is optional: a missing key takes its default. "
-           "`buzzer check-config FILE` validates a file; a problem is reported as one line naming "
-           "the key, with exit code 2. Scripted sessions override keys with their `settings`.",
+           "`.venv/bin/buzzer check-config FILE` validates a file; a problem is reported as one line "
+           "naming the key, with exit code 2. Scripted sessions override keys with their `settings`.",
            "", "The source column says where a default comes from: a clause of the regulations "
            "(`seed §4.7`; every rule with its clause is in [rules.md](rules.md)), common `practice`, "
            "or our `default` where the regulations are silent.",
            "", "This page is generated from `controller/config.py` "
-           "(`buzzer check-config --print-docs`).", ""]
+           "(`.venv/bin/buzzer check-config --print-docs`).", ""]
     for s in SCHEMA:
         title = f"`[{s.name}]`" if s.name else "Top level"
         out += [f"## {title}", "", s.doc, "", "| key | type | default | source | meaning |",

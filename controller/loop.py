@@ -541,4 +541,5 @@ def _finish(loop: Loop, jr, cfg: dict) -> None:
         print(f"Game over. Journal archived to {dest}.")
     else:
         jr.close()
-        print("The game is not finished: `buzzer run` resumes it.")
+        from controller.cli import command_name
+        print(f"The game is not finished: `{command_name()} run` resumes it.")

@@ -241,3 +241,34 @@ def test_config_docs_are_the_generated_text(capsys):
 
 def test_default_toml_loads_to_the_defaults():
     assert config.load(ROOT / "config" / "default.toml") == config.defaults()
+
+
+# =========================================================================
+# how the program tells the user to start it again
+
+@pytest.mark.parametrize("argv0, on_path, shown", [
+    (".venv/bin/buzzer", None, ".venv/bin/buzzer"),           # after make run: not on PATH
+    ("/usr/local/bin/buzzer", "/usr/local/bin/buzzer", "buzzer"),
+    ("/opt/x/controller/cli.py", None, "buzzer"),            # python -m controller.cli
+])
+def test_the_command_to_type_again_is_the_one_that_works(monkeypatch, argv0, on_path, shown):
+    import shutil
+    monkeypatch.setattr(sys, "argv", [argv0])
+    monkeypatch.setattr(shutil, "which", lambda name: on_path)
+    assert cli.command_name() == shown
+
+
+def test_an_unfinished_game_names_the_venv_command_to_resume_it(tmp_path):
+    buzzer = Path(sys.executable).with_name("buzzer")
+    if not buzzer.exists():
+        pytest.skip("buzzer is not installed next to this python")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "bin").symlink_to(buzzer.parent)
+    import os
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                           if not (Path(p) / "buzzer").exists())  # as after make run: not on PATH
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PATH=path)
+    proc = subprocess.run([".venv/bin/buzzer", "run", "--headless", "--seconds", "0.2"], cwd=tmp_path, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "The game is not finished: `.venv/bin/buzzer run` resumes it."

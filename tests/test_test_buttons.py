@@ -150,3 +150,16 @@ def test_a_missing_script_file_is_one_line(factory, tmp_path, capsys):
     rc = main(["test-buttons", "--script", str(tmp_path / "nope.txt"), "--seconds", "0.1", "--no-lamps"])
     assert rc == 2
     assert capsys.readouterr().err == f"buzzer: {tmp_path / 'nope.txt'}: file not found\n"
+
+
+def test_runs_without_python_evdev_as_make_run_installs_it(tmp_path):
+    """`make run` installs no keypad extra: test-buttons still checks the pins (the mock
+    ones here) instead of refusing the default [keypad] keymap it cannot read anyway."""
+    fake = tmp_path / "no-evdev" / "evdev"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('raise ImportError("No module named evdev")\n', encoding="utf-8")
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", PYTHONPATH=os.pathsep.join([str(fake.parent), str(ROOT)]))
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "test-buttons", "--seconds", "0.2", "--no-lamps",
+                           "--lang", "en"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Button A   pin GPIO17" in proc.stdout and "Never pressed: A (GPIO17)" in proc.stdout

@@ -75,7 +75,8 @@ def test_every_concrete_readme_command_runs(tmp_path, command):
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make")
 def test_make_run_passes_args_to_buzzer_run():
-    proc = subprocess.run(["make", "-n", "run", 'ARGS=-c config/own-game.toml'], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}  # under make test
+    proc = subprocess.run(["make", "--no-print-directory", "-n", "run", 'ARGS=-c config/own-game.toml'], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == ".venv/bin/buzzer run -c config/own-game.toml"

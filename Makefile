@@ -1,5 +1,7 @@
 # Two entry points for a fresh machine (see README.md):
-#   make run    set up .venv and play Эрудит-квартет on the keyboard (default config)
+#   make run    set up .venv and play Эрудит-квартет on the keyboard (default config);
+#               ARGS="-c config/own-game.toml" plays another game. The buzzer command is
+#               .venv/bin/buzzer (it is not put on PATH).
 #   make test   install what the tests need (system packages via apt, Python packages
 #               into .venv) and run the whole test suite
 PYTHON ?= python3
@@ -16,8 +18,9 @@ $(BIN)/buzzer: pyproject.toml
 
 venv: $(BIN)/buzzer
 
+# make run ARGS="-c config/own-game.toml": options for `buzzer run`
 run: venv
-	$(BIN)/buzzer run
+	$(BIN)/buzzer run $(ARGS)
 
 deps:
 	sh .ci/install-system-deps

@@ -151,8 +151,13 @@ def load(path: str | Path, **kwargs) -> list[Row]:
         text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ResultsError(f"{path}: file not found", "chgk.csv_not_found", path=str(path)) from None
+    except IsADirectoryError:
+        raise ResultsError(f"{path}: is a folder, not a file", "chgk.csv_is_folder", path=str(path)) from None
     except UnicodeDecodeError:
         raise ResultsError(f"{path}: not UTF-8 text", "chgk.csv_not_utf8", path=str(path)) from None
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read: {exc.strerror}", "chgk.csv_unreadable", path=str(path),
+                           problem=str(exc.strerror)) from None
     return parse(text, source=str(path), **kwargs)
 
 

@@ -65,6 +65,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def command_name() -> str:
+    """``buzzer`` as the user can type it again: ``.venv/bin/buzzer`` when that is how it
+    was started (``make run`` does not put it on PATH), plain ``buzzer`` when it is on PATH."""
+    import shutil
+    from pathlib import Path
+
+    started = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if Path(started).name != "buzzer":
+        return "buzzer"  # python -m controller.cli, or a test
+    found = shutil.which("buzzer")
+    if found and Path(found).resolve() == Path(started).resolve():
+        return "buzzer"
+    if Path(started).is_absolute():
+        try:
+            return str(Path(started).relative_to(Path.cwd()))
+        except ValueError:
+            return started
+    return started
+
+
 def print_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
 

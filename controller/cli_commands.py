@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("check-config", help="validate a config file")
-    p.add_argument("file", nargs="?", help="config file")
+    p.add_argument("file", nargs="?", help="config file (default: the one buzzer run uses, config/default.toml)")
     p.add_argument("--print-default", action="store_true", help="print the default config with every key")
     p.add_argument("--print-docs", action="store_true", help="print docs/config.md")
     p.set_defaults(func=cmd_check_config)
@@ -57,11 +57,33 @@ def cmd_check_config(args) -> int:
     if args.print_docs:
         sys.stdout.write(config_mod.docs_markdown())
         return 0
-    if not args.file:
-        raise config_mod.ConfigError("", "name a config file: buzzer check-config FILE")
-    cfg = config_mod.load(args.file)
-    print(f"{args.file}: OK (mode {cfg['mode']}, {len(cfg['teams'])} teams, buttons {cfg['buttons']})")
+    path = args.file or default_config_path()
+    cfg = config_mod.load(path)
+    print(f"{_shown_path(path) if path else '(built-in defaults)'}: OK ({describe(cfg)})")
     return 0
+
+
+def _shown_path(path: str) -> str:
+    """The path as the user would type it: relative to the working folder when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def describe(cfg: dict) -> str:
+    """What a config sets up, in a few words: ``mode mafia, 10 seats, buttons keyboard``."""
+    mode = cfg["mode"]
+    if mode == "mafia":
+        seats, names = cfg["mafia"]["seats"], len(cfg["mafia"]["players"])
+        who = f"{seats} seats" + (f", {names} player names" if names else "")
+    elif mode == "own-game":
+        who = f"{len(cfg['teams'])} players"
+    elif mode == "programme":
+        who = f"{len(cfg['programme']['rounds'])} rounds"
+    else:
+        who = f"{len(cfg['teams'])} teams"
+    return f"mode {mode}, {who}, buttons {cfg['buttons']}"
 
 
 def cmd_run(args) -> int:

@@ -709,9 +709,9 @@ def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = N
         source = str(path)
         p = Path(path)
         if not p.exists():
-            raise ConfigError("", f"config file not found: {path}")
+            raise ConfigError("", f"{path}: config file not found")
         if p.is_dir():
-            raise ConfigError("", f"config path is a folder, not a file: {path}")
+            raise ConfigError("", f"{path}: is a folder, not a config file")
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
@@ -774,12 +774,15 @@ def default_toml() -> str:
 def docs_markdown() -> str:
     """The text of ``docs/config.md``."""
     out = ["# Configuration reference", "",
-           "The controller reads one TOML file (`buzzer run --config FILE`; default "
+           "The controller reads one TOML file (`.venv/bin/buzzer run --config FILE`; default "
            "`config/default.toml`). Every key below is optional: a missing key takes its default. "
-           "`buzzer check-config FILE` validates a file; a problem is reported as one line naming "
-           "the key, with exit code 2. Scripted sessions override keys with their `settings`.",
+           "`.venv/bin/buzzer check-config FILE` validates a file; a problem is reported as one line "
+           "naming the key, with exit code 2. Scripted sessions override keys with their `settings`.",
+           "", "The source column says where a default comes from: a clause of the regulations "
+           "(`seed §4.7`; every rule with its clause is in [rules.md](rules.md)), common `practice`, "
+           "or our `default` where the regulations are silent.",
            "", "This page is generated from `controller/config.py` "
-           "(`buzzer check-config --print-docs`).", ""]
+           "(`.venv/bin/buzzer check-config --print-docs`).", ""]
     for s in SCHEMA:
         title = f"`[{s.name}]`" if s.name else "Top level"
         out += [f"## {title}", "", s.doc, "", "| key | type | default | source | meaning |",

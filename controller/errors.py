@@ -28,11 +28,17 @@ class ConfigError(BuzzerError):
 
 
 class ScriptError(BuzzerError):
-    """A scripted session (``buzzer simulate``) has a malformed line."""
+    """A scripted session (``buzzer simulate``) has a malformed line.
 
-    def __init__(self, line: int, problem: str, source: str | None = None):
+    ``line`` is None when the problem is the file itself (``game.jsonl: file
+    not found``), never a made-up line number."""
+
+    def __init__(self, line: int | None, problem: str, source: str | None = None):
         self.line = line
         self.problem = problem
+        if line is None:  # the file as a whole: missing, a folder, not text
+            super().__init__(f"{source}: {problem}" if source else problem)
+            return
         where = f"{source}:" if source else "line "
         super().__init__(f"{where}{line}: {problem}")
 

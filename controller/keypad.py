@@ -109,6 +109,8 @@ def build_keymap(keys: Mapping[str, Iterable[str]] | None = None,
             if code is not None:
                 out[code] = action
     for evname, action in (overrides or {}).items():
+        if ecodes is None:
+            break  # without python-evdev no keypad is read, and its key names cannot be checked
         code = _key_code(evname)
         if code is None:
             raise ConfigError(f"keypad.keymap.{evname}", "unknown evdev key name (see `evtest` "

@@ -760,4 +760,5 @@ def _finish(loop: Loop, jr, cfg: dict) -> None:
         print(t("game_over_archived", lang, path=dest))
     else:
         jr.close()
-        print(t("game_not_finished", lang))
+        from controller.cli import command_name
+        print(t("game_not_finished", lang, command=command_name()))

@@ -100,6 +100,9 @@ class Protocol:
     """ISO 8601 time the game ended; the protest window counts from it."""
     judge: str = ""
     protests: tuple[Protest, ...] = ()
+    seats: int = 10
+    """Seats at the table (``mafia.seats`` of the table's config): every seat 1..seats has
+    exactly one player."""
 
     def player(self, seat: int) -> Player:
         for p in self.players:
@@ -120,6 +123,7 @@ class Protocol:
             "ended_at": self.ended_at,
             "judge": self.judge,
             "winner": self.winner,
+            "seats": self.seats,
             "players": [{"seat": p.seat, "name": p.name, "role": p.role, "fouls": p.fouls,
                          "disqualified": p.disqualified, "extra": p.extra} for p in self.players],
             "protests": [{"seat": x.seat, "text": x.text, "at": x.at} for x in self.protests],
@@ -206,7 +210,7 @@ def check_protest_time(ended_at: str | None, at: dt.datetime, window_min: float,
 
 
 _KEYS = {"format", "version", "tournament", "stage", "final", "game", "table", "date", "ended_at",
-         "judge", "winner", "players", "protests"}
+         "judge", "winner", "seats", "players", "protests"}
 _PLAYER_KEYS = {"seat", "name", "role", "fouls", "disqualified", "extra"}
 _PROTEST_KEYS = {"seat", "text", "at"}
 
@@ -214,7 +218,9 @@ _PROTEST_KEYS = {"seat", "text", "at"}
 def from_dict(data: Any, settings: Mapping[str, Any] | None = None) -> Protocol:
     """Build and validate a protocol from parsed JSON.
 
-    Checks every field's type, unique seats and names, the role line-up (one
+    Checks every field's type, that the players fill the table (one player on
+    each seat 1..``seats``; the protocol's ``seats``, or ``mafia.seats`` of the
+    config when the protocol does not say), unique names, the role line-up (one
     Don, Commissar and Doctor at most; both sides present), that fouls and
     disqualification agree with the foul limit, the extra points rules
     (:func:`check_extra_points`) and that every protest is inside the window.
@@ -242,6 +248,12 @@ def from_dict(data: Any, settings: Mapping[str, Any] | None = None) -> Protocol:
     if winner not in WINNERS:
         raise ProtocolError("winner", f"must be town or mafia; got {_show(data.get('winner'))}")
 
+    if "seats" in data:
+        table_seats = _whole(data, "seats", "", 2)
+        where = "the protocol's seats"
+    else:
+        table_seats = s["seats"]
+        where = "mafia.seats"
     raw_players = data.get("players")
     if not isinstance(raw_players, list) or len(raw_players) < 2:
         raise ProtocolError("players", "expected a list of at least 2 players")
@@ -256,6 +268,9 @@ def from_dict(data: Any, settings: Mapping[str, Any] | None = None) -> Protocol:
         if unknown:
             raise ProtocolError(path + unknown[0], f"unknown field; known: {', '.join(sorted(_PLAYER_KEYS))}")
         seat = _whole(p, "seat", path, 1)
+        if seat > table_seats:
+            raise ProtocolError(path + "seat", f"no seat {seat} at a table of {table_seats} seats "
+                                               f"({where}); seats are 1–{table_seats}")
         if seat in seats:
             raise ProtocolError(path + "seat", f"seat {seat} is also players[{seats[seat]}]")
         seats[seat] = i
@@ -274,6 +289,11 @@ def from_dict(data: Any, settings: Mapping[str, Any] | None = None) -> Protocol:
             raise ProtocolError(path + "extra", f"expected a number >= 0, got {_show(extra)}")
         players.append(Player(seat, " ".join(name.split()), _role(p.get("role"), path + "role", seat),
                               fouls, disqualified, extra))
+    if len(players) != table_seats:
+        empty = [str(n) for n in range(1, table_seats + 1) if n not in seats]
+        raise ProtocolError("players", f"{len(players)} players at a table of {table_seats} seats ({where}); "
+                                       f"nobody at seat{'s' if len(empty) > 1 else ''} {', '.join(empty)} "
+                                       "(a smaller table is set by mafia.seats in the config)")
     for role in ("don", "commissar", "doctor"):
         if sum(p.role == role for p in players) > 1:
             raise ProtocolError("players", f"more than one {role}", reason="role_twice", params={"role": role})
@@ -307,7 +327,8 @@ def from_dict(data: Any, settings: Mapping[str, Any] | None = None) -> Protocol:
         tournament=_text(data, "tournament", ""), stage=_text(data, "stage", ""),
         game=_whole(data, "game", "", 1), table=_whole(data, "table", "", 1), date=date,
         winner=winner, players=tuple(players), final=_flag(data, "final", ""),
-        ended_at=ended_at, judge=_text(data, "judge", "", required=False), protests=tuple(protests))
+        ended_at=ended_at, judge=_text(data, "judge", "", required=False), protests=tuple(protests),
+        seats=table_seats)
 
 
 def check_extra_points(players, settings: Mapping[str, Any] | None = None) -> None:
@@ -344,8 +365,9 @@ def from_table(summary: Mapping[str, Any], *, tournament: str, stage: str, game:
     """A protocol from a finished table (:func:`controller.modes.mafia.summary`).
 
     ``roles`` fills or overrides the roles entered at the table; ``extra``
-    gives the judges' extra points by seat.  Seats without a name are left out
-    (a table played with fewer players).
+    gives the judges' extra points by seat.  The protocol records the table's
+    seats; a seat without a name has no player, which the protocol refuses (a
+    table played with fewer players is a config with fewer ``mafia.seats``).
     """
     if summary.get("winner") is None:
         raise ProtocolError("winner", "the game has not ended (no end_game with a winner)")
@@ -360,7 +382,7 @@ def from_table(summary: Mapping[str, Any], *, tournament: str, stage: str, game:
                         "disqualified": bool(seat.get("disqualified")), "extra": extra.get(seat["seat"], 0)})
     return from_dict({"tournament": tournament, "stage": stage, "final": final, "game": game, "table": table,
                       "date": date, "ended_at": ended_at, "judge": judge, "winner": summary["winner"],
-                      "players": players}, settings)
+                      "seats": len(summary["seats"]), "players": players}, settings)
 
 
 def add_protest(protocol: Protocol, text: str, at: dt.datetime, seat: int | None = None,

@@ -137,11 +137,13 @@ def load(path: str | Path) -> Script:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ScriptError(0, f"script not found: {path}", str(path)) from None
+        raise ScriptError(None, "file not found", str(path)) from None
     except IsADirectoryError:
-        raise ScriptError(0, f"script path is a folder: {path}", str(path)) from None
+        raise ScriptError(None, "is a folder, not a file", str(path)) from None
     except UnicodeDecodeError:
-        raise ScriptError(0, "not UTF-8 text", str(path)) from None
+        raise ScriptError(None, "not UTF-8 text", str(path)) from None
+    except OSError as exc:
+        raise ScriptError(None, f"cannot read: {exc.strerror}", str(path)) from None
     return parse(text.splitlines(), source=str(path))
 
 
@@ -153,8 +155,11 @@ def config_for(script: Script, config_path: str | None = None) -> dict:
         data["mode"] = setup["mode"]
     if "teams" in setup:
         data["teams"] = setup["teams"]
+    # a --config file's own problems name that file, not the script's line 1
+    cfg = config_mod.load(config_path) if config_path else None
     try:
-        cfg = config_mod.load(config_path or setup.get("config"))
+        if cfg is None:
+            cfg = config_mod.load(setup.get("config"))
         if data:
             cfg = config_mod.build(data, base=cfg)
         settings = setup.get("settings") or {}

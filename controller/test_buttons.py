@@ -141,7 +141,17 @@ class _Tally:
 
 def _parse_script(path: str) -> list[tuple[float, str, str, int]]:
     steps = []
-    for n, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("", f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise ConfigError("", f"{path}: is a folder, not a file") from None
+    except UnicodeDecodeError:
+        raise ConfigError("", f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError("", f"{path}: cannot read: {exc.strerror}") from None
+    for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].split()
         if not line:
             continue

@@ -181,7 +181,7 @@ def load_folder(folder: str | Path, settings: Mapping[str, Any] | None = None) -
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise ProtocolError("", f"not a folder: {folder}")
+        raise ProtocolError("", "folder not found" if not folder.exists() else "not a folder", str(folder))
     files = sorted(folder.glob("*.json"))
     if not files:
         raise ProtocolError("", f"no protocol files (*.json) in {folder}")
@@ -335,7 +335,7 @@ def protocol_command(args) -> int:
     if args.action == "check":
         for path in args.files:
             p = load(path, settings)
-            print(f"{path}: ok (game {p.game}, table {p.table}, {p.stage}, winner {p.winner})")
+            print(f"{path}: ok (game {p.game}, table {p.table}, {p.seats} seats, {p.stage}, winner {p.winner})")
         return 0
     if args.action == "html":
         path = args.files[0]
@@ -369,7 +369,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--html", metavar="OUT", help="also write the table as a printable HTML page")
     p.add_argument("--seed", type=int, help="seed of the lot for full ties (default: drawn and printed)")
     p.add_argument("--finalists", type=int, help="number of finalists (default: mafia.finalists, 10)")
-    p.add_argument("--config", metavar="FILE", help="config file with a [mafia] section")
+    p.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
+                   "seats: the table of a protocol that does not record its own)")
     p.add_argument("--lang", choices=("ru", "en"), default="ru", help="language of labels (default ru)")
     p.set_defaults(func=tournament_command)
 
@@ -380,6 +381,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--text", help="protest: its text")
     q.add_argument("--seat", type=int, help="protest: seat of the player who enters it")
     q.add_argument("--at", help="protest: time of the entry, ISO 8601 (default: now)")
-    q.add_argument("--config", metavar="FILE", help="config file with a [mafia] section")
+    q.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
+                   "seats: the table of a protocol that does not record its own)")
     q.add_argument("--lang", choices=("ru", "en"), default="ru")
     q.set_defaults(func=protocol_command, finalists=None)

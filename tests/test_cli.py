@@ -93,7 +93,24 @@ def test_simulate_a_malformed_line_is_one_line_naming_it_exit_2(tmp_path, capsys
 def test_simulate_a_missing_script(capsys, tmp_path):
     rc, _, err = buzzer(capsys, "simulate", tmp_path / "nope.jsonl")
     assert rc == 2
-    assert "script not found" in one_error_line(err)
+    assert one_error_line(err) == f"buzzer: {tmp_path / 'nope.jsonl'}: file not found"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "{tmp}/nope.jsonl"], "{tmp}/nope.jsonl: file not found"),
+    (["simulate", "{tmp}"], "{tmp}: is a folder, not a file"),
+    (["screenshot", "{tmp}/nope.jsonl", "--at", "1", "--out", "{tmp}/x.png"], "{tmp}/nope.jsonl: file not found"),
+    (["simulate", str(ROOT / "examples" / "erudite-round.jsonl"), "--config", "{tmp}/nope.toml"],
+     "{tmp}/nope.toml: config file not found"),
+    (["check-config", "{tmp}/nope.toml"], "{tmp}/nope.toml: config file not found"),
+    (["tournament", "{tmp}/nope"], "{tmp}/nope: folder not found"),
+    (["protocol", "check", "{tmp}/nope.json"], "{tmp}/nope.json: file not found"),
+])
+def test_a_missing_file_is_named_without_a_line_number(tmp_path, capsys, argv, message):
+    """A file that is not there has no line 0: the message is `FILE: problem`."""
+    rc, out, err = buzzer(capsys, *[a.replace("{tmp}", str(tmp_path)) for a in argv])
+    assert rc == 2 and out == ""
+    assert one_error_line(err) == "buzzer: " + message.replace("{tmp}", str(tmp_path))
 
 
 def test_simulate_error_in_a_real_process_has_no_traceback(tmp_path):
@@ -134,6 +151,26 @@ def test_check_config_good_file(tmp_path, capsys):
     rc, out, err = buzzer(capsys, "check-config", path)
     assert rc == 0 and err == ""
     assert "OK" in out and "2 teams" in out
+
+
+def test_check_config_describes_a_mafia_table_by_its_seats(capsys):
+    rc, out, _ = buzzer(capsys, "check-config", ROOT / "config" / "mafia.toml")
+    assert rc == 0
+    assert out.endswith("mafia.toml: OK (mode mafia, 10 seats, 10 player names, buttons keyboard)\n")
+    assert "teams" not in out
+
+
+def test_check_config_names_own_game_players_and_programme_rounds(capsys):
+    assert "3 players" in buzzer(capsys, "check-config", ROOT / "config" / "own-game.toml")[1]
+    assert "3 rounds" in buzzer(capsys, "check-config", ROOT / "examples" / "programme.toml")[1]
+
+
+def test_check_config_without_a_file_checks_the_default_config():
+    """`buzzer check-config` with no FILE checks what `buzzer run` would load (docs/cli.md: [FILE])."""
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "check-config"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout == "config/default.toml: OK (mode erudite, 4 teams, buttons keyboard)\n"
 
 
 def test_check_config_the_shipped_default(capsys):
@@ -204,3 +241,34 @@ def test_config_docs_are_the_generated_text(capsys):
 
 def test_default_toml_loads_to_the_defaults():
     assert config.load(ROOT / "config" / "default.toml") == config.defaults()
+
+
+# =========================================================================
+# how the program tells the user to start it again
+
+@pytest.mark.parametrize("argv0, on_path, shown", [
+    (".venv/bin/buzzer", None, ".venv/bin/buzzer"),           # after make run: not on PATH
+    ("/usr/local/bin/buzzer", "/usr/local/bin/buzzer", "buzzer"),
+    ("/opt/x/controller/cli.py", None, "buzzer"),            # python -m controller.cli
+])
+def test_the_command_to_type_again_is_the_one_that_works(monkeypatch, argv0, on_path, shown):
+    import shutil
+    monkeypatch.setattr(sys, "argv", [argv0])
+    monkeypatch.setattr(shutil, "which", lambda name: on_path)
+    assert cli.command_name() == shown
+
+
+def test_an_unfinished_game_names_the_venv_command_to_resume_it(tmp_path):
+    buzzer = Path(sys.executable).with_name("buzzer")
+    if not buzzer.exists():
+        pytest.skip("buzzer is not installed next to this python")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "bin").symlink_to(buzzer.parent)
+    import os
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                           if not (Path(p) / "buzzer").exists())  # as after make run: not on PATH
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PATH=path)
+    proc = subprocess.run([".venv/bin/buzzer", "run", "--headless", "--seconds", "0.2"], cwd=tmp_path, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "Игра не окончена: `.venv/bin/buzzer run` её продолжит."

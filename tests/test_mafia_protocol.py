@@ -181,6 +181,58 @@ def test_protest_needs_the_end_time_and_cannot_come_before_it():
         add_protest(p, "x", dt.datetime(2015, 3, 6, 14, 31))
 
 
+# ---------------------------------------------------------------- the table's seats
+
+def eleventh_player(data):
+    data = copy.deepcopy(data)
+    data["players"].append({"seat": 11, "name": "Лишний", "role": "civilian"})
+    return data
+
+
+def test_a_seat_beyond_the_table_is_refused():
+    with pytest.raises(ProtocolError) as err:
+        from_dict(eleventh_player(protocol_data()))
+    assert str(err.value) == ("players[10].seat: no seat 11 at a table of 10 seats (mafia.seats); "
+                              "seats are 1–10")
+
+
+def test_fewer_players_than_the_table_has_seats_are_refused():
+    data = protocol_data(players=protocol_data()["players"][:4])
+    with pytest.raises(ProtocolError) as err:
+        from_dict(data)
+    assert str(err.value) == ("players: 4 players at a table of 10 seats (mafia.seats); nobody at seats "
+                              "5, 6, 7, 8, 9, 10 (a smaller table is set by mafia.seats in the config)")
+    # a table of 4 seats in the config, or recorded in the protocol, is a full table
+    assert len(from_dict(data, {"seats": 4}).players) == 4
+    assert from_dict(dict(data, seats=4)).seats == 4
+    with pytest.raises(ProtocolError, match=r"^players\[0\]\.seat: no seat 12 at a table of 4 seats \(the "
+                                            r"protocol's seats\)"):
+        from_dict(with_player(dict(data, seats=4), 0, seat=12))
+
+
+def test_the_protocol_records_the_tables_seats(tmp_path):
+    names = [f"Игрок {i}" for i in range(1, 9)]
+    state = mafia.initial({"seats": 8}, names)
+    for i, r in enumerate(ROLES[:8]):
+        state, _ = mafia.step(state, Host("role", 0, {"seat": i + 1, "role": r}))
+    state, _ = mafia.step(state, Host("end_game", NS_PER_S, {"winner": "town"}))
+    p = from_table(mafia.summary(state), tournament="Т", stage="С", game=1, table=1, date="2015-03-06",
+                   ended_at="2015-03-06T12:00:00", settings={"seats": 8})
+    path = save(p, tmp_path / "g.json")
+    assert json.loads(path.read_text(encoding="utf-8"))["seats"] == 8
+    assert load(path).seats == 8  # checked later without the table's config: the protocol says
+
+
+def test_a_table_with_an_unnamed_seat_gives_no_protocol():
+    state = mafia.initial({}, [f"Игрок {i}" for i in range(1, 10)])  # seat 10 has nobody
+    for i, r in enumerate(ROLES[:9]):
+        state, _ = mafia.step(state, Host("role", 0, {"seat": i + 1, "role": r}))
+    state, _ = mafia.step(state, Host("end_game", NS_PER_S, {"winner": "town"}))
+    with pytest.raises(ProtocolError, match=r"^players: 9 players at a table of 10 seats .*nobody at seat 10 "):
+        from_table(mafia.summary(state), tournament="Т", stage="С", game=1, table=1, date="2015-03-06",
+                   ended_at="2015-03-06T12:00:00")
+
+
 # ---------------------------------------------------------------- from a table session
 
 def test_protocol_from_a_finished_table():

@@ -132,4 +132,4 @@ def test_a_bad_setup_is_named_as_line_one(tmp_path):
 def test_a_missing_script_is_one_error():
     with pytest.raises(ScriptError) as err:
         script_mod.load("/nonexistent/game.jsonl")
-    assert "script not found" in str(err.value)
+    assert str(err.value) == "/nonexistent/game.jsonl: file not found" and err.value.line is None

@@ -148,3 +148,48 @@ def test_a_race_of_two_buttons_reports_edge_and_callback_order_and_the_verdict(f
     assert pairs[0].endswith("fair (within quiet_ms = 15 ms)")
     assert pairs[1].startswith("C before D by ") and "callbacks: D first" in pairs[1]
     assert "NOT fair" in pairs[1] and "raise [gpio] quiet_ms" in pairs[1]
+
+
+def _no_gpio_env():
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONWARNINGS="default")
+    return env
+
+
+@pytest.mark.parametrize("argv", [
+    ["test-buttons", "--seconds", "0.2"],
+    ["run", "--config", "{cfg}", "--headless", "--new", "--seconds", "0.2"],
+], ids=["test-buttons", "run-gpio"])
+def test_without_gpio_hardware_the_error_is_one_line_on_stderr(tmp_path, argv):
+    """No Pi and no GPIOZERO_PIN_FACTORY: gpiozero's fallback warnings are caught;
+    the user sees one line naming what is missing, and exit code 2."""
+    cfg = write(tmp_path, "gpio.toml", 'buttons = "gpio"\n')
+    argv = [a.replace("{cfg}", str(cfg)) for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", *argv], cwd=tmp_path, env=_no_gpio_env(),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("this machine has GPIO pins")
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("buzzer: no GPIO pin factory (default): ")
+    assert "PinFactoryFallback" not in proc.stderr and "python3-lgpio" in lines[0]
+
+
+def test_a_missing_script_file_is_one_line(factory, tmp_path, capsys):
+    rc = main(["test-buttons", "--script", str(tmp_path / "nope.txt"), "--seconds", "0.1", "--no-lamps"])
+    assert rc == 2
+    assert capsys.readouterr().err == f"buzzer: {tmp_path / 'nope.txt'}: file not found\n"
+
+
+def test_runs_without_python_evdev_as_make_run_installs_it(tmp_path):
+    """`make run` installs no keypad extra: test-buttons still checks the pins (the mock
+    ones here) instead of refusing the default [keypad] keymap it cannot read anyway."""
+    fake = tmp_path / "no-evdev" / "evdev"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('raise ImportError("No module named evdev")\n', encoding="utf-8")
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", PYTHONPATH=os.pathsep.join([str(fake.parent), str(ROOT)]))
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "test-buttons", "--seconds", "0.2", "--no-lamps",
+                           "--lang", "en"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Button A   pin GPIO17" in proc.stdout and "Never pressed: A (GPIO17)" in proc.stdout

@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def game(number, winner, players, *, final=False, table=1):
-    """players: (name, role) or (name, role, extra) or (name, role, extra, disqualified)."""
+    """players: (name, role) or (name, role, extra) or (name, role, extra, disqualified), on
+    seats 1, 2 ... of a table that has just as many seats (the protocol records them)."""
     rows = []
     for seat, p in enumerate(players, 1):
         name, role, extra, dq = tuple(p) + (None, None, 0, False)[len(p):]
@@ -29,7 +30,7 @@ def game(number, winner, players, *, final=False, table=1):
                      "fouls": 4 if dq else 0})
     return {"tournament": "Кубок «Пале»", "stage": "Финал" if final else "Отборочный", "final": final,
             "game": number, "table": table, "date": "2015-03-06", "ended_at": "2015-03-06T12:00:00",
-            "winner": winner, "players": rows}
+            "winner": winner, "seats": len(rows), "players": rows}
 
 
 def proto(*args, settings=None, **kw):
@@ -259,6 +260,29 @@ def test_protocol_command_checks_renders_and_enters_protests(tmp_path, capsys):
     capsys.readouterr()
     assert main(["protocol", "protest", str(path), "--text", "Поздно", "--at", "2015-03-06T12:10:01"]) == 2
     assert "too late: entered 10 min 1 s after the game ended" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("players, message", [
+    (TEN + [("Лишний", "civilian")], "players[10].seat: no seat 11 at a table of 10 seats"),
+    (TEN[:4], "players: 4 players at a table of 10 seats"),
+])
+def test_protocol_check_refuses_an_impossible_table(tmp_path, capsys, players, message):
+    """A table of `[mafia] seats = 10` has ten players on seats 1–10: one line, exit 2."""
+    data = game(1, "town", players)
+    del data["seats"]  # as written by hand: the table is the config's
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    cfg = tmp_path / "mafia.toml"
+    cfg.write_text('mode = "mafia"\n[mafia]\nseats = 10\n', encoding="utf-8")
+    for argv in (["protocol", "check", str(path)], ["protocol", "check", str(path), "-c", str(cfg)]):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and err.startswith(f"buzzer: {path}: {message}")
+    # a config that says the table is smaller accepts a full small table
+    if len(players) < 10:
+        cfg.write_text(f"[mafia]\nseats = {len(players)}\n", encoding="utf-8")
+        assert main(["protocol", "check", str(path), "-c", str(cfg)]) == 0
+        assert "4 seats" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------- a whole game, end to end

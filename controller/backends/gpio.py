@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -86,7 +87,18 @@ class InputStats:
 
 
 def make_pin_factory(name: str):
-    """The gpiozero pin factory named in config (``""``: gpiozero's default)."""
+    """The gpiozero pin factory named in config (``""``: gpiozero's default).
+
+    gpiozero warns (``PinFactoryFallback``) about every factory it tries and
+    cannot load; those warnings are caught here, so that a machine without GPIO
+    gets one line naming the problem instead of a screenful of warnings.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        return _make_pin_factory(name, caught)
+
+
+def _make_pin_factory(name: str, caught: list):
     try:
         if not name:
             Device.ensure_pin_factory()
@@ -100,6 +112,11 @@ def make_pin_factory(name: str):
                 return ep.load()()
         raise BadPinFactory(f"unknown pin factory {name!r}")
     except (BadPinFactory, ImportError, OSError, RuntimeError, GPIOZeroError) as exc:
+        # the first factory gpiozero fell back from (lgpio) says best what is missing
+        tried = [str(w.message).removeprefix("Falling back from ") for w in caught
+                 if "Falling back from" in str(w.message)]
+        if tried:
+            exc = f"{exc} ({tried[0]})"
         hint = ("on a Raspberry Pi install python3-lgpio (Raspberry Pi OS has it) and add the user "
                 "to the gpio group; without a Pi set GPIOZERO_PIN_FACTORY=mock to try the program")
         raise BackendUnavailable(f"no GPIO pin factory {name or '(default)'}: {exc}; {hint}") from None

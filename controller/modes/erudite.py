@@ -489,12 +489,15 @@ def _h_right(s: State, h: Host, fx: list) -> State:
     return _finish_question(s, h.at, fx)
 
 
-def _score(s: State, q: Question, team: int, delta: int) -> State:
+def _score(s: State, q: Question, team: int, delta: int, won: int | None = None) -> State:
+    """Add ``delta`` to a team's points and ``won`` (default: a right answer's
+    ``delta``, 0 for a wrong one) to its points won by right answers [§4.10]."""
+    won = max(delta, 0) if won is None else won
     if q.fight == -1:
         return replace(s, tb_scores=b.set_at(s.tb_scores, team, s.tb_scores[team] + delta),
-                       tb_won=b.set_at(s.tb_won, team, s.tb_won[team] + max(delta, 0)))
+                       tb_won=b.set_at(s.tb_won, team, s.tb_won[team] + won))
     return replace(s, scores=b.set_at(s.scores, team, s.scores[team] + delta),
-                   won=b.set_at(s.won, team, s.won[team] + max(delta, 0)))
+                   won=b.set_at(s.won, team, s.won[team] + won))
 
 
 def _h_wrong(s: State, h: Host, fx: list) -> State:
@@ -542,7 +545,8 @@ def _h_withdraw(s: State, h: Host, fx: list) -> State:
         return s
     undone = []
     for a in q.answers:
-        s = _score(s, q, a.team, -a.delta)
+        # a right answer's points leave the won points too; a wrong one never added any
+        s = _score(s, q, a.team, -a.delta, won=-a.delta if a.result == "right" else 0)
         undone.append({"team": s.teams[a.team].name, "delta": -a.delta})
     if q.holder is not None:
         fx.append(Lamp(s.teams[q.holder].button, "off"))

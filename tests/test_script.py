@@ -141,6 +141,11 @@ def test_a_missing_script_is_one_error():
 DEADLINE_CASES = {
     "mafia speech": ({"mode": "mafia"}, [{"at": 2.0, "host": "speech", "seat": 3}],
                      [(52.0, "mafia.warning"), (62.0, "mafia.speech_end")]),
+    "erudite thinking countdown": ({"teams": TEAMS, "settings": {"erudite.warn_at_s": [3]}},
+                                   [{"at": 1.0, "host": "question"}, {"at": 2.0, "host": "reading_done"}],
+                                   [(6.0, "warning"), (9.002, "time_up")]),
+    "erudite captain's timer": ({"teams": TEAMS}, [{"at": 1.0, "host": "captain"}],
+                                [(51.0, "warning"), (61.0, "captain_time_up")]),
     "own-game answer time": ({"mode": "own-game", "teams": TEAMS, "settings": {"own_game.answer_time_s": 3}},
                              [{"at": 1.0, "host": "question"}, {"at": 2.0, "host": "reading_done"},
                               {"at": 3.0, "press": "B"}],

@@ -265,12 +265,14 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
         cd, n = cdn.take_warnings(q.countdown, t)
         s = replace(s, question=replace(q, countdown=cd))
         fx.append(Sound("warning"))
+        b.log(fx, t, "warning", countdown="think", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
     elif what == "expire":
         s = _expire(s, t, fx)
     elif what == "captain_warn":
         cd, n = cdn.take_warnings(s.captain, t)
         s = replace(s, captain=cd)
         fx.append(Sound("warning"))
+        b.log(fx, t, "warning", countdown="captain", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
     elif what == "captain_expire":
         s = replace(s, captain=None)
         fx += [Sound("time_up"), Flash("captain_time_up")]

@@ -12,7 +12,7 @@ delivery jitter never exceeds the settle window, the true first presser always
 wins.
 
 Exact timestamp ties are broken by a rule: ``random`` (a draw seeded by the
-game's logged seed and the question number, so a replay draws the same) or
+game's logged seed and how many questions were announced, so a replay draws the same) or
 ``order`` (the button listed first wins).
 """
 

@@ -553,6 +553,16 @@ def signed(n: int | float) -> str:
     return "0"
 
 
+def question_title(q: Mapping[str, Any], lang: str = DEFAULT_LANG) -> str:
+    """How a view's question is named, the same on the screen and in the terminal:
+    «Вопрос 2/5» (its place in the round) where the mode has rounds, else «Вопрос № 7»
+    (or its label, «Вопрос № 2.5»)."""
+    if q.get("index") and q.get("of"):
+        return f"{t('question', lang)} {q['index']}/{q['of']}"
+    ref = q.get("label") or q.get("number")
+    return t("question_n", lang, n=ref) if ref else t("question", lang)
+
+
 def all_strings() -> list[tuple[str, str, str]]:
     """Every (lang, key, text) triple: for checks such as font coverage."""
     return [(lang, key, text) for lang, table in STRINGS.items() for key, text in table.items()]

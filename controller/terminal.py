@@ -22,7 +22,7 @@ from controller import engine
 
 def status_line(view: dict, lang: str = "ru") -> str:
     """One line that says where the game is: question, who answers, countdown, scores."""
-    from controller.i18n import t
+    from controller.i18n import question_title, t
 
     parts = []
     if "seats" in view:  # «Мафия» table
@@ -40,7 +40,8 @@ def status_line(view: dict, lang: str = "ru") -> str:
     if view.get("stage") == "finished":
         parts.append(t("game_over", lang))
     if q:
-        parts.append(f"{t('question', lang)} {q.get('number', '')} ({q.get('nominal', '')})")
+        nominal = q.get("nominal")
+        parts.append(question_title(q, lang) + ("" if nominal is None else f" ({nominal})"))
     teams = view.get("teams") or []
     holder = next((tm["name"] for tm in teams if tm.get("holder")), None)
     if holder:

@@ -20,7 +20,7 @@ def test_status_line_shows_question_holder_countdown_and_scores():
                Press("B", 2_000_000_000, 2_000_000_000), Tick(2_010_000_000)):
         s, _ = engine.step(s, ev)
     line = status_line(engine.view(s, 2_010_000_000), "ru")
-    assert "Вопрос 1 (30)" in line and "Отвечает: Бета" in line
+    assert "Вопрос 1/5 (30)" in line and "Отвечает: Бета" in line   # as the screen names it
     assert "⏱ 6.0" in line and "Альфа 0" in line
 
 

@@ -10,8 +10,11 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from controller import config, engine
+from controller import config, engine, script
 from controller.cli import main
+from controller.display.scoreboard import Scoreboard
+from controller.i18n import question_title
+from controller.terminal import status_line
 from controller.effects import Log
 from controller.events import NS_PER_MS, Host, Press, Release, Tick
 
@@ -186,3 +189,71 @@ def test_a_withdrawn_question_does_not_decide_the_places_of_teams_equal_on_point
     assert out["won_points"] == {"Альфа": 10, "Бета": 30}
     assert [(r["place"], r["team"], r["won_points"]) for r in out["standings"]] == [(1, "Бета", 30),
                                                                                     (2, "Альфа", 10)]
+
+
+# ---------------------------------------------------------------------------
+# numbering: a replacement takes the withdrawn question's place [§4.9], and the
+# screen, the terminal and simulate name it alike
+
+def _script(tmp_path, setup, lines):
+    path = tmp_path / "game.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in [{"setup": setup}, *lines]),
+                    encoding="utf-8")
+    return script.run(script.load(path))
+
+
+ERUDITE_WITHDRAW = [
+    {"at": 1.0, "host": "question"},                                          # 1/5, 10
+    {"at": 1.5, "press": "A"}, {"at": 2.0, "host": "right"},
+    {"at": 3.0, "host": "question"},                                          # 2/5, 20
+    {"at": 3.5, "press": "A"}, {"at": 4.0, "host": "wrong"},
+    {"at": 4.5, "press": "B"}, {"at": 5.0, "host": "right"},
+    {"at": 6.0, "host": "withdraw"},
+]
+
+
+def test_a_replacement_question_keeps_the_withdrawn_questions_number(tmp_path):
+    setup = {"mode": "erudite", "seed": 7, "teams": [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}]}
+    withdrawn = engine.view(_script(tmp_path, setup, ERUDITE_WITHDRAW).state)["question"]
+    assert (withdrawn["number"], withdrawn["index"], withdrawn["closed"]) == (2, 2, "withdrawn")
+    assert "Вопрос 2/5" in status_line(engine.view(_script(tmp_path, setup, ERUDITE_WITHDRAW).state))
+
+    run = _script(tmp_path, setup, ERUDITE_WITHDRAW + [{"at": 7.0, "host": "question"}])
+    view = engine.view(run.state)
+    q = view["question"]
+    assert (q["number"], q["index"], q["of"], q["nominal"]) == (2, 2, 5, 20)
+    assert question_title(q) == "Вопрос 2/5"                    # the screen's question card
+    assert status_line(view).startswith("Вопрос 2/5 (20)")      # the terminal
+    out = script.result(run)
+    assert [(x["number"], x["withdrawn"]) for x in out["questions"]] == [(1, False), (2, True), (2, False)]
+    assert [e["number"] for e in out["events"] if e["kind"] == "question"] == [1, 2, 2]
+
+    run = _script(tmp_path, setup, ERUDITE_WITHDRAW + [{"at": 7.0, "host": "question"},
+                                                       {"at": 7.5, "press": "B"}, {"at": 8.0, "host": "right"},
+                                                       {"at": 9.0, "host": "question"}])
+    q = engine.view(run.state)["question"]
+    assert (q["number"], q["index"], q["nominal"]) == (3, 3, 30)
+    assert status_line(engine.view(run.state)).startswith("Вопрос 3/5 (30)")
+
+
+def test_a_withdrawn_last_question_of_a_round_does_not_bring_up_the_standings(tmp_path):
+    setup = {"mode": "erudite", "seed": 7, "teams": [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}]}
+    lines = []
+    for k in range(5):
+        lines += [{"at": 10.0 * k + 1, "host": "question"}, {"at": 10.0 * k + 2, "press": "A"},
+                  {"at": 10.0 * k + 3, "host": "right"}]
+    assert Scoreboard._show_table(engine.view(_script(tmp_path, setup, lines).state))
+    view = engine.view(_script(tmp_path, setup, lines + [{"at": 50.0, "host": "withdraw"}]).state)
+    assert view["question"]["index"] == 5 and not Scoreboard._show_table(view)   # its replacement comes next
+
+
+def test_own_game_and_brain_ring_replacements_keep_the_number(tmp_path):
+    players = [{"name": "P1", "button": "B1"}, {"name": "P2", "button": "B2"}]
+    own = script.result(_script(tmp_path, {"mode": "own-game", "teams": players}, [
+        {"at": 1.0, "host": "question"}, {"at": 2.0, "host": "withdraw"},
+        {"at": 3.0, "host": "question"}, {"at": 4.0, "host": "end_game"}]))
+    ring = script.result(_script(tmp_path, {"mode": "brain-ring", "teams": players}, [
+        {"at": 1.0, "host": "question"}, {"at": 2.0, "host": "withdraw"},
+        {"at": 3.0, "host": "question"}]))
+    for out in (own, ring):
+        assert [(x["number"], x["withdrawn"]) for x in out["questions"]] == [(1, True), (1, False)]

@@ -29,7 +29,7 @@ from typing import Any, Mapping
 import pygame
 
 from controller.display.textcache import TextCache
-from controller.i18n import DEFAULT_LANG, MINUS, action_label, signed, t
+from controller.i18n import DEFAULT_LANG, MINUS, action_label, question_title, signed, t
 
 Rect = pygame.Rect
 Colour = tuple[int, int, int]
@@ -456,8 +456,9 @@ class Scoreboard:
         if view.get("stage") == "finished" or view.get("show_standings"):
             return True
         q = view.get("question")
-        if q and not q.get("open") and q.get("of") and q.get("index", 0) >= q["of"] \
-                and not view.get("countdown") and not (view.get("captain") or {}).get("running"):
+        # after the round's last question; not a withdrawn one: its replacement comes next
+        if q and not q.get("open") and q.get("closed") != "withdrawn" and q.get("of") \
+                and q.get("index", 0) >= q["of"] and not view.get("countdown") and not (view.get("captain") or {}).get("running"):
             return True
         return False
 
@@ -642,13 +643,7 @@ class Scoreboard:
 
     def _draw_question_card(self, surface, rect: Rect, q: Mapping[str, Any]) -> None:
         lang = self.lang
-        if q.get("index") and q.get("of"):
-            head = f"{t('question', lang)} {q['index']}/{q['of']}"
-        elif q.get("number"):
-            head = t("question_n", lang, n=q["number"])
-        else:
-            head = t("question", lang)
-        self._text(surface, head, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
+        self._text(surface, question_title(q, lang), Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
                                        rect.height * 16 // 100), int(rect.height * 0.11), MUTED)
         if q.get("nominal") is not None:
             self._text(surface, str(q["nominal"]), Rect(rect.x, rect.y + rect.height * 22 // 100, rect.width,

@@ -20,7 +20,8 @@ from controller.events import NS_PER_MS, Host, Press, Release, Tick
 
 MODES = {
     # mode: (config data, buttons, host actions a question's history may contain)
-    "erudite": ({"teams": [{"name": n, "button": b} for n, b in zip(["Альфа", "Бета", "Гамма", "Дельта"], "ABCD")],
+    "erudite": ({"teams": [{"name": n, "button": b}
+                           for n, b in zip(["Альфа", "Бета", "Гамма", "Дельта"], "ABCD")],
                  "erudite": {"early_block_s": 0.5}},
                 "ABCD", ["reading_done", "right", "wrong", "wrong", "undo", "pause"]),
     "own-game": ({"teams": [{"name": f"P{i}", "button": f"B{i}"} for i in (1, 2, 3)],
@@ -202,6 +203,8 @@ def _script(tmp_path, setup, lines):
     return script.run(script.load(path))
 
 
+ERUDITE_SETUP = {"mode": "erudite", "seed": 7,
+                 "teams": [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}]}
 ERUDITE_WITHDRAW = [
     {"at": 1.0, "host": "question"},                                          # 1/5, 10
     {"at": 1.5, "press": "A"}, {"at": 2.0, "host": "right"},
@@ -213,7 +216,7 @@ ERUDITE_WITHDRAW = [
 
 
 def test_a_replacement_question_keeps_the_withdrawn_questions_number(tmp_path):
-    setup = {"mode": "erudite", "seed": 7, "teams": [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}]}
+    setup = ERUDITE_SETUP
     withdrawn = engine.view(_script(tmp_path, setup, ERUDITE_WITHDRAW).state)["question"]
     assert (withdrawn["number"], withdrawn["index"], withdrawn["closed"]) == (2, 2, "withdrawn")
     assert "Вопрос 2/5" in status_line(engine.view(_script(tmp_path, setup, ERUDITE_WITHDRAW).state))
@@ -237,7 +240,7 @@ def test_a_replacement_question_keeps_the_withdrawn_questions_number(tmp_path):
 
 
 def test_a_withdrawn_last_question_of_a_round_does_not_bring_up_the_standings(tmp_path):
-    setup = {"mode": "erudite", "seed": 7, "teams": [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}]}
+    setup = ERUDITE_SETUP
     lines = []
     for k in range(5):
         lines += [{"at": 10.0 * k + 1, "host": "question"}, {"at": 10.0 * k + 2, "press": "A"},

@@ -458,7 +458,8 @@ class Scoreboard:
         q = view.get("question")
         # after the round's last question; not a withdrawn one: its replacement comes next
         if q and not q.get("open") and q.get("closed") != "withdrawn" and q.get("of") \
-                and q.get("index", 0) >= q["of"] and not view.get("countdown") and not (view.get("captain") or {}).get("running"):
+                and q.get("index", 0) >= q["of"] \
+                and not view.get("countdown") and not (view.get("captain") or {}).get("running"):
             return True
         return False
 

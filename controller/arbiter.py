@@ -32,7 +32,7 @@ Both rules use only what the events carry, so a replay decides the same.  A
 decision once made is never taken back: a press delivered after it is late.
 
 Exact timestamp ties are broken by a rule: ``random`` (a draw seeded by the
-game's logged seed and the question number, so a replay draws the same) or
+game's logged seed and how many questions were announced, so a replay draws the same) or
 ``order`` (the button listed first wins).
 """
 

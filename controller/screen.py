@@ -173,7 +173,9 @@ def show_table(view: Mapping[str, Any]) -> bool:
     if view.get("stage") == "finished" or view.get("show_standings"):
         return True
     q = view.get("question")
-    if q and not q.get("open") and q.get("of") and q.get("index", 0) >= q["of"] \
+    # after the round's last question; not a withdrawn one: its replacement comes next
+    if q and not q.get("open") and q.get("closed") != "withdrawn" and q.get("of") \
+            and q.get("index", 0) >= q["of"] \
             and not view.get("countdown") and not (view.get("captain") or {}).get("running"):
         return True
     return False
@@ -232,12 +234,13 @@ def info_slots(view: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
 
 
 def question_head(q: Mapping[str, Any], lang: str) -> str:
-    """«Вопрос 2/5», «Вопрос № 7» or «Вопрос»."""
+    """How a view's question is named, the same on the screen and in the terminal:
+    «Вопрос 2/5» (its place in the round) where the mode has rounds, else «Вопрос № 7»
+    (or its label, «Вопрос № 2.5»), or «Вопрос»."""
     if q.get("index") and q.get("of"):
         return f"{t('question', lang)} {q['index']}/{q['of']}"
-    if q.get("number"):
-        return t("question_n", lang, n=q["number"])
-    return t("question", lang)
+    ref = q.get("label") or q.get("number")
+    return t("question_n", lang, n=ref) if ref else t("question", lang)
 
 
 def closed_outcome(view: Mapping[str, Any]) -> tuple[str, Mapping[str, Any] | None]:

@@ -222,6 +222,19 @@ def _flashes(fx: list, when: int) -> list[tuple[int, Flash]]:
     return out
 
 
+def _ticks(state: Any, until: int, log: list[Log], flashes: list[tuple[int, Flash]]) -> Any:
+    """Send a Tick at every deadline up to ``until``, each at its own time, as the
+    loop of ``buzzer run`` does (it wakes at ``engine.wakeup``): a deadline between
+    two script lines fires when it falls due, not when the next line comes."""
+    while (due := engine.wakeup(state)) is not None and due <= until:
+        state, fx = engine.step(state, Tick(due))
+        log.extend(f for f in fx if isinstance(f, Log))
+        flashes.extend(_flashes(fx, due))
+        if engine.wakeup(state) == due:   # a deadline that does not go away: leave it to the next event
+            break
+    return state
+
+
 def run(script: Script, config_path: str | None = None, until: float | None = None) -> Run:
     """Play the script through the engine; stop at ``until`` seconds if given."""
     cfg = config_for(script, config_path)
@@ -239,6 +252,7 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
         if limit is not None and ev.now > limit:
             break
         try:
+            state = _ticks(state, ev.now, log, flashes)
             state, fx = engine.step(state, ev)
         except GameError as exc:
             raise ScriptError(line, str(exc), script.source) from None
@@ -246,6 +260,7 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
         flashes.extend(_flashes(fx, ev.now))
         last = max(last, ev.now)
     end = limit if limit is not None else last + int(round(cfg["arbiter"]["settle_ms"] * 1e6))
+    state = _ticks(state, end, log, flashes)
     state, fx = engine.step(state, Tick(end))
     log.extend(f for f in fx if isinstance(f, Log))
     flashes.extend(_flashes(fx, end))

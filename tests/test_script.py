@@ -133,3 +133,36 @@ def test_a_missing_script_is_one_error():
     with pytest.raises(ScriptError) as err:
         script_mod.load("/nonexistent/game.jsonl")
     assert str(err.value) == "/nonexistent/game.jsonl: file not found" and err.value.line is None
+
+
+# Every deadline fires at its own time, as in `buzzer run` (the loop wakes at
+# engine.wakeup), whether or not a script line falls near it: here the next line
+# comes long after every signal of the countdown.
+DEADLINE_CASES = {
+    "mafia speech": ({"mode": "mafia"}, [{"at": 2.0, "host": "speech", "seat": 3}],
+                     [(52.0, "mafia.warning"), (62.0, "mafia.speech_end")]),
+    "erudite thinking countdown": ({"teams": TEAMS, "settings": {"erudite.warn_at_s": [3]}},
+                                   [{"at": 1.0, "host": "question"}, {"at": 2.0, "host": "reading_done"}],
+                                   [(6.0, "warning"), (9.002, "time_up")]),
+    "erudite captain's timer": ({"teams": TEAMS}, [{"at": 1.0, "host": "captain"}],
+                                [(51.0, "warning"), (61.0, "captain_time_up")]),
+    "own-game answer time": ({"mode": "own-game", "teams": TEAMS, "settings": {"own_game.answer_time_s": 3}},
+                             [{"at": 1.0, "host": "question"}, {"at": 2.0, "host": "reading_done"},
+                              {"at": 3.0, "press": "B"}],
+                             [(3.002, "answer_right"), (6.002, "answer_time_up")]),
+    "brain-ring clock": ({"mode": "brain-ring", "teams": TEAMS[:2]},
+                         [{"at": 1.0, "host": "question"}, {"at": 2.0, "host": "start_clock"}],
+                         [(52.0, "warning"), (57.0, "warning"), (61.0, "warning"), (62.002, "time_up")]),
+    "ЧГК discussion and hand-in": ({"mode": "chgk", "teams": TEAMS}, [{"at": 1.0, "host": "start_clock"}],
+                                   [(51.0, "warning"), (61.0, "time_up"), (71.0, "answers_closed")]),
+}
+
+
+@pytest.mark.parametrize("case", list(DEADLINE_CASES))
+def test_deadlines_between_lines_fire_at_their_own_time(tmp_path, case):
+    setup, lines, expected = DEADLINE_CASES[case]
+    far = {"at": 300.0, "host": "foul", "seat": 1} if setup.get("mode") == "mafia" else \
+        {"at": 300.0, "host": "pause"}
+    out = simulate(write(tmp_path, [{"setup": setup}, *lines, far]))
+    seen = [(e["t"], e["kind"]) for e in out["events"] if e["t"] < 300]
+    assert [x for x in seen if x in expected] == expected

@@ -7,7 +7,7 @@ number from ``[brain_ring]``):
   unanswered questions carried over (1, then 2, 3 ...);
 * ``start_clock`` («Время!») starts the clock: at once, or after a random pause
   of ``start_delay_min_s``..``start_delay_max_s`` drawn from the game seed, the
-  fight and the question number (a replay draws the same pause); the start
+  fight and how many questions were announced (a replay draws the same pause); the start
   signal is ``Sound("start")`` and ``main_time_s`` (60 s) run;
 * a press whose edge is before the start signal is a false start:
   ``Sound("false_start")``, ``Flash("false_start", team)``, the lamp blinks
@@ -63,7 +63,8 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    number: int
+    number: int                      # 1-based place in the game; a replacement keeps the withdrawn one's
+    seq: int                         # 1-based, counts every announcement (the start-signal draw)
     fight: int
     value: int
     carry_before: int
@@ -129,12 +130,13 @@ def initial(config: dict, seed: int) -> State:
     return State(rules=rules, teams=teams, active=active, scores=zeros, totals=zeros, wins=zeros)
 
 
-def start_delay(rules: Rules, fight: int, number: int) -> int:
+def start_delay(rules: Rules, fight: int, seq: int) -> int:
     """The random pause before the start signal, in ns (whole ms): a pure function of the
-    game seed, the fight and the question number, so a replay repeats it."""
+    game seed, the fight and the question's announcement count (``Question.seq``), so a
+    replay repeats it."""
     if not rules.delay:
         return 0
-    rng = random.Random(f"{rules.seed}/brain-ring/{fight}/{number}")
+    rng = random.Random(f"{rules.seed}/brain-ring/{fight}/{seq}")
     ms = rng.randint(rules.delay_min // NS_PER_MS, rules.delay_max // NS_PER_MS)
     return ms * NS_PER_MS
 
@@ -200,7 +202,7 @@ def _start(s: State, t: int, fx: list) -> State:
 def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.tie_rule, s.rules.seed,
-                                f"{q.fight}/{q.number}/{q.wave}", s.button_order)
+                                f"{q.fight}/{q.seq}/{q.wave}", s.button_order)
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cdn.pause(q.countdown, t))
@@ -290,7 +292,8 @@ def _h_question(s: State, h: Host, fx: list) -> State:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise GameError(f"nominal must be a whole number > 0, got {value!r}")
     history = s.history + ((s.question,) if s.question is not None else ())
-    q = Question(number=len(history) + 1, fight=s.fight, value=value, carry_before=s.carry, announced_at=h.at)
+    q = Question(number=sum(1 for x in history if x.closed != "withdrawn") + 1, seq=len(history) + 1,
+                 fight=s.fight, value=value, carry_before=s.carry, announced_at=h.at)
     fx += [Lamp(s.teams[i].button, "off") for i in s.active]
     b.log(fx, h.at, "question", number=q.number, fight=s.fight, value=value, carried=s.carry)
     return replace(s, history=history, question=q)
@@ -304,7 +307,7 @@ def _h_start_clock(s: State, h: Host, fx: list) -> State:
     if q.start_at is not None:
         b.refuse(fx, h.at, "clock_running")
         return s
-    delay = start_delay(s.rules, q.fight, q.number)
+    delay = start_delay(s.rules, q.fight, q.seq)
     q = replace(q, clock_at=h.at, start_at=h.at + delay)
     if s.paused:   # the signal waits for the resume
         q = replace(q, start_left=delay)

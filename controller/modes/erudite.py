@@ -81,7 +81,9 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    number: int                  # 1-based, counts every announced question
+    number: int                  # 1-based place in the game; a replacement keeps the withdrawn one's [§4.9]
+    index: int                   # 1-based place in its round (the same slot rule)
+    seq: int                     # 1-based, counts every announcement (tie draws, undo)
     fight: int                   # 0-based; -1 for the tie-break fight
     round: int                   # 0-based
     nominal: int
@@ -265,12 +267,14 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
         cd, n = cdn.take_warnings(q.countdown, t)
         s = replace(s, question=replace(q, countdown=cd))
         fx.append(Sound("warning"))
+        b.log(fx, t, "warning", countdown="think", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
     elif what == "expire":
         s = _expire(s, t, fx)
     elif what == "captain_warn":
         cd, n = cdn.take_warnings(s.captain, t)
         s = replace(s, captain=cd)
         fx.append(Sound("warning"))
+        b.log(fx, t, "warning", countdown="captain", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
     elif what == "captain_expire":
         s = replace(s, captain=None)
         fx += [Sound("time_up"), Flash("captain_time_up")]
@@ -294,7 +298,7 @@ def _decide(s: State, t: int, fx: list) -> State:
         if not q.arbiter.pending or q.arbiter.decide_at(s.rules.settle) > t:
             return s
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.tie_rule, s.rules.seed,
-                                f"{q.number}/{q.wave}", s.button_order)
+                                f"{q.seq}/{q.wave}", s.button_order)
     winner = ordered[0]
     team = s.team_of(winner.button)
     # the winner's edge stopped the clock, not the end of the settle window:
@@ -426,10 +430,11 @@ def _h_question(s: State, h: Host, fx: list) -> State:
         s = replace(s, themes=tuple(x for x in s.themes if x[0] != (fight, rnd)) + (((fight, rnd), str(theme)),))
     else:
         theme = _theme(s, fight, rnd)
-    number = len(s.history) + (1 if s.question is not None else 0) + 1
     history = s.history + ((s.question,) if s.question is not None else ())
-    q = Question(number=number, fight=fight, round=rnd, nominal=nominal, theme=theme,
-                 announced_at=now, armed_at=now)
+    # a question withdrawn is replaced by another [§4.9]: the replacement takes its place
+    number = sum(1 for x in history if x.closed != "withdrawn") + 1
+    q = Question(number=number, index=played + 1, seq=len(history) + 1, fight=fight, round=rnd,
+                 nominal=nominal, theme=theme, announced_at=now, armed_at=now)
     s = replace(s, history=history, question=None, undo=())
     s, q = _arm_wave(s, q, now, fx)
     s = replace(s, question=q)
@@ -489,12 +494,15 @@ def _h_right(s: State, h: Host, fx: list) -> State:
     return _finish_question(s, h.at, fx)
 
 
-def _score(s: State, q: Question, team: int, delta: int) -> State:
+def _score(s: State, q: Question, team: int, delta: int, won: int | None = None) -> State:
+    """Add ``delta`` to a team's points and ``won`` (default: a right answer's
+    ``delta``, 0 for a wrong one) to its points won by right answers [§4.10]."""
+    won = max(delta, 0) if won is None else won
     if q.fight == -1:
         return replace(s, tb_scores=b.set_at(s.tb_scores, team, s.tb_scores[team] + delta),
-                       tb_won=b.set_at(s.tb_won, team, s.tb_won[team] + max(delta, 0)))
+                       tb_won=b.set_at(s.tb_won, team, s.tb_won[team] + won))
     return replace(s, scores=b.set_at(s.scores, team, s.scores[team] + delta),
-                   won=b.set_at(s.won, team, s.won[team] + max(delta, 0)))
+                   won=b.set_at(s.won, team, s.won[team] + won))
 
 
 def _h_wrong(s: State, h: Host, fx: list) -> State:
@@ -542,7 +550,8 @@ def _h_withdraw(s: State, h: Host, fx: list) -> State:
         return s
     undone = []
     for a in q.answers:
-        s = _score(s, q, a.team, -a.delta)
+        # a right answer's points leave the won points too; a wrong one never added any
+        s = _score(s, q, a.team, -a.delta, won=-a.delta if a.result == "right" else 0)
         undone.append({"team": s.teams[a.team].name, "delta": -a.delta})
     if q.holder is not None:
         fx.append(Lamp(s.teams[q.holder].button, "off"))
@@ -563,7 +572,7 @@ def _h_undo(s: State, h: Host, fx: list) -> State:
         b.refuse(fx, h.at, "nothing_to_undo")
         return s
     prev = s.undo[0]
-    if prev.question is None or s.question is None or prev.question.number != s.question.number:
+    if prev.question is None or s.question is None or prev.question.seq != s.question.seq:
         b.refuse(fx, h.at, "nothing_to_undo")
         return s
     q = prev.question
@@ -849,8 +858,7 @@ def view(s: State, now: int | None = None) -> dict:
     question = None
     if q is not None:
         question = {"number": q.number, "nominal": q.nominal, "theme": q.theme,
-                    "index": len([x for x in _played_in_round(s, q.fight, q.round)
-                                  if x.number <= q.number]),
+                    "index": q.index,
                     "of": len(s.rules.nominals), "open": q.open, "closed": q.closed,
                     "reading_done": q.reading_done, "wave": q.wave,
                     "presses": b.press_rows(s.teams, q.presses),

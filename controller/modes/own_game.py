@@ -53,7 +53,8 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    number: int
+    number: int                      # 1-based place in the game; a replacement keeps the withdrawn one's
+    seq: int                         # 1-based, counts every announcement (tie draws, undo)
     nominal: int
     theme: str
     announced_at: int
@@ -155,7 +156,7 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
 def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.tie_rule, s.rules.seed,
-                                f"{q.number}/{q.wave}", s.button_order)
+                                f"{q.seq}/{q.wave}", s.button_order)
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
     answer_cd = None
@@ -235,7 +236,8 @@ def _h_question(s: State, h: Host, fx: list) -> State:
     if not isinstance(nominal, int) or isinstance(nominal, bool) or nominal <= 0:
         raise GameError(f"nominal must be a whole number > 0, got {nominal!r}")
     history = s.history + ((s.question,) if s.question is not None else ())
-    q = Question(number=len(history) + 1, nominal=nominal, theme=s.theme, announced_at=h.at)
+    q = Question(number=sum(1 for x in history if x.closed != "withdrawn") + 1, seq=len(history) + 1,
+                 nominal=nominal, theme=s.theme, announced_at=h.at)
     s = replace(s, history=history, question=q, theme_count=s.theme_count + 1, undo=())
     b.log(fx, h.at, "question", number=q.number, nominal=nominal, theme=s.theme)
     return s
@@ -320,7 +322,7 @@ def _h_withdraw(s: State, h: Host, fx: list) -> State:
 
 def _h_undo(s: State, h: Host, fx: list) -> State:
     if not s.undo or s.question is None or s.undo[0].question is None \
-            or s.undo[0].question.number != s.question.number:
+            or s.undo[0].question.seq != s.question.seq:
         b.refuse(fx, h.at, "nothing_to_undo")
         return s
     prev = s.undo[0]

@@ -178,6 +178,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "keypad_away": "Клавиатура ведущего отключена — работает клавиатура компьютера",
         "keypad_back": "Клавиатура ведущего снова подключена",
         "resumed": "Игра продолжена после перезапуска ({n} событий из журнала)",
+        # --- the journal at start-up (buzzer run) ------------------------------------
+        "events_n.one": "{n} событие",
+        "events_n.few": "{n} события",
+        "events_n.many": "{n} событий",
+        "records_n.one": "{n} запись",
+        "records_n.few": "{n} записи",
+        "records_n.many": "{n} записей",
+        "journal.damaged": "Запись {line} из {lines} в журнале повреждена: игра продолжена по записям до неё "
+                           "({events}); записи {line}–{lines} ({rest}) не воспроизведены; весь исходный журнал "
+                           "сохранён в {path}",
+        "journal.damaged_archived": "Запись {line} из {lines} в журнале повреждена; весь журнал перенесён "
+                                    "в архив: {path}",
+        "journal.unreadable": "{problem}; файл сохранён в {path}, начинается новая игра",
+        "journal.archived": "Журнал предыдущей игры перенесён в архив: {path}",
         "chgk.no_such_team": "Нет команды с номером {number}",
         "chgk.marked_right": "{team}: ответ засчитан ✓",
         "chgk.marked_wrong": "{team}: ответ не засчитан ✗",
@@ -401,6 +415,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "keypad_away": "Host keypad unplugged: the computer keyboard still works",
         "keypad_back": "Host keypad connected again",
         "resumed": "Game resumed after a restart ({n} events from the journal)",
+        # --- the journal at start-up (buzzer run) ------------------------------------
+        "events_n.one": "{n} event",
+        "events_n.few": "{n} events",
+        "events_n.many": "{n} events",
+        "records_n.one": "{n} record",
+        "records_n.few": "{n} records",
+        "records_n.many": "{n} records",
+        "journal.damaged": "Journal record {line} of {lines} is damaged: the game resumed from the records "
+                           "before it ({events}); records {line}–{lines} ({rest}) were not replayed; the whole "
+                           "original journal is kept in {path}",
+        "journal.damaged_archived": "Journal record {line} of {lines} is damaged; the whole journal is "
+                                    "archived to {path}",
+        "journal.unreadable": "{problem}; the file is kept in {path} and a new game starts",
+        "journal.archived": "The previous game's journal was archived to {path}.",
         "chgk.no_such_team": "No team number {number}",
         "chgk.marked_right": "{team}: right ✓",
         "chgk.marked_wrong": "{team}: wrong ✗",

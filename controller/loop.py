@@ -21,6 +21,7 @@ import secrets
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from controller import config as config_mod
@@ -42,6 +43,9 @@ QUIT_CONFIRM_NS = 3 * NS_PER_S
 
 NOTICE_NS = 6 * NS_PER_S
 """How long a host notice stays on the screen."""
+
+JOURNAL_NOTICE_NS = 60 * NS_PER_S
+"""How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
 """A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
@@ -139,6 +143,7 @@ class Loop:
         self.flash_until = 0
         self.notice: str = ""
         self.notice_at = 0
+        self.notice_ns = NOTICE_NS
         self.help = False
         self.running = True
         self.quit_armed: int | None = None
@@ -307,9 +312,10 @@ class Loop:
             text = key
         self._notice_text(text)
 
-    def _notice_text(self, text: str) -> None:
+    def _notice_text(self, text: str, hold_ns: int = NOTICE_NS) -> None:
         self.notice = text
         self.notice_at = self.clock.now()
+        self.notice_ns = hold_ns
         self.dirty = True
         if self.screen is None or getattr(self.screen, "headless", False):
             print(f"\n! {text}", file=self.out, flush=True)
@@ -375,7 +381,7 @@ class Loop:
         st = self.backend.status() if self.backend is not None else None
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
-                "notice": self.notice if self.clock.now() - self.notice_at < NOTICE_NS else ""}
+                "notice": self.notice if self.clock.now() - self.notice_at < self.notice_ns else ""}
 
     def current_flash(self) -> dict | None:
         if self.flash is not None and self.clock.now() < self.flash_until:
@@ -410,21 +416,52 @@ def _ask(question: str) -> bool:
     return answer in ("", "y", "yes", "д", "да")
 
 
-def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal, dict, int]:
-    """Resume the unfinished game or start a new one; return (state, clock, journal, cfg, seed)."""
+def shown_path(path) -> str:
+    """A path as the host should type it: relative to the working folder when inside it."""
+    if path is None:
+        return ""
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(p)
+
+
+def damage_notice(contents: journal_mod.Contents, kept, lang: str) -> str:
+    """One line for the host: which record is damaged, what was not replayed, where the original is."""
+    from controller.i18n import t, tn
+
+    return t("journal.damaged", lang, line=contents.damaged_at, lines=contents.records,
+             events=tn("events_n", len(contents.events), lang), rest=tn("records_n", contents.dropped, lang),
+             path=shown_path(kept))
+
+
+def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal, dict, int, list[str]]:
+    """Resume the unfinished game or start a new one.
+
+    Returns (state, clock, journal, cfg, seed, notices): ``notices`` are lines for the host
+    (shown on the screen and in the terminal) about what happened to the journal."""
+    from controller.i18n import t
+
+    lang = cfg["language"]
     jdir = cfg["journal"]["dir"]
+    notices: list[str] = []
     contents = None
     try:
         contents = journal_mod.unfinished(jdir)
     except BuzzerError as exc:
-        print(f"buzzer: {exc}; it is archived and a new game starts", file=sys.stderr)
-        journal_mod.archive(jdir)
+        dest = journal_mod.archive(jdir, tag="damaged")
+        notices.append(t("journal.unreadable", lang, problem=exc, path=shown_path(dest)))
     if contents is not None and not getattr(args, "new", False):
         n = len(contents.events)
         started = contents.header.get("started", "?")
         resume = getattr(args, "resume", False) or _ask(
             f"An unfinished game (started {started}, {n} events) was found. Resume it?")
         if resume:
+            if contents.damaged_at is not None:
+                # never cut: the whole file goes to the archive, the game goes on from the trusted part
+                kept = journal_mod.set_aside(jdir, contents)
+                notices.append(damage_notice(contents, kept, lang))
             state, jcfg, seed, last = journal_mod.replay(contents)
             clock = EngineClock()
             clock.resume_at(last)
@@ -435,17 +472,22 @@ def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal
             for key in ("display", "keys", "sound", "language", "buttons", "journal"):
                 if key in cfg:
                     jcfg[key] = cfg[key]
-            return state, clock, jr, jcfg, seed
+            return state, clock, jr, jcfg, seed, notices
     if contents is not None or journal_mod.current_path(jdir).exists():
-        dest = journal_mod.archive(jdir)
+        damaged = contents is not None and contents.damaged_at is not None
+        dest = journal_mod.archive(jdir, tag="damaged" if damaged else "")
         if dest:
-            print(f"The previous game's journal was archived to {dest}.")
+            if damaged:
+                notices.append(t("journal.damaged_archived", lang, line=contents.damaged_at,
+                                 lines=contents.records, path=shown_path(dest)))
+            else:
+                print(t("journal.archived", lang, path=shown_path(dest)))
     seed = _choose_seed(cfg)
     clock = EngineClock()
     header = {"config": cfg, "seed": seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
     jr = journal_mod.Journal(journal_mod.current_path(jdir), header=header, fsync=cfg["journal"]["fsync"])
     state = engine.new_game(cfg, seed)
-    return state, clock, jr, cfg, seed
+    return state, clock, jr, cfg, seed, notices
 
 
 def _display_available() -> bool:
@@ -468,7 +510,7 @@ def run_from_args(args) -> int:
         cfg["display"]["fullscreen"] = True
     if args.windowed:
         cfg["display"]["fullscreen"] = False
-    state, clock, jr, cfg, seed = prepare_game(cfg, args)
+    state, clock, jr, cfg, seed, notices = prepare_game(cfg, args)
     resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
     print(f"Game seed (tie draws): {seed}")
@@ -478,6 +520,8 @@ def run_from_args(args) -> int:
         loop._notice("resumed", n=resumed)
     else:
         loop._notice("help_hint")  # the host's first hint: H shows every key
+    for text in notices:  # what happened to the journal: on the screen, and printed in the terminal
+        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS)
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
     options["keys"] = keys

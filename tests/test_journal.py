@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -106,6 +107,15 @@ def _run_headless(cwd, keys: bytes, *extra, kill_after=None):
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "6",
                              *extra], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
+    out = bytearray()
+    reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
+                              daemon=True)
+    reader.start()
+    # keys typed before the game is up would arrive in one batch (a ruling before the press
+    # it rules on is settled): wait for the line of team keys the game prints when it starts
+    deadline = time.monotonic() + 30
+    while keys and b"Q = " not in out and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
     for k in keys:
         proc.stdin.write(bytes([k]))
         proc.stdin.flush()
@@ -113,9 +123,10 @@ def _run_headless(cwd, keys: bytes, *extra, kill_after=None):
     if kill_after is not None:
         time.sleep(kill_after)
         proc.send_signal(signal.SIGKILL)
-        out, err = proc.communicate(timeout=20)
-    else:
-        out, err = proc.communicate(timeout=30)
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    reader.join(10)
+    err = proc.stderr.read()
     return proc.returncode, out.decode(), err.decode()
 
 
@@ -188,3 +199,70 @@ def test_a_refused_action_in_the_journal_does_not_stop_recovery(tmp_path):
     jr.close()
     state, _, _, _ = journal.replay(journal.read(journal.current_path(tmp_path)))
     assert engine.view(state)["teams"][0]["holder"] is True
+
+
+def _ten_line_journal(tmp_path) -> Path:
+    """header + 9 events: question, Гамма presses, right (Гамма 10), question, Бета presses, wrong (Бета -20) ..."""
+    jr, _ = new_journal(tmp_path)
+    for ev in [Host("question", 1_000_000_000), Press("C", 2_000_000_000, 2_000_000_000),
+               Tick(2_010_000_000), Host("right", 3_000_000_000), Host("question", 4_000_000_000),
+               Press("B", 5_000_000_000, 5_000_000_000), Tick(5_010_000_000), Host("wrong", 6_000_000_000),
+               Host("question", 7_000_000_000)]:
+        jr.append(ev)
+    jr.close()
+    p = journal.current_path(tmp_path)
+    assert len(p.read_bytes().splitlines()) == 10
+    return p
+
+
+def _damage_line(p: Path, n: int) -> bytes:
+    lines = p.read_bytes().splitlines(keepends=True)
+    body = bytearray(lines[n - 1])
+    body[20] = ord("#") if body[20] != ord("#") else ord("%")  # one character changed
+    lines[n - 1] = bytes(body)
+    p.write_bytes(b"".join(lines))
+    return p.read_bytes()
+
+
+def test_damaged_middle_record_deletes_nothing_and_is_named(tmp_path):
+    """A damaged record on line 4 of 10: the 3 good lines before it are resumed; the whole
+    original, with the 6 intact records after the damaged one, is kept beside the journal."""
+    p = _ten_line_journal(tmp_path)
+    original = _damage_line(p, 4)
+    c = journal.read(p)
+    assert c.damaged_at == 4 and c.records == 10 and c.dropped == 7
+    assert len(c.events) == 2
+    kept = journal.set_aside(tmp_path, c)
+    assert kept.parent == tmp_path / "archive" and "damaged" in kept.name
+    assert kept.read_bytes() == original                      # every byte of the original, intact
+    assert p.read_bytes() == original[:c.valid_bytes]          # the journal goes on from the trusted part
+    jr = journal.Journal(p, truncate_to=c.valid_bytes)
+    jr.append(Host("question", 8_000_000_000))
+    jr.close()
+    assert journal.read(p).events == c.events + [Host("question", 8_000_000_000)]
+    assert kept.read_bytes() == original
+
+
+def test_journal_never_cuts_more_than_a_torn_last_record(tmp_path):
+    p = _ten_line_journal(tmp_path)
+    original = _damage_line(p, 4)
+    c = journal.read(p)
+    with pytest.raises(JournalError, match="damaged"):
+        journal.Journal(p, truncate_to=c.valid_bytes)
+    assert p.read_bytes() == original
+
+
+def test_buzzer_run_with_a_damaged_middle_record_keeps_the_original_and_says_so(tmp_path):
+    jdir = tmp_path / "journal"
+    p = _ten_line_journal(jdir)
+    original = _damage_line(p, 4)
+    rc, out, err = _run_headless(tmp_path, b"", "--lang", "en", "--seconds", "1")
+    assert rc == 0, err
+    kept = list((jdir / "archive").glob("*damaged*.jsonl"))
+    assert len(kept) == 1 and kept[0].read_bytes() == original
+    line = next(ln for ln in out.splitlines() if "damaged" in ln)
+    assert "record 4 of 10" in line and "7 records" in line and str(kept[0].relative_to(tmp_path)) in line
+    c = journal.read(p)
+    assert c.damaged_at is None and c.events[:2] == journal.read(kept[0]).events[:2]
+    # the old code cut the file to the 3 good lines: the 6 intact records after line 4 are still there
+    assert original.splitlines()[4:] == kept[0].read_bytes().splitlines()[4:]

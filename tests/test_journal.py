@@ -102,7 +102,9 @@ def test_replay_restores_scores_holder_and_countdown(tmp_path):
     assert v["countdown"]["remaining_ms"] == pytest.approx(4_500)  # restarted at 4.0 s, 2.5 s gone
 
 
-def _run_headless(cwd, keys: bytes, *extra, kill_after=None):
+def _run_headless(cwd, keys: bytes, *extra, kill_after=None, kill_when=None):
+    """``buzzer run --headless`` in ``cwd`` with ``keys`` typed one by one; SIGKILL it
+    ``kill_after`` seconds after the last key, or as soon as ``kill_when()`` is true."""
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "6",
                              *extra], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -120,7 +122,12 @@ def _run_headless(cwd, keys: bytes, *extra, kill_after=None):
         proc.stdin.write(bytes([k]))
         proc.stdin.flush()
         time.sleep(0.15)
-    if kill_after is not None:
+    if kill_when is not None:
+        deadline = time.monotonic() + 30
+        while not kill_when() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+    elif kill_after is not None:
         time.sleep(kill_after)
         proc.send_signal(signal.SIGKILL)
     proc.stdin.close()
@@ -266,3 +273,133 @@ def test_buzzer_run_with_a_damaged_middle_record_keeps_the_original_and_says_so(
     assert c.damaged_at is None and c.events[:2] == journal.read(kept[0]).events[:2]
     # the old code cut the file to the 3 good lines: the 6 intact records after line 4 are still there
     assert original.splitlines()[4:] == kept[0].read_bytes().splitlines()[4:]
+
+
+# -- start-up with another game's config (buzzer run -c …) ---------------------------------
+
+OWN_GAME = ROOT / "config" / "own-game.toml"
+DEFAULT = ROOT / "config" / "default.toml"
+
+
+def _unfinished_erudite_game(tmp_path):
+    """A real Эрудит-квартет game (default config) killed after Гамма's right answer."""
+    p = journal.current_path(tmp_path / "journal")
+
+    def ruled():
+        try:
+            return any(getattr(e, "action", "") == "right" for e in journal.read(p).events)
+        except (JournalError, OSError):
+            return False
+
+    rc, _, _ = _run_headless(tmp_path, b"np\n", kill_when=ruled)
+    assert rc == -signal.SIGKILL
+    c = journal.read(p)
+    assert c.header["config"]["mode"] == "erudite" and not c.finished
+    return p, c
+
+
+def _run_in_terminal(cwd, answer: bytes, *extra):
+    """``buzzer run`` with a terminal on stdin: wait for its question, type ``answer``."""
+    import pty
+
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "1",
+                             *extra], cwd=cwd, env=env, stdin=slave, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    os.close(slave)
+    out = bytearray()
+    reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
+                              daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 30
+    while not out.rstrip().endswith(b"]") and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    question = out.decode()
+    os.write(master, answer)
+    proc.wait(timeout=30)
+    reader.join(10)
+    os.close(master)
+    return proc.returncode, question, out.decode(), proc.stderr.read().decode()
+
+
+def test_another_games_config_without_a_terminal_changes_nothing_and_says_why(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    before = p.read_bytes()
+    rc, out, err = _run_headless(tmp_path, b"", "-c", str(OWN_GAME), "--lang", "en")
+    assert rc == 2                                             # the old code resumed the Эрудит game
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "Erudite Quartet" in err and c.header["started"] in err and str(DEFAULT) in err
+    assert f"{len(c.events)} events" in err and "Own Game" in err and str(OWN_GAME) in err
+    assert "--new" in err and "--resume" in err
+    assert p.read_bytes() == before and not (tmp_path / "journal" / "archive").exists()
+
+
+def test_another_games_config_in_a_terminal_names_the_game_and_enter_keeps_it(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    before = p.read_bytes()
+    rc, question, out, err = _run_in_terminal(tmp_path, b"\n", "-c", str(OWN_GAME))
+    assert rc == 0, err
+    assert "Эрудит-квартет" in question and c.header["started"] in question and str(DEFAULT) in question
+    assert "Своя игра" in question and "journal/archive" in question and question.rstrip().endswith("[д/Н]")
+    assert "Resumed" not in out and "Ничего не изменено" in out
+    assert p.read_bytes() == before and not (tmp_path / "journal" / "archive").exists()
+
+
+def test_another_games_config_yes_archives_the_old_game_and_starts_the_new_one(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    before = p.read_bytes()
+    rc, question, out, err = _run_in_terminal(tmp_path, b"y\n", "-c", str(OWN_GAME), "--lang", "en")
+    assert rc == 0, err
+    assert question.rstrip().endswith("[y/N]")
+    archived = list((tmp_path / "journal" / "archive").glob("game-*.jsonl"))
+    assert len(archived) == 1 and archived[0].read_bytes() == before   # the Эрудит game, whole
+    assert str(archived[0].relative_to(tmp_path)) in out
+    new = journal.read(p)
+    assert new.header["config"]["mode"] == "own-game" and new.header["config_path"] == str(OWN_GAME)
+
+
+def test_the_same_config_in_a_terminal_names_the_game_and_enter_resumes(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    assert c.header["config_path"] == str(DEFAULT)             # the header records the config file
+    rc, question, out, err = _run_in_terminal(tmp_path, b"\n", "--lang", "en")
+    assert rc == 0, err
+    assert f"An unfinished Erudite Quartet game (started {c.header['started']}, config {DEFAULT}" in question
+    assert question.rstrip().endswith("Resume it? [Y/n]")
+    assert "Resumed the unfinished game" in out and "Гамма 10" in out
+
+
+def test_resume_flag_with_another_games_config_resumes_it_and_says_so(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    rc, out, err = _run_headless(tmp_path, b"", "-c", str(OWN_GAME), "--resume", "--lang", "en")
+    assert rc == 0, err
+    assert f"Resumed the unfinished Erudite Quartet game (config {DEFAULT}) as --resume asks" in out
+    assert "Гамма 10" in out                                   # the Эрудит game, with its own teams
+
+
+def test_a_journal_without_the_config_file_in_its_header_still_resumes(tmp_path):
+    jdir = tmp_path / "journal"
+    jr, cfg = new_journal(jdir)                                # a header as older versions wrote it
+    for ev in [Host("question", 1_000_000_000), Press("C", 2_000_000_000, 2_000_000_000),
+               Tick(2_010_000_000), Host("right", 3_000_000_000)]:
+        jr.append(ev)
+    jr.close()
+    assert "config_path" not in journal.read(journal.current_path(jdir)).header
+    rc, out, err = _run_headless(tmp_path, b"", "--seconds", "1")
+    assert rc == 0, err
+    assert "Resumed the unfinished game: 4 events" in out and "Гамма 10" in out
+
+
+def test_an_unplayed_game_of_another_config_is_archived_without_a_question(tmp_path):
+    # the host ended the Эрудит game with the new-game key: a fresh game nobody has played yet
+    rc, _, _ = _run_headless(tmp_path, b"", "--seconds", "0.5")
+    assert rc == 0
+    p = journal.current_path(tmp_path / "journal")
+    before = p.read_bytes()
+    assert journal.read(p).events == []
+    rc, out, err = _run_headless(tmp_path, b"", "-c", str(OWN_GAME), "--lang", "en", "--seconds", "0.5")
+    assert rc == 0, err
+    archived = list((tmp_path / "journal" / "archive").glob("game-*.jsonl"))
+    assert len(archived) == 1 and archived[0].read_bytes() == before
+    assert f"archived to {archived[0].relative_to(tmp_path)}" in out
+    assert journal.read(p).header["config"]["mode"] == "own-game"

@@ -29,7 +29,7 @@ from typing import Any, Mapping
 import pygame
 
 from controller.display.textcache import TextCache
-from controller.i18n import DEFAULT_LANG, MINUS, action_label, signed, t
+from controller.i18n import DEFAULT_LANG, MINUS, action_label, mode_title, signed, t
 
 Rect = pygame.Rect
 Colour = tuple[int, int, int]
@@ -83,16 +83,6 @@ PRESS_TAGS: dict[str, tuple[str, Colour]] = {
 
 NO_PRESS_ORDER = frozenset({"chgk"})
 """Modes without a race for the buttons: no press order panel."""
-
-MODE_TITLES = {"erudite": "mode_erudite", "own-game": "mode_jeopardy", "brain-ring": "mode_brain_ring",
-               "chgk": "mode_chgk", "mafia": "mode_mafia"}
-"""Mode name (as in config) -> i18n key of its title."""
-
-
-def mode_title(mode: Any, lang: str) -> str:
-    key = MODE_TITLES.get(str(mode))
-    return t(key, lang) if key else str(mode)
-
 
 COUNTED = ("answer", "lockout", "pending")
 """Press kinds that took part in the race (numbered in the press order)."""

@@ -21,7 +21,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=("ru", "en"), help="language of the screen")
     p.add_argument("--new", action="store_true", help="start a new game even if an unfinished one exists "
                    "(the old journal is archived, never deleted)")
-    p.add_argument("--resume", action="store_true", help="resume the unfinished game without asking")
+    p.add_argument("--resume", action="store_true", help="resume the unfinished game without asking, "
+                   "even one of another config (said on the screen)")
     p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)
 

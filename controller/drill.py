@@ -76,6 +76,9 @@ def main(argv=None) -> int:
     path = journal_mod.current_path(args.journal)
     if args.resume:
         contents = journal_mod.read(path)
+        if contents.damaged_at is not None:  # as buzzer run does: keep the whole file, go on from the trusted part
+            kept = journal_mod.set_aside(args.journal, contents)
+            print(f"damaged record {contents.damaged_at}: original kept in {kept}", file=sys.stderr)
         state, cfg, seed, last = journal_mod.replay(contents)
         done = len(contents.events)
         jr = journal_mod.Journal(path, fsync=cfg["journal"]["fsync"], truncate_to=contents.valid_bytes)

@@ -111,6 +111,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "mode_brain_ring": "Брейн-ринг",
         "mode_chgk": "Что? Где? Когда?",
         "mode_mafia": "Мафия",
+        "mode_programme": "Программа вечера",
         # --- Что? Где? Когда? ---------------------------------------------------------
         "discussion": "Обсуждение",
         "hand_in": "Сдайте ответы",
@@ -184,16 +185,47 @@ STRINGS: dict[str, dict[str, str]] = {
         "resumed.one": "Игра продолжена после перезапуска ({n} событие из журнала)",
         "resumed.few": "Игра продолжена после перезапуска ({n} события из журнала)",
         "resumed.many": "Игра продолжена после перезапуска ({n} событий из журнала)",
-        "resume_prompt.one": "Найдена незавершённая игра (начата {started}, {n} событие). Продолжить её?",
-        "resume_prompt.few": "Найдена незавершённая игра (начата {started}, {n} события). Продолжить её?",
-        "resume_prompt.many": "Найдена незавершённая игра (начата {started}, {n} событий). Продолжить её?",
         "resumed_journal.one": "Незавершённая игра продолжена: {n} событие из журнала, часы на {s} с.",
         "resumed_journal.few": "Незавершённая игра продолжена: {n} события из журнала, часы на {s} с.",
         "resumed_journal.many": "Незавершённая игра продолжена: {n} событий из журнала, часы на {s} с.",
-        "journal_archived": "Журнал прошлой игры перенесён в архив: {path}",
         "results_loaded.one": "Ответы жюри загружены: {n} строка ({path})",
         "results_loaded.few": "Ответы жюри загружены: {n} строки ({path})",
         "results_loaded.many": "Ответы жюри загружены: {n} строк ({path})",
+        # --- the journal at start-up (buzzer run) ------------------------------------
+        "events_n.one": "{n} событие",
+        "events_n.few": "{n} события",
+        "events_n.many": "{n} событий",
+        "records_n.one": "{n} запись",
+        "records_n.few": "{n} записи",
+        "records_n.many": "{n} записей",
+        "journal.damaged": "Запись {line} из {lines} в журнале повреждена: игра продолжена по записям до неё "
+                           "({events}); записи {line}–{lines} ({rest}) не воспроизведены; весь исходный журнал "
+                           "сохранён в {path}",
+        "journal.damaged_archived": "Запись {line} из {lines} в журнале повреждена; весь журнал перенесён "
+                                    "в архив: {path}",
+        "journal.unreadable": "{problem}; файл сохранён в {path}, начинается новая игра",
+        "journal.archived": "Журнал предыдущей игры перенесён в архив: {path}",
+        "journal.unfinished": "В журнале незаконченная игра «{mode}» (начата {started}, конфиг {config}, "
+                              "{events}).",
+        "journal.resume_q": "Продолжить её?",
+        "journal.other_game": "В журнале незаконченная игра «{mode}» (начата {started}, конфиг {config}, "
+                              "{events}); запрошена игра «{new_mode}» ({new_config}). Незаконченная игра будет "
+                              "перенесена в архив {archive}, не удалена.",
+        "journal.start_new_q": "Начать новую игру?",
+        "journal.kept": "Ничего не изменено: незаконченная игра «{mode}» осталась в {path}; buzzer run --resume "
+                        "продолжит её, buzzer run --new перенесёт её в архив и начнёт новую.",
+        "journal.other_game_no_terminal": "в {path} незаконченная игра «{mode}» (начата {started}, конфиг "
+                                          "{config}, {events}), а не «{new_mode}» ({new_config}); ничего не "
+                                          "изменено: добавьте --new, чтобы перенести её в архив и начать игру "
+                                          "«{new_mode}», или --resume, чтобы продолжить её",
+        "journal.resumed_other": "Продолжена незаконченная игра «{mode}» (конфиг {config}), как просит --resume; "
+                                 "{new_config} («{new_mode}») не использован",
+        "journal.damaged_found": "Запись {line} из {lines} в журнале повреждена: продолжить можно только по "
+                                 "записям до неё ({events}); весь файл сохранится в архиве.",
+        "journal.config_builtin": "встроенные настройки",
+        "journal.config_unrecorded": "не записан",
+        "ask.default_yes": "[Д/н]",
+        "ask.default_no": "[д/Н]",
         "chgk.no_such_team": "Нет команды с номером {number}",
         "chgk.marked_right": "{team}: ответ засчитан ✓",
         "chgk.marked_wrong": "{team}: ответ не засчитан ✗",
@@ -412,6 +444,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "mode_brain_ring": "Brain Ring",
         "mode_chgk": "What? Where? When?",
         "mode_mafia": "Mafia",
+        "mode_programme": "Programme",
         # --- Что? Где? Когда? ---------------------------------------------------------
         "discussion": "Discussion",
         "hand_in": "Hand in your answers",
@@ -485,16 +518,47 @@ STRINGS: dict[str, dict[str, str]] = {
         "resumed.one": "Game resumed after a restart ({n} event from the journal)",
         "resumed.few": "Game resumed after a restart ({n} events from the journal)",
         "resumed.many": "Game resumed after a restart ({n} events from the journal)",
-        "resume_prompt.one": "An unfinished game (started {started}, {n} event) was found. Resume it?",
-        "resume_prompt.few": "An unfinished game (started {started}, {n} events) was found. Resume it?",
-        "resume_prompt.many": "An unfinished game (started {started}, {n} events) was found. Resume it?",
         "resumed_journal.one": "Resumed the unfinished game: {n} event replayed, clock at {s} s.",
         "resumed_journal.few": "Resumed the unfinished game: {n} events replayed, clock at {s} s.",
         "resumed_journal.many": "Resumed the unfinished game: {n} events replayed, clock at {s} s.",
-        "journal_archived": "The previous game's journal was archived to {path}",
         "results_loaded.one": "Jury answers loaded: {n} row ({path})",
         "results_loaded.few": "Jury answers loaded: {n} rows ({path})",
         "results_loaded.many": "Jury answers loaded: {n} rows ({path})",
+        # --- the journal at start-up (buzzer run) ------------------------------------
+        "events_n.one": "{n} event",
+        "events_n.few": "{n} events",
+        "events_n.many": "{n} events",
+        "records_n.one": "{n} record",
+        "records_n.few": "{n} records",
+        "records_n.many": "{n} records",
+        "journal.damaged": "Journal record {line} of {lines} is damaged: the game resumed from the records "
+                           "before it ({events}); records {line}–{lines} ({rest}) were not replayed; the whole "
+                           "original journal is kept in {path}",
+        "journal.damaged_archived": "Journal record {line} of {lines} is damaged; the whole journal is "
+                                    "archived to {path}",
+        "journal.unreadable": "{problem}; the file is kept in {path} and a new game starts",
+        "journal.archived": "The previous game's journal was archived to {path}.",
+        "journal.unfinished": "An unfinished {mode} game (started {started}, config {config}, {events}) is "
+                              "in the journal.",
+        "journal.resume_q": "Resume it?",
+        "journal.other_game": "An unfinished {mode} game (started {started}, config {config}, {events}) is "
+                              "in the journal; you asked for {new_mode} ({new_config}). The unfinished game will "
+                              "be archived to {archive}, not deleted.",
+        "journal.start_new_q": "Start the new game?",
+        "journal.kept": "Nothing changed: the unfinished {mode} game stays in {path}; buzzer run --resume "
+                        "resumes it, buzzer run --new archives it and starts a new one.",
+        "journal.other_game_no_terminal": "{path} holds an unfinished {mode} game (started {started}, config "
+                                          "{config}, {events}), not {new_mode} ({new_config}); nothing was "
+                                          "changed: add --new to archive it and start {new_mode}, or --resume "
+                                          "to resume it",
+        "journal.resumed_other": "Resumed the unfinished {mode} game (config {config}) as --resume asks; "
+                                 "{new_config} ({new_mode}) was not used",
+        "journal.damaged_found": "Journal record {line} of {lines} is damaged: only the records before it "
+                                 "({events}) can be resumed; the whole file will be kept in the archive.",
+        "journal.config_builtin": "built-in defaults",
+        "journal.config_unrecorded": "not recorded",
+        "ask.default_yes": "[Y/n]",
+        "ask.default_no": "[y/N]",
         "chgk.no_such_team": "No team number {number}",
         "chgk.marked_right": "{team}: right ✓",
         "chgk.marked_wrong": "{team}: wrong ✗",
@@ -694,6 +758,15 @@ def notice(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
         if isinstance(value, str) and value in words:
             params[name] = t(words[value], lang)
     return t(key, lang, **params)
+MODE_TITLES = {"erudite": "mode_erudite", "own-game": "mode_jeopardy", "brain-ring": "mode_brain_ring",
+               "chgk": "mode_chgk", "mafia": "mode_mafia", "programme": "mode_programme"}
+"""Mode name (as in config) -> key of its title."""
+
+
+def mode_title(mode: Any, lang: str = DEFAULT_LANG) -> str:
+    """A game mode in words: ``mode_title("own-game")`` gives «Своя игра»."""
+    key = MODE_TITLES.get(str(mode))
+    return t(key, lang) if key else str(mode)
 
 
 ACTION_LABELS = {"reading_done": "action_arm", "resume": "action_pause"}

@@ -11,9 +11,14 @@ deadline is pending so that a resumed countdown continues from where it was.
 Each record is flushed and (by default) fsync'ed before the loop applies it.
 
 After a power cut the last line may be torn (no newline, bad CRC, broken
-JSON): it is dropped with a warning, never fatal.  A bad record in the middle
-of the file means the file was damaged otherwise; the journal is then read up
-to that record and the rest is reported.
+JSON): it is dropped with a warning, never fatal -- the only bytes the program
+ever cuts from a journal.  A bad record anywhere else means the file was
+damaged otherwise (a bad sector, an edit): the journal is trusted up to that
+record and nothing after it is replayed, because every later record was
+decided with the damaged one in effect (a lost press changes who held the
+answer right, and so who the next «right» credits).  The whole original file
+is kept in ``<dir>/archive/`` with ``damaged`` in its name
+(:func:`set_aside`), and the game goes on from the trusted records.
 
 The current game lives in ``<dir>/current.jsonl``.  A finished game, or one
 the host chose to leave for a new game, is moved to ``<dir>/archive/`` with a
@@ -105,12 +110,19 @@ class Contents:
     events: list[Any] = field(default_factory=list)
     finished: bool = False
     dropped: int = 0
-    """Records dropped from the end (torn by a power cut, or after damage)."""
+    """Records not replayed: a torn last record, or a damaged record and every one after it."""
     valid_bytes: int = 0
+    """Length of the trusted part of the file (the header and the records replayed)."""
+    records: int = 0
+    """Lines (records) in the file, the header included."""
+    damaged_at: int | None = None
+    """Line number (1 = the header) of a damaged record that is not a torn last record:
+    the file must be set aside (:func:`set_aside`) before anything is appended."""
 
 
 def read(path: str | Path) -> Contents:
-    """Read a journal; a torn tail is dropped, not fatal."""
+    """Read a journal; a torn tail is dropped, not fatal; a damaged record elsewhere
+    ends the trusted part (see :attr:`Contents.damaged_at`)."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -122,12 +134,20 @@ def read(path: str | Path) -> Contents:
     finished = False
     valid = 0
     dropped = 0
+    damaged_at = None
     for i, raw in enumerate(lines):
         rec = _parse_line(raw)
+        event = None
+        if rec is not None and i > 0 and rec.get("type") != "end":
+            try:
+                event = decode_event(rec)
+            except (KeyError, ValueError, TypeError):
+                rec = None  # an intact line the program cannot use: not to be trusted either
         if rec is None:
             dropped = len(lines) - i
             if i < len(lines) - 1:
-                log.warning("%s: damaged record %d; %d records after it ignored", path, i + 1, dropped - 1)
+                damaged_at = i + 1
+                log.warning("%s: damaged record %d; %d records after it not replayed", path, i + 1, dropped - 1)
             else:
                 log.warning("%s: last record torn (power cut?); dropped", path)
             break
@@ -136,17 +156,13 @@ def read(path: str | Path) -> Contents:
             if rec.get("type") != "header":
                 raise JournalError(f"{path}: not a buzzer journal (no header)")
             header = rec
-            continue
-        if rec.get("type") == "end":
+        elif rec.get("type") == "end":
             finished = True
-            continue
-        try:
-            events.append(decode_event(rec))
-        except (KeyError, ValueError, TypeError) as exc:
-            raise JournalError(f"{path}: record {i + 1}: {exc}") from None
+        else:
+            events.append(event)
     if header is None:
         raise JournalError(f"{path}: empty or unreadable journal")
-    return Contents(header, events, finished, dropped, valid)
+    return Contents(header, events, finished, dropped, valid, len(lines), damaged_at)
 
 
 class Journal:
@@ -167,22 +183,31 @@ class Journal:
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot open journal: {exc.strerror}") from None
         if truncate_to is not None:
-            os.ftruncate(self._fd, truncate_to)  # drop a torn tail before appending
+            self._cut_torn_tail(truncate_to)
         if new:
             if header is None:
                 raise JournalError(f"{self.path}: a new journal needs a header")
             self._write({"type": "header", "version": VERSION, **header})
-            self._sync_dir()
+            _sync_dir(self.path.parent)
 
-    def _sync_dir(self) -> None:
+    def _cut_torn_tail(self, length: int) -> None:
+        """Drop a torn last record before appending -- and never anything more: a
+        complete record past ``length`` means damage, and damaged journals are set
+        aside whole (:func:`set_aside`), not cut."""
         try:
-            dfd = os.open(self.path.parent, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+            with open(self.path, "rb") as f:
+                f.seek(length)
+                tail = f.read()
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot read journal: {exc.strerror}") from None
+        complete = tail[:-1].count(b"\n")
+        if complete:
+            os.close(self._fd)
+            self._fd = None
+            raise JournalError(f"{self.path}: damaged in the middle, not cut: "
+                               f"{complete} records past byte {length} are kept")
+        if tail:
+            os.ftruncate(self._fd, length)
 
     def _write(self, rec: dict) -> None:
         line = _line(rec)
@@ -224,20 +249,71 @@ def current_path(directory: str | Path) -> Path:
     return Path(directory) / CURRENT
 
 
-def archive(directory: str | Path) -> Path | None:
-    """Move the current journal into ``archive/`` (never deleted); return its new path."""
-    src = current_path(directory)
-    if not src.exists():
-        return None
+def _archive_dest(directory: str | Path, tag: str = "") -> Path:
     dest_dir = Path(directory) / "archive"
     dest_dir.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+    stamp = time.strftime("%Y%m%d-%H%M%S") + (f"-{tag}" if tag else "")
     dest = dest_dir / f"game-{stamp}.jsonl"
     n = 1
     while dest.exists():
         n += 1
         dest = dest_dir / f"game-{stamp}-{n}.jsonl"
+    return dest
+
+
+def _sync_dir(directory: Path) -> None:
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all (a temporary file, fsync, rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot write: {exc.strerror}") from None
+    _sync_dir(path.parent)
+
+
+def archive(directory: str | Path, tag: str = "") -> Path | None:
+    """Move the current journal into ``archive/`` (never deleted); return its new path.
+    ``tag`` goes into the name (``damaged``: a journal that could not be read whole)."""
+    src = current_path(directory)
+    if not src.exists():
+        return None
+    dest = _archive_dest(directory, tag)
     os.replace(src, dest)
+    _sync_dir(dest.parent)
+    return dest
+
+
+def set_aside(directory: str | Path, contents: Contents) -> Path:
+    """Keep a damaged journal whole and let the game go on from its trusted part.
+
+    The whole file, every byte, is copied to ``archive/game-<time>-damaged.jsonl``
+    (first, durably); only then is the current journal replaced by its trusted part
+    (``contents.valid_bytes``), so that new records can follow it.  A crash between
+    the two steps leaves the damaged journal in place and the copy in the archive:
+    the next start does the same again.  Returns the copy's path."""
+    src = current_path(directory)
+    try:
+        data = src.read_bytes()
+    except OSError as exc:
+        raise JournalError(f"{src}: cannot read journal: {exc.strerror}") from None
+    dest = _archive_dest(directory, "damaged")
+    _write_durably(dest, data)
+    _write_durably(src, data[:contents.valid_bytes])
     return dest
 
 

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from controller import config as config_mod
@@ -31,7 +32,7 @@ from controller import notices
 from controller.backends import create_backend
 from controller.clock import EngineClock
 from controller.effects import Flash, Lamp, Log, Notice, Sound
-from controller.errors import BuzzerError, GameError
+from controller.errors import BuzzerError, GameError, JournalError
 from controller.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick
 from controller.values import replace
 
@@ -46,6 +47,9 @@ QUIT_CONFIRM_NS = notices.CONFIRM_NS
 NOTICE_NS = notices.NOTICE_NS
 """How long a host notice stays at most (it leaves sooner once what it says is over:
 see :mod:`controller.notices`)."""
+
+JOURNAL_NOTICE_NS = 60 * NS_PER_S
+"""How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
 """A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
@@ -176,6 +180,8 @@ class Loop:
         self.last_clock_record = 0
         self.on_new_game: Callable[[], None] | None = self.start_new_game
         self.dirty = True
+        self.config_path: str | None = None
+        """The config file of this game, recorded in the header of a new game's journal."""
         self.protocol_path = None
         self.protocol_complete = False
         self._protocol_summary: dict | None = None
@@ -477,13 +483,14 @@ class Loop:
             text = key
         self._notice_text(text, key=key)
 
-    def _notice_text(self, text: str, key: str | None = None) -> None:
+    def _notice_text(self, text: str, key: str | None = None, hold_ns: int | None = None) -> None:
         """Show ``text`` to the host; ``key`` (the notice's i18n key) says what it depends on,
-        so that it leaves once that is over (:mod:`controller.notices`)."""
+        so that it leaves once that is over (:mod:`controller.notices`); ``hold_ns`` keeps a
+        notice that depends on nothing longer than usual (the journal's, at start-up)."""
         now = self.clock.now()
         self.notice = text
         self.notice_at = now
-        self.notice_until = now + notices.lifetime_ns(key)
+        self.notice_until = now + (hold_ns if hold_ns is not None else notices.lifetime_ns(key))
         scope = notices.depends_on(key)
         self._notice_scope = (scope, notices.snapshot(scope, engine.view(self.state, now))) if scope else None
         self.dirty = True
@@ -514,8 +521,8 @@ class Loop:
         dest = journal_mod.archive(jdir)
         seed = _choose_seed(self.cfg)
         self.clock.resume_at(0)
-        header = {"config": self.cfg, "seed": seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
-        self.journal = journal_mod.Journal(journal_mod.current_path(jdir), header=header,
+        self.journal = journal_mod.Journal(journal_mod.current_path(jdir),
+                                           header=new_header(self.cfg, seed, self.config_path),
                                            fsync=self.cfg["journal"]["fsync"])
         self.state = engine.new_game(self.cfg, seed)
         self.flash = None
@@ -606,54 +613,174 @@ def _choose_seed(cfg: dict) -> int:
     return seed if seed >= 0 else secrets.randbelow(2**31)
 
 
-def _ask(question: str) -> bool:
-    if not sys.stdin.isatty():
-        return True
-    try:
-        answer = input(question + " [Y/n] ").strip().lower()
-    except EOFError:
-        return True
-    return answer in ("", "y", "yes", "д", "да")
+YES = ("y", "yes", "д", "да")
 
 
-def prepare_game(cfg: dict, args) -> tuple[Any, EngineClock, journal_mod.Journal, dict, int]:
-    """Resume the unfinished game or start a new one; return (state, clock, journal, cfg, seed)."""
+def _interactive() -> bool:
+    return sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty()
+
+
+def _ask(question: str, default: bool, lang: str) -> bool:
+    """A yes/no question in the terminal; Enter (or no terminal, or end of input) gives ``default``."""
     from controller.i18n import t
+
+    if not _interactive():
+        return default
+    try:
+        answer = input(f"{question} {t('ask.default_yes' if default else 'ask.default_no', lang)} ").strip().lower()
+    except EOFError:
+        return default
+    return default if not answer else answer in YES
+
+
+def shown_path(path) -> str:
+    """A path as the host should type it: relative to the working folder when inside it."""
+    if path is None:
+        return ""
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(p)
+
+
+def damage_notice(contents: journal_mod.Contents, kept, lang: str) -> str:
+    """One line for the host: which record is damaged, what was not replayed, where the original is."""
+    from controller.i18n import t, tn
+
+    return t("journal.damaged", lang, line=contents.damaged_at, lines=contents.records,
+             events=tn("events_n", len(contents.events), lang), rest=tn("records_n", contents.dropped, lang),
+             path=shown_path(kept))
+
+
+NOT_RECORDED = object()
+"""A journal header written before the config file was recorded in it."""
+
+
+def _config_words(path, lang: str) -> str:
+    from controller.i18n import t
+
+    if path is NOT_RECORDED:
+        return t("journal.config_unrecorded", lang)
+    return shown_path(path) if path else t("journal.config_builtin", lang)
+
+
+def same_game(header: dict, cfg: dict, config_path: str | None) -> bool:
+    """Whether the journal's game is the one this config asks for: the same mode and the
+    same config file (a journal written before the file was recorded: the same mode)."""
+    if (header.get("config") or {}).get("mode") != cfg["mode"]:
+        return False
+    return "config_path" not in header or header["config_path"] == config_path
+
+
+def unplayed(contents: journal_mod.Contents) -> bool:
+    """A game nobody has played yet: no press, no host action (clock records at most)."""
+    return contents.damaged_at is None and all(isinstance(e, Tick) for e in contents.events)
+
+
+def new_header(cfg: dict, seed: int, config_path: str | None) -> dict:
+    """A new game's journal header: its config and the file it came from, the seed, the start time."""
+    return {"config": cfg, "config_path": config_path, "seed": seed,
+            "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+@dataclass
+class Prepared:
+    """What :func:`prepare_game` hands the loop."""
+
+    state: Any
+    clock: EngineClock
+    journal: journal_mod.Journal
+    cfg: dict
+    seed: int
+    config_path: str | None
+    """The config file of the game being played (recorded in a new game's journal header)."""
+    notices: list[str] = field(default_factory=list)
+    """Lines for the host about what happened to the journal (screen and terminal)."""
+
+
+def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | None:
+    """Resume the unfinished game or start a new one (the rules: docs/cli.md, «Start-up»).
+
+    ``config_path`` is the file ``cfg`` came from (resolved; None: built-in defaults). It goes
+    into the journal header; a journal of another mode or config file is never resumed unasked.
+    Returns None when the host chose to change nothing (another config's unfinished game stays)."""
+    from controller.i18n import mode_title, t, tn
 
     lang = cfg["language"]
     jdir = cfg["journal"]["dir"]
+    current = journal_mod.current_path(jdir)
+    notices: list[str] = []
     contents = None
     try:
         contents = journal_mod.unfinished(jdir)
     except BuzzerError as exc:
-        print(f"buzzer: {exc}; it is archived and a new game starts", file=sys.stderr)
-        journal_mod.archive(jdir)
-    if contents is not None and not getattr(args, "new", False):
+        dest = journal_mod.archive(jdir, tag="damaged")
+        notices.append(t("journal.unreadable", lang, problem=exc, path=shown_path(dest)))
+    if (contents is not None and not getattr(args, "new", False)
+            and (same_game(contents.header, cfg, config_path) or not unplayed(contents))):
+        # (a game nobody has played yet of another config is not worth a question: it is
+        # archived below, as any journal is, and the new game starts)
+        header = contents.header
         n = len(contents.events)
-        started = contents.header.get("started", "?")
-        resume = getattr(args, "resume", False) or _ask(t("resume_prompt", lang, started=started, n=n))
+        words = {"mode": mode_title((header.get("config") or {}).get("mode"), lang),
+                 "started": header.get("started", "?"),
+                 "config": _config_words(header.get("config_path", NOT_RECORDED), lang),
+                 "events": tn("events_n", n, lang), "new_mode": mode_title(cfg["mode"], lang),
+                 "new_config": _config_words(config_path, lang)}
+        same = same_game(header, cfg, config_path)
+        asked = getattr(args, "resume", False)
+        if contents.damaged_at is not None and _interactive() and not asked:
+            print(t("journal.damaged_found", lang, line=contents.damaged_at, lines=contents.records,
+                    events=words["events"]))
+        if asked:
+            resume = True  # an answer given in advance -- for another config's game too (and said so)
+        elif same:
+            resume = _ask(t("journal.unfinished", lang, **words) + " " + t("journal.resume_q", lang), True, lang)
+        elif not _interactive():
+            # nobody to ask, and the journal holds another game: change nothing, say why
+            raise JournalError(t("journal.other_game_no_terminal", lang, path=shown_path(current), **words))
+        elif _ask(t("journal.other_game", lang, archive=shown_path(Path(jdir) / "archive"), **words) + " "
+                  + t("journal.start_new_q", lang), False, lang):
+            resume = False
+        else:
+            print(t("journal.kept", lang, path=shown_path(current), mode=words["mode"]))
+            return None
         if resume:
+            if contents.damaged_at is not None:
+                # never cut: the whole file goes to the archive, the game goes on from the trusted part
+                kept = journal_mod.set_aside(jdir, contents)
+                notices.append(damage_notice(contents, kept, lang))
             state, jcfg, seed, last = journal_mod.replay(contents)
             clock = EngineClock()
             clock.resume_at(last)
-            jr = journal_mod.Journal(journal_mod.current_path(jdir), fsync=cfg["journal"]["fsync"],
-                                     truncate_to=contents.valid_bytes)
+            jr = journal_mod.Journal(current, fsync=cfg["journal"]["fsync"], truncate_to=contents.valid_bytes)
             print(t("resumed_journal", lang, n=n, s=f"{last / 1e9:.3f}"))
-            # settings that do not change the rules (screen, sound, keys) come from the current config
-            for key in ("display", "keys", "sound", "language", "buttons", "journal"):
-                if key in cfg:
-                    jcfg[key] = cfg[key]
-            return state, clock, jr, jcfg, seed
-    if contents is not None or journal_mod.current_path(jdir).exists():
-        dest = journal_mod.archive(jdir)
+            if same:
+                # settings that do not change the rules (screen, sound, keys) come from the current config
+                for key in ("display", "keys", "sound", "language", "buttons", "journal"):
+                    if key in cfg:
+                        jcfg[key] = cfg[key]
+            else:
+                # another game's config says nothing about this game: only where the journal lives
+                # and a language asked for on the command line apply
+                jcfg["journal"] = cfg["journal"]
+                if getattr(args, "lang", None):
+                    jcfg["language"] = args.lang
+                notices.insert(0, t("journal.resumed_other", jcfg["language"], **words))
+            return Prepared(state, clock, jr, jcfg, seed, header.get("config_path"), notices)
+    if contents is not None or current.exists():
+        damaged = contents is not None and contents.damaged_at is not None
+        dest = journal_mod.archive(jdir, tag="damaged" if damaged else "")
         if dest:
-            print(t("journal_archived", lang, path=dest))
+            if damaged:
+                notices.append(t("journal.damaged_archived", lang, line=contents.damaged_at,
+                                 lines=contents.records, path=shown_path(dest)))
+            else:
+                notices.append(t("journal.archived", lang, path=shown_path(dest)))
     seed = _choose_seed(cfg)
-    clock = EngineClock()
-    header = {"config": cfg, "seed": seed, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
-    jr = journal_mod.Journal(journal_mod.current_path(jdir), header=header, fsync=cfg["journal"]["fsync"])
-    state = engine.new_game(cfg, seed)
-    return state, clock, jr, cfg, seed
+    jr = journal_mod.Journal(current, header=new_header(cfg, seed, config_path), fsync=cfg["journal"]["fsync"])
+    return Prepared(engine.new_game(cfg, seed), EngineClock(), jr, cfg, seed, config_path, notices)
 
 
 def _display_available() -> bool:
@@ -676,7 +803,10 @@ def run_from_args(args) -> int:
         cfg["display"]["fullscreen"] = True
     if args.windowed:
         cfg["display"]["fullscreen"] = False
-    state, clock, jr, cfg, seed = prepare_game(cfg, args)
+    prepared = prepare_game(cfg, args, str(Path(path).resolve()) if path else None)
+    if prepared is None:
+        return 0  # the host kept the unfinished game of another config; nothing was changed
+    state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
     resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
     from controller.i18n import t
@@ -685,10 +815,13 @@ def run_from_args(args) -> int:
     print(t("game_seed", lang, seed=seed))
     headless = args.headless or not _display_available()
     loop = Loop(cfg, state, clock, journal=jr)
+    loop.config_path = prepared.config_path
     if resumed:
         loop._notice("resumed", n=resumed)
     else:
         loop._notice("help_hint")  # the host's first hint: H shows every key
+    for text in prepared.notices:  # what happened to the journal: on the screen and in the terminal
+        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS)
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
     options["keys"] = keys

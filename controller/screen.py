@@ -17,11 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from controller.i18n import MINUS, signed, t
-
-MODE_TITLES = {"erudite": "mode_erudite", "own-game": "mode_jeopardy", "brain-ring": "mode_brain_ring",
-               "chgk": "mode_chgk", "mafia": "mode_mafia"}
-"""Mode name (as in config) -> i18n key of its title."""
+from controller.i18n import MINUS, MODE_TITLES, mode_title, signed, t  # noqa: F401  (re-exported)
 
 FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "mafia.removed": "removed", "fight_over": "winner",
               "answers_closed": "hand_in", "answer_time_up": "time_up"}
@@ -53,11 +49,6 @@ COUNTDOWN_LABELS = {"think": "think_time", "answer": "answer_time", "captain": "
 
 SEAT_STATUS = {"silenced": "silenced", "removed": "removed", "out": "out"}
 """«Мафия» seat status -> i18n key of its tag."""
-
-
-def mode_title(mode: Any, lang: str) -> str:
-    key = MODE_TITLES.get(str(mode))
-    return t(key, lang) if key else str(mode)
 
 
 # --- countdowns ------------------------------------------------------------------

@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -101,31 +102,39 @@ def test_replay_restores_scores_holder_and_countdown(tmp_path):
     assert v["countdown"]["remaining_ms"] == pytest.approx(4_500)  # restarted at 4.0 s, 2.5 s gone
 
 
-def _run_headless(cwd, keys: bytes, *extra, kill_after=None):
+def _run_headless(cwd, keys: bytes, *extra, kill_after=None, kill_when=None):
+    """``buzzer run --headless`` in ``cwd`` with ``keys`` typed one by one; SIGKILL it
+    ``kill_after`` seconds after the last key, or as soon as ``kill_when()`` is true."""
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "6",
                              *extra], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
-    head = b""
-    if keys:
-        # type only once the game reads keys (a slow start must not bunch them into one read)
-        deadline = time.monotonic() + 30
-        while b"Q = " not in head and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            head += line
+    out = bytearray()
+    reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
+                              daemon=True)
+    reader.start()
+    # keys typed before the game is up would arrive in one batch (a ruling before the press
+    # it rules on is settled): wait for the line of team keys the game prints when it starts
+    deadline = time.monotonic() + 30
+    while keys and b"Q = " not in out and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
     for k in keys:
         proc.stdin.write(bytes([k]))
         proc.stdin.flush()
         time.sleep(0.15)
-    if kill_after is not None:
+    if kill_when is not None:
+        deadline = time.monotonic() + 30
+        while not kill_when() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+    elif kill_after is not None:
         time.sleep(kill_after)
         proc.send_signal(signal.SIGKILL)
-        out, err = proc.communicate(timeout=20)
-    else:
-        out, err = proc.communicate(timeout=30)
-    return proc.returncode, (head + out).decode(), err.decode()
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    reader.join(10)
+    err = proc.stderr.read()
+    return proc.returncode, out.decode(), err.decode()
 
 
 def test_buzzer_run_killed_resumes_the_same_game(tmp_path):
@@ -197,3 +206,200 @@ def test_a_refused_action_in_the_journal_does_not_stop_recovery(tmp_path):
     jr.close()
     state, _, _, _ = journal.replay(journal.read(journal.current_path(tmp_path)))
     assert engine.view(state)["teams"][0]["holder"] is True
+
+
+def _ten_line_journal(tmp_path) -> Path:
+    """header + 9 events: question, Гамма presses, right (Гамма 10), question, Бета presses, wrong (Бета -20) ..."""
+    jr, _ = new_journal(tmp_path)
+    for ev in [Host("question", 1_000_000_000), Press("C", 2_000_000_000, 2_000_000_000),
+               Tick(2_010_000_000), Host("right", 3_000_000_000), Host("question", 4_000_000_000),
+               Press("B", 5_000_000_000, 5_000_000_000), Tick(5_010_000_000), Host("wrong", 6_000_000_000),
+               Host("question", 7_000_000_000)]:
+        jr.append(ev)
+    jr.close()
+    p = journal.current_path(tmp_path)
+    assert len(p.read_bytes().splitlines()) == 10
+    return p
+
+
+def _damage_line(p: Path, n: int) -> bytes:
+    lines = p.read_bytes().splitlines(keepends=True)
+    body = bytearray(lines[n - 1])
+    body[20] = ord("#") if body[20] != ord("#") else ord("%")  # one character changed
+    lines[n - 1] = bytes(body)
+    p.write_bytes(b"".join(lines))
+    return p.read_bytes()
+
+
+def test_damaged_middle_record_deletes_nothing_and_is_named(tmp_path):
+    """A damaged record on line 4 of 10: the 3 good lines before it are resumed; the whole
+    original, with the 6 intact records after the damaged one, is kept beside the journal."""
+    p = _ten_line_journal(tmp_path)
+    original = _damage_line(p, 4)
+    c = journal.read(p)
+    assert c.damaged_at == 4 and c.records == 10 and c.dropped == 7
+    assert len(c.events) == 2
+    kept = journal.set_aside(tmp_path, c)
+    assert kept.parent == tmp_path / "archive" and "damaged" in kept.name
+    assert kept.read_bytes() == original                      # every byte of the original, intact
+    assert p.read_bytes() == original[:c.valid_bytes]          # the journal goes on from the trusted part
+    jr = journal.Journal(p, truncate_to=c.valid_bytes)
+    jr.append(Host("question", 8_000_000_000))
+    jr.close()
+    assert journal.read(p).events == c.events + [Host("question", 8_000_000_000)]
+    assert kept.read_bytes() == original
+
+
+def test_journal_never_cuts_more_than_a_torn_last_record(tmp_path):
+    p = _ten_line_journal(tmp_path)
+    original = _damage_line(p, 4)
+    c = journal.read(p)
+    with pytest.raises(JournalError, match="damaged"):
+        journal.Journal(p, truncate_to=c.valid_bytes)
+    assert p.read_bytes() == original
+
+
+def test_buzzer_run_with_a_damaged_middle_record_keeps_the_original_and_says_so(tmp_path):
+    jdir = tmp_path / "journal"
+    p = _ten_line_journal(jdir)
+    original = _damage_line(p, 4)
+    rc, out, err = _run_headless(tmp_path, b"", "--lang", "en", "--seconds", "1")
+    assert rc == 0, err
+    kept = list((jdir / "archive").glob("*damaged*.jsonl"))
+    assert len(kept) == 1 and kept[0].read_bytes() == original
+    line = next(ln for ln in out.splitlines() if "damaged" in ln)
+    assert "record 4 of 10" in line and "7 records" in line and str(kept[0].relative_to(tmp_path)) in line
+    c = journal.read(p)
+    assert c.damaged_at is None and c.events[:2] == journal.read(kept[0]).events[:2]
+    # the old code cut the file to the 3 good lines: the 6 intact records after line 4 are still there
+    assert original.splitlines()[4:] == kept[0].read_bytes().splitlines()[4:]
+
+
+# -- start-up with another game's config (buzzer run -c …) ---------------------------------
+
+OWN_GAME = ROOT / "config" / "own-game.toml"
+DEFAULT = ROOT / "config" / "default.toml"
+
+
+def _unfinished_erudite_game(tmp_path):
+    """A real Эрудит-квартет game (default config) killed after Гамма's right answer."""
+    p = journal.current_path(tmp_path / "journal")
+
+    def ruled():
+        try:
+            return any(getattr(e, "action", "") == "right" for e in journal.read(p).events)
+        except (JournalError, OSError):
+            return False
+
+    rc, _, _ = _run_headless(tmp_path, b"np\n", kill_when=ruled)
+    assert rc == -signal.SIGKILL
+    c = journal.read(p)
+    assert c.header["config"]["mode"] == "erudite" and not c.finished
+    return p, c
+
+
+def _run_in_terminal(cwd, answer: bytes, *extra):
+    """``buzzer run`` with a terminal on stdin: wait for its question, type ``answer``."""
+    import pty
+
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "1",
+                             *extra], cwd=cwd, env=env, stdin=slave, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    os.close(slave)
+    out = bytearray()
+    reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
+                              daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 30
+    while not out.rstrip().endswith(b"]") and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    question = out.decode()
+    os.write(master, answer)
+    proc.wait(timeout=30)
+    reader.join(10)
+    os.close(master)
+    return proc.returncode, question, out.decode(), proc.stderr.read().decode()
+
+
+def test_another_games_config_without_a_terminal_changes_nothing_and_says_why(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    before = p.read_bytes()
+    rc, out, err = _run_headless(tmp_path, b"", "-c", str(OWN_GAME), "--lang", "en")
+    assert rc == 2                                             # the old code resumed the Эрудит game
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "Erudite Quartet" in err and c.header["started"] in err and str(DEFAULT) in err
+    assert f"{len(c.events)} events" in err and "Own Game" in err and str(OWN_GAME) in err
+    assert "--new" in err and "--resume" in err
+    assert p.read_bytes() == before and not (tmp_path / "journal" / "archive").exists()
+
+
+def test_another_games_config_in_a_terminal_names_the_game_and_enter_keeps_it(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    before = p.read_bytes()
+    rc, question, out, err = _run_in_terminal(tmp_path, b"\n", "-c", str(OWN_GAME))
+    assert rc == 0, err
+    assert "Эрудит-квартет" in question and c.header["started"] in question and str(DEFAULT) in question
+    assert "Своя игра" in question and "journal/archive" in question and question.rstrip().endswith("[д/Н]")
+    assert "Resumed" not in out and "Ничего не изменено" in out
+    assert p.read_bytes() == before and not (tmp_path / "journal" / "archive").exists()
+
+
+def test_another_games_config_yes_archives_the_old_game_and_starts_the_new_one(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    before = p.read_bytes()
+    rc, question, out, err = _run_in_terminal(tmp_path, b"y\n", "-c", str(OWN_GAME), "--lang", "en")
+    assert rc == 0, err
+    assert question.rstrip().endswith("[y/N]")
+    archived = list((tmp_path / "journal" / "archive").glob("game-*.jsonl"))
+    assert len(archived) == 1 and archived[0].read_bytes() == before   # the Эрудит game, whole
+    assert str(archived[0].relative_to(tmp_path)) in out
+    new = journal.read(p)
+    assert new.header["config"]["mode"] == "own-game" and new.header["config_path"] == str(OWN_GAME)
+
+
+def test_the_same_config_in_a_terminal_names_the_game_and_enter_resumes(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    assert c.header["config_path"] == str(DEFAULT)             # the header records the config file
+    rc, question, out, err = _run_in_terminal(tmp_path, b"\n", "--lang", "en")
+    assert rc == 0, err
+    assert f"An unfinished Erudite Quartet game (started {c.header['started']}, config {DEFAULT}" in question
+    assert question.rstrip().endswith("Resume it? [Y/n]")
+    assert "Resumed the unfinished game" in out and "Гамма 10" in out   # --lang en
+
+
+def test_resume_flag_with_another_games_config_resumes_it_and_says_so(tmp_path):
+    p, c = _unfinished_erudite_game(tmp_path)
+    rc, out, err = _run_headless(tmp_path, b"", "-c", str(OWN_GAME), "--resume", "--lang", "en")
+    assert rc == 0, err
+    assert f"Resumed the unfinished Erudite Quartet game (config {DEFAULT}) as --resume asks" in out
+    assert "Гамма 10" in out                                   # the Эрудит game, with its own teams
+
+
+def test_a_journal_without_the_config_file_in_its_header_still_resumes(tmp_path):
+    jdir = tmp_path / "journal"
+    jr, cfg = new_journal(jdir)                                # a header as older versions wrote it
+    for ev in [Host("question", 1_000_000_000), Press("C", 2_000_000_000, 2_000_000_000),
+               Tick(2_010_000_000), Host("right", 3_000_000_000)]:
+        jr.append(ev)
+    jr.close()
+    assert "config_path" not in journal.read(journal.current_path(jdir)).header
+    rc, out, err = _run_headless(tmp_path, b"", "--seconds", "1")
+    assert rc == 0, err
+    assert "Незавершённая игра продолжена: 4 события" in out and "Гамма 10" in out
+
+
+def test_an_unplayed_game_of_another_config_is_archived_without_a_question(tmp_path):
+    # the host ended the Эрудит game with the new-game key: a fresh game nobody has played yet
+    rc, _, _ = _run_headless(tmp_path, b"", "--seconds", "0.5")
+    assert rc == 0
+    p = journal.current_path(tmp_path / "journal")
+    before = p.read_bytes()
+    assert journal.read(p).events == []
+    rc, out, err = _run_headless(tmp_path, b"", "-c", str(OWN_GAME), "--lang", "en", "--seconds", "0.5")
+    assert rc == 0, err
+    archived = list((tmp_path / "journal" / "archive").glob("game-*.jsonl"))
+    assert len(archived) == 1 and archived[0].read_bytes() == before
+    assert f"archived to {archived[0].relative_to(tmp_path)}" in out
+    assert journal.read(p).header["config"]["mode"] == "own-game"

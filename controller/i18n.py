@@ -31,13 +31,16 @@ from typing import Any, Mapping
 from controller import po
 
 DEFAULT_LANG = "ru"
-LANGUAGES = ("ru", "en")
 FALLBACK_LANG = "en"
 """Where a key missing from a language's catalog is looked up next."""
 
 DOMAIN = "buzzer"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 """``<LOCALE_DIR>/<lang>/LC_MESSAGES/buzzer.po``: one catalog per language."""
+
+LANGUAGES = (DEFAULT_LANG, *sorted(p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po")
+                                   if p.parent.parent.name != DEFAULT_LANG))
+"""Every language with a catalog, the default first: adding a ``.po`` file adds a language."""
 
 MINUS = "\u2212"
 """The typographic minus sign (−), used for negative scores instead of ``-``."""

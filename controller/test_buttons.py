@@ -43,7 +43,7 @@ from controller import config as config_mod
 from controller.clock import EngineClock
 from controller.errors import ConfigError
 from controller.events import NS_PER_MS, Press, Release
-from controller.i18n import labels
+from controller.i18n import LANGUAGES, labels
 
 
 
@@ -57,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "round of lamps (default 0.7 s)")
     p.add_argument("--no-lamps", action="store_true", help="do not switch the lamps")
     p.add_argument("--script", help="drive mock pins from this file (GPIOZERO_PIN_FACTORY=mock)")
-    p.add_argument("--lang", choices=("ru", "en"), help="language of the output")
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the output")
     p.set_defaults(func=run)
 
 

@@ -38,7 +38,7 @@ from typing import Any, Iterable, Mapping
 
 from controller.mafia_protocol import (ProtocolError, Protocol, add_protest, check_extra_points, fmt_points,
                                        load, render_html, save, team_of)
-from controller.i18n import labels
+from controller.i18n import LANGUAGES, labels
 from controller.modes.mafia import validate_settings
 
 __all__ = ["game_points", "validate_extra_points", "standings", "build_table", "load_folder",
@@ -357,7 +357,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--finalists", type=int, help="number of finalists (default: mafia.finalists, 10)")
     p.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
                    "seats: the table of a protocol that does not record its own)")
-    p.add_argument("--lang", choices=("ru", "en"), default="ru", help="language of labels (default ru)")
+    p.add_argument("--lang", choices=LANGUAGES, default="ru", help="language of labels (default ru)")
     p.set_defaults(func=tournament_command)
 
     q = sub.add_parser("protocol", help="«Мафия»: check a game protocol, print it as HTML, enter a protest")
@@ -369,5 +369,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--at", help="protest: time of the entry, ISO 8601 (default: now)")
     q.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
                    "seats: the table of a protocol that does not record its own)")
-    q.add_argument("--lang", choices=("ru", "en"), default="ru")
+    q.add_argument("--lang", choices=LANGUAGES, default="ru")
     q.set_defaults(func=protocol_command, finalists=None)

@@ -40,6 +40,17 @@ def test_catalog_header(lang, plurals):
 
 
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_catalog_says_its_language_and_plural_rule(lang):
+    head = po.header(po.parse(i18n.catalog_path(lang).read_text(encoding="utf-8")))
+    assert head["Language"] == lang and head["Content-Type"] == "text/plain; charset=UTF-8"
+    assert re.fullmatch(r"nplurals=\d+; plural=.+;", head["Plural-Forms"]), head["Plural-Forms"]
+
+
+def test_the_languages_are_the_catalogs():
+    assert i18n.LANGUAGES[0] == i18n.DEFAULT_LANG and set(i18n.LANGUAGES) >= {"ru", "en"}
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
 def test_catalog_compiles_and_gettext_reads_every_message(lang):
     entries = po.parse(i18n.catalog_path(lang).read_text(encoding="utf-8"))
     found = gettext.GNUTranslations(io.BytesIO(po.compile_mo(entries)))
@@ -130,29 +141,33 @@ def test_po_reader_rejects_broken_files(bad):
 
 # --- the two catalogs agree ---------------------------------------------------------------------
 
-def test_both_catalogs_have_the_same_keys():
-    ru, en = set(i18n.messages("ru")), set(i18n.messages("en"))
-    assert ru - en == set(), "keys missing in English"
-    assert en - ru == set(), "keys missing in Russian"
-    for lang in i18n.LANGUAGES:
-        untranslated = [e.msgid for e in i18n.entries(lang) if not e.translated]
-        assert not untranslated, f"{lang}: untranslated or fuzzy: {untranslated}"
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_catalog_has_the_english_keys(lang):
+    have, en = set(i18n.messages(lang)), set(i18n.messages("en"))
+    assert en - have == set(), f"keys missing in {lang}"
+    assert have - en == set(), f"keys missing in English"
+    untranslated = [e.msgid for e in i18n.entries(lang) if not e.translated]
+    assert not untranslated, f"{lang}: untranslated or fuzzy: {untranslated}"
 
 
-def test_both_catalogs_use_the_same_placeholders():
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_catalog_uses_the_english_placeholders(lang):
     en = i18n.messages("en")
-    for key, ru_text in i18n.messages("ru").items():
+    for key, text in i18n.messages(lang).items():
         wanted = _fields(_forms(en[key])[-1])
-        for text in _forms(ru_text) + _forms(en[key]):
-            assert _fields(text) == wanted, (key, text)
+        for form in _forms(text) + _forms(en[key]):
+            assert _fields(form) == wanted, (key, form)
 
 
-def test_counted_messages_are_counted_in_both_catalogs():
-    for lang, forms in (("ru", 3), ("en", 2)):
-        for key, text in i18n.messages(lang).items():
-            assert isinstance(text, tuple) == isinstance(i18n.messages("en")[key], tuple), key
-            if isinstance(text, tuple):
-                assert len(text) == forms and all(f.strip() for f in text), (lang, key)
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_counted_messages_have_every_plural_form(lang):
+    head = po.header(po.parse(i18n.catalog_path(lang).read_text(encoding="utf-8")))
+    forms = int(re.match(r"nplurals=(\d+)", head["Plural-Forms"]).group(1))
+    assert forms == {"ru": 3, "en": 2}.get(lang, forms)
+    for key, text in i18n.messages(lang).items():
+        assert isinstance(text, tuple) == isinstance(i18n.messages("en")[key], tuple), key
+        if isinstance(text, tuple):
+            assert len(text) == forms and all(f.strip() for f in text), (lang, key)
 
 
 def test_russian_comments_show_the_current_english_text():

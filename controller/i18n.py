@@ -10,7 +10,8 @@ Effects carry keys, not text (:class:`~controller.effects.Notice`,
 language is used (:mod:`controller.po`, :mod:`gettext`), so editing a ``.po``
 file needs no build step.  Tests check that every key the code uses is in every
 catalog, that the catalogs agree on keys and placeholders, and that the bundled
-fonts can draw every character (``tests/test_i18n.py``, ``tests/test_fonts.py``).
+fonts can draw every character (``tests/test_catalogs.py``, ``tests/test_i18n.py``,
+``tests/test_fonts.py``).
 
 Placeholders use :meth:`str.format` syntax: ``t("round_n", n=2)`` gives
 «Раунд 2».  A counted message has plural forms (``msgid_plural``) and is looked
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import gettext
+import io
 import string
 from pathlib import Path
 from typing import Any, Mapping
@@ -51,9 +53,13 @@ def catalog_path(lang: str) -> Path:
 
 
 @functools.cache
+def _parsed(lang: str) -> tuple[po.Entry, ...]:
+    return tuple(po.parse(catalog_path(lang).read_text(encoding="utf-8")))
+
+
 def entries(lang: str) -> tuple[po.Entry, ...]:
     """The messages of ``lang``'s catalog (the header left out)."""
-    return tuple(e for e in po.parse(catalog_path(lang).read_text(encoding="utf-8")) if e.msgid)
+    return tuple(e for e in _parsed(lang) if e.msgid)
 
 
 @functools.cache
@@ -69,7 +75,7 @@ def translation(lang: str) -> gettext.NullTranslations:
     language's), falling back to English for a key the catalog lacks."""
     if lang not in LANGUAGES:
         lang = DEFAULT_LANG
-    found = po.translations(catalog_path(lang).read_text(encoding="utf-8"))
+    found = gettext.GNUTranslations(io.BytesIO(po.compile_mo(list(_parsed(lang)))))
     if lang != FALLBACK_LANG:
         found.add_fallback(translation(FALLBACK_LANG))
     return found
@@ -77,7 +83,7 @@ def translation(lang: str) -> gettext.NullTranslations:
 
 def reload() -> None:
     """Forget the loaded catalogs (after editing a ``.po`` file or changing :data:`LOCALE_DIR`)."""
-    for cached in (entries, messages, translation, _counted):
+    for cached in (_parsed, messages, translation, _counted):
         cached.cache_clear()
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from controller import config as config_mod
 from controller import script as script_mod
+from controller.i18n import LANGUAGES
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config" / "default.toml"
 
@@ -18,7 +19,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--headless", action="store_true", help="no window: text status in the terminal")
     p.add_argument("--fullscreen", action="store_true", help="full screen on the projector")
     p.add_argument("--windowed", action="store_true", help="in a window even if the config says full screen")
-    p.add_argument("--lang", choices=("ru", "en"), help="language of the screen")
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the screen")
     p.add_argument("--new", action="store_true", help="start a new game even if an unfinished one exists "
                    "(the old journal is archived, never deleted)")
     p.add_argument("--resume", action="store_true", help="resume the unfinished game without asking, "

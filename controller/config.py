@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from controller.errors import ConfigError
+from controller.i18n import LANGUAGES
 
 # --------------------------------------------------------------------------
 # key types
@@ -167,7 +168,7 @@ SCHEMA: list[Section] = [
         Key("buttons", "str", "keyboard", "Button backend: keyboard (simulated on the computer's "
             "keyboard), gpio (Raspberry Pi pins), serial (our USB box), serial-sim (a virtual box).",
             choices=("keyboard", "gpio", "serial", "serial-sim")),
-        Key("language", "str", "ru", "Language of the screen and messages.", choices=("ru", "en")),
+        Key("language", "str", "ru", "Language of the screen and messages.", choices=LANGUAGES),
     )),
     Section("arbiter", "Who pressed first. Winners are chosen by the edge's timestamp.", (
         Key("settle_ms", "float", 2.0, "How long the arbiter waits after the earliest edge before "

@@ -154,6 +154,9 @@ class Loop:
 
     def __init__(self, cfg: dict, state: Any, clock: EngineClock, journal=None, screen=None,
                  audio=None, backend=None, keypad=None, out=sys.stdout):
+        from controller.i18n import translation
+
+        translation(cfg.get("language", "ru"))  # read the catalogs now, not at the first notice of the game
         self.cfg = cfg
         self.state = state
         self.clock = clock

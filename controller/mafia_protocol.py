@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.errors import BuzzerError
+from controller.i18n import labels
 from controller.modes.mafia import ROLES, validate_settings
 
 FORMAT = "buzzer-mafia-protocol"
@@ -442,31 +443,6 @@ def load(path: str | Path, settings: Mapping[str, Any] | None = None) -> Protoco
 # --------------------------------------------------------------------------
 # printable HTML
 
-LABELS = {
-    "ru": {
-        "title": "Протокол игры", "tournament": "Турнир", "stage": "Стадия", "game": "Игра №",
-        "table": "Стол №", "date": "Дата", "ended_at": "Окончание игры", "judge": "Судья",
-        "final": "финальная игра (баллы ×{m})", "seat": "№ за столом", "name": "Участник", "role": "Роль",
-        "fouls": "Фолы", "disqualified": "Дисквалификация", "extra": "Доп. баллы", "points": "Баллы",
-        "winner": "Победа", "town": "мирные жители", "mafia": "мафия", "yes": "да", "no": "",
-        "protests": "Протесты (не позднее {w} мин после окончания игры, §4.5.1)", "at": "Время",
-        "text": "Текст протеста", "none": "нет", "signature": "Подпись судьи",
-        "civilian": "Мирный житель", "don": "Дон", "commissar": "Комиссар", "doctor": "Доктор",
-        "mafia_role": "Мафия",
-    },
-    "en": {
-        "title": "Game protocol", "tournament": "Tournament", "stage": "Stage", "game": "Game no.",
-        "table": "Table no.", "date": "Date", "ended_at": "Game ended", "judge": "Judge",
-        "final": "final game (points ×{m})", "seat": "Seat", "name": "Player", "role": "Role",
-        "fouls": "Fouls", "disqualified": "Disqualified", "extra": "Extra points", "points": "Points",
-        "winner": "Winner", "town": "town", "mafia": "mafia", "yes": "yes", "no": "",
-        "protests": "Protests (within {w} min after the end of the game, §4.5.1)", "at": "Time",
-        "text": "Protest", "none": "none", "signature": "Judge's signature",
-        "civilian": "Civilian", "don": "Don", "commissar": "Commissar", "doctor": "Doctor",
-        "mafia_role": "Mafia",
-    },
-}
-
 CSS = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 2em; color: #000; }
 h1 { font-size: 1.6em; margin-bottom: .3em; }
@@ -494,7 +470,7 @@ def render_html(protocol: Protocol, lang: str = "ru", settings: Mapping[str, Any
     from controller.tournament import game_points  # tournament reads protocols: import late
 
     s = validate_settings(settings)
-    L = LABELS.get(lang, LABELS["ru"])
+    L = labels("protocol_html", lang)
     e = html.escape
     comma = lang == "ru"
     points = game_points(protocol, s)
@@ -518,7 +494,7 @@ def render_html(protocol: Protocol, lang: str = "ru", settings: Mapping[str, Any
         + "</tr></thead>\n<tbody>")
     for p in protocol.players:
         out.append(f'<tr><td class="num">{p.seat}</td><td>{e(p.name)}</td><td>{e(role_label[p.role])}</td>'
-                   f'<td class="num">{p.fouls}</td><td>{e(L["yes"] if p.disqualified else L["no"])}</td>'
+                   f'<td class="num">{p.fouls}</td><td>{e(L["yes"] if p.disqualified else "")}</td>'
                    f'<td class="num">{e(fmt_points(p.extra, comma)) if p.extra else ""}</td>'
                    f'<td class="num">{e(fmt_points(points[p.seat], comma))}</td></tr>')
     out.append("</tbody>\n</table>")

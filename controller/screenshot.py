@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import BuzzerError
+from controller.i18n import LANGUAGES
 
 MIN_SIDE, MAX_SIDE = 160, 8192
 
@@ -115,7 +116,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--at", type=float, required=True, metavar="SECONDS", help="moment on the script's clock")
     p.add_argument("--out", "-o", required=True, metavar="FILE.png", help="PNG file to write")
     p.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT in px (default 1920x1080)")
-    p.add_argument("--lang", choices=("ru", "en"), help="language of the screen (default: the config's)")
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the screen (default: the config's)")
     p.add_argument("--config", "-c", help="config file the script's settings apply on top of")
     p.add_argument("--help-overlay", action="store_true", help="draw the host's key overlay on top")
 

@@ -43,81 +43,9 @@ from controller import config as config_mod
 from controller.clock import EngineClock
 from controller.errors import ConfigError
 from controller.events import NS_PER_MS, Press, Release
+from controller.i18n import LANGUAGES, labels
 
-TEXT = {
-    "ru": {
-        "title": "Проверка кнопок. Нажмите каждую кнопку; Ctrl+C — выход.",
-        "factory": "Драйвер выводов: {factory} (метки времени: {stamps})",
-        "button": "Кнопка {b:<3} вывод {pin:<8} лампа {lamp:<8} {team}",
-        "no_lamp": "—",
-        "host_pin": "Кнопка ведущего «{action}» на выводе {pin}",
-        "buzzer": "Зуммер на выводе {pin}",
-        "keypad": "Клавиатура ведущего: {device}",
-        "keypad_none": "Клавиатура ведущего не задана ([keypad] device); доступные устройства:",
-        "keypad_key": "  {key:<16} → {action}",
-        "device": "  {path}  «{name}»",
-        "no_devices": "  (не найдено)",
-        "keys_title": "Клавиши ведущего:",
-        "not_gpio": "В конфигурации buttons = \"{backend}\": здесь проверяются контакты GPIO из [gpio]. "
-                    "Кнопочный блок проверяется в buzzer run (строка состояния показывает, отвечает ли он).",
-        "held_at_start": "{b}: нажата уже при запуске — залипла или неверно подключена?",
-        "pressed": "{t:8.3f} с  {b}: нажата",
-        "released": "{t:8.3f} с  {b}: отпущена, держали {held} мс, дребезг при нажатии: {bounces}",
-        "host": "{t:8.3f} с  ведущий: {action}",
-        "key": "{t:8.3f} с  клавиша {key} → {action}",
-        "key_unmapped": "{t:8.3f} с  клавиша {key} (не назначена)",
-        "kp_on": "Клавиатура подключена: {name}",
-        "kp_off": "Клавиатура недоступна: {reason}",
-        "lamp": "Лампа {b} горит",
-        "summary": "Итог:",
-        "row": "  {b:<3} {pin:<8} нажатий {presses:>3}, фронтов {edges:>4}, дребезг max {max} (среднее {avg})",
-        "never": "Ни разу не нажимались: {buttons}",
-        "all_seen": "Все кнопки работают.",
-        "script_mock": "--script работает только с GPIOZERO_PIN_FACTORY=mock",
-        "pair": "  {first} раньше {second} на {gap} мкс; обработка: {order}, разница {follow} мс, "
-                "задержка {delay} мс — {verdict}",
-        "pair_in_order": "по порядку",
-        "pair_reversed": "сначала {second}",
-        "pair_fair": "справедливо (в пределах quiet_ms = {quiet} мс)",
-        "pair_unfair": "НЕ справедливо: вызов пришёл позже quiet_ms = {quiet} мс; увеличьте [gpio] quiet_ms",
-    },
-    "en": {
-        "title": "Button check. Press every button; Ctrl+C to quit.",
-        "factory": "Pin factory: {factory} (timestamps: {stamps})",
-        "button": "Button {b:<3} pin {pin:<8} lamp {lamp:<8} {team}",
-        "no_lamp": "-",
-        "host_pin": "Host button '{action}' on pin {pin}",
-        "buzzer": "Buzzer on pin {pin}",
-        "keypad": "Host keypad: {device}",
-        "keypad_none": "No host keypad configured ([keypad] device); input devices found:",
-        "keypad_key": "  {key:<16} -> {action}",
-        "device": "  {path}  '{name}'",
-        "no_devices": "  (none found)",
-        "keys_title": "Host keys:",
-        "not_gpio": "The config says buttons = \"{backend}\": this checks the GPIO pins of [gpio]. "
-                    "The serial box is checked in buzzer run (its status line says whether it answers).",
-        "held_at_start": "{b}: held down at start: stuck or miswired?",
-        "pressed": "{t:8.3f} s  {b}: pressed",
-        "released": "{t:8.3f} s  {b}: released, held {held} ms, bounce edges on press: {bounces}",
-        "host": "{t:8.3f} s  host: {action}",
-        "key": "{t:8.3f} s  key {key} -> {action}",
-        "key_unmapped": "{t:8.3f} s  key {key} (not mapped)",
-        "kp_on": "Keypad connected: {name}",
-        "kp_off": "Keypad unavailable: {reason}",
-        "lamp": "Lamp {b} lit",
-        "summary": "Summary:",
-        "row": "  {b:<3} {pin:<8} presses {presses:>3}, edges {edges:>4}, bounce max {max} (mean {avg})",
-        "never": "Never pressed: {buttons}",
-        "all_seen": "All buttons work.",
-        "script_mock": "--script needs GPIOZERO_PIN_FACTORY=mock",
-        "pair": "  {first} before {second} by {gap} µs; callbacks: {order}, {follow} ms apart, "
-                "delay {delay} ms: {verdict}",
-        "pair_in_order": "in order",
-        "pair_reversed": "{second} first",
-        "pair_fair": "fair (within quiet_ms = {quiet} ms)",
-        "pair_unfair": "NOT fair: a callback came later than quiet_ms = {quiet} ms; raise [gpio] quiet_ms",
-    },
-}
+
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -129,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "round of lamps (default 0.7 s)")
     p.add_argument("--no-lamps", action="store_true", help="do not switch the lamps")
     p.add_argument("--script", help="drive mock pins from this file (GPIOZERO_PIN_FACTORY=mock)")
-    p.add_argument("--lang", choices=("ru", "en"), help="language of the output")
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the output")
     p.set_defaults(func=run)
 
 
@@ -229,7 +157,7 @@ def run(args) -> int:
 
     cfg = config_mod.load(args.config or default_config_path())
     lang = args.lang or cfg.get("language", "ru")
-    text = TEXT.get(lang, TEXT["en"])
+    text = labels("test_buttons", lang, default="en")
     out = sys.stdout
 
     def say(msg, /, **kw):

@@ -38,6 +38,7 @@ from typing import Any, Iterable, Mapping
 
 from controller.mafia_protocol import (ProtocolError, Protocol, add_protest, check_extra_points, fmt_points,
                                        load, render_html, save, team_of)
+from controller.i18n import LANGUAGES, labels
 from controller.modes.mafia import validate_settings
 
 __all__ = ["game_points", "validate_extra_points", "standings", "build_table", "load_folder",
@@ -205,26 +206,11 @@ def load_folder(folder: str | Path, settings: Mapping[str, Any] | None = None) -
 COLUMNS = ("place", "name", "games", "wins", "wins_don_commissar", "extra", "disqualifications",
            "qualifying", "final", "total", "finalist", "lot")
 
-LABELS = {
-    "ru": {"place": "Место", "name": "Участник", "games": "Игр", "wins": "Побед",
-           "wins_don_commissar": "Побед Доном/Комиссаром", "extra": "Доп. баллы",
-           "disqualifications": "Дисквалификаций", "qualifying": "Баллы до финала",
-           "final": "Баллы финала (×{m})", "total": "Итого", "finalist": "Финалист", "lot": "Жребий",
-           "yes": "да", "title": "Турнирная таблица", "games_n": "Протоколов игр: {n}",
-           "seed": "Жребий: seed {seed} (повтор: --seed {seed})", "winners": "Победители турнира (финал): {names}",
-           "finalists": "Финалисты ({n}): {names}"},
-    "en": {"place": "Place", "name": "Player", "games": "Games", "wins": "Wins",
-           "wins_don_commissar": "Wins as Don/Commissar", "extra": "Extra points",
-           "disqualifications": "Disqualifications", "qualifying": "Points before the final",
-           "final": "Final points (×{m})", "total": "Total", "finalist": "Finalist", "lot": "Lot",
-           "yes": "yes", "title": "Tournament table", "games_n": "Game protocols: {n}",
-           "seed": "Lot: seed {seed} (repeat with --seed {seed})", "winners": "Tournament winners (final): {names}",
-           "finalists": "Finalists ({n}): {names}"},
-}
+
 
 
 def _labels(lang: str, table: TournamentTable) -> dict[str, str]:
-    L = dict(LABELS.get(lang, LABELS["ru"]))
+    L = labels("tournament", lang)
     L["final"] = L["final"].format(m=fmt_points(table.multiplier, lang == "ru"))
     return L
 
@@ -371,7 +357,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--finalists", type=int, help="number of finalists (default: mafia.finalists, 10)")
     p.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
                    "seats: the table of a protocol that does not record its own)")
-    p.add_argument("--lang", choices=("ru", "en"), default="ru", help="language of labels (default ru)")
+    p.add_argument("--lang", choices=LANGUAGES, default="ru", help="language of labels (default ru)")
     p.set_defaults(func=tournament_command)
 
     q = sub.add_parser("protocol", help="«Мафия»: check a game protocol, print it as HTML, enter a protest")
@@ -383,5 +369,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--at", help="protest: time of the entry, ISO 8601 (default: now)")
     q.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
                    "seats: the table of a protocol that does not record its own)")
-    q.add_argument("--lang", choices=("ru", "en"), default="ru")
+    q.add_argument("--lang", choices=LANGUAGES, default="ru")
     q.set_defaults(func=protocol_command, finalists=None)

@@ -9,7 +9,7 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pygame.freetype  # noqa: E402
 
-from controller.i18n import STRINGS  # noqa: E402
+from controller.i18n import all_strings  # noqa: E402
 
 FONTS = Path(__file__).resolve().parents[1] / "controller" / "data" / "fonts"
 UI_FONTS = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")
@@ -38,10 +38,9 @@ def _has(font, char):
 def _needed():
     """Every character of every UI string, with one key that uses it."""
     chars = {}
-    for lang, table in STRINGS.items():
-        for key, text in table.items():
-            for ch in text:
-                chars.setdefault(ch, f"{lang}:{key}")
+    for lang, key, text in all_strings():
+        for ch in text:
+            chars.setdefault(ch, f"{lang}:{key}")
     for ch in SYMBOLS + ALPHABETS:
         chars.setdefault(ch, "symbol/alphabet")
     return {ch: where for ch, where in chars.items() if not ch.isspace()}

@@ -23,7 +23,7 @@ from controller import script as script_mod  # noqa: E402
 from controller.display import scoreboard as sb  # noqa: E402
 from controller.display.scoreboard import Scoreboard, layout  # noqa: E402
 from controller.events import Host, seconds_to_ns  # noqa: E402
-from controller.i18n import STRINGS  # noqa: E402
+from controller.i18n import messages  # noqa: E402
 
 RED_TEAM = (0xE5, 0x39, 0x35)      # Альфа, first default colour
 BLUE_TEAM = (0x1E, 0x88, 0xE5)     # Бета
@@ -340,7 +340,7 @@ def test_every_ui_key_the_screen_uses_exists_in_both_languages():
     keys |= set(sb.FLASH_TEXT.values())
     keys |= {"light", "half-dark", "dark", "think_time", "captain_timer", "hand_in"}
     for lang in ("ru", "en"):
-        missing = sorted(k for k in keys if k not in STRINGS[lang])
+        missing = sorted(k for k in keys if k not in messages(lang))
         assert not missing, f"{lang} lacks {missing}"
 
 

@@ -116,12 +116,14 @@ class HostKey:
     on GPIO, a key in the window or the terminal, the web host page).
 
     ``params`` are the action's arguments; the loop passes them on in the
-    :class:`Host` event it makes.  A HostKey carries no time: the loop stamps
-    the Host when it acts on the key, on its own thread.
+    :class:`Host` event it makes.  ``delivered`` is stamped by the loop's sink
+    (engine time the key reached it; sources leave it 0) and becomes the Host's
+    ``at``, so the game sees the key where it came among the presses.
     """
 
     action: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    delivered: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

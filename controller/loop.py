@@ -182,7 +182,8 @@ class Loop:
         :data:`~controller.events.InputEvent` (engine events such as a
         :class:`~controller.events.Host` from a test or a benchmark pass as they are).
 
-        A press or release is stamped ``delivered`` here, under the same lock
+        A host key is stamped with the time it came (its Host's ``at``).  A press or
+        release is stamped ``delivered`` here, under the same lock
         under which :meth:`tick_if_due` reads the clock: whatever was delivered
         before the time of a Tick is in the queue when that Tick is made, so a
         deadline (the arbiter's decision) never passes over an event that had
@@ -192,6 +193,9 @@ class Loop:
                 now = self.clock.now()
                 if event.delivered < now:
                     event = replace(event, delivered=now)
+            elif isinstance(event, HostKey):
+                # its Host is stamped when the key came, in order with the presses around it
+                event = replace(event, delivered=self.clock.now())
             self.queue.put(event)
 
     # -- keys from the window or the terminal (loop thread) ------------------
@@ -372,7 +376,7 @@ class Loop:
         """Journal the event (unless the caller already did), then step the engine
         and carry out its effects."""
         if isinstance(event, HostKey):
-            self._host_key(event, self.clock.now())
+            self._host_key(event, event.delivered or self.clock.now())
             return []
         if isinstance(event, InputStatus):
             self._input_status(event)

@@ -121,6 +121,20 @@ def test_the_journal_keeps_the_order_the_engine_saw_around_a_host_key():
         ["Host:question", "Press:", "Host:withdraw", "Release:"]
 
 
+def test_a_host_key_is_stamped_when_it_came_in_order_with_the_presses():
+    jr = Journal()
+    loop, clock = make_loop(jr, mode="brain-ring")
+    t0 = clock.now()
+    loop.enqueue(HostKey("question"))                 # e.g. the keypad, from its thread
+    clock.advance(3 * MS)
+    loop.enqueue(Press("A", clock.now(), clock.now()))
+    clock.advance(5 * MS)                             # the loop gets round to the batch later
+    loop.drain()
+    host, press = jr.events
+    assert host.at == t0 and press.delivered == t0 + 3 * MS
+    assert loop.state.question.announced_at == t0     # the question came before the press
+
+
 def test_keypad_gpio_host_buttons_and_window_keys_share_one_sink_and_one_event_type(factory):
     pytest.importorskip("evdev")
     from evdev import InputEvent, ecodes

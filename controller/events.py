@@ -11,6 +11,16 @@ a clock itself; it learns the time only from the events it is given.
 * :class:`Host` -- an action of the host (keypad key, script line).
 * :class:`Tick` -- the clock moved on; lets the engine fire deadlines
   (settle window, countdowns) when no other event arrives.
+
+Input sources (button backends, the host keypad, host buttons on GPIO, the
+window's keys) hand the loop :data:`InputEvent` values through one sink,
+``sink(event)`` (see ``docs/inputs.md``): :class:`Press` / :class:`Release`,
+and two events the loop handles itself and never journals:
+
+* :class:`HostKey` -- a host key or button meaning an action (with its
+  parameters), from any source; the loop turns it into a :class:`Host`
+  exactly as it does a key in the window (pause toggles, help, quit ...);
+* :class:`InputStatus` -- an input device came or went (the keypad unplugged).
 """
 
 from __future__ import annotations
@@ -98,3 +108,35 @@ class Tick:
 
 
 Event = Press | Release | Host | Tick
+
+
+@dataclass(frozen=True, slots=True)
+class HostKey:
+    """The host pressed a key or button meaning ``action`` (keypad key, host button
+    on GPIO, a key in the window or the terminal, the web host page).
+
+    ``params`` are the action's arguments; the loop passes them on in the
+    :class:`Host` event it makes.  ``delivered`` is stamped by the loop's sink
+    (engine time the key reached it; sources leave it 0) and becomes the Host's
+    ``at``, so the game sees the key where it came among the presses.
+    """
+
+    action: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    delivered: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class InputStatus:
+    """An input device (``source``: ``"keypad"``) was connected or lost.
+
+    ``detail`` is the device's name when connected, the reason when lost.
+    """
+
+    source: str
+    connected: bool
+    detail: str = ""
+
+
+InputEvent = Press | Release | HostKey | InputStatus
+"""What an input source hands to its sink (:data:`controller.backends.base.Sink`)."""

@@ -29,11 +29,12 @@ key                   action
 Keys are read from raw key codes, so NumLock does not change them.
 
 A reader thread opens the device (by path, or by part of its name), and when
-the keypad is unplugged reports it (:attr:`Keypad.when_disconnected`), then
-keeps looking for it every ``reconnect_s`` and reports it back
-(:attr:`Keypad.when_connected`).  Actions go to ``sink(action, params)``; the
-loop turns them into :class:`~controller.events.Host` events on the engine
-clock.
+the keypad is unplugged reports it, then keeps looking for it every
+``reconnect_s`` and reports it back.  Everything goes to one ``sink(event)``,
+the same the button backends use (``docs/inputs.md``): a key as
+:class:`~controller.events.HostKey`, which the loop turns into a
+:class:`~controller.events.Host` event on the engine clock; the keypad coming
+and going as :class:`~controller.events.InputStatus` (``source="keypad"``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ import threading
 from typing import Any, Callable, Iterable, Mapping
 
 from controller.errors import BackendUnavailable, ConfigError
+from controller.events import HostKey, InputEvent, InputStatus
 
 try:
     import evdev
@@ -54,7 +56,7 @@ except ImportError:  # pragma: no cover - non-Linux machines
     evdev = None
     ecodes = None
 
-HostSink = Callable[[str, dict], None]
+Sink = Callable[[InputEvent], None]
 
 # pygame key names (as used in [keys]) -> evdev key names
 _PYGAME_TO_EVDEV: dict[str, str] = {
@@ -174,10 +176,13 @@ def open_device(spec: str):
 
 
 class Keypad:
-    """Reads a keypad in a thread and calls ``sink(action, params)`` per key.
+    """Reads a keypad in a thread and hands ``sink`` an event per mapped key.
 
-    :param sink: called from the reader thread with a host action name and
-        its parameters (a new dict)
+    :param sink: ``sink(event)``, called from the reader thread with a
+        :class:`~controller.events.HostKey` per key that maps to an action, and
+        an :class:`~controller.events.InputStatus` when the keypad is opened
+        (also after a reconnect; ``detail``: its name) or lost or cannot be
+        opened (``detail``: the reason)
     :param device: path or part of the device's name (``[keypad] device``)
     :param grab: take the device exclusively (``[keypad] grab``)
     :param keymap: key code -> action, see :func:`build_keymap` (default:
@@ -190,7 +195,7 @@ class Keypad:
         ``[keys]``; use :meth:`from_config` to honour a changed ``[keys]``)
     """
 
-    def __init__(self, sink: HostSink, device: str = "", *, grab: bool = True,
+    def __init__(self, sink: Sink, device: str = "", *, grab: bool = True,
                  keymap: Mapping[int, str] | None = None, reconnect_s: float = 1.0,
                  opener: Callable[[str], Any] | None = None,
                  options: Mapping[str, Any] | None = None):
@@ -206,12 +211,9 @@ class Keypad:
         self.keymap = dict(build_keymap() if keymap is None else keymap)
         self.reconnect_s = reconnect_s
         self.opener = opener or open_device
-        self.when_connected: Callable[[str], None] | None = None
-        """Called with the device's name when it is opened (also after a reconnect)."""
-        self.when_disconnected: Callable[[str], None] | None = None
-        """Called with the reason when the keypad is lost or cannot be opened."""
         self.when_key: Callable[[str, str | None], None] | None = None
-        """Called with ``(key name, action or None)`` for every key press (test-buttons)."""
+        """A diagnostic tap, not an input path: called with ``(key name, action or
+        None)`` for every key press, mapped or not (``buzzer test-buttons``)."""
         self.connected = False
         self.name = ""
         self.problem = ""
@@ -220,7 +222,7 @@ class Keypad:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def from_config(cls, cfg: Mapping[str, Any], sink: HostSink, **kwargs) -> "Keypad":
+    def from_config(cls, cfg: Mapping[str, Any], sink: Sink, **kwargs) -> "Keypad":
         """A keypad as ``[keypad]`` and ``[keys]`` of a loaded config say."""
         kp = cfg["keypad"]
         return cls(sink, kp["device"], grab=kp["grab"],
@@ -241,7 +243,7 @@ class Keypad:
         if self.when_key is not None:
             self.when_key(key_name(event.code), action)
         if action is not None:
-            self.sink(action, {})
+            self.sink(HostKey(action))
         return action
 
     # -- the reader thread ------------------------------------------------------------
@@ -280,8 +282,7 @@ class Keypad:
         self.connected = False
         if was or reason != self.problem:
             self.problem = reason
-            if self.when_disconnected is not None:
-                self.when_disconnected(reason)
+            self.sink(InputStatus("keypad", False, reason))
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -305,8 +306,7 @@ class Keypad:
             self.connected = True
             self.name = dev.name
             self.problem = ""
-            if self.when_connected is not None:
-                self.when_connected(dev.name)
+            self.sink(InputStatus("keypad", True, dev.name))
             while not self._stop.is_set():
                 ready, _, _ = select.select([dev.fd, self._wake_r], [], [])
                 if self._wake_r in ready:

@@ -1,7 +1,9 @@
 """The loop: the one place that owns the game state.
 
-Input threads (button backends, the keypad) only timestamp events and put
-them on :attr:`Loop.queue`.  The loop takes them in order, writes each to the
+Every input source (button backends, host buttons on GPIO, the keypad, the
+window's and the terminal's keys) hands typed events to one sink,
+:meth:`Loop.enqueue` (``docs/inputs.md``); input threads only timestamp
+events and put them on :attr:`Loop.queue`.  The loop takes them in order, writes each to the
 journal, steps the pure engine, and carries out the effects: sounds, lamps,
 the screen.  When the engine has a deadline (the settle window, a countdown)
 the loop wakes up at that engine time and sends a Tick, so deadlines are
@@ -29,11 +31,11 @@ from controller import config as config_mod
 from controller import engine
 from controller import journal as journal_mod
 from controller import notices
-from controller.backends import create_backend
+from controller.backends import KeyInput, create_backend
 from controller.clock import EngineClock
 from controller.effects import Flash, Lamp, Log, Notice, Sound
 from controller.errors import BuzzerError, GameError, JournalError
-from controller.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick
+from controller.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
 from controller.values import replace
 
 log = logging.getLogger(__name__)
@@ -77,14 +79,6 @@ def terminal_key_names(ch: str) -> list[str]:
     if ch.isdigit():
         return [ch, f"[{ch}]"]
     return [ch.lower()]
-
-
-@dataclass(frozen=True)
-class HostKey:
-    """A host key from another thread (USB keypad, GPIO host buttons): the loop
-    thread turns it into an action exactly as it does a key in the window."""
-
-    action: str
 
 
 @dataclass
@@ -192,9 +186,13 @@ class Loop:
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
-        """Thread-safe: backends and the keypad call this.
+        """The one input sink, ``sink(event)``: thread-safe; backends, host buttons,
+        the keypad and the loop's own keys call it with an
+        :data:`~controller.events.InputEvent` (engine events such as a
+        :class:`~controller.events.Host` from a test or a benchmark pass as they are).
 
-        A press or release is stamped ``delivered`` here, under the same lock
+        A host key is stamped with the time it came (its Host's ``at``).  A press or
+        release is stamped ``delivered`` here, under the same lock
         under which :meth:`tick_if_due` reads the clock: whatever was delivered
         before the time of a Tick is in the queue when that Tick is made, so a
         deadline (the arbiter's decision) never passes over an event that had
@@ -204,12 +202,10 @@ class Loop:
                 now = self.clock.now()
                 if event.delivered < now:
                     event = replace(event, delivered=now)
+            elif isinstance(event, HostKey):
+                # its Host is stamped when the key came, in order with the presses around it
+                event = replace(event, delivered=self.clock.now())
             self.queue.put(event)
-
-    def host_key(self, action: str, params: dict | None = None) -> None:
-        """Thread-safe: a host *key* (keypad, GPIO host button) meaning ``action``;
-        handled like the same key in the window (pause toggles, help, quit ...)."""
-        self.queue.put(HostKey(action))
 
     # -- keys from the window or the terminal (loop thread) ------------------
     def key_down(self, names: list[str]) -> None:
@@ -219,17 +215,21 @@ class Loop:
             return
         now = self.clock.now()
         action = self.host_keys.action(names)
-        if action is None and self.backend is not None:
+        if action is not None:
+            # the window's host keys take the path of every other host key; the loop
+            # thread then acts on it at once (the next key may depend on it: rename)
+            self.enqueue(HostKey(action))
+            self.drain()
+            return
+        if isinstance(self.backend, KeyInput):
             for n in names:
                 if self.backend.key_down(n, now):
                     return
-        if action is not None:
-            self._host_key(action, now)
 
     def key_up(self, names: list[str]) -> None:
         if self.rename is not None and self.rename.number is not None:
             self.rename.ready = True
-        if self.backend is None:
+        if not isinstance(self.backend, KeyInput):
             return
         names = physical_names(names)
         now = self.clock.now()
@@ -237,10 +237,14 @@ class Loop:
             if self.backend.key_up(n, now):
                 return
 
-    def _host_key(self, action: str, now: int) -> None:
-        if action in ("_keypad_away", "_keypad_back"):
-            self._notice("keypad_away" if action == "_keypad_away" else "keypad_back")
-            return
+    def _input_status(self, ev: InputStatus) -> None:
+        if ev.source == "keypad":
+            self._notice("keypad_back" if ev.connected else "keypad_away")
+
+    def _host_key(self, key: HostKey, now: int) -> None:
+        """Act on a host key from any source (loop thread): the loop's own actions here,
+        the game's as one :class:`Host` event (journaled, then stepped) with the key's params."""
+        action = key.action
         if action == "help":
             self.help = not self.help
             self.dirty = True
@@ -278,7 +282,7 @@ class Loop:
             from controller.i18n import action_label
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
-        self.queue.put(Host(action, now, {}))
+        self.apply(Host(action, now, dict(key.params)))
 
     # -- renaming a team (loop thread) ----------------------------------------
     @property
@@ -381,7 +385,10 @@ class Loop:
         """Journal the event (unless the caller already did), then step the engine
         and carry out its effects."""
         if isinstance(event, HostKey):
-            self._host_key(event.action, self.clock.now())
+            self._host_key(event, event.delivered or self.clock.now())
+            return []
+        if isinstance(event, InputStatus):
+            self._input_status(event)
             return []
         if self.journal is not None and not journaled:
             self.journal.append(event)
@@ -440,9 +447,8 @@ class Loop:
             if isinstance(f, Sound):
                 if self.audio is not None:
                     self.audio.play(f.name)
-                beep = getattr(self.backend, "beep", None)
-                if beep is not None:
-                    beep(f.name)
+                if self.backend is not None:
+                    self.backend.beep(f.name)
             elif isinstance(f, Lamp):
                 if self.backend is not None:
                     try:
@@ -575,9 +581,26 @@ class Loop:
         if self.rename is not None:
             # the host picks the team to rename by its button: that press is not a game press
             batch = [ev for ev in batch if not (isinstance(ev, Press) and self._rename_press(ev.button))]
-        if self.journal is not None:
-            self.journal.append_many(ev for ev in batch if not isinstance(ev, HostKey))
+        # engine events are journaled together (one fsync), then applied; a host key or an
+        # input status is the loop's own (never journaled) and may step the engine itself
+        # (a HostKey's Host), so the events before it go first: the journal keeps the order
+        # in which the engine saw them
+        run: list = []
         for ev in batch:
+            if isinstance(ev, (HostKey, InputStatus)):
+                self._apply_run(run)
+                run = []
+                self.apply(ev)
+            else:
+                run.append(ev)
+        self._apply_run(run)
+
+    def _apply_run(self, run: list) -> None:
+        if not run:
+            return
+        if self.journal is not None:
+            self.journal.append_many(run)
+        for ev in run:
             self.apply(ev, journaled=True)
 
     def timeout_s(self, max_wait_s: float) -> float:
@@ -830,8 +853,6 @@ def run_from_args(args) -> int:
     options["keys"] = keys
     backend = create_backend(cfg["buttons"], [t["button"] for t in cfg["teams"]], clock, loop.enqueue, options)
     loop.backend = backend
-    if hasattr(backend, "when_host"):
-        backend.when_host = loop.host_key  # host buttons wired to GPIO
     audio = None
     try:
         from controller.audio import Audio
@@ -866,9 +887,7 @@ def _start_keypad(cfg: dict, loop: Loop):
     except ImportError:
         return None
     try:
-        kp = Keypad.from_config(cfg, loop.host_key)
-        kp.when_disconnected = lambda reason: loop.enqueue(HostKey("_keypad_away"))
-        kp.when_connected = lambda name: loop.enqueue(HostKey("_keypad_back"))
+        kp = Keypad.from_config(cfg, loop.enqueue)   # the sink every input uses
         kp.start()
         return kp
     except BuzzerError as exc:

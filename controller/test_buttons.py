@@ -42,7 +42,7 @@ from pathlib import Path
 from controller import config as config_mod
 from controller.clock import EngineClock
 from controller.errors import ConfigError
-from controller.events import NS_PER_MS, Press, Release
+from controller.events import NS_PER_MS, HostKey, InputStatus, Press, Release
 from controller.i18n import LANGUAGES, labels
 
 
@@ -168,8 +168,17 @@ def run(args) -> int:
     buttons = list(teams) + [b for b in gpio["pins"] if b not in teams]
     events: queue.Queue = queue.Queue()
     clock = EngineClock()
-    backend = GPIOBackend(buttons, clock, events.put, gpio)
-    backend.when_host = lambda action, params: events.put(("host", action, clock.now()))
+
+    def sink(ev):
+        """The one input sink, as the loop's: presses as they are (stamped by the
+        backend), host keys and the keypad's comings and goings with the time they came."""
+        events.put(ev if isinstance(ev, (Press, Release)) else (clock.now(), ev))
+
+    def keypad_sink(ev):
+        if not isinstance(ev, HostKey):   # its keys are shown by when_key, with their names
+            sink(ev)
+
+    backend = GPIOBackend(buttons, clock, sink, gpio)
     keypad = None
     stop = threading.Event()
     driver = None
@@ -189,10 +198,8 @@ def run(args) -> int:
         keymap = keypad_mod.build_keymap(cfg["keys"], cfg["keypad"]["keymap"])
         if cfg["keypad"]["device"]:
             say("keypad", device=cfg["keypad"]["device"])
-            keypad = keypad_mod.Keypad.from_config(cfg, lambda action, params: None)
+            keypad = keypad_mod.Keypad.from_config(cfg, keypad_sink)
             keypad.when_key = lambda key, action: events.put(("key", key, action, clock.now()))
-            keypad.when_connected = lambda name: events.put(("kp_on", name))
-            keypad.when_disconnected = lambda reason: events.put(("kp_off", reason))
         else:
             say("keypad_none")
             devices = keypad_mod.list_keyboards()
@@ -265,17 +272,19 @@ def run(args) -> int:
                     say("released", t=secs(ev.at), b=ev.button, held=held, bounces=bounces)
                     if not args.no_lamps and ev.button != lit:
                         backend.set_lamp(ev.button, "off")
-                elif ev[0] == "host":
-                    say("host", t=secs(ev[2]), action=ev[1])
                 elif ev[0] == "key":
                     if ev[2] is None:
                         say("key_unmapped", t=secs(ev[3]), key=ev[1])
                     else:
                         say("key", t=secs(ev[3]), key=ev[1], action=ev[2])
-                elif ev[0] == "kp_on":
-                    say("kp_on", name=ev[1])
-                elif ev[0] == "kp_off":
-                    say("kp_off", reason=ev[1])
+                else:
+                    at, ev = ev
+                    if isinstance(ev, HostKey):
+                        say("host", t=secs(at), action=ev.action)
+                    elif isinstance(ev, InputStatus) and ev.connected:
+                        say("kp_on", name=ev.detail)
+                    elif isinstance(ev, InputStatus):
+                        say("kp_off", reason=ev.detail)
         except KeyboardInterrupt:
             pass  # Ctrl+C ends the check; the summary follows
 

@@ -23,7 +23,7 @@ import pytest
 from controller import config, engine
 from controller.backends.base import create_backend
 from controller.clock import EngineClock, ManualClock
-from controller.events import NS_PER_MS, Press
+from controller.events import NS_PER_MS, HostKey, Press
 from controller.loop import Loop
 from firmware_bridge.virtual_box import VirtualBox
 from test_gpio import engine_clock, factory, fake_time  # noqa: F401  (fixtures)
@@ -75,7 +75,7 @@ def test_gpio_later_edge_delivered_first_and_late_the_true_first_presser_wins(
         factory, fake_time, first, second, gap_us, delay_ms, follow_ms):
     cfg, loop, backend = gpio_game(fake_time)
     fake_time.ms = 1000
-    loop.host_key("question")
+    loop.enqueue(HostKey("question"))
     loop.drain()
     last = lgpio_pair(factory, fake_time, loop, cfg, first, second, 2000, gap_us, delay_ms, follow_ms)
     fake_time.ms = last + QUIET_MS - 0.1
@@ -94,7 +94,7 @@ def test_limit_an_earlier_edge_whose_callback_follows_after_the_quiet_period_is_
     after the later one's arrives after the decision, which is never taken back."""
     cfg, loop, backend = gpio_game(fake_time)
     fake_time.ms = 1000
-    loop.host_key("question")
+    loop.enqueue(HostKey("question"))
     loop.drain()
     lgpio_pair(factory, fake_time, loop, cfg, "A", "B", 2000, 10, 3, QUIET_MS + 1)
     assert loop.state.question.holder == 1         # Бета: named before Альфа's callback ran
@@ -148,7 +148,7 @@ def run_until(loop, predicate, timeout=5.0):
 @pytest.mark.parametrize("gap_us", [10, 100, 1000])
 def test_serial_box_stream_true_first_presser_wins_without_a_settle_window(serial_game, gap_us):
     box, loop = serial_game
-    loop.host_key("question")
+    loop.enqueue(HostKey("question"))
     run_until(loop, lambda: loop.state.question is not None)
     for n, (first, second) in enumerate([(2, 0), (1, 3), (0, 1)]):
         if n:
@@ -156,8 +156,8 @@ def test_serial_box_stream_true_first_presser_wins_without_a_settle_window(seria
             for i in range(4):
                 box.release(i)
             assert run_until(loop, lambda: not loop.state.held)
-            loop.host_key("withdraw")
-            loop.host_key("question")
+            loop.enqueue(HostKey("withdraw"))
+            loop.enqueue(HostKey("question"))
             assert run_until(loop, lambda: loop.state.question.open and loop.state.question.holder is None)
         t = box.now_ticks()
         box.press(first, at=t)

@@ -19,7 +19,7 @@ from controller.backends.base import create_backend
 from controller.backends.gpio import GPIOBackend
 from controller.clock import EngineClock
 from controller.errors import ConfigError
-from controller.events import Press, Release
+from controller.events import HostKey, Press, Release
 
 MS = 1_000_000
 BASE_S = 5000.0  # the fake monotonic clock starts here (s); engine time 0
@@ -232,10 +232,9 @@ def test_buzzer_pin_beeps_per_sound(factory, fake_time):
 
 
 def test_host_buttons_on_gpio(factory, fake_time):
-    sink, host = Sink(), []
+    sink = Sink()
     backend = GPIOBackend("AB", engine_clock(fake_time), sink,
                           {"pin_factory": "mock", "host_pins": {"right": "GPIO20", "wrong": "BOARD40"}})
-    backend.when_host = lambda action, params: host.append((action, params))
     backend.start()
     fake_time.ms = 5.0
     factory.pin("GPIO20").drive_low()
@@ -246,8 +245,8 @@ def test_host_buttons_on_gpio(factory, fake_time):
     fake_time.ms = 200.0
     factory.pin("GPIO20").drive_high()
     factory.pin("GPIO21").drive_low()      # BOARD40 is GPIO21
-    assert host == [("right", {}), ("wrong", {})]
-    assert sink.events == []               # host buttons are not player presses
+    # host buttons are not player presses: they come to the same sink as host keys
+    assert sink.events == [HostKey("right"), HostKey("wrong")]
     backend.close()
 
 
@@ -411,7 +410,7 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
 
     def host(ms, action):
         fake_time.ms = ms
-        loop.host_key(action)          # as a host button on GPIO would
+        loop.enqueue(HostKey(action))  # as a host button on GPIO does
         at(ms)
 
     pin["D"].drive_low()                       # D is stuck down before the game

@@ -18,6 +18,7 @@ from evdev import InputEvent, ecodes
 
 from controller import config
 from controller.errors import ConfigError
+from controller.events import HostKey, InputStatus
 from controller.keypad import Keypad, build_keymap, evdev_key_name, keymap_names
 
 NAME = "buzzer-test-keypad"
@@ -44,9 +45,16 @@ class Recorder:
         self.connected = []
         self.lost = []
 
-    def __call__(self, action, params):
+    def __call__(self, event):
+        """The keypad's sink: host keys and the keypad's comings and goings, typed."""
         with self.lock:
-            self.calls.append((action, params))
+            if isinstance(event, HostKey):
+                self.calls.append((event.action, dict(event.params)))
+            elif isinstance(event, InputStatus):
+                assert event.source == "keypad"
+                (self.connected if event.connected else self.lost).append(event.detail)
+            else:
+                raise AssertionError(f"a keypad sent {event!r}")
 
     def wait(self, what, n, timeout=3.0):
         end = time.monotonic() + timeout
@@ -222,8 +230,6 @@ def test_reader_grabs_maps_and_reconnects(world):
     rec = Recorder()
     opener_kwargs = {"opener": world.opener} if world.opener else {}
     pad = Keypad(rec, NAME, grab=True, reconnect_s=0.02, **opener_kwargs)
-    pad.when_connected = lambda name: rec.connected.append(name)
-    pad.when_disconnected = lambda reason: rec.lost.append(reason)
     pad.start()
     try:
         # not plugged in yet: reported once, not on every retry
@@ -258,7 +264,6 @@ def test_from_config_and_close_is_prompt():
                                    "keymap": {"KEY_KP5": "start_clock"}}})
     rec = Recorder()
     pad = Keypad.from_config(cfg, rec, opener=world.opener)
-    pad.when_connected = lambda name: rec.connected.append(name)
     assert pad.reconnect_s == 1.0 and pad.grab is False
     world.plug()
     pad.start()

@@ -3,6 +3,7 @@
 from controller import config, engine
 from controller.backends.keyboard import KeyboardBackend
 from controller.clock import ManualClock
+from controller.events import HostKey
 from controller.loop import Loop, terminal_key_names
 
 MS = 1_000_000
@@ -68,26 +69,26 @@ def test_wrong_then_right_from_the_keyboard_moves_the_scores():
 
 def test_keypad_pause_key_toggles_and_help_stays_out_of_the_engine():
     loop, clock = make_loop()
-    loop.host_key("question")
-    loop.host_key("reading_done")
+    loop.enqueue(HostKey("question"))
+    loop.enqueue(HostKey("reading_done"))
     loop.drain()
     loop.drain()
-    loop.host_key("pause")
+    loop.enqueue(HostKey("pause"))
     loop.drain()
     loop.drain()
     assert loop.state.paused
-    loop.host_key("pause")
+    loop.enqueue(HostKey("pause"))
     loop.drain()
     loop.drain()
     assert not loop.state.paused
-    loop.host_key("help")
+    loop.enqueue(HostKey("help"))
     loop.drain()
     assert loop.help is True
 
 
 def test_an_action_of_another_mode_is_a_notice_not_a_crash():
     loop, clock = make_loop()
-    loop.host_key("start_clock")      # Брейн-ринг's «Время!» key in Эрудит-квартет
+    loop.enqueue(HostKey("start_clock"))      # Брейн-ринг's «Время!» key in Эрудит-квартет
     loop.drain()
     assert "start_clock" in loop.notice
 

@@ -8,6 +8,7 @@ Backends are looked up by the name used in config (``buttons = "keyboard"``)
 through :func:`create_backend`.
 """
 
-from controller.backends.base import BackendStatus, ButtonBackend, Sink, create_backend, register_backend
+from controller.backends.base import (BackendStatus, ButtonBackend, KeyInput, Sink, create_backend,
+                                      register_backend)
 
-__all__ = ["BackendStatus", "ButtonBackend", "Sink", "create_backend", "register_backend"]
+__all__ = ["BackendStatus", "ButtonBackend", "KeyInput", "Sink", "create_backend", "register_backend"]

@@ -2,10 +2,34 @@
 
 A backend turns physical (or simulated) button edges into
 :class:`~controller.events.Press` / :class:`~controller.events.Release` events
-on the engine clock and hands them to a *sink* (the loop's queue).  A backend
-never decides anything: it does not know which press wins, which button is
-locked or what a lamp means.  It only timestamps, enqueues and switches lamps
-when the engine asks.
+on the engine clock and hands them to a *sink* (the loop's
+:meth:`~controller.loop.Loop.enqueue`).  Host buttons a backend reads (GPIO
+``host_pins``) go to the same sink as :class:`~controller.events.HostKey`.
+A backend never decides anything: it does not know which press wins, which
+button is locked or what a lamp means.  It only timestamps, enqueues and
+switches lamps when the engine asks.
+
+Hooks (the loop calls nothing else, and never probes for a method):
+
+========================  ====  ==============================================
+hook                      kind  default here
+========================  ====  ==============================================
+``start()``               must  nothing (a backend that reads a device opens
+                                its thread here)
+``close()``               must  nothing
+``set_lamp(button, st)``  must  records the state in :attr:`lamps`
+``status()``              must  connected, no detail
+``beep(name)``            may   no beeper: nothing
+``has_lamp(button)``      may   False: no lamp to light
+``stats()``               may   ``{}``: no per-input counts (test-buttons)
+``edges_seen()``          may   ``{}``: no edge counts
+``press_button(b)``,      may   :class:`~controller.errors.BackendError`: only
+``release_button(b)``           simulated buttons can be pressed by the program
+========================  ====  ==============================================
+
+Backends driven by the computer's keys (the keyboard, the virtual serial box)
+also derive from :class:`KeyInput`, which declares ``key_down`` / ``key_up``;
+the loop hands keys only to a backend that is a KeyInput.
 
 Rules for implementers:
 
@@ -15,7 +39,8 @@ Rules for implementers:
   unless the hardware gives nothing better;
 * apply the same debounce rule to every button, keeping the first edge's
   timestamp;
-* the sink is thread-safe; call it from any thread;
+* the sink is thread-safe; call it from any thread, with one
+  :data:`~controller.events.InputEvent` at a time;
 * :meth:`ButtonBackend.set_lamp` is called from the loop thread and must not
   block for long.
 """
@@ -28,10 +53,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 from controller.clock import EngineClock
 from controller.errors import BackendError
-from controller.events import Press, Release
+from controller.events import InputEvent
 
-Sink = Callable[[Press | Release], None]
-"""Where a backend puts its events (thread-safe)."""
+Sink = Callable[[InputEvent], None]
+"""Where every input source puts its events: ``sink(event)``, thread-safe."""
 
 LAMP_STATES = ("on", "off", "blink")
 
@@ -49,11 +74,11 @@ class BackendStatus:
 
 
 class ButtonBackend:
-    """Base class of button backends.
+    """Base class of button backends (see the module's table of hooks).
 
     :param buttons: button ids in config order (``"A"``, ``"B"`` ...)
     :param clock: the engine clock, to convert edge timestamps
-    :param sink: thread-safe callable taking Press/Release events
+    :param sink: thread-safe ``sink(event)`` taking the backend's input events
     :param options: the backend's own config section, already validated
     """
 
@@ -66,6 +91,8 @@ class ButtonBackend:
         self.sink = sink
         self.options = dict(options or {})
         self.lamps: dict[str, str] = {b: "off" for b in self.buttons}
+
+    # -- must ------------------------------------------------------------------
 
     def start(self) -> None:
         """Begin delivering events to the sink."""
@@ -82,18 +109,30 @@ class ButtonBackend:
     def status(self) -> BackendStatus:
         return BackendStatus(self.name, True)
 
-    def key_down(self, key: str, engine_ns: int) -> bool:
-        """A computer key went down (simulated buttons).  Return True if this
-        backend turned it into a button press; hardware backends ignore keys."""
+    # -- may -------------------------------------------------------------------
+
+    def beep(self, name: str) -> None:
+        """Sound the backend's own beeper for the named sound; without one, nothing."""
+
+    def has_lamp(self, button: str) -> bool:
+        """True if ``button`` has a lamp that :meth:`set_lamp` lights."""
         return False
 
-    def key_up(self, key: str, engine_ns: int) -> bool:
-        """A computer key went up; see :meth:`key_down`."""
-        return False
+    def stats(self) -> Mapping[str, Any]:
+        """Per-input counts for ``buzzer test-buttons`` (input id -> stats)."""
+        return {}
 
     def edges_seen(self) -> dict[str, int]:
         """Edges seen per button since start (to list buttons that never moved)."""
         return {}
+
+    def press_button(self, button: str) -> None:
+        """Press a simulated button (the hardware's own path, as if by hand)."""
+        raise BackendError(f"the {self.name} backend's buttons can only be pressed by hand")
+
+    def release_button(self, button: str) -> None:
+        """Release a simulated button; see :meth:`press_button`."""
+        raise BackendError(f"the {self.name} backend's buttons can only be released by hand")
 
     def __enter__(self):
         self.start()
@@ -101,6 +140,27 @@ class ButtonBackend:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class KeyInput:
+    """A backend whose buttons are the computer's keys (declared by deriving from it).
+
+    The loop owns the window (or the terminal) and hands each key that is not
+    a host key to :meth:`key_down` / :meth:`key_up` of a backend that is a
+    KeyInput; other backends never see keys.  ``options["keys"]`` maps button
+    id -> key name (pygame names such as ``"q"``).
+    """
+
+    key_to_button: dict[str, str]
+
+    def key_down(self, key: str, engine_ns: int) -> bool:
+        """A computer key went down.  Return True if it is one of this backend's
+        buttons (then the key does nothing else)."""
+        raise NotImplementedError
+
+    def key_up(self, key: str, engine_ns: int) -> bool:
+        """A computer key went up; see :meth:`key_down`."""
+        raise NotImplementedError
 
 
 _REGISTRY: dict[str, str] = {

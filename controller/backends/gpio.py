@@ -1,9 +1,9 @@
 """Buttons and lamps on a Raspberry Pi's GPIO header, through gpiozero.
 
 Each player's button is a :class:`EdgeInput` -- a gpiozero
-:class:`~gpiozero.DigitalInputDevice` (pull-up, active-low by default) that
-passes every edge *with its pin factory timestamp* (``ticks``) to the
-backend.  With the lgpio factory that timestamp is the kernel's, taken when
+:class:`~gpiozero.InputDevice` (pull-up, active-low by default) whose pin's
+public ``when_changed`` hook passes every edge *with its pin factory
+timestamp* (``ticks``) to the backend.  With the lgpio factory that timestamp is the kernel's, taken when
 the interrupt fired, so a press is stamped when the contacts closed, not when
 Python got round to the callback.  The backend converts it onto the engine
 clock, runs it through the one debounce rule of :mod:`controller.debounce`
@@ -17,8 +17,8 @@ output devices that do what the engine's :class:`~controller.effects.Lamp`
 effects say; the backend never decides a lamp's state itself.
 
 Host buttons wired to the header (``[gpio] host_pins``) are debounced the same
-way and reported through :attr:`GPIOBackend.when_host` as ``(action, params)``,
-like the USB keypad (:mod:`controller.keypad`).
+way and reported to the same sink as :class:`~controller.events.HostKey`, like
+the USB keypad's keys (:mod:`controller.keypad`).
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from controller.clock import EngineClock
 from controller.config import section
 from controller.debounce import Debouncer, Transition
 from controller.errors import BackendError, BackendUnavailable, ConfigError
-from controller.events import NS_PER_MS, Press, Release
+from controller.events import NS_PER_MS, HostKey, Press, Release
 
 try:  # gpiozero is a hard dependency, but keep the import error readable
-    from gpiozero import Buzzer, Device, DigitalInputDevice, LED
+    from gpiozero import Buzzer, Device, InputDevice, LED
     from gpiozero.exc import BadPinFactory, GPIOPinInUse, PinInvalidPin, PinError, GPIOZeroError
 except ImportError as exc:  # pragma: no cover - depends on the machine
     raise BackendUnavailable(f"the gpio backend needs gpiozero ({exc})") from None
@@ -51,25 +51,44 @@ def _option_defaults() -> dict[str, Any]:
     return {k.name: k.default for k in section("gpio").keys}
 
 
-class EdgeInput(DigitalInputDevice):
-    """A digital input that reports each edge with its timestamp.
+class EdgeInput(InputDevice):
+    """A digital input that reports each edge with its timestamp to
+    ``when_edge(ticks, active)``.
 
-    gpiozero's ``when_activated`` callbacks carry no time; the pin's
-    ``when_changed`` hook does (``ticks``).  This subclass passes it to
-    ``when_edge(ticks, active)``.  The pin holds the hook through a weak
-    reference, so whoever creates an EdgeInput must keep it.
+    Only public gpiozero hooks are used.  The device-level callbacks
+    (``when_activated`` / ``when_deactivated`` of a DigitalInputDevice) carry
+    no time: they pass the device, so a press would be stamped when Python got
+    round to the callback.  The pin's public ``when_changed`` hook carries the
+    edge's ``ticks`` (with lgpio, the kernel's timestamp) and its state.  A pin
+    has one ``when_changed``, and DigitalInputDevice takes it for its own event
+    machinery; so an EdgeInput is an :class:`~gpiozero.InputDevice` (which
+    takes none) that sets the pin's public ``bounce``, ``edges`` and
+    ``when_changed`` as DigitalInputDevice would.  ``value`` and ``is_active``
+    read the pin as usual; ``when_activated`` and ``wait_for_active`` are not
+    offered (nothing here uses them).
+
+    The pin holds the hook through a weak reference (to this device's bound
+    method), so whoever creates an EdgeInput must keep it.
     """
 
     def __init__(self, pin, *, when_edge: Callable[[float, bool], None], pull_up=True,
                  active_state=None, pin_factory=None):
         # gpiozero devices refuse new attributes once constructed
         self.when_edge = when_edge
-        super().__init__(pin, pull_up=pull_up, active_state=active_state,
-                         bounce_time=None, pin_factory=pin_factory)
+        self.active_level = bool(active_state) if pull_up is None else not pull_up
+        """The pin state that means pressed (1: active high)."""
+        super().__init__(pin, pull_up=pull_up, active_state=active_state, pin_factory=pin_factory)
+        try:
+            self.pin.bounce = None      # the pin factory's debounce would delay and re-stamp
+            self.pin.edges = "both"
+            self.pin.when_changed = self.pin_changed
+        except BaseException:
+            self.close()
+            raise
 
-    def _pin_changed(self, ticks, state):
-        self.when_edge(ticks, bool(self._state_to_value(state)))
-        super()._pin_changed(ticks, state)
+    def pin_changed(self, ticks, state) -> None:
+        """The pin's ``when_changed``: an edge at ``ticks``, the pin now at ``state``."""
+        self.when_edge(ticks, bool(state) == self.active_level)
 
 
 @dataclass(frozen=True)
@@ -138,8 +157,6 @@ class GPIOBackend(ButtonBackend):
         opts = _option_defaults()
         opts.update(options or {})
         super().__init__(buttons, clock, sink, opts)
-        self.when_host: Callable[[str, dict], None] | None = None
-        """Called with ``(action, params)`` when a host button on GPIO is pressed."""
         self._window = int(round(float(opts["debounce_ms"]) * NS_PER_MS))
         self._quiet = int(round(float(opts["quiet_ms"]) * NS_PER_MS))
         self._lock = threading.Lock()
@@ -240,12 +257,15 @@ class GPIOBackend(ButtonBackend):
         """Hand accepted transitions on (called with the lock held)."""
         if not transitions:
             return
+        if ident.startswith("host:"):
+            # a host button: its action, as a keypad key gives it (no params on a pin)
+            for tr in transitions:
+                if tr.pressed:
+                    self.sink(HostKey(ident[5:]))
+            return
         delivered = self.clock.now()
         for tr in transitions:
-            if ident.startswith("host:"):
-                if tr.pressed and self.when_host is not None:
-                    self.when_host(ident[5:], {})
-            elif tr.pressed:
+            if tr.pressed:
                 # callbacks of different lines may run out of time order: say how long the
                 # arbiter must wait for an earlier edge still to come (controller.arbiter)
                 self.sink(Press(ident, tr.at, delivered, self._quiet))

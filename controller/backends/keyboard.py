@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from controller.backends.base import BackendStatus, ButtonBackend, Sink
+from controller.backends.base import BackendStatus, ButtonBackend, KeyInput, Sink
 from controller.clock import EngineClock
 from controller.events import Press, Release
 
 
-class KeyboardBackend(ButtonBackend):
+class KeyboardBackend(KeyInput, ButtonBackend):
     """Buttons from keyboard keys.
 
     ``options["keys"]`` maps button id -> key name (pygame key names such as
@@ -40,22 +40,34 @@ class KeyboardBackend(ButtonBackend):
         button = self.key_to_button.get(key.lower())
         if button is None:
             return False
-        if button in self.down:       # key auto-repeat is not a new press
-            return True
-        self.down.add(button)
-        self._edges[button] = self._edges.get(button, 0) + 1
-        self.sink(Press(button, engine_ns, engine_ns))
+        self._down(button, engine_ns)
         return True
 
     def key_up(self, key: str, engine_ns: int) -> bool:
         button = self.key_to_button.get(key.lower())
         if button is None:
             return False
+        self._up(button, engine_ns)
+        return True
+
+    def press_button(self, button: str) -> None:
+        self._down(button, self.clock.now())
+
+    def release_button(self, button: str) -> None:
+        self._up(button, self.clock.now())
+
+    def _down(self, button: str, engine_ns: int) -> None:
+        if button in self.down:       # key auto-repeat is not a new press
+            return
+        self.down.add(button)
+        self._edges[button] = self._edges.get(button, 0) + 1
+        self.sink(Press(button, engine_ns, engine_ns))
+
+    def _up(self, button: str, engine_ns: int) -> None:
         if button in self.down:
             self.down.discard(button)
             self._edges[button] = self._edges.get(button, 0) + 1
             self.sink(Release(button, engine_ns, engine_ns))
-        return True
 
     def edges_seen(self) -> dict[str, int]:
         return dict(self._edges)

@@ -20,7 +20,7 @@ import logging
 import threading
 from typing import Any, Mapping, Sequence
 
-from controller.backends.base import BackendStatus, ButtonBackend, Sink
+from controller.backends.base import BackendStatus, ButtonBackend, KeyInput, Sink
 from controller.clock import EngineClock
 from controller.config import section
 from controller.errors import ConfigError
@@ -81,6 +81,8 @@ class SerialBackend(ButtonBackend):
 
     def _make_link(self, port: str):
         from firmware_bridge.link import SerialLink
+        # the link's when_event(BoxEvent) stays between the link and this backend: what
+        # reaches the loop is Press / Release through the one sink (_on_box_event)
         return SerialLink(
             port, self.baud, when_event=self._on_box_event,
             reconnect_min_s=float(self._opts["reconnect_min_s"]),
@@ -173,7 +175,7 @@ class SerialBackend(ButtonBackend):
         return BackendStatus(self.name, up, detail, missing=() if up else self.buttons, extra=extra)
 
 
-class SerialSimBackend(SerialBackend):
+class SerialSimBackend(KeyInput, SerialBackend):
     """A :class:`~firmware_bridge.virtual_box.VirtualBox` started in-process,
     read through the real serial path (pty, pyserial, link).  Keys from the
     ``keys`` option (button id -> key, as for the keyboard backend) press its

@@ -109,8 +109,14 @@ so long runs start a fresh game now and then instead of growing one history."""
 
 RULING_TIMEOUT_S = 3.0
 STEP_TIMEOUT_S = 5.0
-SIMAVR_LEAD_MS = 2.0
+SIMAVR_LEAD_MS = 20.0
+"""simavr's presses are scheduled this far ahead of the cycle read just before, so
+that both commands reach the harness before their cycle even when the driver
+thread waits for the GIL (or the throttle) in between."""
 WARMUP_PAIRS = 2
+SIMAVR_SYNC_NS = 2 * 1_000_000
+SIMAVR_SLIP_NS = 10 * 1_000_000
+SIMAVR_RESYNC_S = 4.0
 
 MS = 1_000_000
 US = 1_000
@@ -252,6 +258,8 @@ class Pair:
     after_delivery_ns: int | None    # last callback / box hand-over -> lamp on
     follow_ns: int | None            # measured δ between the two callbacks
     skew_ns: int | None = None       # the first press's stamp (engine -> monotonic) - its true edge
+    stamp_gap_ns: int | None = None  # second press's stamp - first press's stamp, as the engine got them
+    invalid: str | None = None       # why this pair does not count (simavr fell behind real time)
 
 
 @dataclass
@@ -264,6 +272,8 @@ class Session:
     results: list[Pair] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     trace: list | None = None
+    resyncs: int = 0
+    """simavr: 0.1 s waits for the link to re-map the box clock (see _simavr_sync)."""
     """When a list: (monotonic ns, event) of every event the loop applied (debugging)."""
 
     # -- set-up -------------------------------------------------------------
@@ -275,7 +285,10 @@ class Session:
                  "", "[journal]", f"dir = {json.dumps(str(Path(tmp) / 'journal'))}", "fsync = true",
                  "", "[gpio]", 'pin_factory = "mock"']
         if port is not None:
-            lines += ["", "[serial]", f"port = {json.dumps(port)}", "reconnect_min_s = 0.01"]
+            # time queries every 0.5 s: after simavr falls behind real time, the link's
+            # clock mapping follows within ~1 s of quiet (see Session._simavr_sync)
+            lines += ["", "[serial]", f"port = {json.dumps(port)}", "reconnect_min_s = 0.01",
+                      "time_query_interval_s = 0.5"]
         return "\n".join(lines) + "\n"
 
     def run(self) -> list[Pair]:
@@ -404,7 +417,16 @@ class Session:
                 raise RuntimeError(f"backend not ready: {backend.status()}")
             time.sleep(0.01)
         if self.path != "gpio":
-            time.sleep(0.6)  # the link's first time queries; its offset moves only when quiet
+            time.sleep(1.2)  # the link's first time queries; its offset moves only when quiet
+        self._sync0 = None
+        if box is not None:
+            errs = []
+            for _ in range(7):
+                errs.append(self._box_clock(box, backend.link)[2])
+                time.sleep(0.01)
+            if None in errs:
+                raise RuntimeError("the link has no clock mapping for the simulated box")
+            self._sync0 = statistics.median(errs)
 
         feeder = LgpioFeeder() if self.path == "gpio" else None
         pins = {}
@@ -474,14 +496,17 @@ class Session:
         else:  # serial-simavr
             from firmware_bridge.simavr_box import CYCLES_PER_US, F_CPU
             ins = loop.backend.input_of_button
-            spare = 7
-            _, cycle, mono = box.command(f"release {spare}")[1:4]
-            cycle, mono = int(cycle), int(mono)
+            invalid = self._simavr_sync(box, loop.backend.link)
+            cycle, mono, _ = self._box_clock(box, loop.backend.link)
             lead = int(SIMAVR_LEAD_MS * F_CPU / 1000)
             c0 = cycle + lead
             c1 = c0 + int(round(cell.gap_us * CYCLES_PER_US))
-            box.press(ins[first], c0)
-            box.press(ins[second], c1)
+            with box._lock:  # both at once: no GIL hand-over between them
+                box._proc.stdin.write(f"press {ins[first]} at {c0}\npress {ins[second]} at {c1}\n")
+                box._proc.stdin.flush()
+                replies = [box._proc.stdout.readline().split() for _ in range(2)]
+            if any(not r or r[0] != "ok" for r in replies):
+                raise RuntimeError(f"buzzer-sim: {replies!r}")
             t0 = mono + lead * 1_000_000_000 // F_CPU
         got = wait(lambda: len(lamps) > n_lamps, timeout=cell.delay_ms / 1000 + cell.follow_ms / 1000
                    + RULING_TIMEOUT_S)
@@ -489,6 +514,10 @@ class Session:
             won, lamp_ns = lamps[n_lamps] if got else (None, None)
         if self.path == "serial-simavr":
             handed_ns = None
+            cycle2, mono2, _ = self._box_clock(box, loop.backend.link)
+            slip = (mono2 - mono) - (cycle2 - cycle) * 1_000_000_000 // F_CPU
+            if slip > SIMAVR_SLIP_NS:
+                invalid = invalid or f"simavr fell {slip / MS:.1f} ms behind real time during the pair"
         if self.path == "serial-simavr" and first in self._pressed_at:
             t0 = self._pressed_at[first]  # the harness's cycle -> time reply is only good to a few ms
         decision = None if lamp_ns is None else lamp_ns - t0
@@ -514,7 +543,40 @@ class Session:
         skew = self._pressed_at.get(first)
         if self.path == "serial-simavr":
             skew = None
-        return Pair(cell, first, won, decision, after, follow_ns, None if skew is None else skew - t0)
+        stamp_gap = None
+        if first in self._pressed_at and second in self._pressed_at:
+            stamp_gap = self._pressed_at[second] - self._pressed_at[first]
+        return Pair(cell, first, won, decision, after, follow_ns, None if skew is None else skew - t0, stamp_gap,
+                    invalid if self.path == "serial-simavr" else None)
+
+    @staticmethod
+    def _box_clock(box, link) -> tuple[int, int, int | None]:
+        """simavr's (cycle, CLOCK_MONOTONIC) now, and how far the link maps that
+        cycle's box time from it (plus a constant: the box clock starts after
+        cycle 0)."""
+        _, cycle, mono = box.command("release 7")[1:4]  # input 7 is idle: no edge, just the clock
+        cycle, mono = int(cycle), int(mono)
+        mapped = link.box_to_monotonic_ns(cycle * 1000 // 16)  # Timer1: F_CPU / 8, 0.5 µs ticks
+        return cycle, mono, None if mapped is None else mapped - mono
+
+    def _simavr_sync(self, box, link) -> str | None:
+        """Wait until the link maps box time onto host time as it did at the start
+        (within SIMAVR_SYNC_NS).  simavr in wall-clock mode falls behind real time
+        when the machine is busy (or the VM's CPU is stolen), and the link moves its
+        clock offset only after a quiet moment (``remap_quiet_s``): a real box's
+        crystal never drifts that fast.  Returns why the pair is invalid, or None."""
+        deadline = time.monotonic() + SIMAVR_RESYNC_S
+        err = None
+        while True:
+            err = self._box_clock(box, link)[2]
+            if err is not None and abs(err - self._sync0) <= SIMAVR_SYNC_NS:
+                return None
+            if time.monotonic() > deadline:
+                break
+            self.resyncs += 1
+            time.sleep(0.1)
+        off = None if err is None else (err - self._sync0) / MS
+        return f"the link's box clock mapping stayed {off:.1f} ms off"
 
 
 # ---------------------------------------------------------------------------
@@ -528,20 +590,24 @@ def summarise(cells: list[Cell], pairs: list[Pair], throttled: bool) -> list[dic
     rows = []
     for c in cells:
         ps = by_cell.get(c.key(), [])
+        bad = [p for p in ps if p.invalid]
+        ps = [p for p in ps if not p.invalid]
         wins = sum(1 for p in ps if p.won == p.first)
         dec = [p.decision_ns for p in ps if p.decision_ns is not None]
         aft = [p.after_delivery_ns for p in ps if p.after_delivery_ns is not None]
         fol = [p.follow_ns for p in ps if p.follow_ns is not None]
         skew = [abs(p.skew_ns) for p in ps if p.skew_ns is not None]
+        gap_err = [abs(p.stamp_gap_ns - int(round(c.gap_us * US))) for p in ps if p.stamp_gap_ns is not None]
         rows.append({
             "path": c.path, "gap_us": c.gap_us, "delay_ms": c.delay_ms, "follow_ms": c.follow_ms,
-            "throttled": throttled, "pairs": len(ps),
+            "throttled": throttled, "pairs": len(ps), "invalid": len(bad),
             "ours": round(wins / len(ps), 3) if ps else None,
             "no_ruling": sum(1 for p in ps if p.won is None),
             "decision_p50_ms": _ms(percentile(dec, 50)), "decision_p99_ms": _ms(percentile(dec, 99)),
             "after_delivery_p50_ms": _ms(percentile(aft, 50)), "after_delivery_p99_ms": _ms(percentile(aft, 99)),
             "follow_measured_p50_ms": _ms(percentile(fol, 50)),
             "stamp_error_max_ms": _ms(max(skew)) if skew else None,
+            "stamp_gap_error_max_us": round(max(gap_err) / US, 3) if gap_err else None,
         })
     return rows
 
@@ -570,6 +636,8 @@ def run_cells(cells: list[Cell], pairs: int) -> dict:
             all_pairs += s.results
             notes.append(f"{chunk[0].path}: {type(exc).__name__}: {exc}")
         notes += [n for n in s.notes if n not in notes]
+        if s.resyncs:
+            notes.append(f"{s.path}: waited {s.resyncs / 10:.1f} s for the link to re-map simavr's clock")
     return {"pairs": all_pairs, "notes": notes}
 
 
@@ -699,8 +767,7 @@ def _run_child(cells: list[Cell], pairs: int, throttle: Throttle | None, timeout
         if proc.returncode != 0 or not out.exists():
             raise RuntimeError(f"child exited {proc.returncode}: {proc.stderr[-800:]}")
         data = json.loads(out.read_text())
-    data["pairs"] = [Pair(Cell(**p["cell"]), p["first"], p["won"], p["decision_ns"], p["after_delivery_ns"],
-                          p["follow_ns"]) for p in data["pairs"]]
+    data["pairs"] = [Pair(**{**p, "cell": Cell(**p["cell"])}) for p in data["pairs"]]
     return data
 
 
@@ -711,8 +778,7 @@ def _child_main(spec_path: str, out_path: str) -> int:
     spec = json.loads(Path(spec_path).read_text())
     cells = [Cell(**c) for c in spec["cells"]]
     res = run_cells(cells, spec["pairs"])
-    res["pairs"] = [{"cell": p.cell.__dict__, "first": p.first, "won": p.won, "decision_ns": p.decision_ns,
-                     "after_delivery_ns": p.after_delivery_ns, "follow_ns": p.follow_ns} for p in res["pairs"]]
+    res["pairs"] = [{**p.__dict__, "cell": p.cell.__dict__} for p in res["pairs"]]
     Path(out_path).write_text(json.dumps(res))
     return 0
 
@@ -809,6 +875,7 @@ MEASURED = (
 
 
 def _latency_keys(out: dict, pairs: list[Pair], prefix: str) -> None:
+    pairs = [p for p in pairs if not p.invalid]
     dec = [p.decision_ns for p in pairs if p.decision_ns is not None]
     out[f"{prefix}_p50_ms"] = _ms(percentile(dec, 50))
     out[f"{prefix}_p99_ms"] = _ms(percentile(dec, 99))
@@ -847,6 +914,27 @@ def table(rows: list[dict]) -> list[str]:
                     vals.append("-" if r is None or r["ours"] is None else f"{r['ours']:.2f}")
                 line += f"{' / '.join(vals):>14}"
             lines.append(line)
+    return lines
+
+
+def markdown_table(rows: list[dict]) -> list[str]:
+    """The same as :func:`table`, as Markdown: one table per path."""
+    lines = ["End to end through `buzzer run`'s loop: fraction of pairs won by the true first presser, "
+             "plain / throttled."]
+    for path in PATHS:
+        rs = [r for r in rows if r["path"] == path]
+        if not rs:
+            continue
+        gaps = sorted({r["gap_us"] for r in rs})
+        cell = {(r["gap_us"], r["delay_ms"], r["follow_ms"], r["throttled"]): r for r in rs}
+        lines += ["", f"`{path}`", "", "| D | δ | " + " | ".join(f"{g:g} µs" for g in gaps) + " |",
+                  "|---:|---:|" + "---|" * len(gaps)]
+        for d, f in sorted({(r["delay_ms"], r["follow_ms"]) for r in rs}):
+            vals = []
+            for g in gaps:
+                v = [cell.get((g, d, f, th)) for th in (False, True)]
+                vals.append(" / ".join("-" if r is None or r["ours"] is None else f"{r['ours']:.2f}" for r in v))
+            lines.append(f"| {d:g} ms | {f:g} ms | " + " | ".join(vals) + " |")
     return lines
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmarks of buzzer-controller: fairness, latency, storms, timers, start-up.
 
-    python benchmarks/run.py            # the full set (about a minute)
+    python benchmarks/run.py            # the full set (about 15 minutes, most of it e2e)
     python benchmarks/run.py --quick    # the same measurements, smaller (< 2 min)
     python benchmarks/run.py --out FILE # where the JSON goes (default benchmarks/results.json)
     python benchmarks/run.py --plot docs/img/fairness.png   # also draw the fairness sweep

@@ -117,6 +117,7 @@ WARMUP_PAIRS = 2
 SIMAVR_SYNC_NS = 2 * 1_000_000
 SIMAVR_SLIP_NS = 10 * 1_000_000
 SIMAVR_RESYNC_S = 4.0
+SIMAVR_TICK_NS = 1_000   # the firmware's Timer1 counts 0.5 µs; one tick either way
 
 MS = 1_000_000
 US = 1_000
@@ -460,16 +461,16 @@ class Session:
         self._pressed_at.clear()
         q0 = state().question
         number = q0.number if q0 is not None else 0
-        loop.host_key("question")
-        wait(lambda: state().question is not None and state().question.number > number
-             and state().question.open, what="the question")
+        loop.host_key("question")       # the host reads it out at once: both keys in one go
         loop.host_key("reading_done")
-        wait(lambda: state().question.reading_done, what="the end of reading")
+        wait(lambda: state().question is not None and state().question.number > number
+             and state().question.open and state().question.reading_done, what="the end of reading")
         with cond:
             n_lamps = len(lamps)
         gap_ns = int(round(cell.gap_us * US))
         follow_ns = None
         handed_ns = None
+        invalid = None
         if self.path == "gpio":
             t0 = time.monotonic_ns()
             t1 = t0 + gap_ns
@@ -527,8 +528,7 @@ class Session:
             done.wait(STEP_TIMEOUT_S)
         wait(lambda: {first, second} <= state().held, timeout=STEP_TIMEOUT_S, what="both presses")
         loop.host_key("withdraw")
-        wait(lambda: not state().question.open, what="the withdrawal")
-        release_ns = time.monotonic_ns()
+        release_ns = time.monotonic_ns()  # the players let go as the host rules
         if self.path == "gpio":
             feeder.submit([(release_ns, pins[first], release_ns, 1), (0, pins[second], release_ns, 1)])
         elif self.path == "serial-virtual":
@@ -538,7 +538,8 @@ class Session:
         else:
             box.release(loop.backend.input_of_button[first])
             box.release(loop.backend.input_of_button[second])
-        wait(lambda: not ({first, second} & state().held), what="the releases")
+        wait(lambda: not ({first, second} & state().held) and not state().question.open,
+             what="the withdrawal and the releases")
         wait_until(max(release_ns, t0) + debounce_ns + 2 * MS)
         skew = self._pressed_at.get(first)
         if self.path == "serial-simavr":
@@ -546,8 +547,11 @@ class Session:
         stamp_gap = None
         if first in self._pressed_at and second in self._pressed_at:
             stamp_gap = self._pressed_at[second] - self._pressed_at[first]
+            if self.path == "serial-simavr" and abs(stamp_gap - gap_ns) > SIMAVR_TICK_NS and not invalid:
+                # simavr catching up on a backlog ran past both cycles before the commands came
+                invalid = f"the presses reached simavr after their cycles (stamp gap {stamp_gap / US:g} µs)"
         return Pair(cell, first, won, decision, after, follow_ns, None if skew is None else skew - t0, stamp_gap,
-                    invalid if self.path == "serial-simavr" else None)
+                    invalid)
 
     @staticmethod
     def _box_clock(box, link) -> tuple[int, int, int | None]:

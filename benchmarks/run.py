@@ -688,7 +688,7 @@ def print_table(r: dict) -> None:
     print(f"{'measure':<{w[0]}}  {'value':>{w[1]}}  {'target':<{w[2]}}  result")
     for name, value, target, verdict in rows:
         print(f"{name:<{w[0]}}  {value:>{w[1]}}  {target:<{w[2]}}  {verdict}")
-    notes = [v for k, v in r.items() if k.endswith("_note")]
+    notes = [v for k, v in r.items() if k.endswith("_note") and v]
     for n in notes:
         print(f"note: {n}")
     print()

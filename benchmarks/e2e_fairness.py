@@ -67,6 +67,7 @@ From Python (while changing the loop)::
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import io
 import json
@@ -114,6 +115,7 @@ SIMAVR_LEAD_MS = 20.0
 that both commands reach the harness before their cycle even when the driver
 thread waits for the GIL (or the throttle) in between."""
 WARMUP_PAIRS = 2
+ARM_MARGIN_NS = 1_000_000
 SIMAVR_SYNC_NS = 2 * 1_000_000
 SIMAVR_SLIP_NS = 10 * 1_000_000
 SIMAVR_RESYNC_S = 4.0
@@ -261,6 +263,7 @@ class Pair:
     skew_ns: int | None = None       # the first press's stamp (engine -> monotonic) - its true edge
     stamp_gap_ns: int | None = None  # second press's stamp - first press's stamp, as the engine got them
     invalid: str | None = None       # why this pair does not count (simavr fell behind real time)
+    first_kind: str | None = None    # how the engine recorded the true first press (answer, lockout, early ...)
 
 
 @dataclass
@@ -467,6 +470,9 @@ class Session:
              and state().question.open and state().question.reading_done, what="the end of reading")
         with cond:
             n_lamps = len(lamps)
+        # edges from 1 ms after the end of reading: a press stamped before it is early, and
+        # the serial link's mapping of the box clock is good to a few tens of µs
+        wait_until(loop.clock.origin_ns + state().question.armed_at + ARM_MARGIN_NS)
         gap_ns = int(round(cell.gap_us * US))
         follow_ns = None
         handed_ns = None
@@ -538,6 +544,8 @@ class Session:
         else:
             box.release(loop.backend.input_of_button[first])
             box.release(loop.backend.input_of_button[second])
+        q = state().question
+        first_kind = next((r.kind for r in q.presses if r.button == first and r.wave == q.wave), None)
         released = lambda: not ({first, second} & state().held) and not state().question.open  # noqa: E731
         if not wait(released) and box is not None:
             # simavr far behind real time: its release edges may still be coming; nudge it once
@@ -557,7 +565,7 @@ class Session:
                 # simavr catching up on a backlog ran past both cycles before the commands came
                 invalid = f"the presses reached simavr after their cycles (stamp gap {stamp_gap / US:g} µs)"
         return Pair(cell, first, won, decision, after, follow_ns, None if skew is None else skew - t0, stamp_gap,
-                    invalid)
+                    invalid, first_kind)
 
     @staticmethod
     def _box_clock(box, link) -> tuple[int, int, int | None]:
@@ -613,6 +621,8 @@ def summarise(cells: list[Cell], pairs: list[Pair], throttled: bool) -> list[dic
             "throttled": throttled, "pairs": len(ps), "invalid": len(bad),
             "ours": round(wins / len(ps), 3) if ps else None,
             "no_ruling": sum(1 for p in ps if p.won is None),
+            "first_lost_as": dict(sorted(collections.Counter(p.first_kind for p in ps if p.won != p.first).items(),
+                                         key=lambda kv: str(kv[0]))),
             "decision_p50_ms": _ms(percentile(dec, 50)), "decision_p99_ms": _ms(percentile(dec, 99)),
             "after_delivery_p50_ms": _ms(percentile(aft, 50)), "after_delivery_p99_ms": _ms(percentile(aft, 99)),
             "follow_measured_p50_ms": _ms(percentile(fol, 50)),
@@ -867,8 +877,7 @@ def measure(quick: bool = False, pairs: int | None = None, paths: Iterable[str] 
                                                                        and r["ours"] == 1.0),
                                                                    sum(1 for r in judged if r["throttled"] == th)]
                             for th in (False, True)}
-    if notes:
-        out["e2e_note"] = "; ".join(notes)
+    out["e2e_note"] = "; ".join(notes) or None  # (None replaces an older note when run.py merges)
     out["e2e_measured"] = MEASURED
     return out
 

@@ -120,6 +120,11 @@ SIMAVR_SYNC_NS = 2 * 1_000_000
 SIMAVR_SLIP_NS = 10 * 1_000_000
 SIMAVR_RESYNC_S = 4.0
 SIMAVR_TICK_NS = 1_000   # the firmware's Timer1 counts 0.5 µs; one tick either way
+SIMAVR_HOLD_MS = 40.0
+"""simavr's buttons are released this long (box time) after the later press, scheduled with
+the presses: released at an arbitrary moment by the host, the firmware sometimes holds a
+release back until the next edge (seen with a release 0.1 ms into the debounce window), and a
+held button would be reported stuck at the next question."""
 
 MS = 1_000_000
 US = 1_000
@@ -509,9 +514,12 @@ class Session:
             c0 = cycle + lead
             c1 = c0 + int(round(cell.gap_us * CYCLES_PER_US))
             with box._lock:  # both at once: no GIL hand-over between them
-                box._proc.stdin.write(f"press {ins[first]} at {c0}\npress {ins[second]} at {c1}\n")
+                # the releases too, SIMAVR_HOLD_MS of box time later (see SIMAVR_HOLD_MS)
+                c2 = c1 + int(SIMAVR_HOLD_MS * F_CPU / 1000)
+                box._proc.stdin.write(f"press {ins[first]} at {c0}\npress {ins[second]} at {c1}\n"
+                                      f"release {ins[first]} at {c2}\nrelease {ins[second]} at {c2 + 3}\n")
                 box._proc.stdin.flush()
-                replies = [box._proc.stdout.readline().split() for _ in range(2)]
+                replies = [box._proc.stdout.readline().split() for _ in range(4)]
             if any(not r or r[0] != "ok" for r in replies):
                 raise RuntimeError(f"buzzer-sim: {replies!r}")
             t0 = mono + lead * 1_000_000_000 // F_CPU
@@ -532,7 +540,7 @@ class Session:
         # let a late second press reach the engine before the host moves on
         if self.path == "gpio":
             done.wait(STEP_TIMEOUT_S)
-        wait(lambda: {first, second} <= state().held, timeout=STEP_TIMEOUT_S, what="both presses")
+        wait(lambda: {first, second} <= set(self._pressed_at), timeout=STEP_TIMEOUT_S, what="both presses")
         loop.host_key("withdraw")
         release_ns = time.monotonic_ns()  # the players let go as the host rules
         if self.path == "gpio":
@@ -541,9 +549,6 @@ class Session:
             vbox = loop.backend.box
             vbox.release(loop.backend.input_of_button[first])
             vbox.release(loop.backend.input_of_button[second])
-        else:
-            box.release(loop.backend.input_of_button[first])
-            box.release(loop.backend.input_of_button[second])
         q = state().question
         first_kind = next((r.kind for r in q.presses if r.button == first and r.wave == q.wave), None)
         released = lambda: not ({first, second} & state().held) and not state().question.open  # noqa: E731
@@ -553,7 +558,13 @@ class Session:
             invalid = invalid or "simavr was too late with the releases"
             box.release(loop.backend.input_of_button[first])
             box.release(loop.backend.input_of_button[second])
-        wait(released, what="the withdrawal and the releases")
+        if not wait(released):
+            q = state().question
+            link = getattr(loop.backend, "link", None)
+            raise RuntimeError(f"timed out waiting for the withdrawal and the releases: held {sorted(state().held)}, "
+                               f"question open {q.open}, box {loop.backend.status().detail!r}"
+                               + (f", link {link.status()}" if link is not None else "")
+                               + (f", simavr {self._box_progress(box)}" if box is not None else ""))
         wait_until(max(release_ns, t0) + debounce_ns + 2 * MS)
         skew = self._pressed_at.get(first)
         if self.path == "serial-simavr":
@@ -566,6 +577,14 @@ class Session:
                 invalid = f"the presses reached simavr after their cycles (stamp gap {stamp_gap / US:g} µs)"
         return Pair(cell, first, won, decision, after, follow_ns, None if skew is None else skew - t0, stamp_gap,
                     invalid, first_kind)
+
+    @staticmethod
+    def _box_progress(box) -> str:
+        c0, m0 = (int(x) for x in box.command("release 7")[2:4])
+        time.sleep(0.2)
+        c1, m1 = (int(x) for x in box.command("release 7")[2:4])
+        return (f"ran {(c1 - c0) / 16e3:.1f} ms in {(m1 - m0) / 1e6:.1f} ms, lamps {box.lamps():#x}, "
+                f"inputs {box.command('peek 41 1')}")
 
     @staticmethod
     def _box_clock(box, link) -> tuple[int, int, int | None]:

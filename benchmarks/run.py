@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmarks of buzzer-controller: fairness, latency, storms, timers, start-up.
 
-    python benchmarks/run.py            # the full set (about a minute)
+    python benchmarks/run.py            # the full set (about 15 minutes, most of it e2e)
     python benchmarks/run.py --quick    # the same measurements, smaller (< 2 min)
     python benchmarks/run.py --out FILE # where the JSON goes (default benchmarks/results.json)
     python benchmarks/run.py --plot docs/img/fairness.png   # also draw the fairness sweep
@@ -21,7 +21,9 @@ What is measured (each function's docstring says how):
 * ``drift``        -- countdown expiry vs its exact deadline over an hour of irregular ticks;
 * ``serial``       -- firmware simulator -> engine (``benchmarks/serial_latency.py``);
 * ``startup``      -- command to the first status line of ``buzzer run --headless``;
-* ``journal``      -- ``Journal.append`` with fsync on this disk, vs group commit.
+* ``journal``      -- ``Journal.append`` with fsync on this disk, vs group commit;
+* ``e2e``          -- who wins a press pair through ``buzzer run``'s real loop, on each input
+  path, plain and CPU-throttled (``benchmarks/e2e_fairness.py``).
 """
 
 from __future__ import annotations
@@ -325,8 +327,11 @@ def _import_bench(name: str):
     if not path.exists():
         return None
     spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = sys.modules.get(spec.name)
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
     return module
 
 
@@ -359,6 +364,19 @@ def serial(quick: bool) -> dict:
     r.setdefault("serial_sim_p50_ms", None)
     r.setdefault("serial_sim_p99_ms", None)
     return r
+
+
+# ---------------------------------------------------------------------------
+# end-to-end fairness through the real loop
+
+def e2e(quick: bool) -> dict:
+    """benchmarks/e2e_fairness.py measure(quick): press pairs through ``buzzer
+    run``'s loop (journal, 1920x1080 window) on each real input path, plain
+    and under a cgroup CPU quota (each in a child process)."""
+    mod = _import_bench("e2e_fairness")
+    if mod is None:
+        return {"e2e_fairness": [], "e2e_note": "benchmarks/e2e_fairness.py missing"}
+    return mod.measure(quick)
 
 
 # ---------------------------------------------------------------------------
@@ -598,6 +616,26 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
         ("journal append, no fsync p50", _fmt(r.get("journal_nofsync_p50_us"), " µs"), "", ""),
         ("journal group commit (16) per event", _fmt(r.get("journal_group16_per_event_p50_us"), " µs"), "", ""),
     ]
+    if "e2e_fairness" in r:
+        won = r.get("e2e_cells_won") or {}
+        for label in ("plain", "throttled"):
+            w = won.get(label) or [0, 0]
+            rows.append((f"e2e fairness, {label}: cells where the true first always wins",
+                         f"{w[0]} / {w[1]}" if w[1] else "null", "all: serial gaps >= 10 µs, GPIO >= 1 µs, "
+                         "D <= 50 ms, δ <= 10 ms", _verdict(None if not w[1] else w[0] == w[1])))
+        rows += [
+            ("e2e decision (edge -> winner's lamp) p50 / p99",
+             f"{_fmt(r.get('e2e_decision_p50_ms'))} / {_fmt(r.get('e2e_decision_p99_ms'), ' ms')}",
+             "includes D (up to 50 ms)", ""),
+            ("e2e decision beyond the delivery delay p50 / p99",
+             f"{_fmt(r.get('e2e_decision_beyond_delay_p50_ms'))} / "
+             f"{_fmt(r.get('e2e_decision_beyond_delay_p99_ms'), ' ms')}", "p99 <= 20 ms",
+             _verdict(le("e2e_decision_beyond_delay_p99_ms", 20))),
+            ("e2e decision throttled p50 / p99",
+             f"{_fmt(r.get('e2e_decision_throttled_p50_ms'))} / {_fmt(r.get('e2e_decision_throttled_p99_ms'), ' ms')}",
+             "", ""),
+            ("e2e throttle", str(r.get("e2e_throttle", "null")).split(", group")[0], "", ""),
+        ]
     return rows
 
 
@@ -636,6 +674,10 @@ def markdown(r: dict) -> str:
                 cells.append(" / ".join(f"{c[m]:.2f}" for m in fairness_mod.METHODS))
             lines.append(f"| {g / 1000:g} ms |" if g >= 1000 else f"| {g:g} µs |")
             lines[-1] += " " + " | ".join(cells) + " |"
+    if r.get("e2e_fairness"):
+        mod = _import_bench("e2e_fairness")
+        if mod is not None:
+            lines += ["", *mod.markdown_table(r["e2e_fairness"])]
     return "\n".join(lines) + "\n"
 
 
@@ -646,17 +688,23 @@ def print_table(r: dict) -> None:
     print(f"{'measure':<{w[0]}}  {'value':>{w[1]}}  {'target':<{w[2]}}  result")
     for name, value, target, verdict in rows:
         print(f"{name:<{w[0]}}  {value:>{w[1]}}  {target:<{w[2]}}  {verdict}")
-    notes = [v for k, v in r.items() if k.endswith("_note")]
+    notes = [v for k, v in r.items() if k.endswith("_note") and v]
     for n in notes:
         print(f"note: {n}")
     print()
     for line in fairness_table(r.get("fairness", [])):
         print(line)
+    if r.get("e2e_fairness"):
+        print()
+        mod = _import_bench("e2e_fairness")
+        for line in mod.table(r["e2e_fairness"]) if mod else []:
+            print(line)
 
 
 MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
     ("fairness", fairness), ("arbiter", arbiter), ("storm", storm), ("render", render),
     ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
+    ("e2e", e2e),
 ]
 
 

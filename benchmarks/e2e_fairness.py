@@ -18,7 +18,7 @@ input path:
   wrapped so that, once the loop exists, a driver thread starts and a hook
   on ``Loop.apply`` and ``backend.set_lamp`` watches the loop (it only
   records and wakes the driver; the real methods do all the work);
-* the driver plays the host through ``Loop.host_key`` (as a keypad does):
+* the driver plays the host through ``Loop.enqueue(HostKey(...))`` (as a keypad does):
   ``question``, ``reading_done``; then the two presses; it waits until the
   loop switches a winner's lamp on (the Lamp "on" effect carried out by
   ``backend.set_lamp``), records whether that is the true first presser and
@@ -84,6 +84,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 Press = None  # controller.events.Press, imported with the program in Session.run
+HostKey = None  # controller.events.HostKey, likewise
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -309,8 +310,8 @@ class Session:
         import controller.loop as loop_mod
         import controller.window as window_mod
         from controller import cli
-        global Press
-        from controller.events import Press
+        global Press, HostKey
+        from controller.events import HostKey, Press
 
         box = None
         if self.path == "serial-simavr":
@@ -468,10 +469,11 @@ class Session:
         state = lambda: loop.state  # noqa: E731  (read from the loop thread's latest)
         self._pressed_at.clear()
         q0 = state().question
-        number = q0.number if q0 is not None else 0
-        loop.host_key("question")       # the host reads it out at once: both keys in one go
-        loop.host_key("reading_done")
-        wait(lambda: state().question is not None and state().question.number > number
+        announced = q0.announced_at if q0 is not None else -1
+        loop.enqueue(HostKey("question"))       # the host reads it out at once: both keys in one go
+        loop.enqueue(HostKey("reading_done"))
+        # (a question after a withdrawn one keeps its number, §4.9: a new one is told by its time)
+        wait(lambda: state().question is not None and state().question.announced_at > announced
              and state().question.open and state().question.reading_done, what="the end of reading")
         with cond:
             n_lamps = len(lamps)
@@ -541,7 +543,7 @@ class Session:
         if self.path == "gpio":
             done.wait(STEP_TIMEOUT_S)
         wait(lambda: {first, second} <= set(self._pressed_at), timeout=STEP_TIMEOUT_S, what="both presses")
-        loop.host_key("withdraw")
+        loop.enqueue(HostKey("withdraw"))
         release_ns = time.monotonic_ns()  # the players let go as the host rules
         if self.path == "gpio":
             feeder.submit([(release_ns, pins[first], release_ns, 1), (0, pins[second], release_ns, 1)])

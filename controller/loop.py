@@ -44,6 +44,13 @@ CLOCK_RECORD_NS = 250 * NS_PER_MS
 """While a deadline is pending, the time is journaled this often, so that a
 resumed countdown continues from (almost) where it was."""
 
+FRAME_GUARD_NS = 40 * NS_PER_MS
+"""A front end draws no frame while the next deadline is nearer than this (see
+:meth:`Loop.deadline_near`): the settle window and the GPIO quiet period fit in it."""
+
+SWITCH_INTERVAL_S = 0.001
+"""Python's GIL hand-over interval while a game runs (the default is 5 ms)."""
+
 QUIT_CONFIRM_NS = notices.CONFIRM_NS
 
 NOTICE_NS = notices.NOTICE_NS
@@ -603,6 +610,17 @@ class Loop:
         for ev in run:
             self.apply(ev, journaled=True)
 
+    def deadline_near(self) -> bool:
+        """True while the engine's next deadline is less than :data:`FRAME_GUARD_NS` away.
+
+        A front end does not start a frame then: while a race waits for its decision
+        (the settle window, the GPIO quiet period) the CPU is left to the input threads,
+        whose callbacks a frame would delay (on a busy or throttled machine it also spends
+        the CPU time the process is allowed, and the process stalls), and the decision
+        is carried out on time.  The frame follows at once."""
+        due = engine.wakeup(self.state)
+        return due is not None and due - self.clock.now() < FRAME_GUARD_NS
+
     def timeout_s(self, max_wait_s: float) -> float:
         due = engine.wakeup(self.state)
         if due is None:
@@ -835,6 +853,10 @@ def run_from_args(args) -> int:
     state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
     resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
+    # input callbacks (lgpio's thread, the serial reader) wait for the interpreter while the
+    # loop renders: hand it over every 1 ms instead of every 5, so that two callbacks of one
+    # batch follow each other closely (the GPIO quiet period, docs/performance.md)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     from controller.i18n import t
 
     lang = cfg["language"]

@@ -73,6 +73,8 @@ def run_window(loop, seconds: float | None = None) -> None:
             wall = time.monotonic()
             if not loop.dirty and wall - last_draw < frame_s:
                 continue
+            if loop.deadline_near():
+                continue  # a deadline (the arbiter's decision) is about to fall due: no frame now
             last_draw = wall
             now = loop.clock.now()
             view = engine.view(loop.state, now)

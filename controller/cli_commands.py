@@ -8,6 +8,7 @@ from pathlib import Path
 
 from controller import config as config_mod
 from controller import script as script_mod
+from controller import startup, terminal, window
 from controller.i18n import LANGUAGES
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config" / "default.toml"
@@ -89,5 +90,5 @@ def describe(cfg: dict) -> str:
 
 
 def cmd_run(args) -> int:
-    from controller.loop import run_from_args
-    return run_from_args(args)
+    return startup.run_from_args(args, args.config or default_config_path(), window.run_window,
+                                 terminal.run_headless)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -341,3 +342,18 @@ def replay(contents: Contents):
             pass  # refused live too (the loop showed it as a notice); the state did not change
         last = max(last, ev.now)
     return state, cfg, seed, last
+
+
+# ---------------------------------------------------------------------------
+# a new game
+
+def choose_seed(cfg: dict) -> int:
+    """The tie seed of a new game: ``[arbiter] tie_seed``, or a fresh draw when it is -1."""
+    seed = cfg["arbiter"]["tie_seed"]
+    return seed if seed >= 0 else secrets.randbelow(2**31)
+
+
+def new_header(cfg: dict, seed: int, config_path: str | None) -> dict:
+    """A new game's journal header: its config and the file it came from, the seed, the start time."""
+    return {"config": cfg, "config_path": config_path, "seed": seed,
+            "started": time.strftime("%Y-%m-%d %H:%M:%S")}

@@ -2,7 +2,7 @@
 
 Used where no display exists (a server, CI, an SSH session).  Keys typed in the
 terminal act as the simulated buttons and the host's keys (see
-:data:`controller.loop.TERMINAL_KEYS`).  The status says in words what the
+:data:`controller.keys.TERMINAL_KEYS`).  The status says in words what the
 audience screen shows, from the same view and the same decisions
 (:mod:`controller.screen`): :func:`status_lines`, redrawn in place whenever it
 changes (:class:`TextScreen`); ruling flashes and the key help scroll above it.
@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 from controller import engine, screen
 from controller.i18n import signed, t
+from controller.keys import HostKeys, terminal_key_names
 
 
 def _cell(what: str, data: Mapping[str, Any], lang: str) -> str:
@@ -247,7 +248,6 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
     new game, quit); the digit keys become one ``seat_number`` / ``team_number`` entry
     with the names ``0–9`` and ``[0–9]``.  Used by the help overlay and the terminal help.
     """
-    from controller.loop import HostKeys
 
     mode = cfg["mode"]
     if mode == "programme":
@@ -337,7 +337,6 @@ def split_keys(text: str) -> list[list[str]]:
 def split_input(text: str) -> list[tuple[list[str], str]]:
     """Like :func:`split_keys`, each key with the character typed (``""`` for a function
     or arrow key), so that a name being typed gets its characters as text."""
-    from controller.loop import terminal_key_names
 
     keys: list[tuple[list[str], str]] = []
     i = 0

@@ -10,6 +10,7 @@ from controller import config as config_mod
 from controller import script as script_mod
 from controller import startup, terminal, window
 from controller.i18n import LANGUAGES
+from controller.cli import print_json
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config" / "default.toml"
 
@@ -46,7 +47,6 @@ def default_config_path() -> str | None:
 
 
 def cmd_simulate(args) -> int:
-    from controller.cli import print_json
     script = script_mod.load(args.script)
     run = script_mod.run(script, args.config, until=args.until)
     print_json(script_mod.result(run))

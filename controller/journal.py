@@ -39,6 +39,7 @@ from typing import Any, Iterable
 
 from controller.errors import GameError, JournalError
 from controller.events import Host, Press, Release, Tick
+from controller import engine
 
 log = logging.getLogger(__name__)
 
@@ -329,8 +330,6 @@ def unfinished(directory: str | Path) -> Contents | None:
 
 def replay(contents: Contents):
     """Rebuild the engine state from a journal: (state, config, seed, last engine time)."""
-    from controller import engine
-
     cfg = contents.header["config"]
     seed = contents.header["seed"]
     state = engine.new_game(cfg, seed)

@@ -34,6 +34,9 @@ from controller.errors import BuzzerError, GameError
 from controller.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
 from controller.keys import HostKeys, physical_names
 from controller.values import replace
+from controller import mafia_protocol
+from controller import chgk_results
+from controller.i18n import action_label, notice, t, translation
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +83,6 @@ class Loop:
 
     def __init__(self, cfg: dict, state: Any, clock: EngineClock, journal=None, screen=None,
                  audio=None, backend=None, keypad=None, out=sys.stdout):
-        from controller.i18n import translation
-
         translation(cfg.get("language", "ru"))  # read the catalogs now, not at the first notice of the game
         self.cfg = cfg
         self.state = state
@@ -211,7 +212,6 @@ class Loop:
         if action == "pause":
             action = "resume" if getattr(self.state, "paused", False) else "pause"
         if action not in engine.actions_now(self.state):  # in a programme: this round's game
-            from controller.i18n import action_label
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
         self.apply(Host(action, now, dict(key.params)))
@@ -303,7 +303,6 @@ class Loop:
         if r is None:
             return None
         lang = self.cfg["language"]
-        from controller.i18n import t
         if r.number is None:
             return {"title": t("rename_pick_seat" if self.cfg["mode"] == "mafia" else "rename_pick", lang),
                     "text": r.digits, "hint": t("rename_pick_hint", lang)}
@@ -330,7 +329,6 @@ class Loop:
             # the engine refused the event as malformed (the keys never send one): say which
             # action, in the game's language; the details are for the log
             log.warning("%s", exc)
-            from controller.i18n import action_label
             action = event.action if isinstance(event, Host) else type(event).__name__
             self._notice("refused", action=action_label(action, self.cfg["language"]))
             return []
@@ -352,7 +350,6 @@ class Loop:
         summary = engine.summary(self.state)
         if summary.get("winner") is None or summary == self._protocol_summary:
             return
-        from controller import mafia_protocol
 
         self._protocol_summary = summary
         if self.protocol_complete:
@@ -399,8 +396,6 @@ class Loop:
 
     def _import_results(self, now: int) -> None:
         """ЧГК: read the jury's CSV (``[chgk] results_csv``) into the game as one journaled event."""
-        from controller import chgk_results
-
         chgk = self.cfg["chgk"]
         path = chgk["results_csv"]
         # a team renamed during the game is found by its name now or by the name it started with
@@ -418,7 +413,6 @@ class Loop:
 
     def _notice(self, key: str, **params) -> None:
         try:
-            from controller.i18n import notice
             text = notice(key, self.cfg["language"], **params)
         except Exception:
             text = key

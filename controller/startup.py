@@ -16,11 +16,15 @@ from typing import Any, Callable
 from controller import config as config_mod
 from controller import engine
 from controller import journal as journal_mod
+from controller.audio import Audio
 from controller.backends import create_backend
 from controller.clock import EngineClock
-from controller.errors import BuzzerError, JournalError
+from controller.errors import BackendUnavailable, BuzzerError, JournalError
 from controller.events import NS_PER_S, Tick
 from controller.loop import Loop
+from controller.cli import command_name
+from controller.i18n import mode_title, t, tn
+from controller.keypad import Keypad
 
 JOURNAL_NOTICE_NS = 60 * NS_PER_S
 """How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
@@ -38,8 +42,6 @@ def _interactive() -> bool:
 
 def _ask(question: str, default: bool, lang: str) -> bool:
     """A yes/no question in the terminal; Enter (or no terminal, or end of input) gives ``default``."""
-    from controller.i18n import t
-
     if not _interactive():
         return default
     try:
@@ -62,8 +64,6 @@ def shown_path(path) -> str:
 
 def damage_notice(contents: journal_mod.Contents, kept, lang: str) -> str:
     """One line for the host: which record is damaged, what was not replayed, where the original is."""
-    from controller.i18n import t, tn
-
     return t("journal.damaged", lang, line=contents.damaged_at, lines=contents.records,
              events=tn("events_n", len(contents.events), lang), rest=tn("records_n", contents.dropped, lang),
              path=shown_path(kept))
@@ -74,8 +74,6 @@ NOT_RECORDED = object()
 
 
 def _config_words(path, lang: str) -> str:
-    from controller.i18n import t
-
     if path is NOT_RECORDED:
         return t("journal.config_unrecorded", lang)
     return shown_path(path) if path else t("journal.config_builtin", lang)
@@ -115,8 +113,6 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
     ``config_path`` is the file ``cfg`` came from (resolved; None: built-in defaults). It goes
     into the journal header; a journal of another mode or config file is never resumed unasked.
     Returns None when the host chose to change nothing (another config's unfinished game stays)."""
-    from controller.i18n import mode_title, t, tn
-
     lang = cfg["language"]
     jdir = cfg["journal"]["dir"]
     current = journal_mod.current_path(jdir)
@@ -224,7 +220,6 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
     resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
-    from controller.i18n import t
 
     lang = cfg["language"]
     print(t("game_seed", lang, seed=seed))
@@ -244,9 +239,8 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     loop.backend = backend
     audio = None
     try:
-        from controller.audio import Audio
         audio = Audio(cfg)
-    except ImportError:
+    except ImportError:  # no pygame: the game runs without sound
         pass
     loop.audio = audio
     keypad = _start_keypad(cfg, loop)
@@ -270,17 +264,10 @@ def _start_keypad(cfg: dict, loop: Loop):
     if not cfg.get("keypad", {}).get("device"):
         return None
     try:
-        from controller.keypad import Keypad
-    except ImportError:
-        return None
-    try:
         kp = Keypad.from_config(cfg, loop.enqueue)   # the sink every input uses
         kp.start()
         return kp
     except BuzzerError as exc:
-        from controller.errors import BackendUnavailable
-        from controller.i18n import t
-
         lang = cfg["language"]
         problem = t("keypad_needs_evdev", lang) if isinstance(exc, BackendUnavailable) else str(exc)
         print("buzzer: " + t("keypad_unavailable", lang, problem=problem), file=sys.stderr)
@@ -288,8 +275,6 @@ def _start_keypad(cfg: dict, loop: Loop):
 
 
 def _finish(loop: Loop, jr, cfg: dict) -> None:
-    from controller.i18n import t
-
     lang = cfg["language"]
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
@@ -302,5 +287,4 @@ def _finish(loop: Loop, jr, cfg: dict) -> None:
         print(t("game_over_archived", lang, path=dest))
     else:
         jr.close()
-        from controller.cli import command_name
         print(t("game_not_finished", lang, command=command_name()))

@@ -21,7 +21,7 @@ import tty
 from typing import Any, Mapping
 
 from controller import engine, screen
-from controller.i18n import signed, t
+from controller.i18n import action_label, signed, t
 from controller.keys import HostKeys, terminal_key_names
 
 
@@ -288,8 +288,6 @@ TERMINAL_LABELS = {"return": "Enter", "space": "Space", "backspace": "Backspace"
 def _terminal_label(name: str, lang: str) -> str | None:
     """A key name as typed in a terminal (keypad keys are the same characters there);
     None for keys a terminal does not send (pygame's keypad Enter, Pause)."""
-    from controller.i18n import t
-
     if name in ("enter", "pause"):
         return None
     if name == "space":
@@ -304,8 +302,6 @@ def _terminal_label(name: str, lang: str) -> str | None:
 def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
     """The keys of this game, one line each: players' buttons (named as in ``view``), then
     the host's actions."""
-    from controller.i18n import action_label
-
     lines = []
     teams = team_keys(cfg, view)
     if teams:

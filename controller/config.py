@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 

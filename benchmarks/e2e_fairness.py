@@ -13,7 +13,7 @@ input path:
   ``prepare_game``, the backend, the audio (SDL's dummy driver) and
   ``controller.window.run_window`` in the main thread, rendering the audience
   screen at 1920x1080 on SDL's dummy video driver.  Two things are patched:
-  ``controller.loop._display_available`` says yes (the dummy driver reads as
+  ``controller.startup._display_available`` says yes (the dummy driver reads as
   "no display", as in run.py's start-up benchmark), and ``run_window`` is
   wrapped so that, once the loop exists, a driver thread starts and a hook
   on ``Loop.apply`` and ``backend.set_lamp`` watches the loop (it only
@@ -307,7 +307,7 @@ class Session:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         if str(REPO) not in sys.path:
             sys.path.insert(0, str(REPO))
-        import controller.loop as loop_mod
+        import controller.startup as loop_mod  # where buzzer run is put together
         import controller.window as window_mod
         from controller import cli
         global Press, HostKey

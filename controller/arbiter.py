@@ -40,9 +40,30 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
-from controller.events import Press
+from controller.events import NS_PER_MS, Press
+
+
+@dataclass(frozen=True, slots=True)
+class ArbiterRules:
+    """The arbiter's rules of one game, typed once from the validated config.
+
+    ``settle_ns`` is the settle window (the ``[arbiter] settle_ms`` key, in ns):
+    how long after the earliest edge a winner may be named; the same window is
+    the grace a countdown gives a late-delivered edge, and the tail a script or
+    drill runs past its last event.  ``tie_rule`` and ``seed`` break exact ties
+    (see :func:`order`).  This is the only place ``settle_ms`` is converted.
+    """
+
+    settle_ns: int
+    tie_rule: str
+    seed: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], seed: int) -> "ArbiterRules":
+        a = config["arbiter"]
+        return cls(settle_ns=int(round(a["settle_ms"] * NS_PER_MS)), tie_rule=a["tie_rule"], seed=seed)
 
 
 @dataclass(frozen=True, slots=True)

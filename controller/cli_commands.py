@@ -8,7 +8,9 @@ from pathlib import Path
 
 from controller import config as config_mod
 from controller import script as script_mod
+from controller import startup, terminal, window
 from controller.i18n import LANGUAGES
+from controller.cli import print_json
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config" / "default.toml"
 
@@ -45,7 +47,6 @@ def default_config_path() -> str | None:
 
 
 def cmd_simulate(args) -> int:
-    from controller.cli import print_json
     script = script_mod.load(args.script)
     run = script_mod.run(script, args.config, until=args.until)
     print_json(script_mod.result(run))
@@ -89,5 +90,5 @@ def describe(cfg: dict) -> str:
 
 
 def cmd_run(args) -> int:
-    from controller.loop import run_from_args
-    return run_from_args(args)
+    return startup.run_from_args(args, args.config or default_config_path(), window.run_window,
+                                 terminal.run_headless)

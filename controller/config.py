@@ -20,103 +20,14 @@ from __future__ import annotations
 import copy
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from controller.errors import ConfigError
 from controller.i18n import LANGUAGES
+from controller.modes import mafia as mafia_mode
 
-# --------------------------------------------------------------------------
-# key types
-
-
-@dataclass(frozen=True)
-class Key:
-    """One configuration key.
-
-    ``kind`` is one of ``bool int float number str list dict`` (``number``
-    takes int or float).  ``check`` returns a problem description or ``None``.
-    """
-
-    name: str
-    kind: str
-    default: Any
-    doc: str
-    choices: tuple | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    items: str | None = None
-    """For lists: the kind of each item."""
-    check: Callable[[Any], str | None] | None = None
-    source: str = "default"
-    """Where the default comes from: ``seed §4.7``, ``practice`` or ``default``."""
-
-
-@dataclass(frozen=True)
-class Section:
-    name: str
-    doc: str
-    keys: tuple[Key, ...]
-    open_keys: bool = False
-    """True when the section also takes keys not declared (e.g. key maps)."""
-    open_kind: str | None = None
-
-
-def _num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-_KIND_OK = {
-    "bool": lambda v: isinstance(v, bool),
-    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "float": _num,
-    "number": _num,
-    "str": lambda v: isinstance(v, str),
-    "list": lambda v: isinstance(v, list),
-    "dict": lambda v: isinstance(v, dict),
-}
-
-_KIND_WORD = {
-    "bool": "true or false",
-    "int": "a whole number",
-    "float": "a number",
-    "number": "a number",
-    "str": "a string",
-    "list": "a list",
-    "dict": "a table",
-}
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def check_value(key: Key, value: Any, path: str) -> Any:
-    """Validate ``value`` for ``key``; return it normalised (floats for float keys)."""
-    if not _KIND_OK[key.kind](value):
-        raise ConfigError(path, f"expected {_KIND_WORD[key.kind]}, got {_show(value)}")
-    if key.kind == "float":
-        value = float(value)
-    if key.minimum is not None and _num(value) and value < key.minimum:
-        raise ConfigError(path, f"must be >= {key.minimum:g}, got {_show(value)}")
-    if key.maximum is not None and _num(value) and value > key.maximum:
-        raise ConfigError(path, f"must be <= {key.maximum:g}, got {_show(value)}")
-    if key.choices is not None and value not in key.choices:
-        raise ConfigError(path, f"must be one of {', '.join(map(str, key.choices))}; got {_show(value)}")
-    if key.kind == "list" and key.items:
-        for i, item in enumerate(value):
-            if not _KIND_OK[key.items](item):
-                raise ConfigError(f"{path}[{i}]", f"expected {_KIND_WORD[key.items]}, got {_show(item)}")
-            if key.minimum is not None and _num(item) and item < key.minimum:
-                raise ConfigError(f"{path}[{i}]", f"must be >= {key.minimum:g}, got {_show(item)}")
-    if key.check is not None:
-        problem = key.check(value)
-        if problem:
-            raise ConfigError(path, problem)
-    return value
-
+from controller.schema import _KIND_OK, _KIND_WORD, Key, Section, _num, _show, check_value, positive  # noqa: F401
 
 # --------------------------------------------------------------------------
 # the schema
@@ -129,8 +40,7 @@ def _action_keys(value):
     return None
 
 
-def _positive(v):
-    return None if v > 0 else f"must be > 0, got {_show(v)}"
+_positive = positive
 
 
 def _nominals(v):
@@ -152,12 +62,6 @@ def _warn_marks(v):
     if any(m <= 0 for m in v):
         return "warning marks are seconds left and must be > 0"
     return None
-
-
-def _mafia_default_keys() -> dict:
-    from controller.modes.mafia import DEFAULTS as MAFIA_DEFAULTS  # the engine owns its key actions
-
-    return copy.deepcopy(MAFIA_DEFAULTS["keys"])
 
 
 SCHEMA: list[Section] = [
@@ -314,57 +218,7 @@ SCHEMA: list[Section] = [
             "reports it at HELLO and a mismatch is logged). serial-sim uses this value.",
             minimum=0.0, maximum=200.0),
     )),
-    # --- «Мафия» table and tournament (controller/modes/mafia.py, controller/tournament.py) ---
-    Section("mafia", "«Мафия»: the judge's speech timer and fouls, the game protocol and the "
-            "tournament table [seed 000]. See docs/mafia.md.", (
-        Key("seats", "int", 10, "Seats at the table.", minimum=2, maximum=30, source="practice"),
-        Key("players", "list", [], "Players' names in seat order (may be fewer than the seats; the "
-            "judge can name seats during the game).", items="str"),
-        Key("minute_s", "number", 60, "A player's minute.", check=_positive, source="seed app. 1.2 §3.1"),
-        Key("defence_s", "number", 30, "A defence speech.", check=_positive, source="practice"),
-        Key("last_word_s", "number", 60, "A last word.", check=_positive, source="practice"),
-        Key("warn_s", "number", 10, "Warning signal this many seconds before a speech ends (0: none).",
-            minimum=0, source="practice"),
-        Key("silence_fouls", "int", 3, "At this many fouls the player's next minute is skipped "
-            "(nominating stays allowed).", minimum=1, source="seed app. 1.2 §3.1"),
-        Key("remove_fouls", "int", 4, "At this many fouls the player leaves the table with no last word.",
-            minimum=2, source="seed app. 1.2 §3.2"),
-        Key("silence_kinds", "list", ["minute"], "Speeches a silenced player loses (minute, defence, "
-            "last_word); only the first one due is lost.", items="str"),
-        Key("removal_disqualifies", "bool", True, "A removal for fouls counts as a disqualification "
-            "(the disqualification points) in the protocol, like a disqualifying foul."),
-        Key("protest_window_min", "number", 10, "A protest is accepted at most this many minutes after "
-            "the end of the game.", minimum=0, source="seed §4.5.1"),
-        Key("town_win_points", "number", 3, "Points of each town player when the town wins.",
-            source="seed §4.2.1"),
-        Key("mafia_win_points", "number", 4, "Points of each mafia player (Don included) when the "
-            "mafia wins.", source="seed §4.2.2"),
-        Key("disqualification_points", "number", -1, "Points of a player disqualified from the table.",
-            source="seed §4.2.4"),
-        Key("disqualified_keeps_win_points", "bool", True, "A disqualified player still gets the team's "
-            "win points (and the disqualification points on top)."),
-        Key("final_multiplier", "number", 1.5, "Multiplier of every point of the final game.",
-            check=_positive, source="seed §4.7"),
-        Key("extra_max_players", "int", 3, "Players of one game who may get extra points.",
-            minimum=0, source="seed §4.3.1"),
-        Key("extra_max_total", "number", 2, "Extra points of one game, in total.", minimum=0,
-            source="seed §4.3.3"),
-        Key("extra_allowed", "list", [1, 0.5], "Extra points one player may get.", items="number",
-            check=lambda v: None if v and all(x > 0 for x in v) else "needs values > 0",
-            source="seed §4.3.2"),
-        Key("finalists", "int", 10, "Players who go to the final game (the top of the ranking).",
-            minimum=1, source="seed §4.6"),
-        Key("tournament", "str", "Турнир по игре «Мафия»", "Tournament name written into the game protocol [seed §3.3.2]."),
-        Key("stage", "str", "отборочный тур", "Stage of the tournament, for the protocol."),
-        Key("game_number", "int", 1, "Game number, for the protocol.", minimum=1),
-        Key("table_number", "int", 1, "Table number, for the protocol.", minimum=1),
-        Key("final", "bool", False, "This is the final game (its points count ×final_multiplier)."),
-        Key("protocol_dir", "str", "protocols", "Where `buzzer run` saves the game protocol (JSON and "
-            "printable HTML) when the judge ends the game; `buzzer tournament` reads this folder."),
-        Key("keys", "dict", _mafia_default_keys(), "The judge's keys in mafia mode: host action -> "
-            "pygame key names (a seat number is typed with the digits, then the action key; Enter "
-            "with no number starts the next speaker). A table given here replaces the whole map."),
-    )),
+    mafia_mode.SECTION,  # «Мафия» table and tournament: the schema lives with the game
 ]
 
 # --- Своя игра, Брейн-ринг, ЧГК, programme (controller/modes/own_game.py, brain_ring.py, chgk.py,
@@ -691,8 +545,7 @@ CROSS_CHECKS.append(_gpio_covers_teams)
 def _mafia_cross_checks(cfg: dict) -> None:
     """[mafia]: rules between keys (remove_fouls > silence_fouls, names fit the seats ...)."""
     if "mafia" in cfg:
-        from controller.modes.mafia import validate_settings
-        validate_settings(cfg["mafia"])
+        mafia_mode.validate_settings(cfg["mafia"])
 
 
 CROSS_CHECKS.append(_mafia_cross_checks)

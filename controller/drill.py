@@ -28,6 +28,7 @@ import sys
 from controller import engine
 from controller import journal as journal_mod
 from controller import script as script_mod
+from controller.arbiter import ArbiterRules
 from controller.clock import ManualClock
 from controller.events import Tick
 from controller.loop import Loop
@@ -56,7 +57,8 @@ def feed(script: script_mod.Script, cfg: dict) -> list:
     """The events the drill feeds: the script's timeline plus the closing tick."""
     events = [ev for _, ev in script_mod.timeline(script)]
     last = max((ev.now for ev in events), default=0)
-    events.append(Tick(last + int(round(cfg["arbiter"]["settle_ms"] * 1e6))))
+    # as buzzer simulate does: one settle window past the last event
+    events.append(Tick(last + ArbiterRules.from_config(cfg, script_mod.seed_for(script, cfg)).settle_ns))
     return events
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from typing import Any, Iterable
 
 from controller.errors import GameError, JournalError
 from controller.events import Host, Press, Release, Tick
+from controller import engine
 
 log = logging.getLogger(__name__)
 
@@ -328,8 +330,6 @@ def unfinished(directory: str | Path) -> Contents | None:
 
 def replay(contents: Contents):
     """Rebuild the engine state from a journal: (state, config, seed, last engine time)."""
-    from controller import engine
-
     cfg = contents.header["config"]
     seed = contents.header["seed"]
     state = engine.new_game(cfg, seed)
@@ -341,3 +341,18 @@ def replay(contents: Contents):
             pass  # refused live too (the loop showed it as a notice); the state did not change
         last = max(last, ev.now)
     return state, cfg, seed, last
+
+
+# ---------------------------------------------------------------------------
+# a new game
+
+def choose_seed(cfg: dict) -> int:
+    """The tie seed of a new game: ``[arbiter] tie_seed``, or a fresh draw when it is -1."""
+    seed = cfg["arbiter"]["tie_seed"]
+    return seed if seed >= 0 else secrets.randbelow(2**31)
+
+
+def new_header(cfg: dict, seed: int, config_path: str | None) -> dict:
+    """A new game's journal header: its config and the file it came from, the seed, the start time."""
+    return {"config": cfg, "config_path": config_path, "seed": seed,
+            "started": time.strftime("%Y-%m-%d %H:%M:%S")}

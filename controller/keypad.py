@@ -48,6 +48,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from controller.errors import BackendUnavailable, ConfigError
 from controller.events import HostKey, InputEvent, InputStatus
+from controller.config import section
 
 try:
     import evdev
@@ -96,7 +97,6 @@ def build_keymap(keys: Mapping[str, Iterable[str]] | None = None,
     :param overrides: the ``[keypad] keymap`` table (evdev key name -> action);
         both default to the config defaults
     """
-    from controller.config import section
     if keys is None:
         keys = {k.name: k.default for k in section("keys").keys}
     if overrides is None:

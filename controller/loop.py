@@ -17,26 +17,26 @@ buttons and host keys).
 from __future__ import annotations
 
 import logging
-import os
 import queue
-import secrets
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from controller import config as config_mod
 from controller import engine
 from controller import journal as journal_mod
 from controller import notices
-from controller.backends import KeyInput, create_backend
+from controller.backends import KeyInput
 from controller.clock import EngineClock
 from controller.effects import Flash, Lamp, Log, Notice, Sound
-from controller.errors import BuzzerError, GameError, JournalError
+from controller.errors import BuzzerError, GameError
 from controller.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
+from controller.keys import HostKeys, physical_names
 from controller.values import replace
+from controller import mafia_protocol
+from controller import chgk_results
+from controller.i18n import action_label, notice, t, translation
 
 log = logging.getLogger(__name__)
 
@@ -57,36 +57,8 @@ NOTICE_NS = notices.NOTICE_NS
 """How long a host notice stays at most (it leaves sooner once what it says is over:
 see :mod:`controller.notices`)."""
 
-JOURNAL_NOTICE_NS = 60 * NS_PER_S
-"""How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
-
-LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
-"""A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
-Latin names the key map uses, so that Q is Q whichever layout the laptop is switched to."""
-
-
-def physical_names(names: list[str]) -> list[str]:
-    """``names`` plus the Latin name of a key typed under the Russian layout."""
-    extra = [LATIN_BY_CYRILLIC[n.lower()] for n in names if n.lower() in LATIN_BY_CYRILLIC]
-    return names + [e for e in extra if e not in names]
-
-
 QUIET_FLASHES = frozenset({"standings"})
 """Flashes that do not replace a ruling flash still on screen."""
-
-TERMINAL_KEYS = {" ": ["space"], "\n": ["return"], "\r": ["return"], "\x7f": ["backspace"],
-                 "\x08": ["backspace"], "\x1b": ["escape"], "+": ["[+]", "+"], "-": ["[-]", "-"],
-                 "*": ["[*]", "*"], "/": ["[/]", "/"], ".": ["[.]", "."], "?": ["h"]}
-
-
-def terminal_key_names(ch: str) -> list[str]:
-    """Key names (pygame style) a character typed in a terminal stands for."""
-    if ch in TERMINAL_KEYS:
-        return TERMINAL_KEYS[ch]
-    if ch.isdigit():
-        return [ch, f"[{ch}]"]
-    return [ch.lower()]
-
 
 @dataclass
 class Rename:
@@ -105,43 +77,6 @@ NAME_TYPING_MAX = 40
 """Characters the rename dialogue takes (the engine refuses longer names too)."""
 
 
-@dataclass
-class HostKeys:
-    """Key name -> host action, from config ``[keys]``."""
-
-    actions: dict[str, str] = field(default_factory=dict)
-
-    GLOBAL = ("help", "quit", "mute", "new_game")
-    """Keys of the program itself, kept from ``[keys]`` in every mode."""
-
-    LOOP = ("rename",)
-    """Host actions the loop runs a dialogue for (then sends the engine one event),
-    kept from ``[keys]`` in every mode, the «Мафия» table's too."""
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> "HostKeys":
-        out = {}
-        keymap = cfg["keys"]
-        if cfg["mode"] == "mafia":
-            # the judge's own map; digits type seat numbers there
-            keymap = {**{a: cfg["keys"][a] for a in cls.GLOBAL + cls.LOOP if a in cfg["keys"]},
-                      **cfg["mafia"]["keys"]}
-        for action, names in keymap.items():
-            for n in names:
-                out[n.lower()] = action
-        if cfg["mode"] == "chgk":
-            for action, names in cfg["chgk"]["keys"].items():  # team numbers and results on top
-                for n in names:
-                    out[n.lower()] = action
-        return cls(out)
-
-    def action(self, names: list[str]) -> str | None:
-        for n in names:
-            if n.lower() in self.actions:
-                return self.actions[n.lower()]
-        return None
-
-
 class Loop:
     """Runs one game: journal, engine, effects, screen.
 
@@ -155,8 +90,6 @@ class Loop:
 
     def __init__(self, cfg: dict, state: Any, clock: EngineClock, journal=None, screen=None,
                  audio=None, backend=None, keypad=None, out=sys.stdout):
-        from controller.i18n import translation
-
         translation(cfg.get("language", "ru"))  # read the catalogs now, not at the first notice of the game
         self.cfg = cfg
         self.state = state
@@ -286,7 +219,6 @@ class Loop:
         if action == "pause":
             action = "resume" if getattr(self.state, "paused", False) else "pause"
         if action not in engine.actions_now(self.state):  # in a programme: this round's game
-            from controller.i18n import action_label
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
         self.apply(Host(action, now, dict(key.params)))
@@ -378,7 +310,6 @@ class Loop:
         if r is None:
             return None
         lang = self.cfg["language"]
-        from controller.i18n import t
         if r.number is None:
             return {"title": t("rename_pick_seat" if self.cfg["mode"] == "mafia" else "rename_pick", lang),
                     "text": r.digits, "hint": t("rename_pick_hint", lang)}
@@ -405,7 +336,6 @@ class Loop:
             # the engine refused the event as malformed (the keys never send one): say which
             # action, in the game's language; the details are for the log
             log.warning("%s", exc)
-            from controller.i18n import action_label
             action = event.action if isinstance(event, Host) else type(event).__name__
             self._notice("refused", action=action_label(action, self.cfg["language"]))
             return []
@@ -427,7 +357,6 @@ class Loop:
         summary = engine.summary(self.state)
         if summary.get("winner") is None or summary == self._protocol_summary:
             return
-        from controller import mafia_protocol
 
         self._protocol_summary = summary
         if self.protocol_complete:
@@ -474,8 +403,6 @@ class Loop:
 
     def _import_results(self, now: int) -> None:
         """ЧГК: read the jury's CSV (``[chgk] results_csv``) into the game as one journaled event."""
-        from controller import chgk_results
-
         chgk = self.cfg["chgk"]
         path = chgk["results_csv"]
         # a team renamed during the game is found by its name now or by the name it started with
@@ -493,7 +420,6 @@ class Loop:
 
     def _notice(self, key: str, **params) -> None:
         try:
-            from controller.i18n import notice
             text = notice(key, self.cfg["language"], **params)
         except Exception:
             text = key
@@ -530,15 +456,15 @@ class Loop:
     def start_new_game(self) -> None:
         """Archive the current journal (never deleted) and start a fresh game."""
         if self.journal is None:
-            self.state = engine.new_game(self.cfg, _choose_seed(self.cfg))
+            self.state = engine.new_game(self.cfg, journal_mod.choose_seed(self.cfg))
             return
         jdir = self.cfg["journal"]["dir"]
         self.journal.close()
         dest = journal_mod.archive(jdir)
-        seed = _choose_seed(self.cfg)
+        seed = journal_mod.choose_seed(self.cfg)
         self.clock.resume_at(0)
         self.journal = journal_mod.Journal(journal_mod.current_path(jdir),
-                                           header=new_header(self.cfg, seed, self.config_path),
+                                           header=journal_mod.new_header(self.cfg, seed, self.config_path),
                                            fsync=self.cfg["journal"]["fsync"])
         self.state = engine.new_game(self.cfg, seed)
         self.flash = None
@@ -647,295 +573,3 @@ class Loop:
             ev = None
         self.drain(ev)
         self.tick_if_due()
-
-
-# ---------------------------------------------------------------------------
-# start-up
-
-def _choose_seed(cfg: dict) -> int:
-    seed = cfg["arbiter"]["tie_seed"]
-    return seed if seed >= 0 else secrets.randbelow(2**31)
-
-
-YES = ("y", "yes", "д", "да")
-
-
-def _interactive() -> bool:
-    return sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty()
-
-
-def _ask(question: str, default: bool, lang: str) -> bool:
-    """A yes/no question in the terminal; Enter (or no terminal, or end of input) gives ``default``."""
-    from controller.i18n import t
-
-    if not _interactive():
-        return default
-    try:
-        answer = input(f"{question} {t('ask.default_yes' if default else 'ask.default_no', lang)} ").strip().lower()
-    except EOFError:
-        return default
-    return default if not answer else answer in YES
-
-
-def shown_path(path) -> str:
-    """A path as the host should type it: relative to the working folder when inside it."""
-    if path is None:
-        return ""
-    p = Path(path)
-    try:
-        return str(p.resolve().relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):
-        return str(p)
-
-
-def damage_notice(contents: journal_mod.Contents, kept, lang: str) -> str:
-    """One line for the host: which record is damaged, what was not replayed, where the original is."""
-    from controller.i18n import t, tn
-
-    return t("journal.damaged", lang, line=contents.damaged_at, lines=contents.records,
-             events=tn("events_n", len(contents.events), lang), rest=tn("records_n", contents.dropped, lang),
-             path=shown_path(kept))
-
-
-NOT_RECORDED = object()
-"""A journal header written before the config file was recorded in it."""
-
-
-def _config_words(path, lang: str) -> str:
-    from controller.i18n import t
-
-    if path is NOT_RECORDED:
-        return t("journal.config_unrecorded", lang)
-    return shown_path(path) if path else t("journal.config_builtin", lang)
-
-
-def same_game(header: dict, cfg: dict, config_path: str | None) -> bool:
-    """Whether the journal's game is the one this config asks for: the same mode and the
-    same config file (a journal written before the file was recorded: the same mode)."""
-    if (header.get("config") or {}).get("mode") != cfg["mode"]:
-        return False
-    return "config_path" not in header or header["config_path"] == config_path
-
-
-def unplayed(contents: journal_mod.Contents) -> bool:
-    """A game nobody has played yet: no press, no host action (clock records at most)."""
-    return contents.damaged_at is None and all(isinstance(e, Tick) for e in contents.events)
-
-
-def new_header(cfg: dict, seed: int, config_path: str | None) -> dict:
-    """A new game's journal header: its config and the file it came from, the seed, the start time."""
-    return {"config": cfg, "config_path": config_path, "seed": seed,
-            "started": time.strftime("%Y-%m-%d %H:%M:%S")}
-
-
-@dataclass
-class Prepared:
-    """What :func:`prepare_game` hands the loop."""
-
-    state: Any
-    clock: EngineClock
-    journal: journal_mod.Journal
-    cfg: dict
-    seed: int
-    config_path: str | None
-    """The config file of the game being played (recorded in a new game's journal header)."""
-    notices: list[str] = field(default_factory=list)
-    """Lines for the host about what happened to the journal (screen and terminal)."""
-
-
-def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | None:
-    """Resume the unfinished game or start a new one (the rules: docs/cli.md, «Start-up»).
-
-    ``config_path`` is the file ``cfg`` came from (resolved; None: built-in defaults). It goes
-    into the journal header; a journal of another mode or config file is never resumed unasked.
-    Returns None when the host chose to change nothing (another config's unfinished game stays)."""
-    from controller.i18n import mode_title, t, tn
-
-    lang = cfg["language"]
-    jdir = cfg["journal"]["dir"]
-    current = journal_mod.current_path(jdir)
-    notices: list[str] = []
-    contents = None
-    try:
-        contents = journal_mod.unfinished(jdir)
-    except BuzzerError as exc:
-        dest = journal_mod.archive(jdir, tag="damaged")
-        notices.append(t("journal.unreadable", lang, problem=exc, path=shown_path(dest)))
-    if (contents is not None and not getattr(args, "new", False)
-            and (same_game(contents.header, cfg, config_path) or not unplayed(contents))):
-        # (a game nobody has played yet of another config is not worth a question: it is
-        # archived below, as any journal is, and the new game starts)
-        header = contents.header
-        n = len(contents.events)
-        words = {"mode": mode_title((header.get("config") or {}).get("mode"), lang),
-                 "started": header.get("started", "?"),
-                 "config": _config_words(header.get("config_path", NOT_RECORDED), lang),
-                 "events": tn("events_n", n, lang), "new_mode": mode_title(cfg["mode"], lang),
-                 "new_config": _config_words(config_path, lang)}
-        same = same_game(header, cfg, config_path)
-        asked = getattr(args, "resume", False)
-        if contents.damaged_at is not None and _interactive() and not asked:
-            print(t("journal.damaged_found", lang, line=contents.damaged_at, lines=contents.records,
-                    events=words["events"]))
-        if asked:
-            resume = True  # an answer given in advance -- for another config's game too (and said so)
-        elif same:
-            resume = _ask(t("journal.unfinished", lang, **words) + " " + t("journal.resume_q", lang), True, lang)
-        elif not _interactive():
-            # nobody to ask, and the journal holds another game: change nothing, say why
-            raise JournalError(t("journal.other_game_no_terminal", lang, path=shown_path(current), **words))
-        elif _ask(t("journal.other_game", lang, archive=shown_path(Path(jdir) / "archive"), **words) + " "
-                  + t("journal.start_new_q", lang), False, lang):
-            resume = False
-        else:
-            print(t("journal.kept", lang, path=shown_path(current), mode=words["mode"]))
-            return None
-        if resume:
-            if contents.damaged_at is not None:
-                # never cut: the whole file goes to the archive, the game goes on from the trusted part
-                kept = journal_mod.set_aside(jdir, contents)
-                notices.append(damage_notice(contents, kept, lang))
-            state, jcfg, seed, last = journal_mod.replay(contents)
-            clock = EngineClock()
-            clock.resume_at(last)
-            jr = journal_mod.Journal(current, fsync=cfg["journal"]["fsync"], truncate_to=contents.valid_bytes)
-            print(t("resumed_journal", lang, n=n, s=f"{last / 1e9:.3f}"))
-            if same:
-                # settings that do not change the rules (screen, sound, keys) come from the current config
-                for key in ("display", "keys", "sound", "language", "buttons", "journal"):
-                    if key in cfg:
-                        jcfg[key] = cfg[key]
-            else:
-                # another game's config says nothing about this game: only where the journal lives
-                # and a language asked for on the command line apply
-                jcfg["journal"] = cfg["journal"]
-                if getattr(args, "lang", None):
-                    jcfg["language"] = args.lang
-                notices.insert(0, t("journal.resumed_other", jcfg["language"], **words))
-            return Prepared(state, clock, jr, jcfg, seed, header.get("config_path"), notices)
-    if contents is not None or current.exists():
-        damaged = contents is not None and contents.damaged_at is not None
-        dest = journal_mod.archive(jdir, tag="damaged" if damaged else "")
-        if dest:
-            if damaged:
-                notices.append(t("journal.damaged_archived", lang, line=contents.damaged_at,
-                                 lines=contents.records, path=shown_path(dest)))
-            else:
-                notices.append(t("journal.archived", lang, path=shown_path(dest)))
-    seed = _choose_seed(cfg)
-    jr = journal_mod.Journal(current, header=new_header(cfg, seed, config_path), fsync=cfg["journal"]["fsync"])
-    return Prepared(engine.new_game(cfg, seed), EngineClock(), jr, cfg, seed, config_path, notices)
-
-
-def _display_available() -> bool:
-    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
-        return False
-    if sys.platform.startswith("linux"):
-        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-                    or os.environ.get("SDL_VIDEODRIVER") in ("kmsdrm", "fbcon"))
-    return True
-
-
-def run_from_args(args) -> int:
-    from controller.cli_commands import default_config_path
-
-    path = args.config or default_config_path()
-    cfg = config_mod.load(path)
-    if args.lang:
-        cfg["language"] = args.lang
-    if args.fullscreen:
-        cfg["display"]["fullscreen"] = True
-    if args.windowed:
-        cfg["display"]["fullscreen"] = False
-    prepared = prepare_game(cfg, args, str(Path(path).resolve()) if path else None)
-    if prepared is None:
-        return 0  # the host kept the unfinished game of another config; nothing was changed
-    state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
-    resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
-    logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
-    # input callbacks (lgpio's thread, the serial reader) wait for the interpreter while the
-    # loop renders: hand it over every 1 ms instead of every 5, so that two callbacks of one
-    # batch follow each other closely (the GPIO quiet period, docs/performance.md)
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
-    from controller.i18n import t
-
-    lang = cfg["language"]
-    print(t("game_seed", lang, seed=seed))
-    headless = args.headless or not _display_available()
-    loop = Loop(cfg, state, clock, journal=jr)
-    loop.config_path = prepared.config_path
-    if resumed:
-        loop._notice("resumed", n=resumed)
-    else:
-        loop._notice("help_hint")  # the host's first hint: H shows every key
-    for text in prepared.notices:  # what happened to the journal: on the screen and in the terminal
-        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS)
-    keys = {t["button"]: t["key"] for t in cfg["teams"]}
-    options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
-    options["keys"] = keys
-    backend = create_backend(cfg["buttons"], [t["button"] for t in cfg["teams"]], clock, loop.enqueue, options)
-    loop.backend = backend
-    audio = None
-    try:
-        from controller.audio import Audio
-        audio = Audio(cfg)
-    except ImportError:
-        pass
-    loop.audio = audio
-    keypad = _start_keypad(cfg, loop)
-    backend.start()
-    try:
-        if headless:
-            if not args.headless:
-                print(t("no_display", lang))
-            from controller.terminal import run_headless
-            run_headless(loop, args.seconds)
-        else:
-            from controller.window import run_window
-            run_window(loop, args.seconds)
-    finally:
-        backend.close()
-        if keypad is not None:
-            keypad.close()
-        _finish(loop, loop.journal, cfg)
-    return 0
-
-
-def _start_keypad(cfg: dict, loop: Loop):
-    if not cfg.get("keypad", {}).get("device"):
-        return None
-    try:
-        from controller.keypad import Keypad
-    except ImportError:
-        return None
-    try:
-        kp = Keypad.from_config(cfg, loop.enqueue)   # the sink every input uses
-        kp.start()
-        return kp
-    except BuzzerError as exc:
-        from controller.errors import BackendUnavailable
-        from controller.i18n import t
-
-        lang = cfg["language"]
-        problem = t("keypad_needs_evdev", lang) if isinstance(exc, BackendUnavailable) else str(exc)
-        print("buzzer: " + t("keypad_unavailable", lang, problem=problem), file=sys.stderr)
-        return None
-
-
-def _finish(loop: Loop, jr, cfg: dict) -> None:
-    from controller.i18n import t
-
-    lang = cfg["language"]
-    seen = loop.backend.edges_seen() if loop.backend is not None else {}
-    still = [b for b, n in seen.items() if n == 0]
-    if still and engine.finished(loop.state) and cfg["mode"] not in ("mafia", "chgk"):
-        print(t("buttons_never_changed", lang, buttons=", ".join(still)))
-    if engine.finished(loop.state):
-        jr.finish()
-        jr.close()
-        dest = journal_mod.archive(cfg["journal"]["dir"])
-        print(t("game_over_archived", lang, path=dest))
-    else:
-        jr.close()
-        from controller.cli import command_name
-        print(t("game_not_finished", lang, command=command_name()))

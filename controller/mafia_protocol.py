@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.errors import BuzzerError
-from controller.i18n import labels
+from controller.i18n import labels, notice
 from controller.modes.mafia import ROLES, validate_settings
 
 FORMAT = "buzzer-mafia-protocol"
@@ -443,6 +443,35 @@ def load(path: str | Path, settings: Mapping[str, Any] | None = None) -> Protoco
 # --------------------------------------------------------------------------
 # printable HTML
 
+# ---------------------------------------------------------------------------
+# points of one game (the tournament table adds them up)
+
+def _f(value) -> Fraction:
+    return Fraction(str(value))
+
+
+def _won(protocol: Protocol, role: str) -> bool:
+    return team_of(role) == protocol.winner
+
+
+def game_points(protocol: Protocol, settings: Mapping[str, Any] | None = None) -> dict[int, Fraction]:
+    """Points of each seat in one game, the final multiplier applied."""
+    s = validate_settings(settings)
+    win = {"town": _f(s["town_win_points"]), "mafia": _f(s["mafia_win_points"])}
+    out = {}
+    for p in protocol.players:
+        points = Fraction(0)
+        if _won(protocol, p.role) and (not p.disqualified or s["disqualified_keeps_win_points"]):
+            points += win[protocol.winner]
+        if p.disqualified:
+            points += _f(s["disqualification_points"])
+        points += _f(p.extra)
+        if protocol.final:
+            points *= _f(s["final_multiplier"])
+        out[p.seat] = points
+    return out
+
+
 CSS = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 2em; color: #000; }
 h1 { font-size: 1.6em; margin-bottom: .3em; }
@@ -467,8 +496,6 @@ def fmt_points(value, comma: bool = False) -> str:
 
 def render_html(protocol: Protocol, lang: str = "ru", settings: Mapping[str, Any] | None = None) -> str:
     """A printable HTML page of the protocol, every value escaped."""
-    from controller.tournament import game_points  # tournament reads protocols: import late
-
     s = validate_settings(settings)
     L = labels("protocol_html", lang)
     e = html.escape
@@ -542,7 +569,6 @@ def write_game(summary: Mapping[str, Any], settings: Mapping[str, Any], lang: st
 def problem_text(problem: ProtocolError, lang: str) -> str:
     """Why a table gives no protocol yet, for the judge in the game's language
     («не введена роль места 3»); a problem without its own words names the field."""
-    from controller.i18n import notice
 
     params = dict(problem.params)
     if problem.reason == "invalid":

@@ -26,7 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import BuzzerError
+from controller import engine
+from controller import script as script_mod
+from controller.events import seconds_to_ns
 from controller.i18n import LANGUAGES
+from controller.terminal import mode_keys, team_keys
 
 MIN_SIDE, MAX_SIDE = 160, 8192
 
@@ -71,12 +75,9 @@ def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), la
            config_path: str | None = None, help_overlay: bool = False, status: dict | None = None) -> Any:
     """The audience screen at ``at`` seconds of the script, as a pygame Surface."""
     _headless()
-    import pygame
+    import pygame  # the screen is drawn with pygame: loaded only when a screenshot is taken
 
-    from controller import engine
-    from controller import script as script_mod
-    from controller.display.scoreboard import Scoreboard
-    from controller.events import seconds_to_ns
+    from controller.display.scoreboard import Scoreboard  # imports pygame
 
     if not math.isfinite(at) or at < 0:
         raise ScreenshotError(f"--at: expected seconds >= 0, got {at:g}")
@@ -86,7 +87,6 @@ def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), la
     cfg = run.config
     view = engine.view(run.state, now)
     flash = latest_flash(run.flashes, now, cfg["display"]["flash_s"])
-    from controller.terminal import mode_keys, team_keys
 
     # the help overlay as the window shows it: this game's keys, the players' keys first
     board = Scoreboard(size, lang=lang or cfg.get("language", "ru"), keys=mode_keys(cfg), team_keys=team_keys(cfg))

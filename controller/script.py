@@ -29,6 +29,7 @@ from typing import Any, Iterable
 
 from controller import config as config_mod
 from controller import engine
+from controller.arbiter import ArbiterRules
 from controller.effects import Flash, Log
 from controller.errors import ConfigError, GameError, ScriptError
 from controller.events import Host, Press, Release, Tick, seconds_to_ns
@@ -259,7 +260,8 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
         log.extend(f for f in fx if isinstance(f, Log))
         flashes.extend(_flashes(fx, ev.now))
         last = max(last, ev.now)
-    end = limit if limit is not None else last + int(round(cfg["arbiter"]["settle_ms"] * 1e6))
+    # the run ends one settle window after the last event, so a press there is decided
+    end = limit if limit is not None else last + ArbiterRules.from_config(cfg, seed).settle_ns
     state = _ticks(state, end, log, flashes)
     state, fx = engine.step(state, Tick(end))
     log.extend(f for f in fx if isinstance(f, Log))

@@ -2,7 +2,7 @@
 
 Used where no display exists (a server, CI, an SSH session).  Keys typed in the
 terminal act as the simulated buttons and the host's keys (see
-:data:`controller.loop.TERMINAL_KEYS`).  The status says in words what the
+:data:`controller.keys.TERMINAL_KEYS`).  The status says in words what the
 audience screen shows, from the same view and the same decisions
 (:mod:`controller.screen`): :func:`status_lines`, redrawn in place whenever it
 changes (:class:`TextScreen`); ruling flashes and the key help scroll above it.
@@ -21,7 +21,8 @@ import tty
 from typing import Any, Mapping
 
 from controller import engine, screen
-from controller.i18n import signed, t
+from controller.i18n import action_label, signed, t
+from controller.keys import HostKeys, terminal_key_names
 
 
 def _cell(what: str, data: Mapping[str, Any], lang: str) -> str:
@@ -247,7 +248,6 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
     new game, quit); the digit keys become one ``seat_number`` / ``team_number`` entry
     with the names ``0–9`` and ``[0–9]``.  Used by the help overlay and the terminal help.
     """
-    from controller.loop import HostKeys
 
     mode = cfg["mode"]
     if mode == "programme":
@@ -288,8 +288,6 @@ TERMINAL_LABELS = {"return": "Enter", "space": "Space", "backspace": "Backspace"
 def _terminal_label(name: str, lang: str) -> str | None:
     """A key name as typed in a terminal (keypad keys are the same characters there);
     None for keys a terminal does not send (pygame's keypad Enter, Pause)."""
-    from controller.i18n import t
-
     if name in ("enter", "pause"):
         return None
     if name == "space":
@@ -304,8 +302,6 @@ def _terminal_label(name: str, lang: str) -> str | None:
 def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
     """The keys of this game, one line each: players' buttons (named as in ``view``), then
     the host's actions."""
-    from controller.i18n import action_label
-
     lines = []
     teams = team_keys(cfg, view)
     if teams:
@@ -337,7 +333,6 @@ def split_keys(text: str) -> list[list[str]]:
 def split_input(text: str) -> list[tuple[list[str], str]]:
     """Like :func:`split_keys`, each key with the character typed (``""`` for a function
     or arrow key), so that a name being typed gets its characters as text."""
-    from controller.loop import terminal_key_names
 
     keys: list[tuple[list[str], str]] = []
     i = 0

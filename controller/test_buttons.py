@@ -44,6 +44,8 @@ from controller.clock import EngineClock
 from controller.errors import ConfigError
 from controller.events import NS_PER_MS, HostKey, InputStatus, Press, Release
 from controller.i18n import LANGUAGES, labels
+from controller.cli_commands import default_config_path
+from controller import keypad as keypad_mod
 
 
 
@@ -152,8 +154,6 @@ def _say_pair(say, text, a: Press, b: Press, quiet_ms: float) -> None:
 
 def run(args) -> int:
     from controller.backends.gpio import GPIOBackend
-    from controller.cli_commands import default_config_path
-    from controller import keypad as keypad_mod
 
     cfg = config_mod.load(args.config or default_config_path())
     lang = args.lang or cfg.get("language", "ru")

@@ -36,8 +36,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from controller.mafia_protocol import (ProtocolError, Protocol, add_protest, check_extra_points, fmt_points,
-                                       load, render_html, save, team_of)
+from controller import config
+from controller.mafia_protocol import (CSS, ProtocolError, Protocol, _f, _won, add_protest, check_extra_points,
+                                       fmt_points, game_points, load, parse_time, render_html, save)
 from controller.i18n import LANGUAGES, labels
 from controller.modes.mafia import validate_settings
 
@@ -46,32 +47,6 @@ __all__ = ["game_points", "validate_extra_points", "standings", "build_table", "
 
 validate_extra_points = check_extra_points
 """§4.3 checks (re-exported: the protocol applies them when it is loaded)."""
-
-
-def _f(value) -> Fraction:
-    return Fraction(str(value))
-
-
-def _won(protocol: Protocol, role: str) -> bool:
-    return team_of(role) == protocol.winner
-
-
-def game_points(protocol: Protocol, settings: Mapping[str, Any] | None = None) -> dict[int, Fraction]:
-    """Points of each seat in one game, the final multiplier applied."""
-    s = validate_settings(settings)
-    win = {"town": _f(s["town_win_points"]), "mafia": _f(s["mafia_win_points"])}
-    out = {}
-    for p in protocol.players:
-        points = Fraction(0)
-        if _won(protocol, p.role) and (not p.disqualified or s["disqualified_keeps_win_points"]):
-            points += win[protocol.winner]
-        if p.disqualified:
-            points += _f(s["disqualification_points"])
-        points += _f(p.extra)
-        if protocol.final:
-            points *= _f(s["final_multiplier"])
-        out[p.seat] = points
-    return out
 
 
 @dataclass
@@ -253,8 +228,6 @@ def to_text(table: TournamentTable, lang: str = "ru") -> str:
 
 def to_html(table: TournamentTable, lang: str = "ru") -> str:
     """A printable HTML page of the table, every value escaped."""
-    from controller.mafia_protocol import CSS
-
     L = _labels(lang, table)
     e = html.escape
     comma = lang == "ru"
@@ -284,7 +257,6 @@ def to_html(table: TournamentTable, lang: str = "ru") -> str:
 
 def _settings(args) -> dict:
     if getattr(args, "config", None):
-        from controller import config
 
         raw = dict(config.load(args.config)["mafia"])
     else:
@@ -335,7 +307,6 @@ def protocol_command(args) -> int:
     path = args.files[0]
     protocol = load(path, settings)
     if args.at:
-        from controller.mafia_protocol import parse_time
 
         at = parse_time(args.at, "--at")
     else:

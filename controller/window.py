@@ -13,6 +13,7 @@ import time
 
 from controller import engine
 from controller.i18n import t
+from controller.terminal import mode_keys, team_keys
 
 
 
@@ -34,7 +35,6 @@ def _open_window(cfg: dict):
 def _scoreboard(cfg: dict, size):
     """The audience screen; its help overlay lists only the keys that act in this game."""
     from controller.display.scoreboard import Scoreboard
-    from controller.terminal import mode_keys, team_keys
 
     return Scoreboard(size, lang=cfg["language"], keys=mode_keys(cfg), team_keys=team_keys(cfg))
 
@@ -42,7 +42,6 @@ def _scoreboard(cfg: dict, size):
 def run_window(loop, seconds: float | None = None) -> None:
     import pygame
 
-    from controller.terminal import team_keys
 
     cfg = loop.cfg
     surface = _open_window(cfg)

@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from controller import arbiter as arb
 from controller import config
+from controller import engine
 from controller import script as script_mod
 from controller.effects import Log
 from controller.events import NS_PER_MS, NS_PER_US, Host, Press, Release, Tick
@@ -296,3 +297,13 @@ def test_earliest_eligible_edge_wins_after_a_wrong_answer(data, settle_us):
     for b in "BCD":
         if edges[b] < wrong_at:
             assert kinds_now.get(b, "early") == "early"
+
+
+
+@pytest.mark.parametrize("mode", ["erudite", "own-game", "brain-ring"])
+def test_arbiter_rules_are_built_once_from_config(mode):
+    """Every mode holds the one typed ArbiterRules the config converts to (settle_ms in ns)."""
+    cfg = config.build({"mode": mode, "arbiter.settle_ms": 2.5, "arbiter.tie_rule": "order"})
+    rules = arb.ArbiterRules.from_config(cfg, 7)
+    assert rules == arb.ArbiterRules(settle_ns=2_500_000, tie_rule="order", seed=7)
+    assert engine.new_game(cfg, 7).rules.arbiter == rules

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from controller import config, engine, loop as loop_mod
+from controller import config, engine, startup
 from controller.backends.keyboard import KeyboardBackend
 from controller.clock import ManualClock
 from controller.loop import Loop
@@ -111,5 +111,5 @@ def test_the_lines_after_the_game_are_in_its_language(tmp_path, capsys):
 
     loop, clock, out = _loop(None, tmp_path, 1)
     jr = journal.Journal(tmp_path / "current.jsonl", header={"config": loop.cfg, "seed": 1})
-    loop_mod._finish(loop, jr, loop.cfg)
+    startup._finish(loop, jr, loop.cfg)
     assert "Игра не окончена: `buzzer run` её продолжит." in capsys.readouterr().out

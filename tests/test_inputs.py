@@ -161,7 +161,7 @@ def test_keypad_gpio_host_buttons_and_window_keys_share_one_sink_and_one_event_t
 
 def test_the_keypad_is_wired_to_the_loops_sink_and_reports_itself_typed(tmp_path):
     pytest.importorskip("evdev")
-    from controller.loop import _start_keypad
+    from controller.startup import _start_keypad
 
     loop, clock = make_loop(keypad={"device": str(tmp_path / "no-such-keypad"), "reconnect_s": 5.0})
     kp = _start_keypad(loop.cfg, loop)

@@ -4,7 +4,8 @@ from controller import config, engine
 from controller.backends.keyboard import KeyboardBackend
 from controller.clock import ManualClock
 from controller.events import HostKey
-from controller.loop import Loop, terminal_key_names
+from controller.keys import terminal_key_names
+from controller.loop import Loop
 
 MS = 1_000_000
 

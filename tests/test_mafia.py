@@ -545,3 +545,17 @@ def test_engine_interface_takes_a_whole_config_and_a_seed():
     assert set(mafia.HOST_ACTIONS) >= {"speech", "stop", "pause", "resume", "foul", "disqualify", "undo",
                                        "name", "next_speaker", "end_game"}
     assert mafia.summary(state)["seats"][0]["name"] == "Аня"
+
+
+@pytest.mark.parametrize("key,value", [("seats", 31), ("seats", 1), ("remove_fouls", 1), ("finalists", 0)])
+def test_one_schema_limits_the_config_and_the_engine(key, value):
+    """[mafia] has one set of limits: a config file and the engine's own settings refuse alike."""
+    from controller import config
+
+    with pytest.raises(ConfigError) as by_config:
+        config.load(overrides={"mafia": {key: value}})
+    with pytest.raises(ConfigError) as by_engine:
+        mafia.initial({key: value})
+    assert str(by_config.value) == str(by_engine.value)
+    assert str(by_config.value).startswith(f"mafia.{key}: ") and "\n" not in str(by_config.value)
+    assert mafia.SECTION in config.SCHEMA

@@ -46,9 +46,7 @@ MODE = "brain-ring"
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    settle: int
-    tie_rule: str
-    seed: int
+    arbiter: arb.ArbiterRules
     main: int
     after_wrong: str
     after_wrong_time: int
@@ -116,8 +114,7 @@ class State:
 
 def initial(config: dict, seed: int) -> State:
     r = config["brain_ring"]
-    a = config["arbiter"]
-    rules = Rules(settle=b.settle_ns(config), tie_rule=a["tie_rule"], seed=seed,
+    rules = Rules(arbiter=arb.ArbiterRules.from_config(config, seed),
                   main=seconds_to_ns(r["main_time_s"]), after_wrong=r["after_wrong"],
                   after_wrong_time=seconds_to_ns(r["after_wrong_s"]), delay=r["start_delay"],
                   delay_min=seconds_to_ns(r["start_delay_min_s"]),
@@ -136,7 +133,7 @@ def start_delay(rules: Rules, fight: int, seq: int) -> int:
     replay repeats it."""
     if not rules.delay:
         return 0
-    rng = random.Random(f"{rules.seed}/brain-ring/{fight}/{seq}")
+    rng = random.Random(f"{rules.arbiter.seed}/brain-ring/{fight}/{seq}")
     ms = rng.randint(rules.delay_min // NS_PER_MS, rules.delay_max // NS_PER_MS)
     return ms * NS_PER_MS
 
@@ -150,10 +147,10 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
     if q is not None and q.open:
         if q.start_at is not None and not q.started and q.start_left is None:
             out.append((q.start_at, 0, "start"))
-        t = q.arbiter.decide_at(s.rules.settle)
+        t = q.arbiter.decide_at(s.rules.arbiter.settle_ns)
         if t is not None:
             out.append((t, 0, "decide"))
-        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.settle)
+        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.arbiter.settle_ns)
     return out
 
 
@@ -201,7 +198,7 @@ def _start(s: State, t: int, fx: list) -> State:
 
 def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
-    ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.tie_rule, s.rules.seed,
+    ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.fight}/{q.seq}/{q.wave}", s.button_order)
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
@@ -249,7 +246,7 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = EARLY
     elif q.holder is not None:
         first = b.winner_at(q.presses, q.wave)
-        kind = LOCKOUT if first is not None and p.at < first + s.rules.settle else EARLY
+        kind = LOCKOUT if first is not None and p.at < first + s.rules.arbiter.settle_ns else EARLY
     elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
         kind = LATE
     elif b.has_pending(q.presses, p.button, q.wave):
@@ -555,7 +552,7 @@ def _played(s: State) -> set[int]:
 def summary(s: State) -> dict:
     questions = list(s.history) + ([s.question] if s.question is not None else [])
     return {
-        "mode": MODE, "seed": s.rules.seed, "stage": s.stage,
+        "mode": MODE, "seed": s.rules.arbiter.seed, "stage": s.stage,
         "scores": {t.name: s.totals[i] for i, t in enumerate(s.teams) if i in _played(s)},
         "fight_scores": {s.teams[i].name: s.scores[i] for i in s.active},
         "fights_won": {t.name: s.wins[i] for i, t in enumerate(s.teams) if i in _played(s)},

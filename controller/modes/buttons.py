@@ -67,10 +67,6 @@ def players_from_config(config: Mapping[str, Any]) -> tuple[Player, ...]:
     return tuple(Player(t["name"], t["button"], t["color"]) for t in config["teams"])
 
 
-def settle_ns(config: Mapping[str, Any]) -> int:
-    return int(round(config["arbiter"]["settle_ms"] * NS_PER_MS))
-
-
 def set_at(t: tuple, i: int, v) -> tuple:
     return t[:i] + (v,) + t[i + 1:]
 
@@ -177,11 +173,11 @@ def has_pending(presses: Sequence[PressRecord], button: str, wave: int) -> bool:
     return any(r.button == button and r.wave == wave and r.kind == PENDING for r in presses)
 
 
-def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, tie_rule: str, seed: int,
+def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, rules: arb.ArbiterRules,
            salt: str, button_order: Sequence[str]) -> tuple[list[Press], tuple[PressRecord, ...]]:
     """Name the winner of a settled window: the presses in edge order, and the
     records with the winner marked ANSWER and the others LOCKOUT."""
-    ordered = arb.order(arbiter.candidates, tie_rule, seed, salt, button_order)
+    ordered = arb.order(arbiter.candidates, rules.tie_rule, rules.seed, salt, button_order)
     kinds = {p.button: LOCKOUT for p in ordered[1:]}
     kinds[ordered[0].button] = ANSWER
     records = tuple(replace(r, kind=kinds[r.button]) if r.kind == PENDING and r.wave == wave

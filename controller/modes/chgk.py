@@ -34,6 +34,7 @@ from controller.errors import GameError
 from controller.events import Host, seconds_to_ns
 from controller.modes import buttons as b
 from controller.modes.buttons import Player
+from controller.chgk_results import parse_question
 
 MODE = "chgk"
 
@@ -104,7 +105,6 @@ def _question_key(s: State, ref: Any) -> tuple[str, int]:
         if not 1 <= k <= max(s.shootout_count, 1) or not s.shootout_count:
             raise GameError(f"no shoot-out question {ref!r}")
         return (SHOOTOUT, k)
-    from controller.chgk_results import parse_question
     try:
         return (MAIN, parse_question(ref, s.rules.tours, s.rules.per_tour))
     except ValueError as exc:

@@ -36,7 +36,7 @@ from controller import arbiter as arb
 from controller import countdown as cdn
 from controller.effects import Flash, Lamp, Notice, Sound
 from controller.errors import GameError
-from controller.events import NS_PER_MS, Host, Press, Release, seconds_to_ns
+from controller.events import Host, Press, Release, seconds_to_ns
 from controller.modes import buttons as b
 from controller.modes.buttons import (ANSWER, BLOCKED, DISABLED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
                                        PressRecord)
@@ -62,9 +62,7 @@ class Team:
 class Rules:
     """The rule numbers of one game, from config (all times in ns)."""
 
-    settle: int
-    tie_rule: str
-    seed: int
+    arbiter: arb.ArbiterRules
     think: int
     after_wrong: str
     nominals: tuple[int, ...]
@@ -145,11 +143,8 @@ class State:
 
 def rules_from_config(config: dict, seed: int) -> Rules:
     e = config["erudite"]
-    a = config["arbiter"]
     return Rules(
-        settle=int(round(a["settle_ms"] * NS_PER_MS)),
-        tie_rule=a["tie_rule"],
-        seed=seed,
+        arbiter=arb.ArbiterRules.from_config(config, seed),
         think=seconds_to_ns(e["think_time_s"]),
         after_wrong=e["after_wrong"],
         nominals=tuple(e["nominals"]),
@@ -239,10 +234,10 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
     out = []
     q = s.question
     if q is not None and q.open:
-        t = q.arbiter.decide_at(s.rules.settle)
+        t = q.arbiter.decide_at(s.rules.arbiter.settle_ns)
         if t is not None:
             out.append((t, 0, "decide"))
-        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.settle)
+        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.arbiter.settle_ns)
     out += b.countdown_deadlines(s.captain, "captain_warn", "captain_expire")
     out += b.block_deadlines(s.block_until)
     return out
@@ -295,9 +290,9 @@ def _decide(s: State, t: int, fx: list) -> State:
         q = replace(q, presses=presses, arbiter=arb.Arbiter(
             tuple(p for p in q.arbiter.candidates if p.button not in gone)))
         s = replace(s, question=q)
-        if not q.arbiter.pending or q.arbiter.decide_at(s.rules.settle) > t:
+        if not q.arbiter.pending or q.arbiter.decide_at(s.rules.arbiter.settle_ns) > t:
             return s
-    ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.tie_rule, s.rules.seed,
+    ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.seq}/{q.wave}", s.button_order)
     winner = ordered[0]
     team = s.team_of(winner.button)
@@ -367,7 +362,7 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = EARLY
     elif q.holder is not None:
         winner_at = min((r.at for r in q.presses if r.wave == q.wave and r.kind == ANSWER), default=p.at)
-        kind = LOCKOUT if p.at < winner_at + s.rules.settle else EARLY
+        kind = LOCKOUT if p.at < winner_at + s.rules.arbiter.settle_ns else EARLY
     elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
         kind = LATE
     elif any(r.button == p.button and r.wave == q.wave and r.kind == PENDING for r in q.presses):
@@ -881,7 +876,7 @@ def summary(s: State) -> dict:
     questions = list(s.history) + ([s.question] if s.question is not None else [])
     return {
         "mode": MODE,
-        "seed": s.rules.seed,
+        "seed": s.rules.arbiter.seed,
         "stage": s.stage,
         "scores": {t.name: s.scores[i] for i, t in enumerate(s.teams)},
         "won_points": {t.name: s.won[i] for i, t in enumerate(s.teams)},

@@ -26,6 +26,7 @@ button cannot change the table.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
@@ -33,122 +34,120 @@ from controller.effects import Effect, Flash, Log, Notice, Sound
 from controller.errors import ConfigError, GameError
 from controller.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
 from controller.modes.buttons import NAME_MAX, clean_name, name_problem
+from controller.schema import Key, Section, check_value, positive
 
 # --------------------------------------------------------------------------
 # Settings: the [mafia] config section.
 
-DEFAULTS: dict[str, Any] = {
-    # the table (appendix 1.2; speech lengths other than the minute: practice)
-    "seats": 10,
-    "players": [],
-    "minute_s": 60,
-    "defence_s": 30,
-    "last_word_s": 60,
-    "warn_s": 10,
-    "silence_fouls": 3,
-    "remove_fouls": 4,
-    "silence_kinds": ["minute"],
-    "removal_disqualifies": True,
-    # the protocol (§4.5.1)
-    "protest_window_min": 10,
-    # tournament points (§4.2-4.7)
-    "town_win_points": 3,
-    "mafia_win_points": 4,
-    "disqualification_points": -1,
-    "disqualified_keeps_win_points": True,
-    "final_multiplier": 1.5,
-    "extra_max_players": 3,
-    "extra_max_total": 2,
-    "extra_allowed": [1, 0.5],
-    "finalists": 10,
-    # the judge's keys in mafia mode (pygame key names, as in [keys])
-    "keys": {
-        "start": ["enter", "return"], "next_role": ["r"], "foul": ["[+]", "f"], "stop": ["[-]", "s"], "undo": ["[*]", "u"],
-        "pause": ["[.]", "p"], "kind": ["[/]", "k"], "clear": ["backspace", "c"],
-        **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(10)},
-        "disqualify": ["d"], "out": ["o"], "killed": ["x"], "skip": ["i"], "day": ["n"],
-        "town_wins": ["t"], "mafia_wins": ["m"],
-    },
+# the judge's keys in mafia mode (pygame key names, as in [keys])
+_DEFAULT_KEYS = {
+    "start": ["enter", "return"], "next_role": ["r"], "foul": ["[+]", "f"], "stop": ["[-]", "s"], "undo": ["[*]", "u"],
+    "pause": ["[.]", "p"], "kind": ["[/]", "k"], "clear": ["backspace", "c"],
+    **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(10)},
+    "disqualify": ["d"], "out": ["o"], "killed": ["x"], "skip": ["i"], "day": ["n"],
+    "town_wins": ["t"], "mafia_wins": ["m"],
 }
-"""Defaults of every ``[mafia]`` key; ``docs/mafia.md`` explains each one."""
 
-SPEECH_KINDS = ("minute", "defence", "last_word")
-
-
-def _number(key: str, value: Any, *, minimum: float | None = None, strict: bool = False,
-            integer: bool = False) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"mafia.{key}", f"expected a number, got {value!r}")
-    if integer and int(value) != value:
-        raise ConfigError(f"mafia.{key}", f"expected a whole number, got {value!r}")
-    if minimum is not None and (value <= minimum if strict else value < minimum):
-        sign = ">" if strict else ">="
-        raise ConfigError(f"mafia.{key}", f"expected a number {sign} {minimum:g}, got {value!r}")
-    return int(value) if integer else value
-
+SECTION = Section("mafia", "«Мафия»: the judge's speech timer and fouls, the game protocol and the "
+                  "tournament table [seed 000]. See docs/mafia.md.", (
+    Key("seats", "int", 10, "Seats at the table.", minimum=2, maximum=30, source="practice"),
+    Key("players", "list", [], "Players' names in seat order (may be fewer than the seats; the "
+        "judge can name seats during the game).", items="str"),
+    Key("minute_s", "number", 60, "A player's minute.", check=positive, source="seed app. 1.2 §3.1"),
+    Key("defence_s", "number", 30, "A defence speech.", check=positive, source="practice"),
+    Key("last_word_s", "number", 60, "A last word.", check=positive, source="practice"),
+    Key("warn_s", "number", 10, "Warning signal this many seconds before a speech ends (0: none).",
+        minimum=0, source="practice"),
+    Key("silence_fouls", "int", 3, "At this many fouls the player's next minute is skipped "
+        "(nominating stays allowed).", minimum=1, source="seed app. 1.2 §3.1"),
+    Key("remove_fouls", "int", 4, "At this many fouls the player leaves the table with no last word.",
+        minimum=2, source="seed app. 1.2 §3.2"),
+    Key("silence_kinds", "list", ["minute"], "Speeches a silenced player loses (minute, defence, "
+        "last_word); only the first one due is lost.", items="str"),
+    Key("removal_disqualifies", "bool", True, "A removal for fouls counts as a disqualification "
+        "(the disqualification points) in the protocol, like a disqualifying foul."),
+    Key("protest_window_min", "number", 10, "A protest is accepted at most this many minutes after "
+        "the end of the game.", minimum=0, source="seed §4.5.1"),
+    Key("town_win_points", "number", 3, "Points of each town player when the town wins.",
+        source="seed §4.2.1"),
+    Key("mafia_win_points", "number", 4, "Points of each mafia player (Don included) when the "
+        "mafia wins.", source="seed §4.2.2"),
+    Key("disqualification_points", "number", -1, "Points of a player disqualified from the table.",
+        source="seed §4.2.4"),
+    Key("disqualified_keeps_win_points", "bool", True, "A disqualified player still gets the team's "
+        "win points (and the disqualification points on top)."),
+    Key("final_multiplier", "number", 1.5, "Multiplier of every point of the final game.",
+        check=positive, source="seed §4.7"),
+    Key("extra_max_players", "int", 3, "Players of one game who may get extra points.",
+        minimum=0, source="seed §4.3.1"),
+    Key("extra_max_total", "number", 2, "Extra points of one game, in total.", minimum=0,
+        source="seed §4.3.3"),
+    Key("extra_allowed", "list", [1, 0.5], "Extra points one player may get.", items="number",
+        check=lambda v: None if v and all(x > 0 for x in v) else "needs values > 0",
+        source="seed §4.3.2"),
+    Key("finalists", "int", 10, "Players who go to the final game (the top of the ranking).",
+        minimum=1, source="seed §4.6"),
+    Key("tournament", "str", "Турнир по игре «Мафия»", "Tournament name written into the game protocol [seed §3.3.2]."),
+    Key("stage", "str", "отборочный тур", "Stage of the tournament, for the protocol."),
+    Key("game_number", "int", 1, "Game number, for the protocol.", minimum=1),
+    Key("table_number", "int", 1, "Table number, for the protocol.", minimum=1),
+    Key("final", "bool", False, "This is the final game (its points count ×final_multiplier)."),
+    Key("protocol_dir", "str", "protocols", "Where `buzzer run` saves the game protocol (JSON and "
+        "printable HTML) when the judge ends the game; `buzzer tournament` reads this folder."),
+    Key("keys", "dict", _DEFAULT_KEYS, "The judge's keys in mafia mode: host action -> "
+        "pygame key names (a seat number is typed with the digits, then the action key; Enter "
+        "with no number starts the next speaker). A table given here replaces the whole map."),
+))
+"""The ``[mafia]`` config section: the one source of every key's default and limits.
+:mod:`controller.config` puts it into its schema (so ``config/default.toml`` and
+``docs/config.md`` show it) and :func:`validate_settings` checks against it."""
 
 SHELL_KEYS = frozenset({"tournament", "stage", "game_number", "table_number", "final", "protocol_dir"})
 """``[mafia]`` keys the shell uses for the protocol; the table engine ignores them."""
 
+_KEYS = {k.name: k for k in SECTION.keys}
+
+DEFAULTS: dict[str, Any] = {k.name: k.default for k in SECTION.keys if k.name not in SHELL_KEYS}
+"""Defaults of every table ``[mafia]`` key (from :data:`SECTION`); ``docs/mafia.md`` explains each one."""
+
+SPEECH_KINDS = ("minute", "defence", "last_word")
+
 
 def validate_settings(raw: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Return the complete, checked ``[mafia]`` settings.
+    """Return the complete, checked table ``[mafia]`` settings (without :data:`SHELL_KEYS`).
 
-    Missing keys take their :data:`DEFAULTS`; an unknown key or a bad value
-    raises :class:`~controller.errors.ConfigError` naming ``mafia.<key>``.
+    Each key is checked against :data:`SECTION` (the same check a config file
+    gets), then the rules between keys.  Missing keys take their defaults; an
+    unknown key or a bad value raises :class:`~controller.errors.ConfigError`
+    naming ``mafia.<key>``.
     """
-    raw = {k: v for k, v in dict(raw or {}).items() if k not in SHELL_KEYS}
-    unknown = sorted(set(raw) - set(DEFAULTS))
+    raw = dict(raw or {})
+    unknown = sorted(set(raw) - set(_KEYS))
     if unknown:
         raise ConfigError(f"mafia.{unknown[0]}", f"unknown key; known keys: {', '.join(DEFAULTS)}")
-    s = {**DEFAULTS, **raw}
-    s["seats"] = _number("seats", s["seats"], minimum=2, integer=True)
+    s = copy.deepcopy(DEFAULTS)
+    for name, value in raw.items():
+        value = check_value(_KEYS[name], value, f"mafia.{name}")
+        if name not in SHELL_KEYS:
+            s[name] = value
     players = s["players"]
-    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
-        raise ConfigError("mafia.players", f"expected a list of names, got {players!r}")
     if len(players) > s["seats"]:
         raise ConfigError("mafia.players", f"{len(players)} player names for {s['seats']} seats")
     s["players"] = list(players)
-    for key in ("minute_s", "defence_s", "last_word_s", "final_multiplier"):
-        _number(key, s[key], minimum=0, strict=True)
-    _number("warn_s", s["warn_s"], minimum=0)
-    s["silence_fouls"] = _number("silence_fouls", s["silence_fouls"], minimum=1, integer=True)
-    s["remove_fouls"] = _number("remove_fouls", s["remove_fouls"], minimum=1, integer=True)
     if s["remove_fouls"] <= s["silence_fouls"]:
         raise ConfigError("mafia.remove_fouls",
                           f"must be greater than silence_fouls ({s['silence_fouls']}), got {s['remove_fouls']}")
     kinds = s["silence_kinds"]
-    if not isinstance(kinds, (list, tuple)) or any(k not in SPEECH_KINDS for k in kinds):
+    if any(k not in SPEECH_KINDS for k in kinds):
         raise ConfigError("mafia.silence_kinds", f"expected a list of {', '.join(SPEECH_KINDS)}, got {kinds!r}")
     s["silence_kinds"] = list(kinds)
-    for key in ("removal_disqualifies", "disqualified_keeps_win_points"):
-        if not isinstance(s[key], bool):
-            raise ConfigError(f"mafia.{key}", f"expected true or false, got {s[key]!r}")
-    _number("protest_window_min", s["protest_window_min"], minimum=0)
-    for key in ("town_win_points", "mafia_win_points", "disqualification_points"):
-        _number(key, s[key])
-    s["extra_max_players"] = _number("extra_max_players", s["extra_max_players"], minimum=0, integer=True)
-    _number("extra_max_total", s["extra_max_total"], minimum=0)
-    allowed = s["extra_allowed"]
-    if not isinstance(allowed, (list, tuple)) or not allowed:
-        raise ConfigError("mafia.extra_allowed", f"expected a non-empty list of numbers > 0, got {allowed!r}")
-    for value in allowed:
-        try:
-            _number("extra_allowed", value, minimum=0, strict=True)
-        except ConfigError:
-            raise ConfigError("mafia.extra_allowed",
-                              f"expected a non-empty list of numbers > 0, got {allowed!r}") from None
-    s["extra_allowed"] = list(allowed)
-    s["finalists"] = _number("finalists", s["finalists"], minimum=1, integer=True)
-    keys = s["keys"]
-    if not isinstance(keys, Mapping):
-        raise ConfigError("mafia.keys", f"expected a table of action = [key names], got {keys!r}")
-    for action, names in keys.items():
+    s["extra_allowed"] = list(s["extra_allowed"])
+    for action, names in s["keys"].items():
         if action not in _ACTIONS:
             raise ConfigError(f"mafia.keys.{action}", f"unknown action; known: {', '.join(_ACTIONS)}")
         if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
             raise ConfigError(f"mafia.keys.{action}", f"expected a list of key names, got {names!r}")
-    s["keys"] = {a: list(n) for a, n in keys.items()}
+    s["keys"] = {a: list(n) for a, n in s["keys"].items()}
     return s
 
 

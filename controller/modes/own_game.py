@@ -41,9 +41,7 @@ MODE = "own-game"
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    settle: int
-    tie_rule: str
-    seed: int
+    arbiter: arb.ArbiterRules
     nominals: tuple[int, ...]
     early_block: int
     early_sound: bool
@@ -97,8 +95,7 @@ class State:
 
 def initial(config: dict, seed: int) -> State:
     o = config["own_game"]
-    a = config["arbiter"]
-    rules = Rules(settle=b.settle_ns(config), tie_rule=a["tie_rule"], seed=seed,
+    rules = Rules(arbiter=arb.ArbiterRules.from_config(config, seed),
                   nominals=tuple(o["nominals"]), early_block=seconds_to_ns(o["early_block_s"]),
                   early_sound=o["early_sound"], window=seconds_to_ns(o["press_window_s"]),
                   answer_time=seconds_to_ns(o["answer_time_s"]))
@@ -114,10 +111,10 @@ def _deadlines(s: State) -> list[tuple[int, int, str]]:
     out = []
     q = s.question
     if q is not None and q.open:
-        t = q.arbiter.decide_at(s.rules.settle)
+        t = q.arbiter.decide_at(s.rules.arbiter.settle_ns)
         if t is not None:
             out.append((t, 0, "decide"))
-        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.settle)
+        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.arbiter.settle_ns)
         out += b.countdown_deadlines(q.answer_cd, "answer_warn", "answer_time_up")
     out += b.block_deadlines(s.block_until)
     return out
@@ -155,7 +152,7 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
 
 def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
-    ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.tie_rule, s.rules.seed,
+    ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.seq}/{q.wave}", s.button_order)
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
@@ -190,7 +187,7 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = EARLY
     elif q.holder is not None:
         first = b.winner_at(q.presses, q.wave)
-        kind = LOCKOUT if first is not None and p.at < first + s.rules.settle else EARLY
+        kind = LOCKOUT if first is not None and p.at < first + s.rules.arbiter.settle_ns else EARLY
     elif s.block_until[team] and p.at < s.block_until[team]:
         kind = BLOCKED
     elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
@@ -459,7 +456,7 @@ def view(s: State, now: int | None = None) -> dict:
 def summary(s: State) -> dict:
     questions = list(s.history) + ([s.question] if s.question is not None else [])
     return {
-        "mode": MODE, "seed": s.rules.seed, "stage": s.stage,
+        "mode": MODE, "seed": s.rules.arbiter.seed, "stage": s.stage,
         "scores": {t.name: s.scores[i] for i, t in enumerate(s.teams)},
         "won_points": {t.name: s.won[i] for i, t in enumerate(s.teams)},
         "standings": standings(s),

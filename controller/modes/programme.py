@@ -26,6 +26,7 @@ from controller.effects import Flash
 from controller.errors import GameError
 from controller.events import Host, Tick
 from controller.modes import buttons as b
+from controller.engine import MODES
 
 MODE = "programme"
 
@@ -52,7 +53,6 @@ class State:
 
 
 def _module(mode: str) -> ModuleType:
-    from controller.engine import MODES
     return importlib.import_module(MODES[mode])
 
 

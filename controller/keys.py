@@ -1,0 +1,72 @@
+"""Key names: the host's key map (:class:`HostKeys`), a key under the Russian
+layout read as its Latin key (:func:`physical_names`) and the key names a
+character typed in a terminal stands for (:func:`terminal_key_names`).
+
+Used by the loop, the window and the terminal alike; imports nothing of theirs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
+"""A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
+Latin names the key map uses, so that Q is Q whichever layout the laptop is switched to."""
+
+
+def physical_names(names: list[str]) -> list[str]:
+    """``names`` plus the Latin name of a key typed under the Russian layout."""
+    extra = [LATIN_BY_CYRILLIC[n.lower()] for n in names if n.lower() in LATIN_BY_CYRILLIC]
+    return names + [e for e in extra if e not in names]
+
+
+TERMINAL_KEYS = {" ": ["space"], "\n": ["return"], "\r": ["return"], "\x7f": ["backspace"],
+                 "\x08": ["backspace"], "\x1b": ["escape"], "+": ["[+]", "+"], "-": ["[-]", "-"],
+                 "*": ["[*]", "*"], "/": ["[/]", "/"], ".": ["[.]", "."], "?": ["h"]}
+
+
+def terminal_key_names(ch: str) -> list[str]:
+    """Key names (pygame style) a character typed in a terminal stands for."""
+    if ch in TERMINAL_KEYS:
+        return TERMINAL_KEYS[ch]
+    if ch.isdigit():
+        return [ch, f"[{ch}]"]
+    return [ch.lower()]
+
+
+@dataclass
+class HostKeys:
+    """Key name -> host action, from config ``[keys]``."""
+
+    actions: dict[str, str] = field(default_factory=dict)
+
+    GLOBAL = ("help", "quit", "mute", "new_game")
+    """Keys of the program itself, kept from ``[keys]`` in every mode."""
+
+    LOOP = ("rename",)
+    """Host actions the loop runs a dialogue for (then sends the engine one event),
+    kept from ``[keys]`` in every mode, the «Мафия» table's too."""
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "HostKeys":
+        out = {}
+        keymap = cfg["keys"]
+        if cfg["mode"] == "mafia":
+            # the judge's own map; digits type seat numbers there
+            keymap = {**{a: cfg["keys"][a] for a in cls.GLOBAL + cls.LOOP if a in cfg["keys"]},
+                      **cfg["mafia"]["keys"]}
+        for action, names in keymap.items():
+            for n in names:
+                out[n.lower()] = action
+        if cfg["mode"] == "chgk":
+            for action, names in cfg["chgk"]["keys"].items():  # team numbers and results on top
+                for n in names:
+                    out[n.lower()] = action
+        return cls(out)
+
+    def action(self, names: list[str]) -> str | None:
+        for n in names:
+            if n.lower() in self.actions:
+                return self.actions[n.lower()]
+        return None

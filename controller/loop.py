@@ -110,6 +110,7 @@ class Loop:
         self.notice_at = 0
         self.notice_until = 0
         self._notice_scope: tuple[str, Any] | None = None
+        self._notice_check = False
         self.help = False
         self.running = True
         self.quit_armed: int | None = None
@@ -346,7 +347,7 @@ class Loop:
             self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
         if self.cfg["mode"] == "mafia":
             self._save_mafia_protocol()
-        self._expire_notice()
+        self._notice_check = True  # the notice may be over now: looked at when next shown
         return fx
 
     def _save_mafia_protocol(self) -> None:
@@ -434,23 +435,33 @@ class Loop:
         self.notice_at = now
         self.notice_until = now + (hold_ns if hold_ns is not None else notices.lifetime_ns(key))
         scope = notices.depends_on(key)
-        self._notice_scope = (scope, notices.snapshot(scope, engine.view(self.state, now))) if scope else None
+        # what it depends on is read when the host first sees it (notice_now), not here:
+        # a notice can come with every press, and a view costs far more than a press
+        self._notice_scope = (scope, None) if scope else None
+        self._notice_check = True
         self.dirty = True
         if self.screen is None or getattr(self.screen, "headless", False):
             print(f"\n! {text}", file=self.out, flush=True)
 
     def _expire_notice(self) -> None:
-        """After an engine step: the notice leaves if what it describes is over."""
-        if self._notice_scope is None or not self.notice:
+        """The notice leaves if what it describes is over: compared with what that was when
+        the notice was first shown.  Called when a screen asks (:meth:`notice_now`), and only
+        if the game changed since the last look: never on the press path."""
+        if not self._notice_check or self._notice_scope is None or not self.notice:
             return
+        self._notice_check = False
         scope, then = self._notice_scope
-        if notices.snapshot(scope, engine.view(self.state, self.clock.now())) != then:
+        now = notices.snapshot(scope, engine.view(self.state, self.clock.now()))
+        if then is None:
+            self._notice_scope = (scope, now)
+        elif now != then:
             self.notice = ""
             self._notice_scope = None
             self.dirty = True
 
     def notice_now(self) -> str:
         """The host notice to show now: "" once it has timed out or what it said is over."""
+        self._expire_notice()
         return self.notice if self.clock.now() < self.notice_until else ""
 
     def start_new_game(self) -> None:

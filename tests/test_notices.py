@@ -20,7 +20,8 @@ def make_loop(path=None):
 
 
 def keys(loop, clock, *names, gap_ms=100):
-    """Type keys one by one, ``gap_ms`` apart, letting the settle window and deadlines pass."""
+    """Type keys one by one, ``gap_ms`` apart, letting the settle window and deadlines pass
+    (and the screen draw: a notice is measured against the game as the host first saw it)."""
     for name in names:
         loop.key_down([name])
         loop.key_up([name])
@@ -29,6 +30,7 @@ def keys(loop, clock, *names, gap_ms=100):
         clock.advance(gap_ms * MS)
         loop.tick_if_due()
         loop.drain()
+        loop.status()                           # the frames drawn meanwhile: the host sees it
 
 
 def shown(loop):

@@ -5,7 +5,6 @@ import ast
 import gettext
 import io
 import re
-import shutil
 import string
 import subprocess
 from pathlib import Path

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from controller.effects import Sound
+from controller.i18n import DEFAULT_LANG, t
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +115,7 @@ class Audio:
         self.volume: float = min(1.0, max(0.0, float(options["volume"])))
         self.buffer_frames: int = int(options["buffer_frames"])
         self.sounds_dir: str = str(options["dir"] or "")
+        self.lang: str = str((config or {}).get("language") or DEFAULT_LANG)
         self.available = False
         """True when a device was opened and sounds can play."""
         self.problem: str | None = None
@@ -165,7 +167,7 @@ class Audio:
     def _give_up(self, problem: str) -> None:
         self.available = False
         self.problem = problem
-        log.warning("%s: the game goes on without sound", problem)
+        log.warning("%s", t("no_sound", self.lang, problem=problem))
 
     # --- playing -------------------------------------------------------------------------
 

@@ -151,8 +151,12 @@ def test_no_audio_device_one_warning_and_silent(monkeypatch, caplog):
         audio.close()
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1
-    assert "without sound" in warnings[0].getMessage()
+    assert "игра идёт без звука" in warnings[0].getMessage()   # in the game's language (ru by default)
     assert audio.available is False
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        Audio({"language": "en"}).close()
+    assert "the game goes on without sound" in caplog.records[-1].getMessage()
 
 
 def test_configured_dir_overrides_some_sounds(tmp_path, disk):

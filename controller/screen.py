@@ -18,6 +18,7 @@ import math
 from typing import Any, Mapping
 
 from controller.i18n import MINUS, MODE_TITLES, mode_title, signed, t  # noqa: F401  (re-exported)
+from controller.modes.buttons import COUNTED
 
 FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "mafia.removed": "removed", "fight_over": "winner",
               "answers_closed": "hand_in", "answer_time_up": "time_up"}
@@ -35,8 +36,8 @@ PRESS_TAG_KEYS = {"early": "early", "false_start": "false_start", "blocked": "bl
                   "disabled": "disqualified", "late": "late", "stuck": "stuck"}
 """Press kind -> i18n key of the tag shown next to it in the press order."""
 
-COUNTED = ("answer", "lockout", "pending")
-"""Press kinds that took part in the race (numbered in the press order)."""
+# COUNTED: the press kinds that took part in the race (numbered in the press order), as the
+# button race (controller.modes.buttons) names them -- one definition for the engine and the screens
 
 NO_PRESS_ORDER = frozenset({"chgk"})
 """Modes without a race for the buttons: no press order."""

@@ -26,14 +26,13 @@ from controller.clock import EngineClock, ManualClock
 from controller.events import NS_PER_MS, HostKey, Press
 from controller.loop import Loop
 from firmware_bridge.virtual_box import VirtualBox
-from test_gpio import engine_clock, factory, fake_time  # noqa: F401  (fixtures)
 
 QUIET_MS = config.load()["gpio"]["quiet_ms"]
 
 
 def gpio_game(fake):
     cfg = config.build({"buttons": "gpio", "gpio": {"pin_factory": "mock"}})
-    clock = engine_clock(fake)
+    clock = fake.engine_clock()
     loop = Loop(cfg, engine.new_game(cfg, 1), clock, journal=None, out=io.StringIO())
     backend = create_backend("gpio", [t["button"] for t in cfg["teams"]], clock, loop.enqueue, cfg["gpio"])
     loop.backend = backend

@@ -10,10 +10,7 @@ from __future__ import annotations
 import threading
 import time
 
-import gpiozero.pins.mock
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from controller.backends.base import create_backend
 from controller.backends.gpio import GPIOBackend
@@ -22,17 +19,6 @@ from controller.errors import ConfigError
 from controller.events import HostKey, Press, Release
 
 MS = 1_000_000
-BASE_S = 5000.0  # the fake monotonic clock starts here (s); engine time 0
-
-
-class FakeTime:
-    """The monotonic clock gpiozero's mock pins and factory read."""
-
-    def __init__(self):
-        self.ms = 0.0
-
-    def __call__(self):
-        return BASE_S + self.ms / 1000.0
 
 
 class Sink:
@@ -54,26 +40,6 @@ class Sink:
         return list(self.events)
 
 
-@pytest.fixture
-def factory():
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = None
-
-
-@pytest.fixture
-def fake_time(monkeypatch):
-    fake = FakeTime()
-    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", fake)
-    return fake
-
-
-def engine_clock(fake):
-    """An engine clock whose zero is BASE_S on the fake monotonic clock."""
-    return EngineClock(origin_ns=int(BASE_S * 1e9), source=lambda: round(fake() * 1e9))
-
-
 def near(at_ns, ms):
     """Edge times go through float seconds (as gpiozero passes them): allow 1 µs."""
     return abs(at_ns - ms * MS) < 1000
@@ -83,7 +49,7 @@ def near(at_ns, ms):
 def rig(factory, fake_time):
     """A started 4-button backend on mock pins; yields (backend, sink, pins, fake)."""
     sink = Sink()
-    backend = GPIOBackend("ABCD", engine_clock(fake_time), sink,
+    backend = GPIOBackend("ABCD", fake_time.engine_clock(), sink,
                           {"pin_factory": "mock", "blink_ms": 10.0})
     pins = {b: factory.pin(p) for b, p in backend.options["pins"].items()}
     backend.start()
@@ -164,7 +130,7 @@ def test_tap_shorter_than_debounce_window_is_released_with_its_edge_time(rig):
 
 def test_button_held_at_start_is_pressed_at_start_and_released_later(factory, fake_time):
     sink = Sink()
-    backend = GPIOBackend("AB", engine_clock(fake_time), sink, {"pin_factory": "mock"})
+    backend = GPIOBackend("AB", fake_time.engine_clock(), sink, {"pin_factory": "mock"})
     pin_a = factory.pin("GPIO17")
     fake_time.ms = 1.0
     pin_a.drive_low()                      # stuck down before the game starts
@@ -208,7 +174,7 @@ def test_lamps_on_off_blink_on_the_pins(rig, factory):
 
 
 def test_active_low_lamp_relays(factory, fake_time):
-    backend = GPIOBackend("A", engine_clock(fake_time), Sink(),
+    backend = GPIOBackend("A", fake_time.engine_clock(), Sink(),
                           {"pin_factory": "mock", "lamp_active_high": False})
     relay = factory.pin("GPIO5")
     assert relay.state is True             # off = high for such boards
@@ -218,7 +184,7 @@ def test_active_low_lamp_relays(factory, fake_time):
 
 
 def test_buzzer_pin_beeps_per_sound(factory, fake_time):
-    backend = GPIOBackend("A", engine_clock(fake_time), Sink(),
+    backend = GPIOBackend("A", fake_time.engine_clock(), Sink(),
                           {"pin_factory": "mock", "buzzer_pin": "GPIO18", "beep_ms": 2.0})
     pin = factory.pin("GPIO18")
     pin.clear_states()
@@ -233,7 +199,7 @@ def test_buzzer_pin_beeps_per_sound(factory, fake_time):
 
 def test_host_buttons_on_gpio(factory, fake_time):
     sink = Sink()
-    backend = GPIOBackend("AB", engine_clock(fake_time), sink,
+    backend = GPIOBackend("AB", fake_time.engine_clock(), sink,
                           {"pin_factory": "mock", "host_pins": {"right": "GPIO20", "wrong": "BOARD40"}})
     backend.start()
     fake_time.ms = 5.0
@@ -252,7 +218,7 @@ def test_host_buttons_on_gpio(factory, fake_time):
 
 def test_pins_by_board_number_and_registry(factory, fake_time):
     sink = Sink()
-    backend = create_backend("gpio", ["X"], engine_clock(fake_time), sink,
+    backend = create_backend("gpio", ["X"], fake_time.engine_clock(), sink,
                              {"pins": {"X": "BOARD11"}, "lamps": {}})
     backend.start()
     factory.pin("GPIO17").drive_low()      # physical pin 11 is GPIO17
@@ -270,16 +236,16 @@ def test_pins_by_board_number_and_registry(factory, fake_time):
 ])
 def test_bad_pins_name_the_config_key(factory, fake_time, options, key):
     with pytest.raises(ConfigError) as err:
-        GPIOBackend("AB", engine_clock(fake_time), Sink(), {"pin_factory": "mock", **options})
+        GPIOBackend("AB", fake_time.engine_clock(), Sink(), {"pin_factory": "mock", **options})
     assert err.value.key == key
     # the pins opened before the error were freed: a new backend can take them
-    GPIOBackend("AB", engine_clock(fake_time), Sink(), {"pin_factory": "mock"}).close()
+    GPIOBackend("AB", fake_time.engine_clock(), Sink(), {"pin_factory": "mock"}).close()
 
 
 def test_wiring_polarity_options(factory, fake_time):
     # external pull-up, active low: no internal resistor
     sink = Sink()
-    backend = GPIOBackend("A", engine_clock(fake_time), sink,
+    backend = GPIOBackend("A", fake_time.engine_clock(), sink,
                           {"pin_factory": "mock", "pull_up": False, "active_low": True, "lamps": {}})
     pin = factory.pin("GPIO17")
     assert pin.pull == "floating"
@@ -290,7 +256,7 @@ def test_wiring_polarity_options(factory, fake_time):
     backend.close()
     # pull-down, active high
     sink = Sink()
-    backend = GPIOBackend("A", engine_clock(fake_time), sink,
+    backend = GPIOBackend("A", fake_time.engine_clock(), sink,
                           {"pin_factory": "mock", "pull_up": False, "active_low": False, "lamps": {}})
     assert pin.pull == "down"
     backend.start()
@@ -391,7 +357,7 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
                         "erudite": {"fights": 1, "rounds_per_fight": 1, "nominals": [10, 20],
                                     "early_block_s": 1.0},
                         "gpio": {"pin_factory": "mock", "blink_ms": 10.0}})
-    clock = engine_clock(fake_time)
+    clock = fake_time.engine_clock()
     out = io.StringIO()
     loop = Loop(cfg, engine.new_game(cfg, 1), clock, journal=None, out=out)
     buttons = [t["button"] for t in cfg["teams"]]

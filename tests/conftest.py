@@ -1,0 +1,44 @@
+"""Fixtures shared by the test modules: gpiozero's mock pin factory and a pinned clock
+that the mock pins, the pin factory and the engine clock all read."""
+
+from __future__ import annotations
+
+import gpiozero.pins.mock
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from controller.clock import EngineClock
+
+BASE_S = 5000.0  # the fake monotonic clock starts here (s); engine time 0
+
+
+class FakeTime:
+    """The monotonic clock gpiozero's mock pins and factory read; a test sets ``ms``."""
+
+    def __init__(self):
+        self.ms = 0.0
+
+    def __call__(self):
+        return BASE_S + self.ms / 1000.0
+
+    def engine_clock(self) -> EngineClock:
+        """An engine clock whose zero is BASE_S on this clock."""
+        return EngineClock(origin_ns=int(BASE_S * 1e9), source=lambda: round(self() * 1e9))
+
+
+@pytest.fixture
+def factory():
+    """gpiozero's MockFactory as the pin factory, reset afterwards."""
+    Device.pin_factory = MockFactory()
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = None
+
+
+@pytest.fixture
+def fake_time(monkeypatch):
+    """A pinned clock for the mock pins (edge ticks) and, via ``engine_clock()``, the engine."""
+    fake = FakeTime()
+    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", fake)
+    return fake

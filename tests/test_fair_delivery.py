@@ -145,7 +145,7 @@ def run_until(loop, predicate, timeout=5.0):
 
 
 @pytest.mark.parametrize("gap_us", [10, 100, 1000])
-def test_serial_box_stream_true_first_presser_wins_without_a_settle_window(serial_game, gap_us):
+def test_serial_box_stream_the_true_first_presser_wins(serial_game, gap_us):
     box, loop = serial_game
     loop.enqueue(HostKey("question"))
     run_until(loop, lambda: loop.state.question is not None)

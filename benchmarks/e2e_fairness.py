@@ -11,9 +11,9 @@ input path:
   F: ``buttons``, ``[gpio] pin_factory = "mock"`` or ``[serial] port``, a
   1920x1080 window, the journal in a temp folder with ``fsync = true``),
   ``prepare_game``, the backend, the audio (SDL's dummy driver) and
-  ``controller.window.run_window`` in the main thread, rendering the audience
+  ``controller.screens.window.run_window`` in the main thread, rendering the audience
   screen at 1920x1080 on SDL's dummy video driver.  Two things are patched:
-  ``controller.startup._display_available`` says yes (the dummy driver reads as
+  ``controller.app.startup._display_available`` says yes (the dummy driver reads as
   "no display", as in run.py's start-up benchmark), and ``run_window`` is
   wrapped so that, once the loop exists, a driver thread starts and a hook
   on ``Loop.apply`` and ``backend.set_lamp`` watches the loop (it only
@@ -83,8 +83,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-Press = None  # controller.events.Press, imported with the program in Session.run
-HostKey = None  # controller.events.HostKey, likewise
+Press = None  # controller.core.events.Press, imported with the program in Session.run
+HostKey = None  # controller.core.events.HostKey, likewise
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -307,11 +307,11 @@ class Session:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         if str(REPO) not in sys.path:
             sys.path.insert(0, str(REPO))
-        import controller.startup as loop_mod  # where buzzer run is put together
-        import controller.window as window_mod
+        import controller.app.startup as loop_mod  # where buzzer run is put together
+        import controller.screens.window as window_mod
         from controller import cli
         global Press, HostKey
-        from controller.events import HostKey, Press
+        from controller.core.events import HostKey, Press
 
         box = None
         if self.path == "serial-simavr":

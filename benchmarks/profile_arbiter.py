@@ -21,8 +21,9 @@ sys.path.insert(0, str(HERE.parent))
 
 import fairness  # noqa: E402
 
-from controller import config, engine  # noqa: E402
-from controller.events import Press, Tick  # noqa: E402
+from controller.app import config
+from controller.core import engine  # noqa: E402
+from controller.core.events import Press, Tick  # noqa: E402
 
 
 def main(argv=None) -> int:

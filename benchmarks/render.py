@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pygame  # noqa: E402
 
-from controller import engine  # noqa: E402
-from controller import script as script_mod  # noqa: E402
-from controller.display import Scoreboard  # noqa: E402
+from controller.core import engine  # noqa: E402
+from controller.app import script as script_mod  # noqa: E402
+from controller.screens import Scoreboard  # noqa: E402
 
 SIZE = (1920, 1080)
 

@@ -55,12 +55,12 @@ sys.path.insert(0, str(HERE))
 
 import fairness as fairness_mod  # noqa: E402  (benchmarks/fairness.py)
 
-from controller import config as config_mod  # noqa: E402
-from controller import engine  # noqa: E402
-from controller.clock import EngineClock  # noqa: E402
-from controller.debounce import Debouncer  # noqa: E402
-from controller.effects import Log  # noqa: E402
-from controller.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick  # noqa: E402
+from controller.app import config as config_mod  # noqa: E402
+from controller.core import engine  # noqa: E402
+from controller.core.clock import EngineClock  # noqa: E402
+from controller.inputs.debounce import Debouncer  # noqa: E402
+from controller.core.effects import Log  # noqa: E402
+from controller.core.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick  # noqa: E402
 
 TARGETS = {
     "arbiter_p99_us": 50.0,
@@ -193,7 +193,7 @@ def storm_step(rate: float, seconds: float, seed: int = 7, journal_dir: str | No
     the engine step that took it.  With ``journal_dir`` the loop journals
     every event with fsync first, as ``buzzer run`` does by default.
     """
-    from controller.loop import Loop
+    from controller.app.loop import Loop
 
     cfg = _storm_config()
     rng = random.Random(seed)
@@ -213,7 +213,7 @@ def storm_step(rate: float, seconds: float, seed: int = 7, journal_dir: str | No
     devnull = open(os.devnull, "w")
     jr = None
     if journal_dir is not None:
-        from controller.journal import Journal
+        from controller.app.journal import Journal
         jr = Journal(Path(journal_dir) / "storm.jsonl", header={"config": {}, "seed": 1}, fsync=True)
     loop = TimedLoop(cfg, state, clock, journal=jr, out=devnull)
     loop.enqueue(Host("question", clock.now()))
@@ -430,7 +430,7 @@ def drift(quick: bool, seed: int = 11) -> dict:
 # start-up
 
 _WINDOW_RUN = (
-    "import sys, controller.startup as L\n"
+    "import sys, controller.app.startup as L\n"
     "L._display_available = lambda: True  # SDL's dummy driver reads as 'no display'\n"
     "from controller.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
@@ -461,7 +461,7 @@ def startup(quick: bool) -> dict:
     """Command to first frame: ``buzzer run --new`` (i.e. ``controller.cli.main``)
     in a temp cwd with a fresh journal, SDL_VIDEODRIVER=dummy, until the
     window has flipped its first frame (BUZZER_EXIT_AFTER_FIRST_FRAME=1 makes
-    controller/window.py print "first frame" and stop).  ``buzzer run``
+    controller/screens/window.py print "first frame" and stop).  ``buzzer run``
     takes the dummy driver for "no display" and would go headless, so the
     child forces display detection on.  Also: ``buzzer run --headless`` to its
     first status line.  Median of 3 runs each (quick: 1).
@@ -495,7 +495,7 @@ def journal(quick: bool) -> dict:
     """Journal.append per event with fsync on this disk, without fsync, and
     append_many (group commit of 16) per event.  The journal lives in a temp
     folder next to the repository (the disk a game's journal would use)."""
-    from controller.journal import Journal
+    from controller.app.journal import Journal
 
     n = 300 if quick else 3000
     out: dict[str, Any] = {}

@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.backends.serial import SerialBackend  # noqa: E402
-from controller.clock import EngineClock  # noqa: E402
-from controller.events import Press  # noqa: E402
+from controller.inputs.serial import SerialBackend  # noqa: E402
+from controller.core.clock import EngineClock  # noqa: E402
+from controller.core.events import Press  # noqa: E402
 
 
 class _Sink:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sound latency: from a Sound effect to its first sample leaving the mixer.
 
-The clock starts when :meth:`controller.audio.Audio.play` is called (the loop
+The clock starts when :meth:`controller.sound.audio.Audio.play` is called (the loop
 does that the moment it handles a ``Sound`` effect) and stops when the mixer
 hands the sound's first non-zero sample to the audio device.  The device is
 SDL's *disk* driver (``SDL_AUDIODRIVER=disk``): its audio thread mixes one
@@ -141,7 +141,7 @@ class _Watcher(threading.Thread):
 def _child(buffer_frames: int, trials: int, gap_s: float) -> dict:
     """Runs inside the child process (SDL environment already set)."""
     sys.path.insert(0, str(REPO))
-    from controller.audio import Audio
+    from controller.sound.audio import Audio
 
     out = Path(os.environ["SDL_DISKAUDIOFILE"])
     audio = Audio({"sound": {"buffer_frames": buffer_frames, "volume": 0.8}})

@@ -2,11 +2,11 @@
 
 The package is split the way gpiozero splits devices from pin factories:
 
-* a pure game engine (:mod:`controller.engine`, :mod:`controller.arbiter`,
-  :mod:`controller.modes`) that takes events and returns a new state plus
+* a pure game engine (:mod:`controller.core.engine`, :mod:`controller.core.arbiter`,
+  :mod:`controller.games`) that takes events and returns a new state plus
   effects, with no I/O and no clock of its own;
-* thin shells around it: button backends (:mod:`controller.backends`), the
-  loop that owns the state (:mod:`controller.loop`), the display, audio and
+* thin shells around it: button backends (:mod:`controller.inputs`), the
+  loop that owns the state (:mod:`controller.app.loop`), the display, audio and
   the journal.
 """
 

@@ -8,7 +8,7 @@ Subcommands (documented in ``docs/cli.md``):
 * ``buzzer check-config FILE`` -- validate a config;
 
 and the ones other modules add through :data:`COMMANDS`.  Any
-:class:`~controller.errors.BuzzerError` becomes one line on stderr and exit
+:class:`~controller.core.errors.BuzzerError` becomes one line on stderr and exit
 code 2, never a traceback.
 """
 
@@ -21,14 +21,14 @@ import os
 import sys
 
 from controller import __version__
-from controller.errors import BuzzerError
+from controller.core.errors import BuzzerError
 
 COMMANDS = [
     # modules with add_parser(subparsers) that sets func=...; imported lazily
-    "controller.cli_commands",
-    "controller.test_buttons",
-    "controller.tournament",
-    "controller.screenshot",
+    "controller.app.commands",
+    "controller.app.button_check",
+    "controller.games.mafia.tournament",
+    "controller.screens.screenshot",
 ]
 
 

@@ -8,7 +8,7 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from controller.clock import EngineClock
+from controller.core.clock import EngineClock
 
 BASE_S = 5000.0  # the fake monotonic clock starts here (s); engine time 0
 

@@ -1,7 +1,7 @@
 """Shared by the mode tests: the engine-wide property that ticks carry no information."""
 
-from controller import engine
-from controller.events import Host, Press, Tick
+from controller.core import engine
+from controller.core.events import Host, Press, Tick
 
 MS = 1_000_000
 

@@ -1,4 +1,4 @@
-"""The arbiter (controller/arbiter.py): who pressed first, by edge timestamp.
+"""The arbiter (controller/core/arbiter.py): who pressed first, by edge timestamp.
 
 First the pure functions, then through the Эрудит-квартет engine, where the
 settle window, out-of-order delivery and ties meet real game rules.
@@ -12,13 +12,13 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from controller import arbiter as arb
-from controller import config
-from controller import engine
-from controller import script as script_mod
-from controller.effects import Log
-from controller.events import NS_PER_MS, NS_PER_US, Host, Press, Release, Tick
-from controller.modes import erudite
+from controller.core import arbiter as arb
+from controller.app import config
+from controller.core import engine
+from controller.app import script as script_mod
+from controller.core.effects import Log
+from controller.core.events import NS_PER_MS, NS_PER_US, Host, Press, Release, Tick
+from controller.games import erudite
 
 MS = NS_PER_MS
 US = NS_PER_US

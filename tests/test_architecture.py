@@ -46,7 +46,7 @@ def import_graph() -> dict[str, set[str]]:
                 if node.level:
                     up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                     base = ".".join(up + ([base] if base else []))
-                # ``from controller import engine`` imports controller.engine; ``from x import name``: x
+                # ``from controller import engine`` imports controller.core.engine; ``from x import name``: x
                 targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else _resolve(base, modules)
                            for a in node.names]
             graph[mod].update(t for t in targets if t is not None and t != mod)
@@ -90,8 +90,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_function_level_imports():
     graph = import_graph()
-    assert "controller.loop" in graph["controller.startup"]
-    assert "controller.engine" in graph["controller.loop"]
+    assert "controller.app.loop" in graph["controller.app.startup"]
+    assert "controller.core.engine" in graph["controller.app.loop"]
 
 
 def test_the_controller_package_has_no_import_cycles():
@@ -101,6 +101,6 @@ def test_the_controller_package_has_no_import_cycles():
 
 def test_front_ends_do_not_import_upward():
     graph = import_graph()
-    for front in ("controller.window", "controller.terminal"):
-        assert not graph[front] & {"controller.loop", "controller.startup", "controller.cli",
-                                   "controller.cli_commands"}, front
+    for front in ("controller.screens.window", "controller.screens.terminal"):
+        assert not graph[front] & {"controller.app.loop", "controller.app.startup", "controller.cli",
+                                   "controller.app.commands"}, front

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.audio import SOUND_NAMES, Audio, bundled_sounds_dir, sound_paths
-from controller.effects import Flash, Sound
+from controller.sound.audio import SOUND_NAMES, Audio, bundled_sounds_dir, sound_paths
+from controller.core.effects import Flash, Sound
 
 SOUNDS = Path(__file__).resolve().parents[1] / "sounds"
 

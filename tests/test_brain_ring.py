@@ -6,12 +6,13 @@ from pathlib import Path
 import pytest
 from replay import play
 
-from controller import config, engine
+from controller.app import config
+from controller.core import engine
 from controller.cli import main
-from controller.effects import Flash, Lamp, Log, Sound
-from controller.errors import ConfigError
-from controller.events import NS_PER_S, Host, Press, Release, Tick
-from controller.modes import brain_ring
+from controller.core.effects import Flash, Lamp, Log, Sound
+from controller.core.errors import ConfigError
+from controller.core.events import NS_PER_S, Host, Press, Release, Tick
+from controller.games import brain_ring
 
 S = NS_PER_S
 

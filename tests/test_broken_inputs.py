@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import config
+from controller.app import config
 from controller.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

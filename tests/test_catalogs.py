@@ -1,4 +1,4 @@
-"""The gettext catalogs (controller/locale/<lang>/LC_MESSAGES/buzzer.po): they compile,
+"""The gettext catalogs (controller/i18n/locale/<lang>/LC_MESSAGES/buzzer.po): they compile,
 agree with each other, get Russian plurals right, and hold every key the code uses."""
 
 import ast
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from controller import i18n, po
+from controller import i18n
+from controller.i18n import po
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTROLLER = ROOT / "controller"
@@ -212,8 +213,8 @@ def _name(func):
 
 
 def _keys_in_code():
-    from controller import notices, screen
-    from controller.display import scoreboard
+    from controller.screens import notices, common as screen
+    from controller.screens import scoreboard
 
     keys = {}
     for path in sorted(CONTROLLER.rglob("*.py")):
@@ -249,14 +250,14 @@ def _keys_in_code():
             keys.setdefault(key, where)
     # the label tables: L["name"] (protocol page, tournament), text["name"] / say("name") (test-buttons)
     for module, prefix, pattern in [
-        ("mafia_protocol.py", "protocol_html", r'\bL\[\s*["\'](\w+)["\']'),
-        ("tournament.py", "tournament", r'\bL\[\s*["\'](\w+)["\']'),
-        ("test_buttons.py", "test_buttons", r'\b(?:text\[|say\()\s*["\'](\w+)["\']'),
+        ("games/mafia/protocol.py", "protocol_html", r'\bL\[\s*["\'](\w+)["\']'),
+        ("games/mafia/tournament.py", "tournament", r'\bL\[\s*["\'](\w+)["\']'),
+        ("app/button_check.py", "test_buttons", r'\b(?:text\[|say\()\s*["\'](\w+)["\']'),
     ]:
         for name in re.findall(pattern, (CONTROLLER / module).read_text(encoding="utf-8")):
             keys.setdefault(f"{prefix}.{name}", module)
-    from controller import mafia_protocol, tournament
-    from controller.modes.mafia import ROLES
+    from controller.games.mafia import protocol as mafia_protocol, tournament
+    from controller.games.mafia.game import ROLES
 
     keys.update({f"tournament.{c}": "tournament.py" for c in tournament.COLUMNS})
     keys.update({f"protocol_html.{'mafia_role' if r == 'mafia' else r}": "mafia_protocol.py" for r in ROLES})

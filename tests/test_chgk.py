@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from controller import chgk_results, config, engine
+from controller.games.chgk import results as chgk_results
+from controller.app import config
+from controller.core import engine
 from controller.cli import main
-from controller.effects import Flash, Log, Notice, Sound
-from controller.errors import GameError
-from controller.events import NS_PER_S, Host, Press, Tick
+from controller.core.effects import Flash, Log, Notice, Sound
+from controller.core.errors import GameError
+from controller.core.events import NS_PER_S, Host, Press, Tick
 
 S = NS_PER_S
 NAMES = ["Альфа", "Бета", "Гамма", "Дельта", "Эпсилон", "Дзета", "Эта"]

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from controller import cli, config
+from controller import cli
+from controller.app import config
 
 ROOT = Path(__file__).resolve().parent.parent
 TEAMS = [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}]

@@ -2,9 +2,10 @@
 
 import random
 
-from controller import config, countdown as cdn, engine
-from controller.effects import Flash, Sound
-from controller.events import Host, Tick
+from controller.app import config
+from controller.core import countdown as cdn, engine
+from controller.core.effects import Flash, Sound
+from controller.core.events import Host, Tick
 
 S = 1_000_000_000
 

@@ -2,7 +2,7 @@
 
 from hypothesis import given, settings, strategies as st
 
-from controller.debounce import Debouncer, Transition
+from controller.inputs.debounce import Debouncer, Transition
 
 MS = 1_000_000
 WINDOW = 5 * MS

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import config
+from controller.app import config
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*") if p.suffix in (".md", ".txt"))]
@@ -79,7 +79,7 @@ def test_every_config_key_named_in_the_rules_exists_in_the_schema():
     keys = _rules_keys()
     assert len(set(keys)) > 40  # the tables really were read
     unknown = sorted({k for k in keys if not _schema_has(k)})
-    assert not unknown, f"docs/rules.md names keys that controller/config.py does not have: {unknown}"
+    assert not unknown, f"docs/rules.md names keys that controller/app/config.py does not have: {unknown}"
 
 
 def test_every_rule_names_its_clause_and_its_key():

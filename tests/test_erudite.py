@@ -1,4 +1,4 @@
-"""Эрудит-квартет (controller/modes/erudite.py), one group of tests per rule
+"""Эрудит-квартет (controller/games/erudite.py), one group of tests per rule
 clause of rules.md / seed §4, driven only through events as a game would be.
 
 Times in these tests are seconds on the engine clock (converted to ns at the
@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from controller import config
-from controller.effects import Flash, Lamp, Log, Notice, Sound
-from controller.errors import ConfigError
-from controller.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
-from controller.modes import erudite
+from controller.app import config
+from controller.core.effects import Flash, Lamp, Log, Notice, Sound
+from controller.core.errors import ConfigError
+from controller.core.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
+from controller.games import erudite
 
 NAMES = ["Альфа", "Бета", "Гамма", "Дельта"]
 BUTTONS = "ABCD"

@@ -8,7 +8,7 @@ order and delay the input path delivers the two edges with.
 * the serial box: the virtual box over a real pty, presses at box times a
   gap apart.
 
-What the mechanism claims (docs/performance.md, controller/arbiter.py) is
+What the mechanism claims (docs/performance.md, controller/core/arbiter.py) is
 checked in every combination below; so is its limit, so that the
 documentation cannot drift from the code.
 """
@@ -20,11 +20,12 @@ import time
 
 import pytest
 
-from controller import config, engine
-from controller.backends.base import create_backend
-from controller.clock import EngineClock, ManualClock
-from controller.events import NS_PER_MS, HostKey, Press
-from controller.loop import Loop
+from controller.app import config
+from controller.core import engine
+from controller.inputs.base import create_backend
+from controller.core.clock import EngineClock, ManualClock
+from controller.core.events import NS_PER_MS, HostKey, Press
+from controller.app.loop import Loop
 from firmware_bridge.virtual_box import VirtualBox
 
 QUIET_MS = config.load()["gpio"]["quiet_ms"]

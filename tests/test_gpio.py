@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from controller.backends.base import create_backend
-from controller.backends.gpio import GPIOBackend
-from controller.clock import EngineClock
-from controller.errors import ConfigError
-from controller.events import HostKey, Press, Release
+from controller.inputs.base import create_backend
+from controller.inputs.gpio import GPIOBackend
+from controller.core.clock import EngineClock
+from controller.core.errors import ConfigError
+from controller.core.events import HostKey, Press, Release
 
 MS = 1_000_000
 
@@ -330,7 +330,7 @@ def test_service_unit_runs_the_game_full_screen_from_a_writable_directory():
 
 
 def test_guide_wiring_matches_the_default_config():
-    from controller import config
+    from controller.app import config
 
     guide = (ROOT / "docs" / "raspberry-pi.md").read_text(encoding="utf-8")
     gpio = config.defaults()["gpio"]
@@ -350,8 +350,9 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
     stuck at the start, an early press that blinks its lamp, lamps on the pins."""
     import io
 
-    from controller import config, engine
-    from controller.loop import Loop
+    from controller.app import config
+    from controller.core import engine
+    from controller.app.loop import Loop
 
     cfg = config.build({"buttons": "gpio",
                         "erudite": {"fights": 1, "rounds_per_fight": 1, "nominals": [10, 20],

@@ -1,5 +1,5 @@
 """Every text the host reads during a game is in the game's language: notices on the
-screen and the terminal's lines come from controller/i18n.py, never from an English
+screen and the terminal's lines come from controller/i18n/__init__.py, never from an English
 exception message or a raw key."""
 
 import io
@@ -8,10 +8,11 @@ import re
 
 import pytest
 
-from controller import config, engine, startup
-from controller.backends.keyboard import KeyboardBackend
-from controller.clock import ManualClock
-from controller.loop import Loop
+from controller.app import config, startup
+from controller.core import engine
+from controller.inputs.keyboard import KeyboardBackend
+from controller.core.clock import ManualClock
+from controller.app.loop import Loop
 
 MS = 1_000_000
 CYRILLIC = re.compile("[А-Яа-яЁё]")
@@ -107,7 +108,7 @@ def test_mafia_judge_notices_name_the_role_and_the_speech_in_words(tmp_path):
 
 
 def test_the_lines_after_the_game_are_in_its_language(tmp_path, capsys):
-    from controller import journal
+    from controller.app import journal
 
     loop, clock, out = _loop(None, tmp_path, 1)
     jr = journal.Journal(tmp_path / "current.jsonl", header={"config": loop.cfg, "seed": 1})

@@ -18,15 +18,16 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from controller import config, engine
-from controller.backends.base import ButtonBackend, KeyInput, create_backend
-from controller.backends.gpio import GPIOBackend
-from controller.backends.keyboard import KeyboardBackend
-from controller.clock import EngineClock, ManualClock
-from controller.effects import Sound
-from controller.errors import BackendError
-from controller.events import Host, HostKey, InputStatus, Press, Release
-from controller.loop import Loop
+from controller.app import config
+from controller.core import engine
+from controller.inputs.base import ButtonBackend, KeyInput, create_backend
+from controller.inputs.gpio import GPIOBackend
+from controller.inputs.keyboard import KeyboardBackend
+from controller.core.clock import EngineClock, ManualClock
+from controller.core.effects import Sound
+from controller.core.errors import BackendError
+from controller.core.events import Host, HostKey, InputStatus, Press, Release
+from controller.app.loop import Loop
 
 ROOT = Path(__file__).resolve().parent.parent
 MS = 1_000_000
@@ -139,7 +140,7 @@ def test_keypad_gpio_host_buttons_and_window_keys_share_one_sink_and_one_event_t
     pytest.importorskip("evdev")
     from evdev import InputEvent, ecodes
 
-    from controller.keypad import Keypad
+    from controller.inputs.keypad import Keypad
 
     loop, clock = make_loop()
     spy = Spy(loop.enqueue)
@@ -161,7 +162,7 @@ def test_keypad_gpio_host_buttons_and_window_keys_share_one_sink_and_one_event_t
 
 def test_the_keypad_is_wired_to_the_loops_sink_and_reports_itself_typed(tmp_path):
     pytest.importorskip("evdev")
-    from controller.startup import _start_keypad
+    from controller.app.startup import _start_keypad
 
     loop, clock = make_loop(keypad={"device": str(tmp_path / "no-such-keypad"), "reconnect_s": 5.0})
     kp = _start_keypad(loop.cfg, loop)
@@ -220,14 +221,14 @@ def test_key_driven_backends_declare_it():
 
 
 def test_the_loop_does_not_probe_backends():
-    source = (ROOT / "controller" / "loop.py").read_text(encoding="utf-8")
+    source = (ROOT / "controller" / "app" / "loop.py").read_text(encoding="utf-8")
     probes = re.findall(r"(?:hasattr|getattr)\((?:self\.|loop\.)?backend\b[^)]*\)", source)
     assert probes == []
     assert "when_host" not in source
 
 
 def test_edge_input_uses_gpiozeros_public_pin_hook(factory):
-    source = (ROOT / "controller" / "backends" / "gpio.py").read_text(encoding="utf-8")
+    source = (ROOT / "controller" / "inputs" / "gpio.py").read_text(encoding="utf-8")
     assert "def _pin_changed" not in source
     backend = GPIOBackend(["A"], EngineClock(), Spy(), {"pin_factory": "mock"})
     try:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from controller import config, engine, journal
-from controller.errors import JournalError
-from controller.events import Host, Press, Release, Tick
+from controller.app import config, journal
+from controller.core import engine
+from controller.core.errors import JournalError
+from controller.core.events import Host, Press, Release, Tick
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -165,15 +166,15 @@ def test_new_game_archives_the_unfinished_one(tmp_path):
 
 
 def test_new_game_key_twice_archives_and_starts_fresh(tmp_path):
-    from controller.clock import ManualClock
-    from controller.loop import Loop
+    from controller.core.clock import ManualClock
+    from controller.app.loop import Loop
 
     cfg = config.load()
     cfg["journal"]["dir"] = str(tmp_path)
     jr = journal.Journal(journal.current_path(tmp_path), header={"config": cfg, "seed": 1})
     clock = ManualClock(1_000_000_000)
     loop = Loop(cfg, engine.new_game(cfg, 1), clock, journal=jr)
-    from controller.backends.keyboard import KeyboardBackend
+    from controller.inputs.keyboard import KeyboardBackend
     loop.backend = KeyboardBackend(["A", "B", "C", "D"], clock, loop.enqueue,
                                    {"keys": {t["button"]: t["key"] for t in cfg["teams"]}})
     loop.key_down(["n"])

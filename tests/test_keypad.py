@@ -16,10 +16,10 @@ import time
 import pytest
 from evdev import InputEvent, ecodes
 
-from controller import config
-from controller.errors import ConfigError
-from controller.events import HostKey, InputStatus
-from controller.keypad import Keypad, build_keymap, evdev_key_name, keymap_names
+from controller.app import config
+from controller.core.errors import ConfigError
+from controller.core.events import HostKey, InputStatus
+from controller.inputs.keypad import Keypad, build_keymap, evdev_key_name, keymap_names
 
 NAME = "buzzer-test-keypad"
 

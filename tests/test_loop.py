@@ -1,11 +1,12 @@
 """The loop: one owner of the state; effects reach lamps and speakers; host keys from any source."""
 
-from controller import config, engine
-from controller.backends.keyboard import KeyboardBackend
-from controller.clock import ManualClock
-from controller.events import HostKey
-from controller.keys import terminal_key_names
-from controller.loop import Loop
+from controller.app import config
+from controller.core import engine
+from controller.inputs.keyboard import KeyboardBackend
+from controller.core.clock import ManualClock
+from controller.core.events import HostKey
+from controller.inputs.keys import terminal_key_names
+from controller.app.loop import Loop
 
 MS = 1_000_000
 
@@ -102,8 +103,8 @@ def test_terminal_characters_map_to_key_names():
 
 
 def test_a_mafia_game_ended_by_the_judge_saves_its_protocol(tmp_path):
-    from controller import mafia_protocol
-    from controller.events import Host
+    from controller.games.mafia import protocol as mafia_protocol
+    from controller.core.events import Host
 
     names = ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор", "Жанна", "Захар", "Ира", "Кирилл"]
     roles = ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
@@ -168,7 +169,7 @@ def test_mafia_roles_entered_after_the_game_complete_the_protocol(tmp_path):
             loop.drain()
     saved = tmp_path / "game-001-table-1.json"
     assert loop.protocol_complete and saved.exists()
-    from controller import mafia_protocol
+    from controller.games.mafia import protocol as mafia_protocol
     protocol = mafia_protocol.load(saved)
     assert [p.role for p in protocol.players] == ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
     assert protocol.winner == "mafia"

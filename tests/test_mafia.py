@@ -5,10 +5,10 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from controller.effects import Flash, Log, Notice, Sound
-from controller.errors import ConfigError, GameError
-from controller.events import NS_PER_S, Host, Press, Tick
-from controller.modes import mafia
+from controller.core.effects import Flash, Log, Notice, Sound
+from controller.core.errors import ConfigError, GameError
+from controller.core.events import NS_PER_S, Host, Press, Tick
+from controller.games.mafia import game as mafia
 
 S = NS_PER_S
 NAMES = [f"Игрок {i}" for i in range(1, 11)]
@@ -517,14 +517,14 @@ def test_foul_rules_hold_whatever_the_judge_does(script):
 # ---------------------------------------------------------------- config
 
 def test_config_schema_defaults_are_the_engine_defaults():
-    from controller import config
+    from controller.app import config
 
     table_keys = {k: v for k, v in config.defaults()["mafia"].items() if k not in mafia.SHELL_KEYS}
     assert table_keys == mafia.DEFAULTS
 
 
 def test_config_refuses_cross_key_mistakes_naming_the_key():
-    from controller import config
+    from controller.app import config
 
     with pytest.raises(ConfigError, match=r"^mafia.remove_fouls: must be greater than silence_fouls \(3\), got 3$"):
         config.load(overrides={"mafia.remove_fouls": 3})
@@ -533,7 +533,7 @@ def test_config_refuses_cross_key_mistakes_naming_the_key():
 
 
 def test_engine_interface_takes_a_whole_config_and_a_seed():
-    from controller import config
+    from controller.app import config
 
     cfg = config.load(overrides={"mode": "mafia", "mafia": {"seats": 6, "players": ["Аня", "Борис"],
                                                               "minute_s": 45}})
@@ -550,7 +550,7 @@ def test_engine_interface_takes_a_whole_config_and_a_seed():
 @pytest.mark.parametrize("key,value", [("seats", 31), ("seats", 1), ("remove_fouls", 1), ("finalists", 0)])
 def test_one_schema_limits_the_config_and_the_engine(key, value):
     """[mafia] has one set of limits: a config file and the engine's own settings refuse alike."""
-    from controller import config
+    from controller.app import config
 
     with pytest.raises(ConfigError) as by_config:
         config.load(overrides={"mafia": {key: value}})

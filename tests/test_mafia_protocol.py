@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from controller.errors import BuzzerError
-from controller.events import NS_PER_S, Host
-from controller.mafia_protocol import (ProtocolError, add_protest, dumps, from_dict, from_table, load,
+from controller.core.errors import BuzzerError
+from controller.core.events import NS_PER_S, Host
+from controller.games.mafia.protocol import (ProtocolError, add_protest, dumps, from_dict, from_table, load,
                                        render_html, save)
-from controller.modes import mafia
+from controller.games.mafia import game as mafia
 
 ROLES = ["don", "mafia", "mafia", "commissar", "doctor", "civilian", "civilian", "civilian", "civilian",
          "civilian"]

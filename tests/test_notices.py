@@ -2,10 +2,11 @@
 
 import io
 
-from controller import config, engine
-from controller.backends.keyboard import KeyboardBackend
-from controller.clock import ManualClock
-from controller.loop import Loop
+from controller.app import config
+from controller.core import engine
+from controller.inputs.keyboard import KeyboardBackend
+from controller.core.clock import ManualClock
+from controller.app.loop import Loop
 
 MS = 1_000_000
 

@@ -5,11 +5,12 @@ import json
 import pytest
 from replay import play
 
-from controller import config, engine
+from controller.app import config
+from controller.core import engine
 from controller.cli import main
-from controller.effects import Flash, Lamp, Log, Sound
-from controller.errors import ConfigError
-from controller.events import NS_PER_S, Host, Press, Release, Tick
+from controller.core.effects import Flash, Lamp, Log, Sound
+from controller.core.errors import ConfigError
+from controller.core.events import NS_PER_S, Host, Press, Release, Tick
 
 S = NS_PER_S
 
@@ -19,7 +20,7 @@ def ns(t):
 
 
 class Game:
-    """A host and players driving one game through controller.engine; keeps every effect."""
+    """A host and players driving one game through controller.core.engine; keeps every effect."""
 
     def __init__(self, players=3, seed=1, **settings):
         teams = [{"name": f"P{i + 1}", "button": f"B{i + 1}"} for i in range(players)]

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from controller import config, engine
+from controller.app import config
+from controller.core import engine
 from controller.cli import main
-from controller.effects import Log, Notice
-from controller.errors import ConfigError
-from controller.events import NS_PER_S, Host, Press, Release, Tick
+from controller.core.effects import Log, Notice
+from controller.core.errors import ConfigError
+from controller.core.events import NS_PER_S, Host, Press, Release, Tick
 
 S = NS_PER_S
 ROOT = Path(__file__).resolve().parent.parent

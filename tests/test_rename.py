@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from controller import config, engine, journal
-from controller import script as script_mod
+from controller.app import config, journal
+from controller.core import engine
+from controller.app import script as script_mod
 from controller.cli import main
-from controller.effects import Log, Notice
-from controller.events import NS_PER_S, Host, Press, Tick
+from controller.core.effects import Log, Notice
+from controller.core.events import NS_PER_S, Host, Press, Tick
 
 S = NS_PER_S
 TEAMS = ('"teams": [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}, '
@@ -209,7 +210,7 @@ def test_mafia_renames_a_seat_checked_also_after_the_game():
     s, _ = engine.step(s, Host("end_game", 2 * S, {"winner": "town"}))
     s, _ = rename(s, at=3, seat=1, name="Анна-Мария")     # fixing the record after the game
     assert engine.summary(s)["seats"][0]["name"] == "Анна-Мария"
-    from controller import mafia_protocol
+    from controller.games.mafia import protocol as mafia_protocol
     roles = dict(enumerate(["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5, start=1))
     protocol = mafia_protocol.from_table(engine.summary(s), tournament="T", stage="s", game=1, table=1,
                                          date="2024-01-01", ended_at="2024-01-01T12:00:00", roles=roles)

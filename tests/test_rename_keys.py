@@ -15,14 +15,15 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from controller import config, engine, journal  # noqa: E402
-from controller import screenshot  # noqa: E402
-from controller.backends.keyboard import KeyboardBackend  # noqa: E402
-from controller.clock import ManualClock  # noqa: E402
-from controller.display.scoreboard import Scoreboard  # noqa: E402
-from controller.events import Host, Press  # noqa: E402
-from controller.loop import Loop  # noqa: E402
-from controller.terminal import feed, key_help, status_line  # noqa: E402
+from controller.app import config, journal
+from controller.core import engine  # noqa: E402
+from controller.screens import screenshot  # noqa: E402
+from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
+from controller.core.clock import ManualClock  # noqa: E402
+from controller.screens.scoreboard import Scoreboard  # noqa: E402
+from controller.core.events import Host, Press  # noqa: E402
+from controller.app.loop import Loop  # noqa: E402
+from controller.screens.terminal import feed, key_help, status_line  # noqa: E402
 
 MS = 1_000_000
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,7 +153,7 @@ def test_the_terminal_types_the_name_from_its_characters():
     feed(loop, "2")
     feed(loop, "\x7f\x7f\x7f\x7fБэта")           # four Backspaces, then Cyrillic text
     assert loop.entry()["text"] == "Бэта"
-    from controller.terminal import entry_line
+    from controller.screens.terminal import entry_line
     assert "Бэта▌" in entry_line(loop.entry()) and "Enter" in entry_line(loop.entry())
     feed(loop, "\n")
     loop.drain()
@@ -199,7 +200,7 @@ def test_the_screen_shows_the_name_being_typed_to_the_host():
 
 def test_the_pygame_window_takes_the_keys_and_the_text_input_events():
     """The real window loop (dummy video driver) fed the events SDL sends for F2, 2, «-ё», Enter."""
-    from controller.window import run_window
+    from controller.screens.window import run_window
 
     loop, clock = make_loop()
     step_once, posted = loop.step_once, []
@@ -263,7 +264,7 @@ def test_chgk_jury_csv_finds_a_renamed_team_by_its_new_or_its_first_name(tmp_pat
 def test_mafia_a_rename_after_the_protocol_is_written_updates_it_and_keeps_the_protests(tmp_path):
     import datetime as dt
 
-    from controller import mafia_protocol
+    from controller.games.mafia import protocol as mafia_protocol
 
     names = ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор", "Жанна", "Захар", "Ира", "Кирилл"]
     roles = ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5

@@ -18,11 +18,11 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from controller import engine  # noqa: E402
-from controller import script as script_mod  # noqa: E402
-from controller.display import scoreboard as sb  # noqa: E402
-from controller.display.scoreboard import Scoreboard, layout  # noqa: E402
-from controller.events import Host, seconds_to_ns  # noqa: E402
+from controller.core import engine  # noqa: E402
+from controller.app import script as script_mod  # noqa: E402
+from controller.screens import scoreboard as sb  # noqa: E402
+from controller.screens.scoreboard import Scoreboard, layout  # noqa: E402
+from controller.core.events import Host, seconds_to_ns  # noqa: E402
 from controller.i18n import messages  # noqa: E402
 
 RED_TEAM = (0xE5, 0x39, 0x35)      # Альфа, first default colour
@@ -259,8 +259,8 @@ def test_help_overlay_lists_the_host_keys():
 
 
 def test_help_overlay_starts_with_the_players_keys_and_shows_this_games_keys():
-    from controller import config
-    from controller.window import _scoreboard
+    from controller.app import config
+    from controller.screens.window import _scoreboard
 
     v = view_at(PRESS, 2.6)
     plain, with_teams = pygame.Surface((1280, 720)), pygame.Surface((1280, 720))
@@ -295,7 +295,7 @@ def test_a_long_notice_leaves_the_status_lines_readable():
 
 
 def test_mafia_seat_ten_does_not_run_into_its_name():
-    from controller.modes import mafia
+    from controller.games.mafia import game as mafia
 
     state = mafia.initial({"minute_s": 60, "warn_s": 10}, ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор",
                                                              "Жанна", "Захар", "Ира", "Кирилл"])
@@ -391,7 +391,7 @@ def test_chgk_view_renders():
 
 
 def test_mafia_table_speaker_countdown_is_the_largest_element():
-    from controller.modes import mafia
+    from controller.games.mafia import game as mafia
 
     state = mafia.initial({"minute_s": 60, "warn_s": 10}, [f"Игрок{i}" for i in range(1, 11)])
     state, _ = mafia.step(state, Host("foul", 0, {"seat": 4}))

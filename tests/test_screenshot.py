@@ -14,11 +14,11 @@ import pygame  # noqa: E402
 import pytest  # noqa: E402
 
 from controller import cli  # noqa: E402
-from controller import script as script_mod  # noqa: E402
-from controller.display import scoreboard as sb  # noqa: E402
-from controller.display.scoreboard import layout  # noqa: E402
-from controller.effects import Flash  # noqa: E402
-from controller.screenshot import latest_flash, parse_size, ScreenshotError  # noqa: E402
+from controller.app import script as script_mod  # noqa: E402
+from controller.screens import scoreboard as sb  # noqa: E402
+from controller.screens.scoreboard import layout  # noqa: E402
+from controller.core.effects import Flash  # noqa: E402
+from controller.screens.screenshot import latest_flash, parse_size, ScreenshotError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "erudite-round.jsonl"

@@ -1,4 +1,4 @@
-"""Scripted sessions (controller/script.py): JSON-lines files played on a
+"""Scripted sessions (controller/app/script.py): JSON-lines files played on a
 virtual clock, as ``buzzer simulate`` plays them."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from controller import script as script_mod
-from controller.errors import ScriptError
-from controller.events import Press, Release
+from controller.app import script as script_mod
+from controller.core.errors import ScriptError
+from controller.core.events import Press, Release
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "erudite-round.jsonl"

@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from controller.backends import create_backend
-from controller.backends.serial import input_map
-from controller.clock import EngineClock
-from controller.errors import ConfigError
-from controller.events import Press, Release
+from controller.inputs import create_backend
+from controller.inputs.serial import input_map
+from controller.core.clock import EngineClock
+from controller.core.errors import ConfigError
+from controller.core.events import Press, Release
 from firmware_bridge.virtual_box import VirtualBox
 
 

@@ -1,8 +1,9 @@
 """Headless mode: the status line and the key help a host reads in the terminal."""
 
-from controller import config, engine
-from controller.events import Host, Press, Tick
-from controller.terminal import key_help, status_line
+from controller.app import config
+from controller.core import engine
+from controller.core.events import Host, Press, Tick
+from controller.screens.terminal import key_help, status_line
 
 
 def test_key_help_lists_the_team_keys_and_only_this_modes_actions():
@@ -25,7 +26,7 @@ def test_status_line_shows_question_holder_countdown_and_scores():
 
 
 def test_mode_keys_offer_only_what_acts_in_this_game():
-    from controller.terminal import mode_keys
+    from controller.screens.terminal import mode_keys
 
     erudite = mode_keys(config.load())
     assert "start_clock" not in erudite and erudite["right"] == ["return", "enter"]
@@ -50,7 +51,7 @@ def test_key_help_of_the_mafia_judge_is_his_own_map_in_words():
 
 
 def test_function_and_arrow_keys_are_not_read_as_esc():
-    from controller.terminal import split_keys
+    from controller.screens.terminal import split_keys
 
     # an arrow key twice used to be Esc twice: the game quit
     assert split_keys("\x1b[A\x1b[A") == [["up"], ["up"]]
@@ -62,8 +63,8 @@ def test_function_and_arrow_keys_are_not_read_as_esc():
 def test_a_key_of_another_game_is_named_in_words(capsys):
     import io
 
-    from controller.clock import EngineClock
-    from controller.loop import Loop
+    from controller.core.clock import EngineClock
+    from controller.app.loop import Loop
 
     for lang, words in (("ru", "«Время!»: старт отсчёта — не в"), ("en", "“Time!”: start the clock — not in")):
         cfg = config.load()

@@ -6,8 +6,9 @@ import os
 
 import pytest
 
-from controller import engine, script
-from controller.terminal import TextScreen, status_lines
+from controller.core import engine
+from controller.app import script
+from controller.screens.terminal import TextScreen, status_lines
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -112,7 +113,7 @@ def test_every_text_the_window_draws_is_in_the_terminal(session, monkeypatch):
     titles and the empty press order's title aside)."""
     import pygame
 
-    from controller.display import scoreboard as sb
+    from controller.screens import scoreboard as sb
     from controller.i18n import t
 
     pygame.display.init()

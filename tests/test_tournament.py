@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.events import NS_PER_S, Host
-from controller.mafia_protocol import ProtocolError, from_dict, from_table, save
-from controller.modes import mafia
-from controller.tournament import build_table, game_points, standings, to_csv, to_html, validate_extra_points
+from controller.core.events import NS_PER_S, Host
+from controller.games.mafia.protocol import ProtocolError, from_dict, from_table, save
+from controller.games.mafia import game as mafia
+from controller.games.mafia.tournament import build_table, game_points, standings, to_csv, to_html, validate_extra_points
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -10,13 +10,14 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from controller import config, engine, script
+from controller.app import config, script
+from controller.core import engine
 from controller.cli import main
-from controller.display.scoreboard import Scoreboard
-from controller.screen import question_head
-from controller.terminal import status_line
-from controller.effects import Log
-from controller.events import NS_PER_MS, Host, Press, Release, Tick
+from controller.screens.scoreboard import Scoreboard
+from controller.screens.common import question_head
+from controller.screens.terminal import status_line
+from controller.core.effects import Log
+from controller.core.events import NS_PER_MS, Host, Press, Release, Tick
 
 MODES = {
     # mode: (config data, buttons, host actions a question's history may contain)

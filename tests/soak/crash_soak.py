@@ -3,7 +3,7 @@
     python tests/soak/crash_soak.py --kills 1000
 
 Each kill point: start a scripted game through the real loop and journal
-(`python -m controller.drill`), SIGKILL it at a random moment, check that the
+(`python -m controller.app.drill`), SIGKILL it at a random moment, check that the
 journal replays to exactly the state the process had reached, resume it and
 check that the game ends exactly like the same game played without a crash.
 Prints the counts.
@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from crashgame import make_game  # noqa: E402
 
-from controller import engine, journal as journal_mod, script as script_mod  # noqa: E402
-from controller.drill import digest, feed  # noqa: E402
+from controller.core import engine
+from controller.app import journal as journal_mod, script as script_mod  # noqa: E402
+from controller.app.drill import digest, feed  # noqa: E402
 
 
 def reference(script_path: Path) -> dict:
@@ -42,7 +43,7 @@ def comparable(summary: dict) -> dict:
 
 
 def drill_cmd(journal: Path, script: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "controller.drill", "--journal", str(journal), "--script", str(script), *extra]
+    return [sys.executable, "-m", "controller.app.drill", "--journal", str(journal), "--script", str(script), *extra]
 
 
 def one_kill(workdir: Path, script: Path, ref: dict, delay_s: float) -> dict:

@@ -1,0 +1,95 @@
+"""The core subcommands: ``run``, ``simulate``, ``check-config``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from controller.app import config as config_mod
+from controller.app import script as script_mod
+from controller.app import startup
+from controller.screens import terminal, window
+from controller.i18n import LANGUAGES
+from controller.cli import print_json
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent.parent / "config" / "default.toml"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="play a game (default: Эрудит-квартет, 4 teams, keyboard buttons)")
+    p.add_argument("--config", "-c", help="config file (default: config/default.toml)")
+    p.add_argument("--headless", action="store_true", help="no window: text status in the terminal")
+    p.add_argument("--fullscreen", action="store_true", help="full screen on the projector")
+    p.add_argument("--windowed", action="store_true", help="in a window even if the config says full screen")
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the screen")
+    p.add_argument("--new", action="store_true", help="start a new game even if an unfinished one exists "
+                   "(the old journal is archived, never deleted)")
+    p.add_argument("--resume", action="store_true", help="resume the unfinished game without asking, "
+                   "even one of another config (said on the screen)")
+    p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("simulate", help="play a scripted session and print the result as JSON")
+    p.add_argument("script", help="script file (JSON lines, see docs/scripted-sessions.md)")
+    p.add_argument("--config", "-c", help="config file the script's settings apply on top of")
+    p.add_argument("--until", type=float, help="stop the virtual clock at this many seconds")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("check-config", help="validate a config file")
+    p.add_argument("file", nargs="?", help="config file (default: the one buzzer run uses, config/default.toml)")
+    p.add_argument("--print-default", action="store_true", help="print the default config with every key")
+    p.add_argument("--print-docs", action="store_true", help="print docs/config.md")
+    p.set_defaults(func=cmd_check_config)
+
+
+def default_config_path() -> str | None:
+    return str(DEFAULT_CONFIG) if DEFAULT_CONFIG.exists() else None
+
+
+def cmd_simulate(args) -> int:
+    script = script_mod.load(args.script)
+    run = script_mod.run(script, args.config, until=args.until)
+    print_json(script_mod.result(run))
+    return 0
+
+
+def cmd_check_config(args) -> int:
+    if args.print_default:
+        sys.stdout.write(config_mod.default_toml())
+        return 0
+    if args.print_docs:
+        sys.stdout.write(config_mod.docs_markdown())
+        return 0
+    path = args.file or default_config_path()
+    cfg = config_mod.load(path)
+    print(f"{_shown_path(path) if path else '(built-in defaults)'}: OK ({describe(cfg)})")
+    return 0
+
+
+def _shown_path(path: str) -> str:
+    """The path as the user would type it: relative to the working folder when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def describe(cfg: dict) -> str:
+    """What a config sets up, in a few words: ``mode mafia, 10 seats, buttons keyboard``."""
+    mode = cfg["mode"]
+    if mode == "mafia":
+        seats, names = cfg["mafia"]["seats"], len(cfg["mafia"]["players"])
+        who = f"{seats} seats" + (f", {names} player names" if names else "")
+    elif mode == "own-game":
+        who = f"{len(cfg['teams'])} players"
+    elif mode == "programme":
+        who = f"{len(cfg['programme']['rounds'])} rounds"
+    else:
+        who = f"{len(cfg['teams'])} teams"
+    return f"mode {mode}, {who}, buttons {cfg['buttons']}"
+
+
+def cmd_run(args) -> int:
+    return startup.run_from_args(args, args.config or default_config_path(), window.run_window,
+                                 terminal.run_headless)

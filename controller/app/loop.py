@@ -1,0 +1,586 @@
+"""The loop: the one place that owns the game state.
+
+Every input source (button backends, host buttons on GPIO, the keypad, the
+window's and the terminal's keys) hands typed events to one sink,
+:meth:`Loop.enqueue` (``docs/inputs.md``); input threads only timestamp
+events and put them on :attr:`Loop.queue`.  The loop takes them in order, writes each to the
+journal, steps the pure engine, and carries out the effects: sounds, lamps,
+the screen.  When the engine has a deadline (the settle window, a countdown)
+the loop wakes up at that engine time and sends a Tick, so deadlines are
+exact and never counted in ticks.
+
+The same loop runs with a pygame window or, where no display exists, headless
+with a one-line text status in the terminal (keys typed in the terminal act as
+buttons and host keys).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from controller.core import engine
+from controller.app import journal as journal_mod
+from controller.screens import notices
+from controller.inputs import KeyInput
+from controller.core.clock import EngineClock
+from controller.core.effects import Flash, Lamp, Log, Notice, Sound
+from controller.core.errors import BuzzerError, GameError
+from controller.core.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
+from controller.inputs.keys import HostKeys, physical_names
+from controller.core.values import replace
+from controller.games.mafia import protocol as mafia_protocol
+from controller.games.chgk import results as chgk_results
+from controller.i18n import action_label, notice, t, translation
+
+log = logging.getLogger(__name__)
+
+CLOCK_RECORD_NS = 250 * NS_PER_MS
+"""While a deadline is pending, the time is journaled this often, so that a
+resumed countdown continues from (almost) where it was."""
+
+FRAME_GUARD_NS = 40 * NS_PER_MS
+"""A front end draws no frame while the next deadline is nearer than this (see
+:meth:`Loop.deadline_near`): the settle window and the GPIO quiet period fit in it."""
+
+SWITCH_INTERVAL_S = 0.001
+"""Python's GIL hand-over interval while a game runs (the default is 5 ms)."""
+
+QUIT_CONFIRM_NS = notices.CONFIRM_NS
+
+NOTICE_NS = notices.NOTICE_NS
+"""How long a host notice stays at most (it leaves sooner once what it says is over:
+see :mod:`controller.screens.notices`)."""
+
+QUIET_FLASHES = frozenset({"standings"})
+"""Flashes that do not replace a ruling flash still on screen."""
+
+@dataclass
+class Rename:
+    """The host renaming a team from the keyboard: first pick it (its number, typed
+    with the digits, or its button), then type the name; Enter sends one ``rename``
+    host action, Esc leaves it.  The text comes from text input (pygame TEXTINPUT, the
+    terminal's characters), so a Cyrillic name types as it is."""
+
+    number: int | None = None   # the team (seat) picked, 1-based; None while picking
+    digits: str = ""            # a team number being typed
+    text: str = ""              # the new name being typed (starts as the current name)
+    ready: bool = False         # text is taken only after the key that picked the team is up
+
+
+NAME_TYPING_MAX = 40
+"""Characters the rename dialogue takes (the engine refuses longer names too)."""
+
+
+class Loop:
+    """Runs one game: journal, engine, effects, screen.
+
+    :param cfg: validated config
+    :param state: the engine state to start from (new or replayed)
+    :param clock: engine clock (already resumed when recovering)
+    :param journal: open journal, or None (tests)
+    :param screen: object with ``draw(view, now, flash, status)`` or None
+    :param audio: object with ``play(name)`` or None
+    """
+
+    def __init__(self, cfg: dict, state: Any, clock: EngineClock, journal=None, screen=None,
+                 audio=None, backend=None, keypad=None, out=sys.stdout):
+        translation(cfg.get("language", "ru"))  # read the catalogs now, not at the first notice of the game
+        self.cfg = cfg
+        self.state = state
+        self.clock = clock
+        self.journal = journal
+        self.screen = screen
+        self.audio = audio
+        self.backend = backend
+        self.keypad = keypad
+        self.out = out
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._sink_lock = threading.Lock()
+        self.host_keys = HostKeys.from_config(cfg)
+        self.flash: dict | None = None
+        self.flash_until = 0
+        self.notice: str = ""
+        """The host notice on screen now ("" when none): see :meth:`status`."""
+        self.notice_at = 0
+        self.notice_until = 0
+        self._notice_scope: tuple[str, Any] | None = None
+        self._notice_check = False
+        self.help = False
+        self.running = True
+        self.quit_armed: int | None = None
+        self.new_game_armed: int | None = None
+        self.last_clock_record = 0
+        self.on_new_game: Callable[[], None] | None = self.start_new_game
+        self.dirty = True
+        self.config_path: str | None = None
+        """The config file of this game, recorded in the header of a new game's journal."""
+        self.protocol_path = None
+        self.protocol_complete = False
+        self._protocol_summary: dict | None = None
+        self.rename: Rename | None = None
+
+    # -- input side (any thread) -----------------------------------------
+    def enqueue(self, event) -> None:
+        """The one input sink, ``sink(event)``: thread-safe; backends, host buttons,
+        the keypad and the loop's own keys call it with an
+        :data:`~controller.core.events.InputEvent` (engine events such as a
+        :class:`~controller.core.events.Host` from a test or a benchmark pass as they are).
+
+        A host key is stamped with the time it came (its Host's ``at``).  A press or
+        release is stamped ``delivered`` here, under the same lock
+        under which :meth:`tick_if_due` reads the clock: whatever was delivered
+        before the time of a Tick is in the queue when that Tick is made, so a
+        deadline (the arbiter's decision) never passes over an event that had
+        already arrived (the queue is also in delivery order)."""
+        with self._sink_lock:
+            if isinstance(event, (Press, Release)):
+                now = self.clock.now()
+                if event.delivered < now:
+                    event = replace(event, delivered=now)
+            elif isinstance(event, HostKey):
+                # its Host is stamped when the key came, in order with the presses around it
+                event = replace(event, delivered=self.clock.now())
+            self.queue.put(event)
+
+    # -- keys from the window or the terminal (loop thread) ------------------
+    def key_down(self, names: list[str]) -> None:
+        names = physical_names(names)
+        if self.rename is not None:
+            self._rename_key([n.lower() for n in names])  # the dialogue takes every key
+            return
+        now = self.clock.now()
+        action = self.host_keys.action(names)
+        if action is not None:
+            # the window's host keys take the path of every other host key; the loop
+            # thread then acts on it at once (the next key may depend on it: rename)
+            self.enqueue(HostKey(action))
+            self.drain()
+            return
+        if isinstance(self.backend, KeyInput):
+            for n in names:
+                if self.backend.key_down(n, now):
+                    return
+
+    def key_up(self, names: list[str]) -> None:
+        if self.rename is not None and self.rename.number is not None:
+            self.rename.ready = True
+        if not isinstance(self.backend, KeyInput):
+            return
+        names = physical_names(names)
+        now = self.clock.now()
+        for n in names:
+            if self.backend.key_up(n, now):
+                return
+
+    def _input_status(self, ev: InputStatus) -> None:
+        if ev.source == "keypad":
+            self._notice("keypad_back" if ev.connected else "keypad_away")
+
+    def _host_key(self, key: HostKey, now: int) -> None:
+        """Act on a host key from any source (loop thread): the loop's own actions here,
+        the game's as one :class:`Host` event (journaled, then stepped) with the key's params."""
+        action = key.action
+        if action == "help":
+            self.help = not self.help
+            self.dirty = True
+            return
+        if action == "mute":
+            if self.audio is not None and hasattr(self.audio, "toggle_mute"):
+                self._notice("sound_off" if self.audio.toggle_mute() else "sound_on")
+            return
+        if action == "quit":
+            if self.quit_armed is not None and now - self.quit_armed < QUIT_CONFIRM_NS:
+                self.running = False
+            else:
+                self.quit_armed = now
+                self._notice("confirm_quit")
+            return
+        if action == "new_game":
+            if self.new_game_armed is not None and now - self.new_game_armed < QUIT_CONFIRM_NS:
+                self.new_game_armed = None
+                if self.on_new_game:
+                    self.on_new_game()
+            else:
+                self.new_game_armed = now
+                self._notice("confirm_new_game")
+            return
+        if action == "import_results":
+            self._import_results(now)
+            return
+        if action == "rename":
+            self.rename = Rename()
+            self.dirty = True
+            return
+        if action == "pause":
+            action = "resume" if getattr(self.state, "paused", False) else "pause"
+        if action not in engine.actions_now(self.state):  # in a programme: this round's game
+            self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
+            return
+        self.apply(Host(action, now, dict(key.params)))
+
+    # -- renaming a team (loop thread) ----------------------------------------
+    @property
+    def typing(self) -> bool:
+        """True while the host types a name: characters are text, not keys."""
+        return self.rename is not None and self.rename.number is not None
+
+    def _teams_now(self) -> list[dict]:
+        """The teams (or «Мафия» seats) as the engine has them now: name, button, number."""
+        v = engine.view(self.state)
+        if "seats" in v:
+            return [{"number": st["seat"], "name": st["name"], "button": None} for st in v["seats"]]
+        return [{"number": i + 1, "name": tm["name"], "button": tm.get("button")}
+                for i, tm in enumerate(v.get("teams") or ())]
+
+    def _rename_pick(self, number: int) -> None:
+        teams = self._teams_now()
+        if not 1 <= number <= len(teams):
+            self.rename.digits = ""
+            self._notice("rename_no_team", number=number)
+            return
+        self.rename.number = number
+        self.rename.text = teams[number - 1]["name"]
+        self.rename.ready = False
+        self.dirty = True
+
+    def _rename_key(self, names: list[str]) -> None:
+        r = self.rename
+        self.dirty = True
+        if "escape" in names:
+            self.rename = None
+            self._notice("rename_cancelled")
+            return
+        enter = "return" in names or "enter" in names or "[enter]" in names
+        backspace = "backspace" in names
+        if r.number is None:
+            digit = next((n.strip("[]") for n in names if len(n.strip("[]")) == 1 and n.strip("[]").isdigit()),
+                         None)
+            if digit is not None:
+                r.digits = (r.digits + digit).lstrip("0")
+                count = len(self._teams_now())
+                if r.digits and int(r.digits) * 10 > count:   # no longer number starts so
+                    self._rename_pick(int(r.digits))
+            elif enter and r.digits:
+                self._rename_pick(int(r.digits))
+            elif backspace:
+                r.digits = r.digits[:-1]
+            elif self.cfg["mode"] != "mafia":
+                buttons = {tm["key"].lower(): tm["button"] for tm in self.cfg["teams"] if tm.get("key")}
+                button = next((buttons[n] for n in names if n in buttons), None)
+                number = next((tm["number"] for tm in self._teams_now() if button and tm["button"] == button), None)
+                if number is not None:
+                    self._rename_pick(number)
+            return
+        if backspace or "delete" in names:
+            r.text = r.text[:-1] if backspace else ""   # Delete: start the name afresh
+            r.ready = True
+        elif enter:
+            key = "seat" if self.cfg["mode"] == "mafia" else "team"
+            self.rename = None
+            self.queue.put(Host("rename", self.clock.now(), {key: r.number, "name": r.text}))
+
+    def text_input(self, text: str) -> None:
+        """Typed characters (pygame TEXTINPUT, the terminal): the name being typed, if any."""
+        r = self.rename
+        if r is None or r.number is None or not r.ready:
+            return
+        text = "".join(ch for ch in text if ch.isprintable())
+        r.text = (r.text + text)[:NAME_TYPING_MAX]
+        self.dirty = True
+
+    def _rename_press(self, button: str) -> bool:
+        """A player's button while the host picks the team to rename: it picks that team."""
+        if self.rename is None or self.rename.number is not None:
+            return False
+        number = next((tm["number"] for tm in self._teams_now() if tm["button"] == button), None)
+        if number is None:
+            return False
+        self._rename_pick(number)
+        self.rename.ready = True
+        return True
+
+    def entry(self) -> dict | None:
+        """What the rename dialogue shows the host: ``title``, ``text`` (typed), ``hint``; or None."""
+        r = self.rename
+        if r is None:
+            return None
+        lang = self.cfg["language"]
+        if r.number is None:
+            return {"title": t("rename_pick_seat" if self.cfg["mode"] == "mafia" else "rename_pick", lang),
+                    "text": r.digits, "hint": t("rename_pick_hint", lang)}
+        teams = self._teams_now()
+        old = teams[r.number - 1]["name"] if r.number <= len(teams) else ""
+        return {"title": t("rename_type", lang, number=r.number, team=old), "text": r.text,
+                "hint": t("rename_hint", lang)}
+
+    # -- the engine side (loop thread) -----------------------------------
+    def apply(self, event, journaled: bool = False) -> list:
+        """Journal the event (unless the caller already did), then step the engine
+        and carry out its effects."""
+        if isinstance(event, HostKey):
+            self._host_key(event, event.delivered or self.clock.now())
+            return []
+        if isinstance(event, InputStatus):
+            self._input_status(event)
+            return []
+        if self.journal is not None and not journaled:
+            self.journal.append(event)
+        try:
+            self.state, fx = engine.step(self.state, event)
+        except GameError as exc:
+            # the engine refused the event as malformed (the keys never send one): say which
+            # action, in the game's language; the details are for the log
+            log.warning("%s", exc)
+            action = event.action if isinstance(event, Host) else type(event).__name__
+            self._notice("refused", action=action_label(action, self.cfg["language"]))
+            return []
+        self._effects(fx)
+        self.dirty = True
+        if isinstance(event, Host) and event.action.startswith("digit"):
+            # a seat / team number being typed: echo it to the host
+            self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
+        if self.cfg["mode"] == "mafia":
+            self._save_mafia_protocol()
+        self._notice_check = True  # the notice may be over now: looked at when next shown
+        return fx
+
+    def _save_mafia_protocol(self) -> None:
+        """When the judge ends a «Мафия» game, write its protocol (see
+        :func:`controller.games.mafia.protocol.write_game`); again whenever the record changes
+        until the protocol is complete (roles entered after the game); after that a
+        player renamed changes the name in the saved protocol."""
+        summary = engine.summary(self.state)
+        if summary.get("winner") is None or summary == self._protocol_summary:
+            return
+
+        self._protocol_summary = summary
+        if self.protocol_complete:
+            # the protocol is written: only a player renamed since changes it (protests entered
+            # into the file in the meantime stay)
+            try:
+                mafia_protocol.rename_players(self.protocol_path, {st["seat"]: st["name"] for st in summary["seats"]},
+                                              self.cfg["mafia"], self.cfg["language"])
+            except BuzzerError as exc:
+                self._notice_text(str(exc))
+            return
+        first = self.protocol_path is None
+        self.protocol_path, problem = mafia_protocol.write_game(summary, self.cfg["mafia"], self.cfg["language"],
+                                                                time.localtime())
+        self.protocol_complete = problem is None
+        if problem is None:
+            self._notice("protocol.saved", path=self.protocol_path)
+        elif first:
+            self._notice("protocol.incomplete", path=self.protocol_path,
+                         problem=mafia_protocol.problem_text(problem, self.cfg["language"]))
+
+    def _effects(self, fx: list) -> None:
+        for f in fx:
+            if isinstance(f, Sound):
+                if self.audio is not None:
+                    self.audio.play(f.name)
+                if self.backend is not None:
+                    self.backend.beep(f.name)
+            elif isinstance(f, Lamp):
+                if self.backend is not None:
+                    try:
+                        self.backend.set_lamp(f.button, f.state)
+                    except Exception as exc:  # a lamp must never stop the game
+                        log.warning("lamp %s: %s", f.button, exc)
+            elif isinstance(f, Flash):
+                if f.kind in QUIET_FLASHES and self.current_flash() is not None:
+                    continue  # keep «Верно» on screen; the standings show by themselves
+                self.flash = {"kind": f.kind, "team": f.team}
+                self.flash_until = self.clock.now() + int(self.cfg["display"]["flash_s"] * NS_PER_S)
+            elif isinstance(f, Notice):
+                self._notice(f.key, **dict(f.params))
+            elif isinstance(f, Log):
+                log.debug("%s %s", f.kind, f.data)
+
+    def _import_results(self, now: int) -> None:
+        """ЧГК: read the jury's CSV (``[chgk] results_csv``) into the game as one journaled event."""
+        chgk = self.cfg["chgk"]
+        path = chgk["results_csv"]
+        # a team renamed during the game is found by its name now or by the name it started with
+        # (the jury's sheet may have been made before), unless another team has that name now
+        teams = self._teams_now()
+        names = {tm["name"]: tm["name"] for tm in teams}
+        names = {**{t["name"]: teams[i]["name"] for i, t in enumerate(self.cfg["teams"][:len(teams)])}, **names}
+        try:
+            rows = chgk_results.load(path, teams=list(names), tours=chgk["tours"], per_tour=chgk["questions_per_tour"])
+        except chgk_results.ResultsError as exc:
+            self._notice(exc.key, **exc.params)
+            return
+        self.queue.put(chgk_results.to_host([replace(r, team=names[r.team]) for r in rows], now))
+        self._notice("results_loaded", n=len(rows), path=path)
+
+    def _notice(self, key: str, **params) -> None:
+        try:
+            text = notice(key, self.cfg["language"], **params)
+        except Exception:
+            text = key
+        self._notice_text(text, key=key)
+
+    def _notice_text(self, text: str, key: str | None = None, hold_ns: int | None = None) -> None:
+        """Show ``text`` to the host; ``key`` (the notice's i18n key) says what it depends on,
+        so that it leaves once that is over (:mod:`controller.screens.notices`); ``hold_ns`` keeps a
+        notice that depends on nothing longer than usual (the journal's, at start-up)."""
+        now = self.clock.now()
+        self.notice = text
+        self.notice_at = now
+        self.notice_until = now + (hold_ns if hold_ns is not None else notices.lifetime_ns(key))
+        scope = notices.depends_on(key)
+        # what it depends on is read when the host first sees it (notice_now), not here:
+        # a notice can come with every press, and a view costs far more than a press
+        self._notice_scope = (scope, None) if scope else None
+        self._notice_check = True
+        self.dirty = True
+        if self.screen is None or getattr(self.screen, "headless", False):
+            print(f"\n! {text}", file=self.out, flush=True)
+
+    def _expire_notice(self) -> None:
+        """The notice leaves if what it describes is over: compared with what that was when
+        the notice was first shown.  Called when a screen asks (:meth:`notice_now`), and only
+        if the game changed since the last look: never on the press path."""
+        if not self._notice_check or self._notice_scope is None or not self.notice:
+            return
+        self._notice_check = False
+        scope, then = self._notice_scope
+        now = notices.snapshot(scope, engine.view(self.state, self.clock.now()))
+        if then is None:
+            self._notice_scope = (scope, now)
+        elif now != then:
+            self.notice = ""
+            self._notice_scope = None
+            self.dirty = True
+
+    def notice_now(self) -> str:
+        """The host notice to show now: "" once it has timed out or what it said is over."""
+        self._expire_notice()
+        return self.notice if self.clock.now() < self.notice_until else ""
+
+    def start_new_game(self) -> None:
+        """Archive the current journal (never deleted) and start a fresh game."""
+        if self.journal is None:
+            self.state = engine.new_game(self.cfg, journal_mod.choose_seed(self.cfg))
+            return
+        jdir = self.cfg["journal"]["dir"]
+        self.journal.close()
+        dest = journal_mod.archive(jdir)
+        seed = journal_mod.choose_seed(self.cfg)
+        self.clock.resume_at(0)
+        self.journal = journal_mod.Journal(journal_mod.current_path(jdir),
+                                           header=journal_mod.new_header(self.cfg, seed, self.config_path),
+                                           fsync=self.cfg["journal"]["fsync"])
+        self.state = engine.new_game(self.cfg, seed)
+        self.flash = None
+        self.dirty = True
+        self._notice("new_game_started", path=dest)
+        if self.backend is not None:
+            for b in self.backend.buttons:
+                self.backend.set_lamp(b, "off")
+
+    def tick_if_due(self) -> None:
+        """Send a Tick if a deadline is due (or a clock record is); first apply
+        every event delivered before the Tick's time (see :meth:`enqueue`)."""
+        with self._sink_lock:
+            now = self.clock.now()
+            arrived = self._take_queued()
+        if arrived:
+            self._apply_batch(arrived)
+        due = engine.wakeup(self.state)
+        if due is not None and due <= now:
+            self.apply(Tick(now))
+        elif due is not None and now - self.last_clock_record >= CLOCK_RECORD_NS:
+            # a deadline is pending: record the time so a resume continues from here
+            self.last_clock_record = now
+            self.apply(Tick(now))
+
+    def drain(self, first=None) -> None:
+        """Apply everything queued.  Group commit: the events taken together are
+        written to the journal with one fsync, then applied one by one -- each is
+        still on disk before any of its effects (a burst of presses pays one fsync,
+        not one each)."""
+        while True:
+            batch = ([] if first is None else [first]) + self._take_queued()
+            first = None
+            if not batch:
+                return
+            self._apply_batch(batch)
+
+    def _take_queued(self) -> list:
+        batch = []
+        while True:
+            try:
+                batch.append(self.queue.get_nowait())
+            except queue.Empty:
+                return batch
+
+    def _apply_batch(self, batch: list) -> None:
+        if self.rename is not None:
+            # the host picks the team to rename by its button: that press is not a game press
+            batch = [ev for ev in batch if not (isinstance(ev, Press) and self._rename_press(ev.button))]
+        # engine events are journaled together (one fsync), then applied; a host key or an
+        # input status is the loop's own (never journaled) and may step the engine itself
+        # (a HostKey's Host), so the events before it go first: the journal keeps the order
+        # in which the engine saw them
+        run: list = []
+        for ev in batch:
+            if isinstance(ev, (HostKey, InputStatus)):
+                self._apply_run(run)
+                run = []
+                self.apply(ev)
+            else:
+                run.append(ev)
+        self._apply_run(run)
+
+    def _apply_run(self, run: list) -> None:
+        if not run:
+            return
+        if self.journal is not None:
+            self.journal.append_many(run)
+        for ev in run:
+            self.apply(ev, journaled=True)
+
+    def deadline_near(self) -> bool:
+        """True while the engine's next deadline is less than :data:`FRAME_GUARD_NS` away.
+
+        A front end does not start a frame then: while a race waits for its decision
+        (the settle window, the GPIO quiet period) the CPU is left to the input threads,
+        whose callbacks a frame would delay (on a busy or throttled machine it also spends
+        the CPU time the process is allowed, and the process stalls), and the decision
+        is carried out on time.  The frame follows at once."""
+        due = engine.wakeup(self.state)
+        return due is not None and due - self.clock.now() < FRAME_GUARD_NS
+
+    def timeout_s(self, max_wait_s: float) -> float:
+        due = engine.wakeup(self.state)
+        if due is None:
+            return max_wait_s
+        return min(max(due - self.clock.now(), 0) / NS_PER_S, max_wait_s)
+
+    def status(self) -> dict:
+        st = self.backend.status() if self.backend is not None else None
+        return {"backend": st.name if st else "none", "connected": st.connected if st else False,
+                "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
+                "notice": self.notice_now(),
+                "entry": self.entry()}
+
+    def current_flash(self) -> dict | None:
+        if self.flash is not None and self.clock.now() < self.flash_until:
+            return self.flash
+        return None
+
+    def step_once(self, max_wait_s: float) -> None:
+        """Wait for input or the next deadline (at most ``max_wait_s``), then process."""
+        try:
+            ev = self.queue.get(timeout=self.timeout_s(max_wait_s))
+        except queue.Empty:
+            ev = None
+        self.drain(ev)
+        self.tick_if_due()

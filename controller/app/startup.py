@@ -1,0 +1,294 @@
+"""Start-up and recovery of ``buzzer run``: resume the unfinished game or start a
+new one (:func:`prepare_game`, the rules in docs/cli.md «Start-up»), build the
+loop, its backend, audio and keypad, hand it to the front end the command line
+chose (:func:`run_from_args`), and close the journal at the end (:func:`_finish`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from controller.app import config as config_mod
+from controller.core import engine
+from controller.app import journal as journal_mod
+from controller.sound.audio import Audio
+from controller.inputs import create_backend
+from controller.core.clock import EngineClock
+from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
+from controller.core.events import NS_PER_S, Tick
+from controller.app.loop import SWITCH_INTERVAL_S, Loop
+from controller.cli import command_name
+from controller.i18n import mode_title, t, tn
+from controller.inputs.keypad import Keypad
+
+JOURNAL_NOTICE_NS = 60 * NS_PER_S
+"""How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
+
+
+# ---------------------------------------------------------------------------
+# start-up
+
+YES = ("y", "yes", "д", "да")
+
+
+def _interactive() -> bool:
+    return sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty()
+
+
+def _ask(question: str, default: bool, lang: str) -> bool:
+    """A yes/no question in the terminal; Enter (or no terminal, or end of input) gives ``default``."""
+    if not _interactive():
+        return default
+    try:
+        answer = input(f"{question} {t('ask.default_yes' if default else 'ask.default_no', lang)} ").strip().lower()
+    except EOFError:
+        return default
+    return default if not answer else answer in YES
+
+
+def shown_path(path) -> str:
+    """A path as the host should type it: relative to the working folder when inside it."""
+    if path is None:
+        return ""
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(p)
+
+
+def damage_notice(contents: journal_mod.Contents, kept, lang: str) -> str:
+    """One line for the host: which record is damaged, what was not replayed, where the original is."""
+    return t("journal.damaged", lang, line=contents.damaged_at, lines=contents.records,
+             events=tn("events_n", len(contents.events), lang), rest=tn("records_n", contents.dropped, lang),
+             path=shown_path(kept))
+
+
+NOT_RECORDED = object()
+"""A journal header written before the config file was recorded in it."""
+
+
+def _config_words(path, lang: str) -> str:
+    if path is NOT_RECORDED:
+        return t("journal.config_unrecorded", lang)
+    return shown_path(path) if path else t("journal.config_builtin", lang)
+
+
+def same_game(header: dict, cfg: dict, config_path: str | None) -> bool:
+    """Whether the journal's game is the one this config asks for: the same mode and the
+    same config file (a journal written before the file was recorded: the same mode)."""
+    if (header.get("config") or {}).get("mode") != cfg["mode"]:
+        return False
+    return "config_path" not in header or header["config_path"] == config_path
+
+
+def unplayed(contents: journal_mod.Contents) -> bool:
+    """A game nobody has played yet: no press, no host action (clock records at most)."""
+    return contents.damaged_at is None and all(isinstance(e, Tick) for e in contents.events)
+
+
+@dataclass
+class Prepared:
+    """What :func:`prepare_game` hands the loop."""
+
+    state: Any
+    clock: EngineClock
+    journal: journal_mod.Journal
+    cfg: dict
+    seed: int
+    config_path: str | None
+    """The config file of the game being played (recorded in a new game's journal header)."""
+    notices: list[str] = field(default_factory=list)
+    """Lines for the host about what happened to the journal (screen and terminal)."""
+
+
+def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | None:
+    """Resume the unfinished game or start a new one (the rules: docs/cli.md, «Start-up»).
+
+    ``config_path`` is the file ``cfg`` came from (resolved; None: built-in defaults). It goes
+    into the journal header; a journal of another mode or config file is never resumed unasked.
+    Returns None when the host chose to change nothing (another config's unfinished game stays)."""
+    lang = cfg["language"]
+    jdir = cfg["journal"]["dir"]
+    current = journal_mod.current_path(jdir)
+    notices: list[str] = []
+    contents = None
+    try:
+        contents = journal_mod.unfinished(jdir)
+    except BuzzerError as exc:
+        dest = journal_mod.archive(jdir, tag="damaged")
+        notices.append(t("journal.unreadable", lang, problem=exc, path=shown_path(dest)))
+    if (contents is not None and not getattr(args, "new", False)
+            and (same_game(contents.header, cfg, config_path) or not unplayed(contents))):
+        # (a game nobody has played yet of another config is not worth a question: it is
+        # archived below, as any journal is, and the new game starts)
+        header = contents.header
+        n = len(contents.events)
+        words = {"mode": mode_title((header.get("config") or {}).get("mode"), lang),
+                 "started": header.get("started", "?"),
+                 "config": _config_words(header.get("config_path", NOT_RECORDED), lang),
+                 "events": tn("events_n", n, lang), "new_mode": mode_title(cfg["mode"], lang),
+                 "new_config": _config_words(config_path, lang)}
+        same = same_game(header, cfg, config_path)
+        asked = getattr(args, "resume", False)
+        if contents.damaged_at is not None and _interactive() and not asked:
+            print(t("journal.damaged_found", lang, line=contents.damaged_at, lines=contents.records,
+                    events=words["events"]))
+        if asked:
+            resume = True  # an answer given in advance -- for another config's game too (and said so)
+        elif same:
+            resume = _ask(t("journal.unfinished", lang, **words) + " " + t("journal.resume_q", lang), True, lang)
+        elif not _interactive():
+            # nobody to ask, and the journal holds another game: change nothing, say why
+            raise JournalError(t("journal.other_game_no_terminal", lang, path=shown_path(current), **words))
+        elif _ask(t("journal.other_game", lang, archive=shown_path(Path(jdir) / "archive"), **words) + " "
+                  + t("journal.start_new_q", lang), False, lang):
+            resume = False
+        else:
+            print(t("journal.kept", lang, path=shown_path(current), mode=words["mode"]))
+            return None
+        if resume:
+            if contents.damaged_at is not None:
+                # never cut: the whole file goes to the archive, the game goes on from the trusted part
+                kept = journal_mod.set_aside(jdir, contents)
+                notices.append(damage_notice(contents, kept, lang))
+            state, jcfg, seed, last = journal_mod.replay(contents)
+            clock = EngineClock()
+            clock.resume_at(last)
+            jr = journal_mod.Journal(current, fsync=cfg["journal"]["fsync"], truncate_to=contents.valid_bytes)
+            print(t("resumed_journal", lang, n=n, s=f"{last / 1e9:.3f}"))
+            if same:
+                # settings that do not change the rules (screen, sound, keys) come from the current config
+                for key in ("display", "keys", "sound", "language", "buttons", "journal"):
+                    if key in cfg:
+                        jcfg[key] = cfg[key]
+            else:
+                # another game's config says nothing about this game: only where the journal lives
+                # and a language asked for on the command line apply
+                jcfg["journal"] = cfg["journal"]
+                if getattr(args, "lang", None):
+                    jcfg["language"] = args.lang
+                notices.insert(0, t("journal.resumed_other", jcfg["language"], **words))
+            return Prepared(state, clock, jr, jcfg, seed, header.get("config_path"), notices)
+    if contents is not None or current.exists():
+        damaged = contents is not None and contents.damaged_at is not None
+        dest = journal_mod.archive(jdir, tag="damaged" if damaged else "")
+        if dest:
+            if damaged:
+                notices.append(t("journal.damaged_archived", lang, line=contents.damaged_at,
+                                 lines=contents.records, path=shown_path(dest)))
+            else:
+                notices.append(t("journal.archived", lang, path=shown_path(dest)))
+    seed = journal_mod.choose_seed(cfg)
+    jr = journal_mod.Journal(current, header=journal_mod.new_header(cfg, seed, config_path), fsync=cfg["journal"]["fsync"])
+    return Prepared(engine.new_game(cfg, seed), EngineClock(), jr, cfg, seed, config_path, notices)
+
+
+def _display_available() -> bool:
+    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+        return False
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                    or os.environ.get("SDL_VIDEODRIVER") in ("kmsdrm", "fbcon"))
+    return True
+
+
+FrontEnd = Callable[[Loop, "float | None"], None]
+"""Runs the loop until the host quits: ``front_end(loop, seconds)`` (the window's
+:func:`~controller.screens.window.run_window`, the terminal's :func:`~controller.screens.terminal.run_headless`)."""
+
+
+def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: FrontEnd) -> int:
+    """``buzzer run``: the command line passes the config file and both front ends in
+    (the terminal's is used when there is no display or ``--headless`` asks for it)."""
+    path = config_path
+    cfg = config_mod.load(path)
+    if args.lang:
+        cfg["language"] = args.lang
+    if args.fullscreen:
+        cfg["display"]["fullscreen"] = True
+    if args.windowed:
+        cfg["display"]["fullscreen"] = False
+    prepared = prepare_game(cfg, args, str(Path(path).resolve()) if path else None)
+    if prepared is None:
+        return 0  # the host kept the unfinished game of another config; nothing was changed
+    state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
+    resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
+    logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
+    # input callbacks (lgpio's thread, the serial reader) wait for the interpreter while the
+    # loop renders: hand it over every 1 ms instead of every 5, so that two callbacks of one
+    # batch follow each other closely (the GPIO quiet period, docs/performance.md)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+
+    lang = cfg["language"]
+    print(t("game_seed", lang, seed=seed))
+    headless = args.headless or not _display_available()
+    loop = Loop(cfg, state, clock, journal=jr)
+    loop.config_path = prepared.config_path
+    if resumed:
+        loop._notice("resumed", n=resumed)
+    else:
+        loop._notice("help_hint")  # the host's first hint: H shows every key
+    for text in prepared.notices:  # what happened to the journal: on the screen and in the terminal
+        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS)
+    keys = {t["button"]: t["key"] for t in cfg["teams"]}
+    options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
+    options["keys"] = keys
+    backend = create_backend(cfg["buttons"], [t["button"] for t in cfg["teams"]], clock, loop.enqueue, options)
+    loop.backend = backend
+    audio = None
+    try:
+        audio = Audio(cfg)
+    except ImportError:  # no pygame: the game runs without sound
+        pass
+    loop.audio = audio
+    keypad = _start_keypad(cfg, loop)
+    backend.start()
+    try:
+        if headless:
+            if not args.headless:
+                print(t("no_display", lang))
+            terminal(loop, args.seconds)
+        else:
+            window(loop, args.seconds)
+    finally:
+        backend.close()
+        if keypad is not None:
+            keypad.close()
+        _finish(loop, loop.journal, cfg)
+    return 0
+
+
+def _start_keypad(cfg: dict, loop: Loop):
+    if not cfg.get("keypad", {}).get("device"):
+        return None
+    try:
+        kp = Keypad.from_config(cfg, loop.enqueue)   # the sink every input uses
+        kp.start()
+        return kp
+    except BuzzerError as exc:
+        lang = cfg["language"]
+        problem = t("keypad_needs_evdev", lang) if isinstance(exc, BackendUnavailable) else str(exc)
+        print("buzzer: " + t("keypad_unavailable", lang, problem=problem), file=sys.stderr)
+        return None
+
+
+def _finish(loop: Loop, jr, cfg: dict) -> None:
+    lang = cfg["language"]
+    seen = loop.backend.edges_seen() if loop.backend is not None else {}
+    still = [b for b, n in seen.items() if n == 0]
+    if still and engine.finished(loop.state) and cfg["mode"] not in ("mafia", "chgk"):
+        print(t("buttons_never_changed", lang, buttons=", ".join(still)))
+    if engine.finished(loop.state):
+        jr.finish()
+        jr.close()
+        dest = journal_mod.archive(cfg["journal"]["dir"])
+        print(t("game_over_archived", lang, path=dest))
+    else:
+        jr.close()
+        print(t("game_not_finished", lang, command=command_name()))

@@ -1,0 +1,123 @@
+"""The arbiter: who pressed first, decided by edge timestamps.
+
+Pure functions over an immutable :class:`Arbiter` value.  A mode *offers* every
+eligible press to the arbiter; the arbiter names a winner only once nothing
+that arrives later could still be earlier.  What "later" means depends on the
+input path, and every press says which path it came by (see
+:class:`~controller.core.events.Press`):
+
+* **an ordered stream** (``stream``: the serial box -- one queue for every
+  button, sequence numbers, gaps replayed before anything after them is
+  delivered).  The first edge received *is* the earliest, so the winner is
+  known at once; the arbiter waits only for an edge with the very same
+  timestamp (an exact tie), and not even that once a later edge has arrived::
+
+      decide_at = delivery of the first later edge, or
+                  delivery of the first edge + its ``quiet`` (the tie wait)
+
+* **anything else** (GPIO callbacks, the keyboard, a script): an edge stamped
+  earlier may be delivered later, so the arbiter waits the settle window after
+  the earliest edge *and* each press's ``quiet`` after its delivery::
+
+      decide_at = max(min(edge times) + settle,
+                      max(delivery + quiet))
+
+  The settle window covers a late delivery of the earlier edge; the quiet
+  period covers callbacks that run in file-descriptor order instead of time
+  order (lgpio reads near-simultaneous edges of different lines that way):
+  the earlier edge's callback, following the later one's within ``quiet``,
+  still takes part.
+
+Both rules use only what the events carry, so a replay decides the same.  A
+decision once made is never taken back: a press delivered after it is late.
+
+Exact timestamp ties are broken by a rule: ``random`` (a draw seeded by the
+game's logged seed and how many questions were announced, so a replay draws the same) or
+``order`` (the button listed first wins).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from controller.core.events import NS_PER_MS, Press
+
+
+@dataclass(frozen=True, slots=True)
+class ArbiterRules:
+    """The arbiter's rules of one game, typed once from the validated config.
+
+    ``settle_ns`` is the settle window (the ``[arbiter] settle_ms`` key, in ns):
+    how long after the earliest edge a winner may be named; the same window is
+    the grace a countdown gives a late-delivered edge, and the tail a script or
+    drill runs past its last event.  ``tie_rule`` and ``seed`` break exact ties
+    (see :func:`order`).  This is the only place ``settle_ms`` is converted.
+    """
+
+    settle_ns: int
+    tie_rule: str
+    seed: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], seed: int) -> "ArbiterRules":
+        a = config["arbiter"]
+        return cls(settle_ns=int(round(a["settle_ms"] * NS_PER_MS)), tie_rule=a["tie_rule"], seed=seed)
+
+
+@dataclass(frozen=True, slots=True)
+class Arbiter:
+    """Candidates for the current press window, not yet decided."""
+
+    candidates: tuple[Press, ...] = ()
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.candidates)
+
+    def decide_at(self, settle_ns: int) -> int | None:
+        """Engine time at which the winner may be named, or None if idle
+        (the two rules of the module's docstring)."""
+        c = self.candidates
+        if not c:
+            return None
+        first = min(p.at for p in c)
+        if all(p.stream for p in c):
+            tie_wait = min(p.delivered + p.quiet for p in c if p.at == first)
+            return min([tie_wait] + [p.delivered for p in c if p.at > first])
+        return max(first + settle_ns, max(p.delivered + p.quiet for p in c))
+
+
+def offer(arbiter: Arbiter, press: Press) -> Arbiter:
+    """Add an eligible press to the window (a button offered twice keeps its first edge)."""
+    for p in arbiter.candidates:
+        if p.button == press.button:
+            return arbiter if p.at <= press.at else Arbiter(
+                tuple(press if q is p else q for q in arbiter.candidates))
+    return Arbiter(arbiter.candidates + (press,))
+
+
+def order(presses: Sequence[Press], tie_rule: str, seed: int, salt: str,
+          button_order: Sequence[str]) -> list[Press]:
+    """Sort presses by edge time; exact ties broken by ``tie_rule``.
+
+    The draw for ties is deterministic given ``seed`` and ``salt`` (e.g. the
+    question's number), so a replay of the journal repeats it.
+    """
+    rank = {b: i for i, b in enumerate(button_order)}
+    if tie_rule == "order":
+        return sorted(presses, key=lambda p: (p.at, rank.get(p.button, len(rank)), p.button))
+    if len({p.at for p in presses}) == len(presses):
+        # No exact tie: the draw could not change the order, so skip seeding a
+        # generator (string seeding hashes with SHA-512: most of a ruling's cost).
+        return sorted(presses, key=lambda p: p.at)
+    rng = random.Random(f"{seed}/{salt}")
+    # One draw per button, in a fixed button order, independent of arrival order.
+    draw = {b: rng.random() for b in sorted({p.button for p in presses}, key=lambda b: (rank.get(b, 1 << 30), b))}
+    return sorted(presses, key=lambda p: (p.at, draw[p.button]))
+
+
+def is_tie(ordered: Sequence[Press]) -> bool:
+    """True when the first two presses share the exact edge time."""
+    return len(ordered) > 1 and ordered[0].at == ordered[1].at

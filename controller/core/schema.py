@@ -1,0 +1,109 @@
+"""Declared configuration keys: :class:`Key`, :class:`Section` and the check of one value.
+
+The types :mod:`controller.app.config` builds its schema from; a game whose
+section lives with the game (``controller.games.mafia.game.SECTION``) uses them too,
+so the section has one set of defaults and limits that the config file and the
+game's own settings both check against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from controller.core.errors import ConfigError
+
+# --------------------------------------------------------------------------
+# key types
+
+
+@dataclass(frozen=True)
+class Key:
+    """One configuration key.
+
+    ``kind`` is one of ``bool int float number str list dict`` (``number``
+    takes int or float).  ``check`` returns a problem description or ``None``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    doc: str
+    choices: tuple | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    items: str | None = None
+    """For lists: the kind of each item."""
+    check: Callable[[Any], str | None] | None = None
+    source: str = "default"
+    """Where the default comes from: ``seed §4.7``, ``practice`` or ``default``."""
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    doc: str
+    keys: tuple[Key, ...]
+    open_keys: bool = False
+    """True when the section also takes keys not declared (e.g. key maps)."""
+    open_kind: str | None = None
+
+
+def _num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+_KIND_OK = {
+    "bool": lambda v: isinstance(v, bool),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": _num,
+    "number": _num,
+    "str": lambda v: isinstance(v, str),
+    "list": lambda v: isinstance(v, list),
+    "dict": lambda v: isinstance(v, dict),
+}
+
+_KIND_WORD = {
+    "bool": "true or false",
+    "int": "a whole number",
+    "float": "a number",
+    "number": "a number",
+    "str": "a string",
+    "list": "a list",
+    "dict": "a table",
+}
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_value(key: Key, value: Any, path: str) -> Any:
+    """Validate ``value`` for ``key``; return it normalised (floats for float keys)."""
+    if not _KIND_OK[key.kind](value):
+        raise ConfigError(path, f"expected {_KIND_WORD[key.kind]}, got {_show(value)}")
+    if key.kind == "float":
+        value = float(value)
+    if key.minimum is not None and _num(value) and value < key.minimum:
+        raise ConfigError(path, f"must be >= {key.minimum:g}, got {_show(value)}")
+    if key.maximum is not None and _num(value) and value > key.maximum:
+        raise ConfigError(path, f"must be <= {key.maximum:g}, got {_show(value)}")
+    if key.choices is not None and value not in key.choices:
+        raise ConfigError(path, f"must be one of {', '.join(map(str, key.choices))}; got {_show(value)}")
+    if key.kind == "list" and key.items:
+        for i, item in enumerate(value):
+            if not _KIND_OK[key.items](item):
+                raise ConfigError(f"{path}[{i}]", f"expected {_KIND_WORD[key.items]}, got {_show(item)}")
+            if key.minimum is not None and _num(item) and item < key.minimum:
+                raise ConfigError(f"{path}[{i}]", f"must be >= {key.minimum:g}, got {_show(item)}")
+    if key.check is not None:
+        problem = key.check(value)
+        if problem:
+            raise ConfigError(path, problem)
+    return value
+
+
+
+def positive(v):
+    return None if v > 0 else f"must be > 0, got {_show(v)}"

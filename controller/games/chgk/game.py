@@ -1,0 +1,496 @@
+"""«Что? Где? Когда?»: the timer and the score sheet [seed §3, rules.md].
+
+No buttons: presses only move the clock on.  The same pure interface as
+:mod:`controller.games.erudite`.  Rules (every number from ``[chgk]``):
+
+* a tournament is ``tours`` × ``questions_per_tour`` (4 × 12) questions [§3.2];
+  ``question`` moves to the next one (or a named one);
+* ``start_clock`` («Время!») gives the start signal and runs ``discussion_s``
+  (60 s; ``seconds`` param for another length, ``blitz`` for ``blitz_s`` = 20 s)
+  with a warning at ``warn_at_s`` (10 s left), an end signal, then ``answer_s``
+  (10 s) to hand in the answer; ``start_clock`` after a question's clock has
+  run moves to the next question by itself;
+* the host enters results (``result``: team + value; ``results``: a list of
+  the teams that answered right, a team -> value table, or rows
+  ``{team, question, result}`` as :mod:`controller.games.chgk.results` makes them from
+  a CSV file); teams rank by right answers;
+* equal results for places 1–3 (``prize_places``): ``shootout`` starts extra
+  questions; after each one a team that answered right ranks above one that
+  did not, until places 1–3 are settled [§3.4]; equal results below share
+  places, shown as "4–6" [§3.5];
+* ``appeal`` (team, question, accepted) is logged; an accepted appeal gives the
+  team the question [§3.6–3.8]; no appeals on shoot-out questions [§3.7].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from controller.core import countdown as cdn
+from controller.games.chgk.results import parse_result
+from controller.core.effects import Flash, Notice, Sound
+from controller.core.errors import GameError
+from controller.core.events import Host, seconds_to_ns
+from controller.games import race as b
+from controller.games.race import Player
+from controller.games.chgk.results import parse_question
+
+MODE = "chgk"
+
+MAIN = "main"
+SHOOTOUT = "shootout"
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    tours: int
+    per_tour: int
+    discussion: int
+    warn_marks: tuple[int, ...]
+    answer: int
+    blitz: int
+    prize_places: int
+
+    @property
+    def total(self) -> int:
+        return self.tours * self.per_tour
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    rules: Rules
+    teams: tuple[Player, ...]
+    now: int = 0
+    stage: str = "play"                  # play | shootout | finished
+    current: tuple[str, int] | None = None   # (MAIN, n) or (SHOOTOUT, k)
+    phase: str = "idle"                  # idle | discussion | answers | done
+    countdown: cdn.Countdown | None = None
+    last_main: int = 0
+    shootout_count: int = 0
+    shootout_teams: tuple[int, ...] = ()
+    results: dict = field(default_factory=dict)   # {((kind, n), team): bool}; copied, never mutated
+    appeals: tuple[dict, ...] = ()
+    blitz: bool = False
+    paused: bool = False
+    entry: str = ""                      # a team number being typed on the keypad
+
+
+def initial(config: dict, seed: int) -> State:
+    c = config["chgk"]
+    rules = Rules(tours=c["tours"], per_tour=c["questions_per_tour"], discussion=seconds_to_ns(c["discussion_s"]),
+                  warn_marks=tuple(seconds_to_ns(m) for m in c["warn_at_s"]), answer=seconds_to_ns(c["answer_s"]),
+                  blitz=seconds_to_ns(c["blitz_s"]), prize_places=c["prize_places"])
+    return State(rules=rules, teams=b.players_from_config(config))
+
+
+# ---------------------------------------------------------------------------
+# questions and results
+
+def label(rules: Rules, key: tuple[str, int]) -> str:
+    kind, n = key
+    if kind == SHOOTOUT:
+        return f"s{n}"
+    return f"{(n - 1) // rules.per_tour + 1}.{(n - 1) % rules.per_tour + 1}"
+
+
+def _question_key(s: State, ref: Any) -> tuple[str, int]:
+    """A question reference: None (the current one), a number, "tour.question" or "s2" (shoot-out)."""
+    if ref is None:
+        if s.current is None:
+            raise GameError("no current question: name one with \"question\"")
+        return s.current
+    if isinstance(ref, str) and ref.strip().lower().startswith("s") and ref.strip()[1:].isdigit():
+        k = int(ref.strip()[1:])
+        if not 1 <= k <= max(s.shootout_count, 1) or not s.shootout_count:
+            raise GameError(f"no shoot-out question {ref!r}")
+        return (SHOOTOUT, k)
+    try:
+        return (MAIN, parse_question(ref, s.rules.tours, s.rules.per_tour))
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+
+
+def right_answers(s: State, team: int) -> int:
+    return sum(1 for (key, t), v in s.results.items() if t == team and v and key[0] == MAIN)
+
+
+def _key(s: State, i: int, upto: int) -> tuple:
+    so = tuple(0 if s.results.get(((SHOOTOUT, k), i)) else 1 for k in range(1, upto + 1))
+    if i not in s.shootout_teams:
+        so = (1,) * upto
+    return (-right_answers(s, i), so)
+
+
+def _groups(s: State, upto: int) -> list[tuple[int, list[int]]]:
+    """(first place, teams) of every group equal on the ranking key, best first."""
+    out: list[tuple[int, list[int]]] = []
+    for place, i in b.ranked(s.teams, lambda i: _key(s, i, upto)):
+        if out and out[-1][0] == place:
+            out[-1][1].append(i)
+        else:
+            out.append((place, [i]))
+    return out
+
+
+def contested(s: State, upto: int | None = None) -> list[int]:
+    """Teams tied for a place in 1..prize_places (these play the shoot-out)."""
+    upto = s.shootout_count if upto is None else upto
+    return sorted(i for place, g in _groups(s, upto) if len(g) > 1 and place <= s.rules.prize_places for i in g)
+
+
+def standings(s: State) -> list[dict]:
+    """Teams best first by right answers (then the shoot-out); shared places as "4–6"."""
+    rows = []
+    for place, group in _groups(s, s.shootout_count):
+        lab = str(place) if len(group) == 1 else f"{place}–{place + len(group) - 1}"
+        for i in group:
+            row = {"place": place, "place_label": lab, "team": s.teams[i].name,
+                   "right": right_answers(s, i), "points": right_answers(s, i), "tied": len(group) > 1}
+            if i in s.shootout_teams:
+                row["shootout"] = [s.results.get(((SHOOTOUT, k), i)) for k in range(1, s.shootout_count + 1)]
+            rows.append(row)
+    return rows
+
+
+def _set_result(s: State, key: tuple[str, int], team: int, value: bool, t: int, fx: list, **extra) -> State:
+    results = dict(s.results)
+    previous = results.get((key, team))
+    results[(key, team)] = value
+    b.log(fx, t, "result", question=label(s.rules, key), team=s.teams[team].name, result=value,
+          previous=previous, **extra)
+    return replace(s, results=results)
+
+
+def _after_results(s: State, keys: set, t: int, fx: list) -> State:
+    """A shoot-out question whose results are all in may settle places 1..prize_places."""
+    if s.stage != SHOOTOUT or (SHOOTOUT, s.shootout_count) not in keys:
+        return s
+    k = s.shootout_count
+    need = [i for i in contested(s, k - 1) if i in s.shootout_teams]
+    if any(((SHOOTOUT, k), i) not in s.results for i in need):
+        return s
+    if contested(s, k):
+        b.log(fx, t, "shootout_continues", teams=[s.teams[i].name for i in contested(s, k)])
+        return s
+    fx.append(Flash("standings"))
+    b.log(fx, t, "shootout_over", standings=[r["team"] for r in standings(s)])
+    return replace(s, stage="finished")
+
+
+# ---------------------------------------------------------------------------
+# deadlines
+
+def _deadlines(s: State) -> list[tuple[int, int, str]]:
+    return b.countdown_deadlines(s.countdown, "warn", "end")
+
+
+def wakeup(s: State) -> int | None:
+    """The engine time of the next deadline (the shell sends a Tick then)."""
+    return b.earliest(_deadlines(s))
+
+
+def _advance(s: State, now: int, fx: list) -> State:
+    """Fire every deadline up to ``now`` in time order."""
+    return b.fire_due(s, now, fx, _deadlines, _fire)
+
+
+def _fire(s: State, t: int, what: str, fx: list) -> State:
+    """Carry out one deadline (warning, end of discussion, end of hand-in) at ``t``."""
+    if what == "warn":
+        cd, _n = cdn.take_warnings(s.countdown, t)
+        s = replace(s, countdown=cd)
+        fx.append(Sound("warning"))
+        b.log(fx, t, "warning", left_s=round(cdn.remaining(cd, t) / 1e9, 3))
+    elif s.phase == "discussion":
+        fx += [Sound("time_up"), Flash("time_up")]
+        b.log(fx, t, "time_up", question=label(s.rules, s.current))
+        if s.rules.answer:
+            s = replace(s, phase="answers", countdown=cdn.start("answers", s.rules.answer, t))
+            b.log(fx, t, "hand_in", seconds=s.rules.answer / 1e9)
+        else:
+            s = replace(s, phase="done", countdown=None)
+    else:
+        fx += [Sound("time_up"), Flash("answers_closed")]
+        b.log(fx, t, "answers_closed", question=label(s.rules, s.current))
+        s = replace(s, phase="done", countdown=None)
+    return s
+
+
+# ---------------------------------------------------------------------------
+# host actions
+
+def _h_question(s: State, h: Host, fx: list) -> State:
+    if s.stage == "finished":
+        b.refuse(fx, h.at, "game_over")
+        return s
+    if s.countdown is not None and s.countdown.running:
+        b.refuse(fx, h.at, "clock_running")
+        return s
+    if s.stage == SHOOTOUT:
+        key = (SHOOTOUT, s.shootout_count + 1)
+        s = replace(s, shootout_count=key[1])
+    else:
+        ref = h.params.get("question")
+        key = _question_key(s, ref) if ref is not None else (MAIN, s.last_main + 1)
+        if key[0] != MAIN or key[1] > s.rules.total:
+            b.refuse(fx, h.at, "no_more_questions", total=s.rules.total)
+            return s
+        s = replace(s, last_main=max(s.last_main, key[1]))
+    s = replace(s, current=key, phase="idle", countdown=None, blitz=False)
+    b.log(fx, h.at, "question", question=label(s.rules, key), number=key[1], shootout=key[0] == SHOOTOUT)
+    return s
+
+
+def _start(s: State, h: Host, fx: list, seconds: Any, blitz: bool) -> State:
+    if s.countdown is not None and s.countdown.running:
+        b.refuse(fx, h.at, "clock_running")
+        return s
+    if s.current is None or s.phase != "idle":
+        before = s.current
+        s = _h_question(s, replace(h, params={}), fx)
+        if s.current == before:
+            return s
+    total = s.rules.blitz if blitz else s.rules.discussion
+    if seconds is not None:
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+            raise GameError(f"\"seconds\" must be a number > 0, got {seconds!r}")
+        total = seconds_to_ns(seconds)
+    cd = cdn.start("discussion", total, h.at, s.rules.warn_marks)
+    if s.paused:
+        cd = cdn.pause(cd, h.at)
+    fx.append(Sound("start"))
+    b.log(fx, h.at, "start", question=label(s.rules, s.current), seconds=total / 1e9, blitz=blitz)
+    return replace(s, phase="discussion", countdown=cd, blitz=blitz)
+
+
+def _h_start_clock(s: State, h: Host, fx: list) -> State:
+    return _start(s, h, fx, h.params.get("seconds"), False)
+
+
+def _h_blitz(s: State, h: Host, fx: list) -> State:
+    return _start(s, h, fx, h.params.get("seconds"), True)
+
+
+def _value(v: Any) -> bool:
+    try:
+        return parse_result(v)
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+
+
+def _h_result(s: State, h: Host, fx: list) -> State:
+    team = b.team_ref(s.teams, h.params)
+    key = _question_key(s, h.params.get("question"))
+    if "value" not in h.params and "result" not in h.params:
+        raise GameError("\"result\" needs \"value\": true (right) or false")
+    s = _set_result(s, key, team, _value(h.params.get("value", h.params.get("result"))), h.at, fx)
+    return _after_results(s, {key}, h.at, fx)
+
+
+def _h_results(s: State, h: Host, fx: list) -> State:
+    data = h.params.get("results")
+    keys = set()
+    if isinstance(data, dict):
+        key = _question_key(s, h.params.get("question"))
+        for ref, v in data.items():
+            s = _set_result(s, key, b.resolve(s.teams, ref), _value(v), h.at, fx)
+        keys.add(key)
+    elif isinstance(data, list) and all(isinstance(x, dict) for x in data) and data:
+        for row in data:
+            key = _question_key(s, row.get("question", h.params.get("question")))
+            s = _set_result(s, key, b.resolve(s.teams, row.get("team")),
+                            _value(row.get("result", row.get("value"))), h.at, fx)
+            keys.add(key)
+    elif isinstance(data, list):
+        # the teams that answered right; every other team in play did not
+        key = _question_key(s, h.params.get("question"))
+        right = {b.resolve(s.teams, ref) for ref in data}
+        playing = range(len(s.teams)) if key[0] == MAIN else contested(s, key[1] - 1)
+        for i in sorted(set(playing) | right):
+            s = _set_result(s, key, i, i in right, h.at, fx)
+        keys.add(key)
+    else:
+        raise GameError("\"results\" must be a list of teams that answered right, a team -> result "
+                        "table, or rows {team, question, result}")
+    return _after_results(s, keys, h.at, fx)
+
+
+def _h_appeal(s: State, h: Host, fx: list) -> State:
+    team = b.team_ref(s.teams, h.params)
+    if h.params.get("question") is None:
+        raise GameError("\"appeal\" needs \"question\"")
+    key = _question_key(s, h.params.get("question"))
+    if "accepted" not in h.params:
+        raise GameError("\"appeal\" needs \"accepted\": true or false")
+    accepted = _value(h.params["accepted"])
+    if key[0] == SHOOTOUT:
+        b.refuse(fx, h.at, "appeal_not_allowed", question=label(s.rules, key))
+        return s
+    entry = {"team": s.teams[team].name, "question": label(s.rules, key), "accepted": accepted,
+             "at": h.at / 1e9, "before": s.results.get((key, team))}
+    b.log(fx, h.at, "appeal", team=entry["team"], question=entry["question"], accepted=accepted,
+          before=entry["before"])
+    s = replace(s, appeals=s.appeals + (entry,))
+    if accepted:
+        s = _set_result(s, key, team, True, h.at, fx, appeal=True)
+    return s
+
+
+def _h_shootout(s: State, h: Host, fx: list) -> State:
+    if s.stage == SHOOTOUT:
+        b.refuse(fx, h.at, "shootout_running")
+        return s
+    refs = h.params.get("teams")
+    teams = tuple(sorted({b.resolve(s.teams, r) for r in refs})) if refs else tuple(contested(s))
+    if len(teams) < 2:
+        b.refuse(fx, h.at, "no_tie")
+        return s
+    # a new tie after a finished shoot-out (an appeal accepted later): the
+    # earlier shoot-out questions keep deciding what they decided, the new
+    # questions follow them (s2, s3 ...)
+    s = replace(s, stage=SHOOTOUT, shootout_teams=tuple(sorted(set(s.shootout_teams) | set(teams))),
+                current=None, phase="idle", countdown=None)
+    b.log(fx, h.at, "shootout", teams=[s.teams[i].name for i in teams])
+    return s
+
+
+def _h_pause(s: State, h: Host, fx: list) -> State:
+    if s.paused:
+        return _h_resume(s, h, fx)
+    b.log(fx, h.at, "pause")
+    return replace(s, paused=True, countdown=cdn.pause(s.countdown, h.at) if s.countdown else None)
+
+
+def _h_resume(s: State, h: Host, fx: list) -> State:
+    if not s.paused:
+        return s
+    b.log(fx, h.at, "resume")
+    return replace(s, paused=False, countdown=cdn.resume(s.countdown, h.at) if s.countdown else None)
+
+
+def _h_end_game(s: State, h: Host, fx: list) -> State:
+    fx.append(Flash("standings"))
+    b.log(fx, h.at, "game_over", standings=[r["team"] for r in standings(s)],
+          shootout_needed=bool(contested(s)))
+    return replace(s, stage="finished", countdown=None, phase="done" if s.current else "idle")
+
+
+def _h_digit(s: State, h: Host, fx: list) -> State:
+    """One digit of a team number typed on the keypad (the last three are kept)."""
+    d = str(h.params.get("digit", ""))
+    if len(d) != 1 or not d.isdigit():
+        raise GameError(f"\"digit\" needs one digit, got {h.params.get('digit')!r}")
+    return replace(s, entry=(s.entry + d)[-3:])
+
+
+def _digit_action(d: int):
+    return lambda s, h, fx: _h_digit(s, replace(h, params={"digit": str(d)}), fx)
+
+
+def _h_clear(s: State, h: Host, fx: list) -> State:
+    return replace(s, entry="")
+
+
+def _mark(value: bool):
+    def mark(s: State, h: Host, fx: list) -> State:
+        """The typed team (1-based number) answered the current question right / wrong."""
+        n = int(s.entry) if s.entry else 0
+        s = replace(s, entry="")
+        if not 1 <= n <= len(s.teams):
+            fx.append(Notice("chgk.no_such_team", {"number": n}))
+            b.log(fx, h.at, "refused", reason="chgk.no_such_team", number=n)
+            return s
+        if s.current is None:
+            fx.append(Notice("no_question", {}))
+            return s
+        s = _set_result(s, s.current, n - 1, value, h.at, fx)
+        fx.append(Notice("chgk.marked_right" if value else "chgk.marked_wrong", {"team": s.teams[n - 1].name}))
+        return _after_results(s, {s.current}, h.at, fx)
+    return mark
+
+
+def _h_rename(s: State, h: Host, fx: list) -> State:
+    """A team's new name (``team``, ``name``); results are kept by team, not by name."""
+    return b.rename(s, h, fx)[0]
+
+
+HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
+    **{f"digit_{d}": _digit_action(d) for d in range(10)},
+    "clear": _h_clear,
+    "mark_right": _mark(True),
+    "mark_wrong": _mark(False),
+    "question": _h_question,
+    "start_clock": _h_start_clock,
+    "blitz": _h_blitz,
+    "result": _h_result,
+    "results": _h_results,
+    "appeal": _h_appeal,
+    "shootout": _h_shootout,
+    "pause": _h_pause,
+    "resume": _h_resume,
+    "rename": _h_rename,
+    "end_game": _h_end_game,
+}
+"""Every host action of ЧГК (documented in docs/modes.md)."""
+
+
+def step(s: State, event) -> tuple[State, list]:
+    """Apply one event; return the new state and the effects to carry out (presses are ignored)."""
+    return b.dispatch(s, event, actions=HOST_ACTIONS, advance=_advance, mode_name="ЧГК")
+
+
+# ---------------------------------------------------------------------------
+# view, summary
+
+def _asked(s: State) -> list[tuple[str, int]]:
+    keys = {(MAIN, n) for n in range(1, s.last_main + 1)} | {(SHOOTOUT, k) for k in range(1, s.shootout_count + 1)}
+    keys |= {key for key, _t in s.results}
+    return sorted(keys, key=lambda k: (k[0] == SHOOTOUT, k[1]))
+
+
+def question_summary(s: State, key: tuple[str, int]) -> dict:
+    kind, n = key
+    res = {s.teams[t].name: v for (k, t), v in sorted(s.results.items(), key=lambda x: x[0][1]) if k == key}
+    return {"number": n, "label": label(s.rules, key), "shootout": kind == SHOOTOUT,
+            "tour": None if kind == SHOOTOUT else (n - 1) // s.rules.per_tour + 1,
+            "in_tour": None if kind == SHOOTOUT else (n - 1) % s.rules.per_tour + 1,
+            "presses": [],
+            "answers": [{"team": name, "result": "right" if v else "wrong"} for name, v in res.items()],
+            "results": res,
+            "appeals": [a for a in s.appeals if a["question"] == label(s.rules, key)]}
+
+
+def view(s: State, now: int | None = None) -> dict:
+    now = s.now if now is None else now
+    rows = {r["team"]: r for r in standings(s)}
+    teams = [{"name": t.name, "button": t.button, "color": t.color, "score": rows[t.name]["right"],
+              "place": rows[t.name]["place"], "place_label": rows[t.name]["place_label"],
+              "holder": False, "locked": False, "disabled": None, "early": False, "blocked": False,
+              "in_shootout": i in s.shootout_teams and s.stage == SHOOTOUT}
+             for i, t in enumerate(s.teams)]
+    question = None
+    if s.current is not None:
+        question = dict(question_summary(s, s.current), nominal=None, phase=s.phase, blitz=s.blitz)
+    tied = contested(s)
+    return {
+        "mode": MODE, "stage": s.stage, "paused": s.paused,
+        "tour": None if s.current is None or s.current[0] == SHOOTOUT else (s.current[1] - 1) // s.rules.per_tour + 1,
+        "tours": s.rules.tours, "questions_per_tour": s.rules.per_tour,
+        "teams": teams, "question": question, "phase": s.phase, "entry": s.entry,
+        "countdown": b.countdown_view(s.countdown, now),
+        "standings": standings(s),
+        "shootout": {"needed": bool(tied), "teams": [s.teams[i].name for i in (s.shootout_teams or tied)],
+                     "questions": s.shootout_count, "running": s.stage == SHOOTOUT},
+    }
+
+
+def summary(s: State) -> dict:
+    return {
+        "mode": MODE, "stage": s.stage,
+        "scores": {t.name: right_answers(s, i) for i, t in enumerate(s.teams)},
+        "standings": standings(s),
+        "shootout_needed": bool(contested(s)),
+        "questions": [question_summary(s, k) for k in _asked(s)],
+        "appeals": list(s.appeals),
+    }

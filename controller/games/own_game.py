@@ -1,0 +1,464 @@
+"""Своя игра: individual players, one button each [rules.md, practice].
+
+The same pure interface as :mod:`controller.games.erudite` (``initial``,
+``step``, ``wakeup``, ``view``, ``summary``, ``HOST_ACTIONS``).  Rules (every
+number from ``[own_game]``):
+
+* ``question`` opens a question (``nominal`` param, default from
+  ``own_game.nominals``); buttons are *not* armed yet;
+* ``reading_done`` (the host's end-of-reading mark) arms the buttons and starts
+  the press window (5 s);
+* a press whose edge is before arming is *early*: that button is blocked for
+  ``early_block_s`` (1 s) from the edge; every early press restarts its block;
+  the lamp blinks while blocked (and the false-start sound plays if
+  ``early_sound``); a press after arming but inside a block is refused
+  (``blocked``) and does not extend it;
+* the earliest eligible edge wins after the settle window (:mod:`controller.core.arbiter`);
+  an optional answer countdown (``answer_time_s``) runs while the player answers
+  (its end only signals: the host still rules);
+* right: +nominal, the question ends; wrong: −nominal, that player is locked for
+  the question and a new wave is armed at the ruling with a fresh press window;
+  presses during someone's answer are early presses of the next wave;
+* the press window running out closes the question with no score (``time_up``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from controller.core import arbiter as arb
+from controller.core import countdown as cdn
+from controller.core.effects import Flash, Lamp, Notice, Sound
+from controller.core.errors import GameError
+from controller.core.events import Host, Press, seconds_to_ns
+from controller.games import race as b
+from controller.games.race import (BLOCKED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
+                                      Player, PressRecord)
+
+MODE = "own-game"
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    arbiter: arb.ArbiterRules
+    nominals: tuple[int, ...]
+    early_block: int
+    early_sound: bool
+    window: int
+    answer_time: int
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    number: int                      # 1-based place in the game; a replacement keeps the withdrawn one's
+    seq: int                         # 1-based, counts every announcement (tie draws, undo)
+    nominal: int
+    theme: str
+    announced_at: int
+    armed_at: int | None = None      # None until the end-of-reading mark
+    wave: int = 0
+    countdown: cdn.Countdown | None = None   # the press window
+    answer_cd: cdn.Countdown | None = None   # the optional answer countdown
+    arbiter: arb.Arbiter = arb.Arbiter()
+    holder: int | None = None
+    presses: tuple[PressRecord, ...] = ()
+    answers: tuple[Answer, ...] = ()
+    answered: frozenset = frozenset()
+    closed: str | None = None        # right | time | exhausted | withdrawn
+
+    @property
+    def open(self) -> bool:
+        return self.closed is None
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    rules: Rules
+    teams: tuple[Player, ...]
+    now: int = 0
+    stage: str = "play"              # play | finished
+    question: Question | None = None
+    history: tuple[Question, ...] = ()
+    scores: tuple[int, ...] = ()
+    won: tuple[int, ...] = ()
+    block_until: tuple[int, ...] = ()
+    theme: str = ""
+    theme_count: int = 0             # questions asked in the current theme
+    paused: bool = False
+    undo: tuple = ()
+
+    @property
+    def button_order(self) -> tuple[str, ...]:
+        return tuple(t.button for t in self.teams)
+
+
+def initial(config: dict, seed: int) -> State:
+    o = config["own_game"]
+    rules = Rules(arbiter=arb.ArbiterRules.from_config(config, seed),
+                  nominals=tuple(o["nominals"]), early_block=seconds_to_ns(o["early_block_s"]),
+                  early_sound=o["early_sound"], window=seconds_to_ns(o["press_window_s"]),
+                  answer_time=seconds_to_ns(o["answer_time_s"]))
+    teams = b.players_from_config(config)
+    zeros = (0,) * len(teams)
+    return State(rules=rules, teams=teams, scores=zeros, won=zeros, block_until=zeros)
+
+
+# ---------------------------------------------------------------------------
+# deadlines
+
+def _deadlines(s: State) -> list[tuple[int, int, str]]:
+    out = []
+    q = s.question
+    if q is not None and q.open:
+        t = q.arbiter.decide_at(s.rules.arbiter.settle_ns)
+        if t is not None:
+            out.append((t, 0, "decide"))
+        out += b.countdown_deadlines(q.countdown, "warn", "expire", grace=s.rules.arbiter.settle_ns)
+        out += b.countdown_deadlines(q.answer_cd, "answer_warn", "answer_time_up")
+    out += b.block_deadlines(s.block_until)
+    return out
+
+
+def wakeup(s: State) -> int | None:
+    """The engine time of the next deadline (the shell sends a Tick then)."""
+    return b.earliest(_deadlines(s))
+
+
+def _advance(s: State, now: int, fx: list) -> State:
+    """Fire every deadline up to ``now`` in time order."""
+    return b.fire_due(s, now, fx, _deadlines, _fire)
+
+
+def _fire(s: State, t: int, what: str, fx: list) -> State:
+    """Carry out one deadline (settle window, press window, answer time, block) at ``t``."""
+    q = s.question
+    if what == "decide":
+        s = _decide(s, t, fx)
+    elif what == "expire":
+        q = replace(q, closed="time", countdown=replace(q.countdown, deadline=None, left=0))
+        fx += [Sound("time_up"), Flash("time_up")]
+        b.log(fx, t, "time_up", question=q.number)
+        s = replace(s, question=q)
+    elif what == "answer_time_up":
+        q = replace(q, answer_cd=replace(q.answer_cd, deadline=None, left=0))
+        fx += [Sound("time_up"), Flash("answer_time_up", s.teams[q.holder].name)]
+        b.log(fx, t, "answer_time_up", team=s.teams[q.holder].name)
+        s = replace(s, question=q)
+    elif what.startswith("unblock:"):
+        s = b.unblock(s, what, t, fx)
+    return s
+
+
+def _decide(s: State, t: int, fx: list) -> State:
+    q = s.question
+    ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
+                                f"{q.seq}/{q.wave}", s.button_order)
+    winner = ordered[0]
+    team = b.index_of(s.teams, winner.button)
+    answer_cd = None
+    if s.rules.answer_time:
+        answer_cd = cdn.start("answer", s.rules.answer_time, t)
+        if s.paused:
+            answer_cd = cdn.pause(answer_cd, t)
+    q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses,
+                countdown=cdn.pause(q.countdown, t), answer_cd=answer_cd)
+    fx += [Lamp(winner.button, "on"), Sound("press")]
+    b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button, **b.decision_log(ordered))
+    return replace(s, question=q)
+
+
+# ---------------------------------------------------------------------------
+# presses
+
+def _press(s: State, p: Press, fx: list) -> State:
+    team = b.index_of(s.teams, p.button)
+    if team is None:
+        b.log(fx, p.delivered, "unknown_button", button=p.button)
+        fx.append(Notice("unknown_button", {"button": p.button}))
+        return s
+    q = s.question
+    if q is None or not q.open:
+        b.log(fx, p.delivered, "idle_press", button=p.button, at=p.at / 1e9)
+        return s
+    if team in q.answered:
+        kind = LOCKED
+    elif q.armed_at is None or p.at < q.armed_at:
+        kind = EARLY
+    elif q.holder is not None:
+        first = b.winner_at(q.presses, q.wave)
+        kind = LOCKOUT if first is not None and p.at < first + s.rules.arbiter.settle_ns else EARLY
+    elif s.block_until[team] and p.at < s.block_until[team]:
+        kind = BLOCKED
+    elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
+        kind = LATE
+    elif b.has_pending(q.presses, p.button, q.wave):
+        return s
+    else:
+        kind = PENDING
+    q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind),))
+    if kind == PENDING:
+        q = replace(q, arbiter=arb.offer(q.arbiter, p))
+    s = replace(s, question=q)
+    name = s.teams[team].name
+    b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9,
+          delivered=p.delivered / 1e9, press_kind=kind, wave=q.wave)
+    if kind == EARLY and s.rules.early_block:
+        # every early press restarts the block, from its own edge time
+        s = replace(s, block_until=b.set_at(s.block_until, team, p.at + s.rules.early_block))
+        fx += [Lamp(p.button, "blink"), Notice("early_press", {"button": p.button, "team": name})]
+        if s.rules.early_sound:
+            fx.append(Sound("false_start"))
+    elif kind == EARLY:
+        fx.append(Notice("early_press", {"button": p.button, "team": name}))
+    return s
+
+
+# ---------------------------------------------------------------------------
+# host actions
+
+def _h_question(s: State, h: Host, fx: list) -> State:
+    if s.stage == "finished":
+        b.refuse(fx, h.at, "game_over")
+        return s
+    if s.question is not None and s.question.open:
+        b.refuse(fx, h.at, "question_open")
+        return s
+    theme = h.params.get("theme")
+    if theme is not None and str(theme) != s.theme:
+        s = replace(s, theme=str(theme), theme_count=0)
+    nominal = h.params.get("nominal")
+    if nominal is None:
+        nominal = s.rules.nominals[s.theme_count % len(s.rules.nominals)]
+    if not isinstance(nominal, int) or isinstance(nominal, bool) or nominal <= 0:
+        raise GameError(f"nominal must be a whole number > 0, got {nominal!r}")
+    history = s.history + ((s.question,) if s.question is not None else ())
+    q = Question(number=sum(1 for x in history if x.closed != "withdrawn") + 1, seq=len(history) + 1,
+                 nominal=nominal, theme=s.theme, announced_at=h.at)
+    s = replace(s, history=history, question=q, theme_count=s.theme_count + 1, undo=())
+    b.log(fx, h.at, "question", number=q.number, nominal=nominal, theme=s.theme)
+    return s
+
+
+def _h_theme(s: State, h: Host, fx: list) -> State:
+    s = replace(s, theme=str(h.params.get("theme", "")), theme_count=0)
+    b.log(fx, h.at, "theme", theme=s.theme)
+    return s
+
+
+def _arm(s: State, q: Question, now: int) -> Question:
+    cd = cdn.start("press_window", s.rules.window, now)
+    if s.paused:
+        cd = cdn.pause(cd, now)
+    return replace(q, armed_at=now, countdown=cd, answer_cd=None)
+
+
+def _h_reading_done(s: State, h: Host, fx: list) -> State:
+    q = s.question
+    if q is None or not q.open:
+        b.refuse(fx, h.at, "no_question")
+        return s
+    if q.armed_at is not None:
+        b.refuse(fx, h.at, "already_armed")
+        return s
+    q = _arm(s, q, h.at)
+    b.log(fx, h.at, "armed", question=q.number, wave=q.wave, window_s=s.rules.window / 1e9)
+    return replace(s, question=q)
+
+
+def _ruling(s: State, h: Host, fx: list, result: str) -> State:
+    q = b.holder_question(s, h, fx)
+    if q is None:
+        return s
+    before = s
+    team = q.holder
+    delta = q.nominal if result == "right" else -q.nominal
+    q = replace(q, answers=q.answers + (Answer(team, result, delta, h.at, q.wave),),
+                answered=q.answered | {team}, holder=None, answer_cd=None)
+    s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] + delta),
+                won=b.set_at(s.won, team, s.won[team] + max(delta, 0)), undo=(before,) + s.undo[:9])
+    name = s.teams[team].name
+    fx += [Lamp(s.teams[team].button, "off"), Sound(result), Flash(result, name)]
+    b.log(fx, h.at, "ruling", result=result, team=name, delta=delta, score=s.scores[team])
+    if result == "right":
+        return replace(s, question=replace(q, closed="right"))
+    if len(q.answered) >= len(s.teams):
+        b.log(fx, h.at, "question_closed", reason="exhausted", question=q.number)
+        return replace(s, question=replace(q, closed="exhausted"))
+    q = _arm(s, replace(q, wave=q.wave + 1), h.at)
+    b.log(fx, h.at, "armed", question=q.number, wave=q.wave, window_s=s.rules.window / 1e9)
+    return replace(s, question=q)
+
+
+def _h_right(s: State, h: Host, fx: list) -> State:
+    return _ruling(s, h, fx, "right")
+
+
+def _h_wrong(s: State, h: Host, fx: list) -> State:
+    return _ruling(s, h, fx, "wrong")
+
+
+def _h_withdraw(s: State, h: Host, fx: list) -> State:
+    q = s.question
+    if q is None or q.closed == "withdrawn":
+        b.refuse(fx, h.at, "no_question")
+        return s
+    undone = []
+    for a in q.answers:
+        s = replace(s, scores=b.set_at(s.scores, a.team, s.scores[a.team] - a.delta),
+                    won=b.set_at(s.won, a.team, s.won[a.team] - max(a.delta, 0)))
+        undone.append({"team": s.teams[a.team].name, "delta": -a.delta})
+    if q.holder is not None:
+        fx.append(Lamp(s.teams[q.holder].button, "off"))
+    q = replace(q, closed="withdrawn", holder=None, arbiter=arb.Arbiter(), answer_cd=None,
+                countdown=cdn.pause(q.countdown, h.at) if q.countdown else None)
+    fx.append(Flash("withdrawn"))
+    b.log(fx, h.at, "withdraw", question=q.number, nominal=q.nominal, undone=undone)
+    return replace(s, question=q, undo=())
+
+
+def _h_undo(s: State, h: Host, fx: list) -> State:
+    if not s.undo or s.question is None or s.undo[0].question is None \
+            or s.undo[0].question.seq != s.question.seq:
+        b.refuse(fx, h.at, "nothing_to_undo")
+        return s
+    prev = s.undo[0]
+    q = prev.question
+    if q.holder is not None:
+        fx.append(Lamp(s.teams[q.holder].button, "on"))
+    last = s.question.answers[-1]
+    fx.append(Flash("undo"))
+    b.log(fx, h.at, "undo", question=q.number,
+          ruling={"team": s.teams[last.team].name, "result": last.result, "delta": last.delta})
+    # a rename made since the ruling stays
+    return replace(prev, now=s.now, paused=s.paused, block_until=s.block_until, undo=s.undo[1:], teams=s.teams)
+
+
+def _h_pause(s: State, h: Host, fx: list) -> State:
+    if s.paused:
+        return _h_resume(s, h, fx)
+    q = s.question
+    if q is not None:
+        q = replace(q, countdown=cdn.pause(q.countdown, h.at) if q.countdown else None,
+                    answer_cd=cdn.pause(q.answer_cd, h.at) if q.answer_cd else None)
+    b.log(fx, h.at, "pause")
+    return replace(s, paused=True, question=q)
+
+
+def _h_resume(s: State, h: Host, fx: list) -> State:
+    if not s.paused:
+        return s
+    q = s.question
+    if q is not None and q.open:
+        if q.countdown is not None and q.holder is None and not q.arbiter.pending and q.countdown.left > 0:
+            q = replace(q, countdown=cdn.resume(q.countdown, h.at))
+        if q.answer_cd is not None and q.answer_cd.left > 0:
+            q = replace(q, answer_cd=cdn.resume(q.answer_cd, h.at))
+    b.log(fx, h.at, "resume")
+    return replace(s, paused=False, question=q)
+
+
+def _h_adjust(s: State, h: Host, fx: list) -> State:
+    """A manual score correction by the host: ``team`` and ``points`` (+/-)."""
+    team = b.team_ref(s.teams, h.params)
+    points = h.params.get("points")
+    if not isinstance(points, int) or isinstance(points, bool):
+        raise GameError(f"\"points\" must be a whole number, got {points!r}")
+    s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] + points),
+                # an undo of an earlier ruling keeps this correction
+                undo=tuple(replace(u, scores=b.set_at(u.scores, team, u.scores[team] + points)) for u in s.undo))
+    b.log(fx, h.at, "adjust", team=s.teams[team].name, points=points, score=s.scores[team])
+    return s
+
+
+def _h_rename(s: State, h: Host, fx: list) -> State:
+    """A player's new name (``team``, ``name``); see :func:`controller.games.race.rename`."""
+    return b.rename(s, h, fx)[0]
+
+
+def _h_end_game(s: State, h: Host, fx: list) -> State:
+    if s.question is not None and s.question.open:
+        b.refuse(fx, h.at, "question_open")
+        return s
+    fx.append(Flash("standings"))
+    b.log(fx, h.at, "game_over", standings=[r["team"] for r in standings(s)])
+    return replace(s, stage="finished")
+
+
+HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
+    "question": _h_question,
+    "theme": _h_theme,
+    "reading_done": _h_reading_done,
+    "right": _h_right,
+    "wrong": _h_wrong,
+    "withdraw": _h_withdraw,
+    "undo": _h_undo,
+    "pause": _h_pause,
+    "resume": _h_resume,
+    "adjust": _h_adjust,
+    "rename": _h_rename,
+    "end_game": _h_end_game,
+}
+"""Every host action of Своя игра (documented in docs/modes.md)."""
+
+
+def step(s: State, event) -> tuple[State, list]:
+    """Apply one event; return the new state and the effects to carry out."""
+    return b.dispatch(s, event, actions=HOST_ACTIONS, advance=_advance, mode_name="Своя игра",
+                      on_press=_press)
+
+
+# ---------------------------------------------------------------------------
+# standings, view, summary
+
+def standings(s: State) -> list[dict]:
+    """Players best first by score, then points won by right answers; equal = shared place."""
+    key = lambda i: (-s.scores[i], -s.won[i])  # noqa: E731
+    return [{"place": place, "team": s.teams[i].name, "points": s.scores[i], "won_points": s.won[i],
+             "tied": sum(1 for j in range(len(s.teams)) if key(j) == key(i)) > 1}
+            for place, i in b.ranked(s.teams, key)]
+
+
+def question_summary(s: State, q: Question) -> dict:
+    return {"number": q.number, "nominal": q.nominal, "theme": q.theme,
+            "presses": b.press_rows(s.teams, q.presses), "answers": b.answer_rows(s.teams, q.answers),
+            "closed": q.closed, "withdrawn": q.closed == "withdrawn"}
+
+
+def view(s: State, now: int | None = None) -> dict:
+    now = s.now if now is None else now
+    q = s.question
+    live = q is not None and q.open
+    places = {r["team"]: r["place"] for r in standings(s)}
+    teams = [{
+        "name": t.name, "button": t.button, "color": t.color, "score": s.scores[i], "won": s.won[i],
+        "place": places[t.name],
+        "holder": bool(live and q.holder == i),
+        "locked": bool(live and i in q.answered),
+        "disabled": None,
+        "early": bool(live and any(r.team == i and r.kind == EARLY and r.wave == q.wave for r in q.presses)),
+        "blocked": bool(s.block_until[i] and s.block_until[i] > now),
+    } for i, t in enumerate(s.teams)]
+    question = None
+    if q is not None:
+        question = {"number": q.number, "nominal": q.nominal, "theme": q.theme, "open": q.open,
+                    "closed": q.closed, "armed": q.armed_at is not None, "wave": q.wave,
+                    "presses": b.press_rows(s.teams, q.presses), "answers": b.answer_rows(s.teams, q.answers)}
+    return {
+        "mode": MODE, "stage": s.stage, "paused": s.paused, "theme": s.theme,
+        "teams": teams, "question": question,
+        "countdown": b.countdown_view(q.countdown if live else None, now),
+        "answer_countdown": b.countdown_view(q.answer_cd if live else None, now),
+        "standings": standings(s),
+    }
+
+
+def summary(s: State) -> dict:
+    questions = list(s.history) + ([s.question] if s.question is not None else [])
+    return {
+        "mode": MODE, "seed": s.rules.arbiter.seed, "stage": s.stage,
+        "scores": {t.name: s.scores[i] for i, t in enumerate(s.teams)},
+        "won_points": {t.name: s.won[i] for i, t in enumerate(s.teams)},
+        "standings": standings(s),
+        "questions": [question_summary(s, q) for q in questions],
+    }

@@ -1,0 +1,213 @@
+"""A programme: several games in a row with running totals.
+
+``[[programme.rounds]]`` lists the rounds, each with its own ``mode``
+(erudite, own-game, brain-ring, chgk), ``title`` and ``settings`` (config keys
+of that round on top of the whole config, e.g. its own ``teams``).  The
+programme runs one round at a time through that mode's own engine and passes
+every event to it; ``next_game`` (always) or ``next_round`` (when the round's
+mode has no ``next_round`` of its own, or its game is finished) moves on.
+Totals add each round's ``summary()["scores"]`` by team name, so a team that
+plays in several rounds is one line of the totals however its buttons change.
+
+Pure like every engine module: the round configs are built (validated) once
+in :func:`initial`, and each round's seed is derived from the programme's
+seed, so a replay repeats every tie draw and random pause.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, replace
+from types import ModuleType
+from typing import Any
+
+from controller.app import config as config_mod
+from controller.core.effects import Flash
+from controller.core.errors import GameError
+from controller.core.events import Host, Tick
+from controller.games import race as b
+from controller.core.engine import MODES
+
+MODE = "programme"
+
+MOVE_ON = ("next_game", "next_round")
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    mode: str
+    title: str
+    config: dict
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    rounds: tuple[Round, ...]
+    seed: int
+    index: int = 0
+    game: Any = None                     # the current round's own state
+    done: tuple[dict, ...] = ()          # summaries of the finished rounds
+    now: int = 0
+    stage: str = "play"                  # play | finished
+    renames: tuple[tuple[str, str], ...] = ()   # (a name a team had, the name it has now)
+
+
+def _module(mode: str) -> ModuleType:
+    return importlib.import_module(MODES[mode])
+
+
+def round_seed(seed: int, index: int) -> int:
+    return seed * 1000 + index
+
+
+def initial(config: dict, seed: int) -> State:
+    rounds = tuple(Round(r["mode"], r.get("title") or f"{i + 1}", c) for i, (r, c) in
+                   enumerate(zip(config["programme"]["rounds"], config_mod.programme_round_configs(config))))
+    if not rounds:
+        raise GameError("the programme has no rounds ([[programme.rounds]])")
+    first = _module(rounds[0].mode).initial(rounds[0].config, round_seed(seed, 0))
+    return State(rounds=rounds, seed=seed, game=first)
+
+
+def _current(s: State) -> ModuleType:
+    return _module(s.rounds[s.index].mode)
+
+
+def current_name(s: State, name: str) -> str:
+    """The name a team plays under now: a team renamed in some round keeps its new
+    name in the totals of the rounds before and in the rounds after."""
+    return dict(s.renames).get(name, name)
+
+
+def totals(s: State) -> dict[str, int | float]:
+    """Running totals by team name (the current one): every finished round plus the current one."""
+    out: dict[str, int | float] = {}
+    parts = [d["scores"] for d in s.done]
+    if s.stage == "play":
+        parts.append(_current(s).summary(s.game)["scores"])
+    for scores in parts:
+        for name, pts in scores.items():
+            name = current_name(s, name)
+            out[name] = out.get(name, 0) + pts
+    return out
+
+
+def _renamed_teams(s: State, game: Any) -> Any:
+    """A round's fresh state with the names its teams have now (teams renamed in an earlier round)."""
+    if not s.renames:
+        return game
+    return replace(game, teams=tuple(replace(t, name=current_name(s, t.name)) for t in game.teams))
+
+
+def _rename(s: State, h: Host, fx: list) -> State:
+    """``rename`` in the current round, checked also against the teams of the other rounds
+    (totals add up by name: a name another team of the programme has would merge the two)."""
+    i = b.team_ref(s.game.teams, h.params)
+    old = s.game.teams[i].name
+    name = b.clean_name(h.params.get("name"))
+    others = set(totals(s)) | {current_name(s, t["name"]) for r in s.rounds for t in r.config["teams"]}
+    if b.name_problem(name, sorted(others - {old})) == "rename_taken":
+        b.refuse(fx, h.at, "rename_taken", team=old, name=name, max=b.NAME_MAX)
+        return s
+    game, more = _current(s).step(s.game, h)
+    fx += more
+    new = game.teams[i].name
+    if new == old:
+        return replace(s, game=game)
+    names = {k: (new if v == old else v) for k, v in s.renames}
+    names[old] = new
+    renames = tuple((k, v) for k, v in names.items() if k != v)
+    return replace(s, game=game, renames=renames)
+
+
+def standings(s: State) -> list[dict]:
+    t = totals(s)
+    names = list(t)
+    return [{"place": place, "team": names[i], "points": t[names[i]],
+             "tied": sum(1 for n in names if t[n] == t[names[i]]) > 1}
+            for place, i in b.ranked(names, lambda i: -t[names[i]])]
+
+
+def wakeup(s: State) -> int | None:
+    return _current(s).wakeup(s.game) if s.stage == "play" else None
+
+
+def _round_summary(s: State) -> dict:
+    r = s.rounds[s.index]
+    return dict(_current(s).summary(s.game), round=s.index + 1, title=r.title)
+
+
+def _move_on(s: State, h: Host, fx: list) -> State:
+    if s.stage == "finished":
+        b.refuse(fx, h.at, "game_over")
+        return s
+    # let the round fire its due deadlines first
+    game, more = _current(s).step(s.game, Tick(h.at))
+    fx += more
+    s = replace(s, game=game)
+    done = s.done + (_round_summary(s),)
+    b.log(fx, h.at, "round_over", round=s.index + 1, title=s.rounds[s.index].title,
+          scores=done[-1]["scores"])
+    if s.index + 1 >= len(s.rounds):
+        s = replace(s, done=done, stage="finished")
+        fx.append(Flash("standings"))
+        b.log(fx, h.at, "game_over", totals=totals(s))
+        return s
+    i = s.index + 1
+    r = s.rounds[i]
+    game = _renamed_teams(s, _module(r.mode).initial(r.config, round_seed(s.seed, i)))
+    s = replace(s, index=i, game=game, done=done)
+    b.log(fx, h.at, "round", round=i + 1, title=r.title, mode=r.mode, totals=totals(s))
+    return s
+
+
+def _moves_on(s: State, h: Host) -> bool:
+    if h.action == "next_game":
+        return True
+    if h.action != "next_round":
+        return False
+    mod = _current(s)
+    return "next_round" not in mod.HOST_ACTIONS or mod.view(s.game)["stage"] == "finished"
+
+
+def step(s: State, event) -> tuple[State, list]:
+    fx: list = []
+    s = replace(s, now=max(s.now, event.now))
+    if isinstance(event, Host) and _moves_on(s, event):
+        return _move_on(s, replace(event, at=max(event.at, s.now)), fx), fx
+    if s.stage == "finished":
+        if isinstance(event, Host):
+            b.refuse(fx, event.at, "game_over")
+        return s, fx
+    if isinstance(event, Host) and event.action == "rename":
+        return _rename(s, replace(event, at=max(event.at, s.now)), fx), fx
+    if isinstance(event, Host) and event.action not in _current(s).HOST_ACTIONS:
+        raise GameError(f"unknown host action {event.action!r} in round {s.index + 1} "
+                        f"({s.rounds[s.index].mode}); known: {', '.join(host_actions(s))}")
+    game, fx = _current(s).step(s.game, event)
+    return replace(s, game=game), fx
+
+
+def host_actions(s: State) -> list[str]:
+    """What the host may do now: the current round's actions plus moving on."""
+    return list(_current(s).HOST_ACTIONS) + [a for a in MOVE_ON if a not in _current(s).HOST_ACTIONS]
+
+
+HOST_ACTIONS = {"next_game": _move_on, "next_round": _move_on}
+"""The programme's own actions; every other action goes to the current round's mode."""
+
+
+def view(s: State, now: int | None = None) -> dict:
+    inner = _current(s).view(s.game, now)
+    return dict(inner, programme={
+        "round": s.index + 1, "rounds": len(s.rounds), "title": s.rounds[s.index].title,
+        "mode": s.rounds[s.index].mode, "titles": [r.title for r in s.rounds],
+        "totals": totals(s), "standings": standings(s), "finished": s.stage == "finished"},
+        stage=inner["stage"] if s.stage == "play" else "finished")
+
+
+def summary(s: State) -> dict:
+    rounds = list(s.done) + ([_round_summary(s)] if s.stage == "play" else [])
+    questions = [dict(q, round=r["round"]) for r in rounds for q in r.get("questions", [])]
+    return {"mode": MODE, "seed": s.seed, "stage": s.stage, "round": s.index + 1,
+            "scores": totals(s), "standings": standings(s), "rounds": rounds, "questions": questions}

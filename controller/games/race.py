@@ -1,0 +1,304 @@
+"""Shared pieces of the button modes (Своя игра, Брейн-ринг).
+
+Plain values and pure helpers only: the records a question keeps of each
+press and ruling, the arbiter decision (:mod:`controller.core.arbiter`, exactly as
+Эрудит-квартет uses it), team lookup and the view/summary rows.  Each mode
+keeps its own state machine; what differs between them (what an early press
+costs, what happens after a wrong answer) stays in the mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.core.values import replace
+from typing import Any, Mapping, Sequence
+
+from controller.core import arbiter as arb
+from controller.core import countdown as cdn
+from controller.core.effects import Lamp, Log, Notice
+from controller.core.errors import GameError
+from controller.core.events import NS_PER_MS, Host, Press, Release, Tick
+
+# Kinds of press records (what happened to a press), shared with Эрудит-квартет's names:
+ANSWER = "answer"            # took the answer right
+LOCKOUT = "lockout"          # lost the race inside the settle window
+EARLY = "early"              # before the button may signal
+LOCKED = "locked"            # this button already answered the question
+BLOCKED = "blocked"          # inside an early-press block
+DISABLED = "disabled"        # not playing (not in this fight)
+LATE = "late"                # after the countdown ran out
+PENDING = "pending"          # in the settle window, not decided yet
+FALSE_START = "false_start"  # Брейн-ринг: before the start signal; the team is out of the question
+OUT = "out"                  # Брейн-ринг: a team already out of the question pressed again
+
+COUNTED = (ANSWER, LOCKOUT, PENDING)
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One button: a player (Своя игра) or a team (Брейн-ринг)."""
+
+    name: str
+    button: str
+    color: str
+
+
+@dataclass(frozen=True, slots=True)
+class PressRecord:
+    button: str
+    team: int
+    at: int
+    delivered: int
+    wave: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    team: int
+    result: str          # "right" | "wrong"
+    delta: int
+    at: int
+    wave: int
+
+
+def players_from_config(config: Mapping[str, Any]) -> tuple[Player, ...]:
+    return tuple(Player(t["name"], t["button"], t["color"]) for t in config["teams"])
+
+
+def set_at(t: tuple, i: int, v) -> tuple:
+    return t[:i] + (v,) + t[i + 1:]
+
+
+def log(fx: list, when: int, kind: str, /, **data) -> None:
+    fx.append(Log(when, kind, data))
+
+
+def refuse(fx: list, when: int, key: str, /, **params) -> None:
+    """A host action that does not apply now: tell the host, log it, change nothing."""
+    fx.append(Notice(key, params))
+    log(fx, when, "refused", reason=key, **params)
+
+
+def index_of(players: Sequence[Player], button: str) -> int | None:
+    for i, p in enumerate(players):
+        if p.button == button:
+            return i
+    return None
+
+
+def team_ref(players: Sequence[Player], params: Mapping[str, Any], key: str = "team") -> int:
+    """A team named by name, button id or 1-based number in ``params[key]`` (or ``button``)."""
+    ref = params.get(key, params.get("button") if key == "team" else None)
+    if ref is None:
+        raise GameError(f"this action needs \"{key}\" (a name or button)")
+    return resolve(players, ref)
+
+
+def resolve(players: Sequence[Player], ref: Any) -> int:
+    for i, p in enumerate(players):
+        if ref in (p.name, p.button) or (isinstance(ref, int) and not isinstance(ref, bool) and ref == i + 1):
+            return i
+    raise GameError(f"unknown team {ref!r}")
+
+
+NAME_MAX = 40
+"""The longest team (player) name a rename accepts, in characters."""
+
+
+def clean_name(raw: Any) -> str:
+    """A typed name as it is kept: whitespace runs made one space, the ends trimmed,
+    characters that cannot be shown (control characters) dropped."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raise GameError(f"\"name\" must be text, got {raw!r}")
+    return " ".join("".join(ch for ch in part if ch.isprintable()) for part in raw.split()).strip()
+
+
+def name_problem(name: str, others: Sequence[str]) -> str | None:
+    """Why ``name`` may not be a team's new name (a notice key), or None.
+
+    ``others`` are the names (and button ids) of every other team; a name equal to
+    one of them, ignoring case, would make two teams look alike on the screen and
+    in the standings."""
+    if not name:
+        return "rename_empty"
+    if len(name) > NAME_MAX:
+        return "rename_too_long"
+    if name.casefold() in {o.casefold() for o in others if o}:
+        return "rename_taken"
+    return None
+
+
+def rename(s: Any, h: Host, fx: list) -> tuple[Any, int | None]:
+    """The host action ``rename``: ``team`` (name, button or 1-based number) gets ``name``.
+
+    Only the shown name changes: every record keeps the team by its index, so the
+    scores, the standings order, the tie draws (by button) and the arbiter are the
+    same as without the rename.  A name that is empty, longer than
+    :data:`NAME_MAX` or another team's is refused with a notice.  Returns the new
+    state and the team's index (None when refused)."""
+    i = team_ref(s.teams, h.params)
+    old = s.teams[i].name
+    name = clean_name(h.params.get("name"))
+    others = [t.name for j, t in enumerate(s.teams) if j != i] + [t.button for j, t in enumerate(s.teams) if j != i]
+    why = name_problem(name, others)
+    if why is None and name == old:
+        why = "rename_unchanged"
+    if why is not None:
+        refuse(fx, h.at, why, team=old, name=name, max=NAME_MAX)
+        return s, None
+    s = replace(s, teams=set_at(s.teams, i, replace(s.teams[i], name=name)))
+    fx.append(Notice("renamed", {"old": old, "name": name}))
+    log(fx, h.at, "rename", number=i + 1, button=s.teams[i].button, old=old, name=name)
+    return s, i
+
+
+def holder_question(s: Any, h: Host, fx: list) -> Any:
+    """The open question of ``s`` whose answer the host can rule on, or None (refused, told)."""
+    q = s.question
+    if q is None or not q.open or q.holder is None:
+        refuse(fx, h.at, "no_answer_holder")
+        return None
+    return q
+
+
+def winner_at(presses: Sequence[PressRecord], wave: int) -> int | None:
+    return min((r.at for r in presses if r.wave == wave and r.kind == ANSWER), default=None)
+
+
+def has_pending(presses: Sequence[PressRecord], button: str, wave: int) -> bool:
+    return any(r.button == button and r.wave == wave and r.kind == PENDING for r in presses)
+
+
+def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, rules: arb.ArbiterRules,
+           salt: str, button_order: Sequence[str]) -> tuple[list[Press], tuple[PressRecord, ...]]:
+    """Name the winner of a settled window: the presses in edge order, and the
+    records with the winner marked ANSWER and the others LOCKOUT."""
+    ordered = arb.order(arbiter.candidates, rules.tie_rule, rules.seed, salt, button_order)
+    kinds = {p.button: LOCKOUT for p in ordered[1:]}
+    kinds[ordered[0].button] = ANSWER
+    records = tuple(replace(r, kind=kinds[r.button]) if r.kind == PENDING and r.wave == wave
+                    and r.button in kinds else r for r in presses)
+    return ordered, records
+
+
+def decision_log(ordered: Sequence[Press]) -> dict:
+    first = ordered[0]
+    return {"order": [p.button for p in ordered], "tie": arb.is_tie(ordered),
+            "gaps_ms": [(p.at - first.at) / NS_PER_MS for p in ordered]}
+
+
+def press_rows(players: Sequence[Player], presses: Sequence[PressRecord]) -> list[dict]:
+    """Presses per wave in edge order, with the gap to the wave's winning (or first counted) press."""
+    rows = []
+    for wave in sorted({r.wave for r in presses}):
+        recs = sorted((r for r in presses if r.wave == wave), key=lambda r: (r.at, r.delivered))
+        counted = [r for r in recs if r.kind in COUNTED]
+        first = next((r for r in counted if r.kind == ANSWER), counted[0] if counted else None)
+        ref = first.at if first is not None else recs[0].at
+        for r in recs:
+            rows.append({"button": r.button, "team": players[r.team].name, "wave": wave, "kind": r.kind,
+                         "gap_ms": round((r.at - ref) / NS_PER_MS, 6), "at": r.at / 1e9})
+    return rows
+
+
+def answer_rows(players: Sequence[Player], answers: Sequence[Answer]) -> list[dict]:
+    return [{"team": players[a.team].name, "result": a.result, "delta": a.delta, "at": a.at / 1e9}
+            for a in answers]
+
+
+def countdown_view(cd: cdn.Countdown | None, now: int) -> dict | None:
+    if cd is None:
+        return None
+    return {"kind": cd.kind, "remaining_ms": cdn.remaining(cd, now) / NS_PER_MS,
+            "total_ms": cd.total / NS_PER_MS, "running": cd.running}
+
+
+def ranked(players: Sequence[Player], key) -> list[tuple[int, int]]:
+    """(place, index) best first by ``key(i)`` (smaller is better); equal keys share a place."""
+    order = sorted(range(len(players)), key=lambda i: (key(i), i))
+    out: list[tuple[int, int]] = []
+    for pos, i in enumerate(order):
+        place = out[-1][0] if pos and key(order[pos - 1]) == key(i) else pos + 1
+        out.append((place, i))
+    return out
+
+
+def dispatch(s: Any, event: Any, *, actions: Mapping[str, Any], advance: Any, mode_name: str,
+             on_press: Any = None, on_release: Any = None) -> tuple[Any, list]:
+    """The common shape of every mode's ``step``.
+
+    Refuse an unknown host action (a :class:`GameError` naming the mode and
+    its actions), fire the deadlines up to the event's time with
+    ``advance(state, now, fx)``, then hand the event to ``on_press`` /
+    ``on_release`` / the host action.  A host action stamped before the
+    state's clock (possible after a late delivery) is applied at the state's
+    time.
+    """
+    if isinstance(event, Host) and event.action not in actions:
+        raise GameError(f"unknown host action {event.action!r} in {mode_name}; known: {', '.join(actions)}")
+    if not isinstance(event, (Press, Release, Host, Tick)):
+        raise GameError(f"not an event: {event!r}")
+    fx: list = []
+    s = advance(s, max(s.now, event.now), fx)
+    if isinstance(event, Press):
+        if on_press is not None:
+            s = on_press(s, event, fx)
+    elif isinstance(event, Release):
+        if on_release is not None:
+            s = on_release(s, event, fx)
+    elif isinstance(event, Host):
+        ev = event if event.at >= s.now else replace(event, at=s.now)
+        s = actions[event.action](s, ev, fx)
+    return s, fx
+
+
+def countdown_deadlines(cd: cdn.Countdown | None, warn: str, end: str, grace: int = 0) -> list:
+    """The deadlines of a running countdown: its next warning, then its end (``grace``
+    later: a settle window lets an edge just before the end, delivered late, still count)."""
+    if cd is None or not cd.running:
+        return []
+    w = cdn.next_warning(cd)
+    out = [] if w is None else [(w, 1, warn)]
+    out.append((cd.deadline + grace, 2, end))
+    return out
+
+
+def block_deadlines(block_until: Sequence[int]) -> list:
+    """The ends of the early-press blocks, one ``unblock:<team>`` per blocked button."""
+    return [(until, 3, f"unblock:{i}") for i, until in enumerate(block_until) if until]
+
+
+def unblock(s: Any, what: str, t: int, fx: list) -> Any:
+    """Fire an ``unblock:<team>`` deadline: the button may signal again, its lamp goes off."""
+    i = int(what.split(":")[1])
+    fx.append(Lamp(s.teams[i].button, "off"))
+    log(fx, t, "unblock", team=s.teams[i].name)
+    return replace(s, block_until=set_at(s.block_until, i, 0))
+
+
+def earliest(deadlines: list[tuple[int, int, str]]) -> int | None:
+    """The time of the first of a mode's deadlines ``(time, priority, what)``, or None."""
+    return min(deadlines)[0] if deadlines else None
+
+
+def fire_due(s: Any, now: int, fx: list, deadlines: Any, fire: Any) -> Any:
+    """Fire a mode's deadlines up to ``now`` in time order, then move its clock to ``now``.
+
+    ``deadlines(state)`` lists ``(time, priority, what)``; ``fire(state, t, what, fx)``
+    carries one out at time ``t`` (never before the state's clock) and returns the new
+    state.  Each is fired at its own time, not at ``now``: a late tick changes nothing.
+    """
+    while True:
+        d = deadlines(s)
+        if not d:
+            break
+        t, _, what = min(d)
+        if t > now:
+            break
+        s = fire(s, max(t, s.now), what, fx)
+    return s if s.now >= now else replace(s, now=now)
+

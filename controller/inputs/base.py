@@ -1,0 +1,195 @@
+"""The interface every button backend implements.
+
+A backend turns physical (or simulated) button edges into
+:class:`~controller.core.events.Press` / :class:`~controller.core.events.Release` events
+on the engine clock and hands them to a *sink* (the loop's
+:meth:`~controller.app.loop.Loop.enqueue`).  Host buttons a backend reads (GPIO
+``host_pins``) go to the same sink as :class:`~controller.core.events.HostKey`.
+A backend never decides anything: it does not know which press wins, which
+button is locked or what a lamp means.  It only timestamps, enqueues and
+switches lamps when the engine asks.
+
+Hooks (the loop calls nothing else, and never probes for a method):
+
+========================  ====  ==============================================
+hook                      kind  default here
+========================  ====  ==============================================
+``start()``               must  nothing (a backend that reads a device opens
+                                its thread here)
+``close()``               must  nothing
+``set_lamp(button, st)``  must  records the state in :attr:`lamps`
+``status()``              must  connected, no detail
+``beep(name)``            may   no beeper: nothing
+``has_lamp(button)``      may   False: no lamp to light
+``stats()``               may   ``{}``: no per-input counts (test-buttons)
+``edges_seen()``          may   ``{}``: no edge counts
+``press_button(b)``,      may   :class:`~controller.core.errors.BackendError`: only
+``release_button(b)``           simulated buttons can be pressed by the program
+========================  ====  ==============================================
+
+Backends driven by the computer's keys (the keyboard, the virtual serial box)
+also derive from :class:`KeyInput`, which declares ``key_down`` / ``key_up``;
+the loop hands keys only to a backend that is a KeyInput.
+
+Rules for implementers:
+
+* stamp each edge with the hardware's own time (kernel timestamp,
+  microcontroller timer), converted onto the engine clock with
+  :class:`~controller.core.clock.EngineClock`; never with the time a callback ran,
+  unless the hardware gives nothing better;
+* apply the same debounce rule to every button, keeping the first edge's
+  timestamp;
+* the sink is thread-safe; call it from any thread, with one
+  :data:`~controller.core.events.InputEvent` at a time;
+* :meth:`ButtonBackend.set_lamp` is called from the loop thread and must not
+  block for long.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from controller.core.clock import EngineClock
+from controller.core.errors import BackendError
+from controller.core.events import InputEvent
+
+Sink = Callable[[InputEvent], None]
+"""Where every input source puts its events: ``sink(event)``, thread-safe."""
+
+LAMP_STATES = ("on", "off", "blink")
+
+
+@dataclass(frozen=True)
+class BackendStatus:
+    """What the host and the screen are told about a backend."""
+
+    name: str
+    connected: bool
+    detail: str = ""
+    missing: tuple[str, ...] = ()
+    """Buttons the backend cannot currently read."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class ButtonBackend:
+    """Base class of button backends (see the module's table of hooks).
+
+    :param buttons: button ids in config order (``"A"``, ``"B"`` ...)
+    :param clock: the engine clock, to convert edge timestamps
+    :param sink: thread-safe ``sink(event)`` taking the backend's input events
+    :param options: the backend's own config section, already validated
+    """
+
+    name = "base"
+
+    def __init__(self, buttons: Sequence[str], clock: EngineClock, sink: Sink,
+                 options: Mapping[str, Any] | None = None):
+        self.buttons = tuple(buttons)
+        self.clock = clock
+        self.sink = sink
+        self.options = dict(options or {})
+        self.lamps: dict[str, str] = {b: "off" for b in self.buttons}
+
+    # -- must ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin delivering events to the sink."""
+
+    def close(self) -> None:
+        """Stop delivering events and release the hardware."""
+
+    def set_lamp(self, button: str, state: str) -> None:
+        """Switch a player's lamp: ``on``, ``off`` or ``blink``."""
+        if state not in LAMP_STATES:
+            raise ValueError(f"lamp state must be one of {LAMP_STATES}, got {state!r}")
+        self.lamps[button] = state
+
+    def status(self) -> BackendStatus:
+        return BackendStatus(self.name, True)
+
+    # -- may -------------------------------------------------------------------
+
+    def beep(self, name: str) -> None:
+        """Sound the backend's own beeper for the named sound; without one, nothing."""
+
+    def has_lamp(self, button: str) -> bool:
+        """True if ``button`` has a lamp that :meth:`set_lamp` lights."""
+        return False
+
+    def stats(self) -> Mapping[str, Any]:
+        """Per-input counts for ``buzzer test-buttons`` (input id -> stats)."""
+        return {}
+
+    def edges_seen(self) -> dict[str, int]:
+        """Edges seen per button since start (to list buttons that never moved)."""
+        return {}
+
+    def press_button(self, button: str) -> None:
+        """Press a simulated button (the hardware's own path, as if by hand)."""
+        raise BackendError(f"the {self.name} backend's buttons can only be pressed by hand")
+
+    def release_button(self, button: str) -> None:
+        """Release a simulated button; see :meth:`press_button`."""
+        raise BackendError(f"the {self.name} backend's buttons can only be released by hand")
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class KeyInput:
+    """A backend whose buttons are the computer's keys (declared by deriving from it).
+
+    The loop owns the window (or the terminal) and hands each key that is not
+    a host key to :meth:`key_down` / :meth:`key_up` of a backend that is a
+    KeyInput; other backends never see keys.  ``options["keys"]`` maps button
+    id -> key name (pygame names such as ``"q"``).
+    """
+
+    key_to_button: dict[str, str]
+
+    def key_down(self, key: str, engine_ns: int) -> bool:
+        """A computer key went down.  Return True if it is one of this backend's
+        buttons (then the key does nothing else)."""
+        raise NotImplementedError
+
+    def key_up(self, key: str, engine_ns: int) -> bool:
+        """A computer key went up; see :meth:`key_down`."""
+        raise NotImplementedError
+
+
+_REGISTRY: dict[str, str] = {
+    # name -> "module:Class"; imported lazily so that a missing optional
+    # library (gpiozero on a laptop, evdev on macOS) only matters when used.
+    "keyboard": "controller.inputs.keyboard:KeyboardBackend",
+    "gpio": "controller.inputs.gpio:GPIOBackend",
+    "serial": "controller.inputs.serial:SerialBackend",
+    "serial-sim": "controller.inputs.serial:SerialSimBackend",
+}
+
+
+def register_backend(name: str, target: str) -> None:
+    """Make a backend available under ``name`` (``"module:Class"``)."""
+    _REGISTRY[name] = target
+
+
+def backend_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def create_backend(name: str, buttons: Sequence[str], clock: EngineClock, sink: Sink,
+                   options: Mapping[str, Any] | None = None) -> ButtonBackend:
+    """Instantiate the backend registered under ``name``."""
+    try:
+        target = _REGISTRY[name]
+    except KeyError:
+        raise BackendError(f"unknown button backend {name!r}; known: {', '.join(backend_names())}") from None
+    module_name, _, cls_name = target.partition(":")
+    module = importlib.import_module(module_name)
+    cls = getattr(module, cls_name)
+    return cls(buttons, clock, sink, options)

@@ -1,0 +1,959 @@
+"""The audience screen: the projector scoreboard.
+
+:class:`Scoreboard` draws one frame from a *view*, the plain dict a game
+mode's ``view(state, now)`` returns.  It reads that snapshot and decides
+nothing: who holds the answer, what the countdown says and who is locked out
+all come from the view.  The same code draws every mode; the layout is driven
+by generic keys (``teams``, ``countdown``, ``question``, ``standings``,
+``stage``, ``captain``) and a mode that brings its own keys (``seats`` and
+``timer`` of «Мафия») gets its own layout.
+
+Readable from the back of a hall: the largest thing on the screen is who
+holds the answer (a panel in that team's colour with its name), then the
+countdown (a large number and a shrinking bar that turns amber, then red in
+the last seconds), then the scores.  Sizes are fractions of the surface, so
+any resolution and aspect works (16:9, 4:3, portrait).
+
+Cheap to draw: text comes from :class:`~controller.screens.textcache.TextCache`,
+the layout is computed once per surface size and team count, and
+:meth:`Scoreboard.frame_key` / :meth:`Scoreboard.needs_redraw` let the loop
+skip frames that would look the same (a countdown changes the key only when
+its number, colour or bar length on screen changes).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import pygame
+
+from controller.screens.textcache import TextCache
+from controller.i18n import DEFAULT_LANG, MINUS, action_label, signed, t
+from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT, MODE_TITLES: re-exported)
+    COUNTED, FLASH_TEXT, MODE_TITLES, NO_PRESS_ORDER, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
+    countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
+    holder_index, info_slots, main_panel, mafia_main, mode_title, press_numbers, question_head, show_table,
+    structure, team_marks, theme, timer_of)
+
+Rect = pygame.Rect
+Colour = tuple[int, int, int]
+
+# --- palette ------------------------------------------------------------------
+BG: Colour = (12, 16, 28)
+PANEL: Colour = (28, 35, 54)
+PANEL_HI: Colour = (40, 50, 76)
+TEXT: Colour = (242, 244, 248)
+MUTED: Colour = (150, 160, 182)
+FAINT: Colour = (88, 98, 122)
+WHITE: Colour = (250, 250, 250)
+AMBER: Colour = (255, 179, 0)
+RED: Colour = (229, 40, 40)
+GREEN: Colour = (46, 160, 67)
+ORANGE: Colour = (245, 110, 20)
+STEEL: Colour = (84, 110, 140)
+PAUSED_BAR: Colour = (120, 130, 150)
+PALETTE = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#8e24aa", "#fb8c00", "#00acc1", "#d81b60",
+           "#6d4c41", "#7cb342", "#3949ab", "#c0ca33", "#546e7a", "#f4511e", "#00897b", "#5e35b1"]
+
+FLASH_COLOURS: dict[str, Colour] = {
+    "right": GREEN, "wrong": RED, "time_up": AMBER, "captain_time_up": AMBER,
+    "withdrawn": STEEL, "undo": STEEL, "false_start": ORANGE, "early": AMBER,
+    "mafia.removed": RED, "mafia.winner": AMBER, "fight_over": AMBER, "answers_closed": AMBER,
+    "answer_time_up": AMBER,
+}
+"""Background colour of each ruling flash; other kinds are drawn in steel blue."""
+
+TAG_COLOURS: dict[str, Colour] = {
+    "false_start": RED, "early": AMBER, "blocked": AMBER, "stuck": ORANGE, "locked": MUTED, "disqualified": RED,
+    "skipped": MUTED, "not_in_tiebreak": MUTED, "not_in_fight": MUTED,
+}
+TAGS: dict[str, tuple[str, Colour]] = {m: (key, TAG_COLOURS[m]) for m, key in TAG_KEYS.items()}
+"""Team card marker -> (i18n key, colour)."""
+
+PRESS_TAG_COLOURS: dict[str, Colour] = {
+    "early": AMBER, "false_start": RED, "blocked": AMBER, "locked": MUTED, "disabled": MUTED, "late": MUTED,
+    "stuck": ORANGE,
+}
+PRESS_TAGS: dict[str, tuple[str, Colour]] = {k: (key, PRESS_TAG_COLOURS[k]) for k, key in PRESS_TAG_KEYS.items()}
+"""Press kind -> the tag shown next to it in the press order list (i18n key, colour)."""
+
+
+def hex_colour(value: Any, index: int = 0) -> Colour:
+    """``"#1e88e5"`` -> (30, 136, 229); anything else -> a palette colour."""
+    if isinstance(value, (tuple, list)) and len(value) >= 3:
+        return tuple(int(c) for c in value[:3])  # type: ignore[return-value]
+    if not (isinstance(value, str) and len(value) == 7 and value.startswith("#")):
+        value = PALETTE[index % len(PALETTE)]
+    try:
+        return (int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16))
+    except ValueError:
+        return hex_colour(None, index)
+
+
+def mix(a: Colour, b: Colour, k: float) -> Colour:
+    """``a`` moved towards ``b`` by ``k`` (0..1)."""
+    return (round(a[0] + (b[0] - a[0]) * k), round(a[1] + (b[1] - a[1]) * k), round(a[2] + (b[2] - a[2]) * k))
+
+
+def ink_on(colour: Colour) -> Colour:
+    """Text colour readable on a ``colour`` background."""
+    r, g, b = colour
+    return (16, 18, 24) if 0.299 * r + 0.587 * g + 0.114 * b > 165 else WHITE
+
+
+PHASE_COLOURS = {"normal": WHITE, "warn": AMBER, "last": RED, "paused": PAUSED_BAR, "over": RED}
+
+
+# --- layout ------------------------------------------------------------------------
+
+def _grid(area: Rect, n: int, cols: int, gap: int) -> list[Rect]:
+    if n <= 0:
+        return []
+    rows = math.ceil(n / cols)
+    w = (area.width - gap * (cols - 1)) / cols
+    h = (area.height - gap * (rows - 1)) / rows
+    out = []
+    for i in range(n):
+        r, c = divmod(i, cols)
+        out.append(Rect(round(area.x + c * (w + gap)), round(area.y + r * (h + gap)), int(w), int(h)))
+    return out
+
+
+def layout(size: tuple[int, int], n_teams: int, kind: str = "game") -> dict[str, Any]:
+    """Rectangles of every screen region for a ``size`` surface.
+
+    ``kind``: ``game`` (teams, holder, countdown, presses), ``mafia`` (speaker
+    timer and seats) or ``table`` (standings only).
+    """
+    W, H = size
+    portrait = W < H
+    pad = max(round(min(W, H) * 0.022), 4)
+    out: dict[str, Any] = {"pad": pad, "portrait": portrait, "size": size}
+    header_h = round(H * (0.10 if portrait else 0.105))
+    header = out["header"] = Rect(pad, pad, W - 2 * pad, header_h)
+    if portrait:
+        top_h = header_h * 45 // 100
+        out["hdr_left"] = Rect(header.x, header.y, header.width * 58 // 100, top_h)
+        out["hdr_status"] = Rect(header.right - header.width * 40 // 100, header.y, header.width * 40 // 100, top_h)
+        out["hdr_theme"] = Rect(header.x, header.y + top_h, header.width, header_h - top_h)
+    else:
+        out["hdr_left"] = Rect(header.x, header.y, header.width * 36 // 100, header_h)
+        out["hdr_theme"] = Rect(header.x + header.width * 37 // 100, header.y, header.width * 46 // 100, header_h)
+        out["hdr_status"] = Rect(header.right - header.width * 16 // 100, header.y, header.width * 16 // 100,
+                                 header_h)
+    top = pad + header_h + pad
+    if kind == "table":
+        out["table"] = Rect(pad, top, W - 2 * pad, H - top - pad)
+        return out
+    n = max(n_teams, 1)
+    if kind == "mafia":
+        cols = (2 if n <= 6 else 3) if portrait else math.ceil(n / 2) if n <= 12 else math.ceil(n / 3)
+        rows = math.ceil(n / cols)
+        seats_h = round(H * (0.52 if portrait else min(0.2 * rows, 0.46)))
+        seats = Rect(pad, H - pad - seats_h, W - 2 * pad, seats_h)
+        main = Rect(pad, top, W - 2 * pad, seats.y - pad - top)
+        bar_h = max(round(min(W, H) * 0.035), 6)
+        out["main"] = Rect(main.x, main.y, main.width, main.height - bar_h - pad // 2)
+        out["bar"] = Rect(main.x, main.bottom - bar_h, main.width, bar_h)
+        out["seats"] = seats
+        out["cards"] = _grid(seats, n, cols, pad // 2 + 2)
+        return out
+    if portrait:
+        cols = 2 if n <= 4 else 3 if n <= 9 else 4
+    else:
+        cols = n if n <= 6 else math.ceil(n / 2) if n <= 12 else math.ceil(n / 3)
+    rows = math.ceil(n / cols)
+    if portrait:
+        teams_h = round(H * min(0.13 * rows, 0.40))
+    else:
+        teams_h = round(H * (0.25 if rows == 1 else 0.34 if rows == 2 else 0.42))
+    teams = Rect(pad, H - pad - teams_h, W - 2 * pad, teams_h)
+    out["teams"] = teams
+    out["cards"] = _grid(teams, n, cols, pad // 2 + 2)
+    middle = Rect(pad, top, W - 2 * pad, teams.y - pad - top)
+    bar_h = max(round(min(W, H) * 0.03), 6)
+    if portrait:
+        main_h = round(middle.height * 0.56)
+        main = Rect(middle.x, middle.y, middle.width, main_h)
+        side = Rect(middle.x, main.bottom + pad, middle.width, middle.bottom - main.bottom - pad)
+        info_w = round(side.width * 0.34)
+        out["info"] = Rect(side.x, side.y, info_w, side.height)
+        out["presses"] = Rect(side.x + info_w + pad, side.y, side.width - info_w - pad, side.height)
+    else:
+        main_w = round(middle.width * 0.64)
+        main = Rect(middle.x, middle.y, main_w, middle.height)
+        side = Rect(main.right + pad, middle.y, middle.right - main.right - pad, middle.height)
+        info_h = round(side.height * 0.36)
+        out["info"] = Rect(side.x, side.y, side.width, info_h)
+        out["presses"] = Rect(side.x, side.y + info_h + pad, side.width, side.height - info_h - pad)
+    out["main"] = Rect(main.x, main.y, main.width, main.height - bar_h - pad // 2)
+    out["bar"] = Rect(main.x, main.bottom - bar_h, main.width, bar_h)
+    out["middle"] = middle
+    return out
+
+
+# --- the scoreboard --------------------------------------------------------------------
+
+def _key_label(name: str, lang: str) -> str:
+    """A pygame key name as the host reads it on the overlay."""
+    if name == "enter":  # pygame's name of the keypad Enter
+        return "Num " + t("key_enter", lang)
+    special = {"space": "key_space", "return": "key_enter", "backspace": "key_backspace",
+               "escape": "key_escape", "tab": "key_tab", "delete": "key_delete"}
+    if name in special:
+        return t(special[name], lang)
+    if name.startswith("[") and name.endswith("]") and len(name) > 2:
+        inner = name[1:-1].replace("-", MINUS)
+        return f"Num {inner}"
+    if len(name) == 1:
+        return name.upper()
+    return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
+
+
+class Scoreboard:
+    """Draws the audience screen.
+
+    :param size: the surface size the layout is made for (a different
+        surface size at :meth:`draw` re-lays out).
+    :param lang: ``ru`` (default) or ``en``.
+    :param keys: the host's keys as in config ``[keys]`` (``{action: [key
+        names]}``), for the help overlay.
+    :param team_keys: ``[(key, team name)]``, the players' keys shown first
+        on the help overlay (a laptop game on one keyboard).
+    """
+
+    def __init__(self, size: tuple[int, int], lang: str = DEFAULT_LANG,
+                 keys: Mapping[str, list[str]] | None = None, cache_limit: int = 768,
+                 team_keys: list[tuple[str, str]] | None = None) -> None:
+        self.size = (int(size[0]), int(size[1]))
+        self.lang = lang
+        self.keys = dict(keys or {})
+        self.team_keys = list(team_keys or ())
+        self.text = TextCache(cache_limit)
+        self._layouts: dict[tuple, dict] = {}
+        self._last_key: Any = None
+        self._layer: pygame.Surface | None = None
+        self._layer_key: Any = None
+
+    def set_team_keys(self, team_keys: list[tuple[str, str]]) -> None:
+        """The players' keys of the help overlay, with the teams' names as they are now."""
+        if list(team_keys) != self.team_keys:
+            self.team_keys = list(team_keys)
+            self._layer_key = None
+            self._last_key = None
+
+    # -- redraw bookkeeping -------------------------------------------------------------
+    def frame_key(self, view: Mapping[str, Any], now_ns: int = 0, flash: Mapping | None = None,
+                  status: Mapping | None = None, help_overlay: bool = False) -> tuple:
+        """A value that changes exactly when the frame would look different.
+
+        ``(still, bar)``: ``still`` is everything but the countdown bar's
+        length (countdowns enter with their number and colour), ``bar`` the
+        bar's length in pixels.  A running countdown changes the key about once
+        per pixel of bar; a paused screen does not change it at all.
+        """
+        v = dict(view)
+        for name in ("countdown", "captain", "timer"):
+            cd = v.get(name)
+            if isinstance(cd, Mapping):
+                rest = {k: x for k, x in cd.items() if k not in ("remaining_ms", "ends_at_ns")}
+                v[name] = (repr(sorted(rest.items())), countdown_text(cd), countdown_phase(cd))
+        still = (repr(v), repr(dict(flash)) if flash else None, repr(dict(status)) if status else None,
+                 bool(help_overlay), self.lang, self.size)
+        cd = self._bar_source(view)
+        return still, (round(countdown_fraction(cd) * self.size[0]), countdown_phase(cd)) if cd else None
+
+    def needs_redraw(self, view: Mapping[str, Any], now_ns: int = 0, flash: Mapping | None = None,
+                     status: Mapping | None = None, help_overlay: bool = False) -> bool:
+        """True when :meth:`draw` with these arguments would change the screen."""
+        return self.frame_key(view, now_ns, flash, status, help_overlay) != self._last_key
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _layout(self, kind: str, n: int) -> dict:
+        key = (self.size, kind, n)
+        lay = self._layouts.get(key)
+        if lay is None:
+            lay = self._layouts[key] = layout(self.size, n, kind)
+        return lay
+
+    def _layout_for(self, view: Mapping[str, Any]) -> dict:
+        if "seats" in view:
+            return self._layout("mafia", len(view.get("seats") or ()))
+        n = len(view.get("teams") or view.get("players") or ())
+        return self._layout("table" if self._show_table(view) else "game", n)
+
+    def _bar_source(self, view: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The countdown the bar shows (None: no bar on this screen)."""
+        if "seats" in view:
+            tm = view.get("timer") or {}
+            return tm if tm.get("state") in ("running", "paused", "done") and tm.get("total_ms") else None
+        if self._show_table(view):
+            return None
+        if view.get("answer_countdown") and any(tm.get("holder") for tm in view.get("teams") or ()):
+            return view["answer_countdown"]
+        return timer_of(view) or view.get("captain") or None
+
+    def draw(self, surface: pygame.Surface, view: Mapping[str, Any], now_ns: int = 0,
+             flash: Mapping | None = None, status: Mapping | None = None, help_overlay: bool = False,
+             keys: Mapping[str, list[str]] | None = None) -> None:
+        """Draw the whole frame for ``view`` onto ``surface``.
+
+        ``flash``: the latest ruling flash still on screen, ``{"kind": "right",
+        "team": "Альфа"}``.  ``status``: the input backend's state and the
+        latest host notice (``{"backend", "connected", "missing", "notice"}``).
+        ``help_overlay``: show the host's keys (``keys`` replaces the ones
+        given to the constructor).  ``now_ns`` is the engine time of the
+        frame; the countdowns are read from the view (computed at that time),
+        so nothing on screen moves unless the view does: a steady screen needs
+        no redraws (the pause badge does not blink for the same reason).
+
+        Everything but the countdown bar is drawn into a cached layer that is
+        redrawn only when it changes (about once a second while a countdown
+        runs); each frame blits that layer and draws the bar on top.
+        """
+        if surface.get_size() != self.size:
+            self.size = surface.get_size()
+        if keys is not None and dict(keys) != self.keys:
+            self.keys = dict(keys)
+            self._layer_key = None
+        key = self.frame_key(view, now_ns, flash, status, help_overlay)
+        self._last_key = key
+        overlay = bool(help_overlay or (flash and flash.get("kind") not in SILENT_FLASHES)
+                       or (status and status.get("entry")))
+        # Under an overlay the bar must stay below it: draw it into the layer.
+        still = key if overlay else key[0]
+        lay = self._layout_for(view)
+        if self._layer is None or self._layer.get_size() != self.size:
+            self._layer = pygame.Surface(self.size).convert() if pygame.display.get_surface() else \
+                pygame.Surface(self.size)
+            self._layer_key = None
+        if still != self._layer_key:
+            self._draw_layer(self._layer, lay, view, now_ns, flash, status, help_overlay, overlay)
+            self._layer_key = still
+        surface.blit(self._layer, (0, 0))
+        if not overlay and "bar" in lay:
+            self._draw_bar_fill(surface, lay["bar"], self._bar_source(view))
+
+    def _draw_layer(self, surface, lay: dict, view: Mapping[str, Any], now_ns: int, flash, status,
+                    help_overlay: bool, overlay: bool) -> None:
+        surface.fill(BG)
+        self._draw_header(surface, lay, view, notice=bool(status and status.get("notice")))
+        if "seats" in view:
+            self._draw_mafia(surface, lay, view)
+        else:
+            teams = list(view.get("teams") or view.get("players") or ())
+            if "table" in lay:
+                self._draw_standings(surface, lay["table"], view, teams)
+            else:
+                self._draw_main(surface, lay, view, teams)
+                if view.get("mode") in NO_PRESS_ORDER:
+                    self._draw_info(surface, lay["info"].union(lay["presses"]), view)
+                else:
+                    self._draw_info(surface, lay["info"], view)
+                    self._draw_presses(surface, lay["presses"], view, teams)
+                self._draw_teams(surface, lay["cards"], teams)
+        if "bar" in lay:
+            self._draw_bar(surface, lay["bar"])
+            if overlay:
+                self._draw_bar_fill(surface, lay["bar"], self._bar_source(view))
+        if view.get("paused"):
+            self._draw_paused(surface, lay)
+        if status:
+            st = lay["hdr_status"]
+            # landscape: a notice may use the header's width right of the title (not the corner's sixth)
+            wide = None if lay["portrait"] else Rect(lay["hdr_theme"].x, st.y, st.right - lay["hdr_theme"].x,
+                                                     st.height)
+            self._draw_status(surface, st, status, wide)
+        if flash and flash.get("kind") not in SILENT_FLASHES:
+            self._draw_flash(surface, flash, view)
+        if help_overlay:
+            self._draw_help(surface)
+        if status and status.get("entry"):
+            self._draw_entry(surface, status["entry"])
+
+    _show_table = staticmethod(show_table)
+    """The full standings table: at the end, and between rounds (:func:`controller.screens.common.show_table`)."""
+
+    # -- primitives --------------------------------------------------------------------------
+    def _text(self, surface: pygame.Surface, text: str, rect: Rect, size: int, colour: Colour,
+              bold: bool = False, align: str = "center", valign: str = "center", fit: bool = True) -> Rect:
+        """Draw ``text`` in ``rect`` (shrunk to fit its width); returns where it went."""
+        if not text:
+            return Rect(rect.x, rect.y, 0, 0)
+        if fit:
+            size = self.text.fit(text, rect.width, size, bold)
+        surf = self.text.render(text, size, colour, bold)
+        w, h = surf.get_size()
+        x = rect.x if align == "left" else rect.right - w if align == "right" else rect.centerx - w // 2
+        y = rect.y if valign == "top" else rect.bottom - h if valign == "bottom" else rect.centery - h // 2
+        return surface.blit(surf, (x, y))
+
+    def _panel(self, surface, rect: Rect, colour: Colour = PANEL, radius: float = 0.08) -> None:
+        pygame.draw.rect(surface, colour, rect, border_radius=max(int(min(rect.width, rect.height) * radius), 2))
+
+    def _tag(self, surface, text: str, x: int, y: int, h: int, colour: Colour, max_w: int) -> int:
+        """A small rounded label at (x, y) ``h`` px tall; returns its width."""
+        size = self.text.fit(text, max_w - h // 2, int(h * 0.62), True)
+        surf = self.text.render(text, size, ink_on(colour), True)
+        w = min(surf.get_width() + h // 2, max_w)
+        pygame.draw.rect(surface, colour, Rect(x, y, w, h), border_radius=h // 4)
+        surface.blit(surf, (x + (w - surf.get_width()) // 2, y + (h - surf.get_height()) // 2))
+        return w
+
+    # -- header ------------------------------------------------------------------------------
+    def _structure(self, view: Mapping[str, Any]) -> str:
+        return structure(view, self.lang)
+
+    def _draw_header(self, surface, lay: dict, view: Mapping[str, Any], notice: bool = False) -> None:
+        lang = self.lang
+        left: Rect = lay["hdr_left"]
+        h = left.height
+        mode = view.get("mode")
+        title = mode_title(mode, lang) if mode else ""
+        structure = self._structure(view)
+        if title and title != structure:
+            size = min(self.text.fit(title, left.width, int(h * 0.30)),
+                       self.text.fit(structure, left.width, int(h * 0.36), True))
+            self._text(surface, title, Rect(left.x, left.y, left.width, h * 45 // 100), size, MUTED,
+                       align="left", valign="top")
+            self._text(surface, structure, Rect(left.x, left.y + h * 45 // 100, left.width, h * 55 // 100),
+                       size, TEXT, bold=True, align="left")
+        else:
+            self._text(surface, structure, left, int(h * 0.42), TEXT, bold=True, align="left")
+        theme_name = theme(view)
+        if theme_name:
+            rect: Rect = lay["hdr_theme"]
+            if notice and not lay["portrait"]:  # the notice line runs under the theme
+                rect = Rect(rect.x, rect.y, rect.width, rect.height * 2 // 3)
+            self._text(surface, f"«{theme_name}»" if lang == "ru" else f"“{theme_name}”", rect,
+                       int(min(rect.height * 0.55, lay["header"].height * 0.5)), TEXT, bold=True)
+
+    def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any], wide: Rect | None = None) -> None:
+        """The input backend, whether every button answers, and the latest host notice (small, top right).
+
+        With ``wide`` (the header right of the title) the notice is a line of its own there, as
+        large as the status lines, so a long notice does not shrink them to an unreadable size."""
+        lang = self.lang
+        h = rect.height
+        backend = status.get("backend")
+        name = t(f"backend_{backend}", lang) if backend else ""
+        missing = list(status.get("missing") or ())
+        ok = bool(status.get("connected", True)) and not missing
+        line1 = f"{t('backend', lang)}: {name}" if name else t("backend", lang)
+        if missing:
+            line2, colour = t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)), RED
+        elif not status.get("connected", True):
+            line2, colour = t("backend_disconnected", lang), RED
+        else:
+            line2, colour = t("backend_connected", lang), GREEN
+        notice = status.get("notice")
+        if isinstance(notice, Mapping):
+            notice = t(str(notice.get("key", "")), lang, **dict(notice.get("params") or {}))
+        lines = [(line1, MUTED), (line2, colour)] + ([(str(notice), AMBER)] if notice else [])
+        row = h // 3 if rect.width < rect.height * 6 or notice else h // 2
+        dot = max(int(row * 0.45), 4)
+        if notice and wide is not None:
+            lines.pop()
+            nsize = self.text.fit(str(notice), wide.width, int(row * 0.72))
+            self._text(surface, str(notice), Rect(wide.x, rect.y + 2 * row, wide.width, h - 2 * row), nsize,
+                       AMBER, align="right", fit=False)
+        size = min(self.text.fit(text, rect.width - dot * 2, int(row * 0.66)) for text, _ in lines)
+        for k, (text, c) in enumerate(lines):
+            r = self._text(surface, text, Rect(rect.x, rect.y + k * row, rect.width - (dot * 2 if k == 0 else 0),
+                                               row), size, c, align="right", fit=False)
+            if k == 0:
+                pygame.draw.circle(surface, GREEN if ok else RED, (rect.right - dot // 2 - 1, r.centery), dot // 2)
+
+    # -- main panel --------------------------------------------------------------------------
+    def _draw_main(self, surface, lay: dict, view: Mapping[str, Any], teams: list) -> None:
+        lang = self.lang
+        rect: Rect = lay["main"]
+        panel = main_panel(view)
+        q = view.get("question")
+        if panel == "holder":
+            holder = holder_index(view)
+            tm = teams[holder]
+            colour = hex_colour(tm.get("color"), holder)
+            self._panel(surface, rect, colour, 0.05)
+            ink = ink_on(colour)
+            label = t("answering", lang)
+            if tm.get("answer_order"):
+                label = t("answer_order", lang, n=tm["answer_order"])
+            self._text(surface, label, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
+                                            rect.height * 20 // 100), int(rect.height * 0.15), ink)
+            self._text(surface, str(tm.get("name", "")),
+                       Rect(rect.x + rect.width // 20, rect.y + rect.height * 26 // 100, rect.width * 9 // 10,
+                            rect.height * 50 // 100), int(rect.height * 0.40), ink, bold=True)
+            if tm.get("button"):
+                self._text(surface, t("button_name", lang, button=tm["button"]),
+                           Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
+                           int(rect.height * 0.09), mix(ink, colour, 0.3))
+        elif panel == "countdown":
+            cd = timer_of(view)
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_big_countdown(surface, rect, cd, self._countdown_label(cd))
+        elif panel == "captain":
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_big_countdown(surface, rect, view["captain"], t("captain_timer", lang))
+        elif panel == "question":
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_question_card(surface, rect, q)
+        elif panel == "closed":
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_closed(surface, rect, view, teams)
+        else:
+            self._panel(surface, rect, PANEL, 0.05)
+            title = mode_title(view.get("mode", "erudite"), lang)
+            self._text(surface, title, Rect(rect.x, rect.y + rect.height // 4, rect.width, rect.height // 3),
+                       int(rect.height * 0.2), TEXT, bold=True)
+            self._text(surface, self._structure(view),
+                       Rect(rect.x, rect.y + rect.height * 58 // 100, rect.width, rect.height // 6),
+                       int(rect.height * 0.09), MUTED)
+
+    def _countdown_label(self, cd: Mapping[str, Any]) -> str:
+        return countdown_label(cd, self.lang)
+
+    def _draw_big_countdown(self, surface, rect: Rect, cd: Mapping[str, Any], label: str) -> None:
+        phase = countdown_phase(cd)
+        colour = PHASE_COLOURS[phase]
+        if label:
+            self._text(surface, label, Rect(rect.x, rect.y + rect.height * 4 // 100, rect.width,
+                                            rect.height * 14 // 100), int(rect.height * 0.09), MUTED)
+        if phase == "paused":
+            self._text(surface, t("paused", self.lang), Rect(rect.x, rect.bottom - rect.height * 16 // 100,
+                                                             rect.width, rect.height * 12 // 100),
+                       int(rect.height * 0.08), MUTED)
+        text = countdown_text(cd)
+        self._text(surface, text, Rect(rect.x, rect.y + rect.height * 16 // 100, rect.width,
+                                       rect.height * 70 // 100), int(rect.height * 0.66), colour, bold=True)
+
+    def _draw_question_card(self, surface, rect: Rect, q: Mapping[str, Any]) -> None:
+        head = question_head(q, self.lang)
+        self._text(surface, head, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
+                                       rect.height * 16 // 100), int(rect.height * 0.11), MUTED)
+        if q.get("nominal") is not None:
+            self._text(surface, str(q["nominal"]), Rect(rect.x, rect.y + rect.height * 22 // 100, rect.width,
+                                                        rect.height * 56 // 100), int(rect.height * 0.5),
+                       TEXT, bold=True)
+        if q.get("theme"):
+            self._text(surface, str(q["theme"]), Rect(rect.x + rect.width // 20, rect.y + rect.height * 78 // 100,
+                                                      rect.width * 9 // 10, rect.height * 16 // 100),
+                       int(rect.height * 0.1), MUTED)
+
+    def _draw_closed(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+        """A closed question: its outcome (who answered right, or nobody)."""
+        lang = self.lang
+        outcome, right = closed_outcome(view)
+        if outcome == "withdrawn":
+            self._text(surface, t("withdrawn", lang), rect, int(rect.height * 0.2), MUTED, bold=True)
+            return
+        if right is not None:
+            idx = next((i for i, tm in enumerate(teams) if tm.get("name") == right.get("team")), 0)
+            colour = hex_colour(teams[idx].get("color") if teams else None, idx)
+            inner = rect.inflate(-rect.height // 10, -rect.height // 10)
+            pygame.draw.rect(surface, colour, Rect(inner.x, inner.y, inner.width, inner.height // 14),
+                             border_radius=inner.height // 40)
+            self._text(surface, f"{t('mark_right', lang)} {t('right', lang)}",
+                       Rect(rect.x, rect.y + rect.height * 12 // 100, rect.width, rect.height * 18 // 100),
+                       int(rect.height * 0.13), GREEN, bold=True)
+            self._text(surface, str(right.get("team", "")),
+                       Rect(rect.x + rect.width // 20, rect.y + rect.height * 32 // 100, rect.width * 9 // 10,
+                            rect.height * 36 // 100), int(rect.height * 0.3), TEXT, bold=True)
+            self._text(surface, signed(right.get("delta", 0)),
+                       Rect(rect.x, rect.y + rect.height * 70 // 100, rect.width, rect.height * 20 // 100),
+                       int(rect.height * 0.15), GREEN, bold=True)
+        else:
+            self._text(surface, t(outcome, lang), rect, int(rect.height * 0.22),
+                       AMBER if outcome == "time_up" else MUTED, bold=True)
+
+    @staticmethod
+    def _draw_bar(surface, rect: Rect) -> None:
+        """The countdown bar's empty track."""
+        pygame.draw.rect(surface, PANEL, rect, border_radius=rect.height // 2)
+
+    @staticmethod
+    def _draw_bar_fill(surface, rect: Rect, cd: Mapping[str, Any] | None) -> None:
+        """The shrinking part of the bar, coloured by the countdown's phase."""
+        if not cd:
+            return
+        w = round(rect.width * countdown_fraction(cd))
+        if w > 0:
+            pygame.draw.rect(surface, PHASE_COLOURS[countdown_phase(cd)],
+                             Rect(rect.x, rect.y, max(w, rect.height), rect.height), border_radius=rect.height // 2)
+
+    # -- side column -------------------------------------------------------------------------
+    def _draw_info(self, surface, rect: Rect, view: Mapping[str, Any]) -> None:
+        """Nominal and question number; the captain's timer; a paused countdown's number."""
+        lang = self.lang
+        self._panel(surface, rect, PANEL, 0.06)
+        slots = info_slots(view)
+        if not slots:
+            return
+        inner = rect.inflate(-rect.width // 16, -rect.height // 8)
+        w = inner.width // len(slots)
+        for i, (what, data) in enumerate(slots):
+            cell_h = min(inner.height, w * 45 // 100)
+            cell = Rect(inner.x + i * w, inner.y + (inner.height - cell_h) // 2, w, cell_h)
+            label_r = Rect(cell.x, cell.y, cell.width, cell.height * 24 // 100)
+            value_r = Rect(cell.x, cell.y + cell.height * 24 // 100, cell.width, cell.height * 76 // 100)
+            if what == "index":
+                self._text(surface, t("question", lang), label_r, int(cell.height * 0.16), MUTED)
+                self._text(surface, f"{data['index']}/{data['of']}", value_r, int(cell.height * 0.62), TEXT,
+                           bold=True)
+            elif what == "label":
+                self._text(surface, t("question", lang), label_r, int(cell.height * 0.16), MUTED)
+                self._text(surface, str(data.get("label") or data.get("number")), value_r,
+                           int(min(cell.height * 0.62, cell.width * 0.5)), TEXT, bold=True)
+            elif what == "nominal":
+                label = t("nominal", lang)
+                if data.get("index") and data.get("of"):
+                    label = f"{label}{t('separator', lang)}{t('question', lang)} {data['index']}/{data['of']}"
+                self._text(surface, label, label_r, int(cell.height * 0.16), MUTED)
+                self._text(surface, str(data["nominal"]), value_r, int(cell.height * 0.62), TEXT, bold=True)
+            else:
+                label = t("captain_timer", lang) if what == "captain" else self._countdown_label(data)
+                self._text(surface, label, label_r, int(cell.height * 0.16), MUTED)
+                self._text(surface, countdown_text(data), value_r, int(cell.height * 0.62),
+                           PHASE_COLOURS[countdown_phase(data)], bold=True)
+
+    def _draw_presses(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+        """The order of presses of the current question, gaps to the first, current wave bright."""
+        lang = self.lang
+        self._panel(surface, rect, PANEL, 0.04)
+        q = view.get("question") or {}
+        rows = list(q.get("presses") or ())
+        pad = max(rect.width // 28, 4)
+        title_h = max(rect.height // 8, 12)
+        self._text(surface, t("press_order", lang), Rect(rect.x + pad, rect.y + pad // 2, rect.width - 2 * pad,
+                                                         title_h), int(title_h * 0.62), MUTED, align="left")
+        if not rows:
+            return
+        wave = q.get("wave", max((r.get("wave", 0) for r in rows), default=0))
+        body = Rect(rect.x + pad, rect.y + pad // 2 + title_h, rect.width - 2 * pad,
+                    rect.height - title_h - pad)
+        row_h = min(body.height // 5, max(body.height // max(len(rows), 1), 10))
+        max_rows = max(body.height // row_h, 1)
+        rows = rows[-max_rows:]
+        colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
+        numbers = press_numbers(q)
+        y = body.y
+        prev_wave = None
+        for r in rows:
+            w = r.get("wave", 0)
+            current = w == wave
+            if prev_wave is not None and w != prev_wave:
+                pygame.draw.line(surface, FAINT, (body.x, y + 1), (body.right, y + 1), max(row_h // 24, 1))
+            prev_wave = w
+            kind = r.get("kind", "")
+            fg = TEXT if current else FAINT
+            bold = current and kind == "answer"
+            size = int(row_h * (0.58 if bold else 0.5))
+            num = numbers.get((w, r.get("button"), r.get("at")))
+            self._text(surface, f"{num}." if num else "·", Rect(body.x, y, row_h, row_h), size, fg, bold,
+                       align="left", fit=False)
+            sw = row_h * 4 // 10
+            colour = colours.get(r.get("team"), FAINT)
+            pygame.draw.rect(surface, colour if current else mix(colour, PANEL, 0.6),
+                             Rect(body.x + row_h, y + (row_h - sw) // 2, sw, sw), border_radius=sw // 4)
+            gap_w = body.width * 36 // 100
+            name_x = body.x + row_h + sw + row_h // 4
+            tag = PRESS_TAGS.get(kind)
+            name_w = body.right - gap_w - name_x
+            if tag:
+                label = t(tag[0], lang)
+                th = row_h * 2 // 3
+                tw = min(self.text.width(label, self.text.fit(label, gap_w - th // 2, int(th * 0.62), True), True)
+                         + th // 2, gap_w)
+                self._tag(surface, label, body.right - tw, y + row_h // 6, th,
+                          tag[1] if current else mix(tag[1], PANEL, 0.5), gap_w)
+                self._text(surface, str(r.get("team", "")), Rect(name_x, y, name_w - 4, row_h), size, fg, bold,
+                           align="left")
+            else:
+                self._text(surface, str(r.get("team", "")), Rect(name_x, y, name_w - 4, row_h), size, fg, bold,
+                           align="left")
+                self._text(surface, fmt_gap(float(r.get("gap_ms", 0.0)), lang),
+                           Rect(body.right - gap_w, y, gap_w, row_h), size, fg if num != 1 else (
+                               GREEN if current and kind == "answer" else fg), bold, align="right")
+            y += row_h
+
+    # -- team cards ----------------------------------------------------------------------------
+    _team_marks = staticmethod(team_marks)
+
+    def _draw_teams(self, surface, cards: list[Rect], teams: list) -> None:
+        lang = self.lang
+        for i, (tm, rect) in enumerate(zip(teams, cards)):
+            colour = hex_colour(tm.get("color"), i)
+            dim = bool(tm.get("locked") or tm.get("disabled"))
+            holder = bool(tm.get("holder"))
+            bg = colour if holder else (mix(PANEL, BG, 0.3) if dim else PANEL)
+            self._panel(surface, rect, bg, 0.07)
+            ink = ink_on(colour) if holder else (FAINT if dim else TEXT)
+            stripe = mix(colour, BG, 0.6) if dim else colour
+            sh = max(rect.height // 11, 3)
+            if not holder:
+                pygame.draw.rect(surface, stripe, Rect(rect.x, rect.y, rect.width, sh),
+                                 border_top_left_radius=max(int(min(rect.size) * 0.07), 2),
+                                 border_top_right_radius=max(int(min(rect.size) * 0.07), 2))
+            inner = rect.inflate(-max(rect.width // 14, 4), -sh * 2)
+            inner.y += sh // 2
+            name_h = inner.height * 26 // 100
+            place = tm.get("place")
+            badge = 0
+            if place:
+                badge = int(name_h * 0.95)
+                bc = (inner.right - badge // 2, inner.y + name_h // 2)
+                pygame.draw.circle(surface, mix(bg, ink, 0.18), bc, badge // 2)
+                self._text(surface, str(place), Rect(bc[0] - badge // 2, bc[1] - badge // 2, badge, badge),
+                           int(badge * 0.6), ink, bold=True)
+            self._text(surface, str(tm.get("name", "")), Rect(inner.x, inner.y, inner.width - badge - 4, name_h),
+                       int(name_h * 0.8), ink, bold=True, align="left")
+            score = tm.get("score")
+            score_r = Rect(inner.x, inner.y + name_h, inner.width, inner.height * 50 // 100)
+            if score is not None:
+                self._text(surface, fmt_score(score), score_r, int(score_r.height * 0.95), ink, bold=True)
+            extra = tm.get("tiebreak_score")
+            tag_h = inner.height * 20 // 100
+            tag_y = inner.bottom - tag_h
+            x = inner.x
+            marks = self._team_marks(tm)
+            for m in marks:
+                key, c = TAGS[m]
+                if x >= inner.right - tag_h:
+                    break
+                x += self._tag(surface, t(key, lang), x, tag_y, tag_h, c, inner.right - x) + tag_h // 4
+            if extra is not None and not marks:
+                self._text(surface, f"{t('extra_fight', lang)}: {fmt_score(extra)}",
+                           Rect(inner.x, tag_y, inner.width, tag_h), int(tag_h * 0.8), ink, align="left")
+
+    # -- standings -----------------------------------------------------------------------------
+    def _draw_standings(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+        lang = self.lang
+        rows = list(view.get("standings") or ())
+        colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
+        title_h = rect.height // 9
+        finished = view.get("stage") == "finished"
+        title = t("standings", lang)
+        if not finished and view.get("round"):
+            title = f"{title}{t('separator', lang)}{self._structure(view)}"
+        self._text(surface, title, Rect(rect.x, rect.y, rect.width, title_h), int(title_h * 0.7), TEXT,
+                   bold=True)
+        body = Rect(rect.x, rect.y + title_h + rect.height // 40, rect.width, rect.height - title_h - rect.height // 40)
+        cols = 1 if len(rows) <= 8 or self.size[0] < self.size[1] else 2
+        per_col = math.ceil(len(rows) / cols) if rows else 1
+        gap = max(rect.width // 60, 4)
+        col_w = (body.width - gap * (cols - 1)) // cols
+        head_h = max(body.height // 16, 10)
+        row_h = min((body.height - head_h) // max(per_col, 1), body.height // 5)
+        has_won = any("won_points" in r for r in rows)
+        has_tb = any("tiebreak_points" in r for r in rows)
+        for c in range(cols):
+            x0 = body.x + c * (col_w + gap)
+            cols_x = self._standings_columns(x0, col_w, has_won, has_tb)
+            for key, (cx, cw, align) in cols_x.items():
+                label = {"place": t("place", lang), "team": t("team", lang), "points": t("points", lang),
+                         "won": t("right_points", lang), "tb": t("extra_fight", lang)}[key]
+                self._text(surface, label, Rect(cx, body.y, cw, head_h), int(head_h * 0.7), MUTED,
+                           align=align)
+            for j, row in enumerate(rows[c * per_col:(c + 1) * per_col]):
+                y = body.y + head_h + j * row_h
+                r = Rect(x0, y + row_h // 12, col_w, row_h - row_h // 6)
+                first = row.get("place") == 1
+                self._panel(surface, r, PANEL_HI if first else PANEL, 0.12)
+                colour = colours.get(row.get("team"), FAINT)
+                pygame.draw.rect(surface, colour, Rect(r.x, r.y, max(r.height // 6, 4), r.height),
+                                 border_top_left_radius=int(r.height * 0.12),
+                                 border_bottom_left_radius=int(r.height * 0.12))
+                size = int(r.height * 0.56)
+                place = str(row.get("place", ""))
+                if first and finished:
+                    place = f"{t('mark_best', lang)} {place}"
+                cells = {"place": (place, AMBER if first else TEXT), "team": (str(row.get("team", "")), TEXT),
+                         "points": (fmt_score(row.get("points", "")), TEXT),
+                         "won": (fmt_score(row.get("won_points", "")), MUTED),
+                         "tb": (fmt_score(row["tiebreak_points"]) if "tiebreak_points" in row else "", MUTED)}
+                for key, (cx, cw, align) in cols_x.items():
+                    text, fg = cells[key]
+                    self._text(surface, text, Rect(cx, r.y, cw, r.height), size if key != "won" else size * 4 // 5,
+                               fg, bold=key in ("place", "team", "points"), align=align)
+
+    @staticmethod
+    def _standings_columns(x0: int, w: int, has_won: bool, has_tb: bool) -> dict[str, tuple[int, int, str]]:
+        spec = [("place", 0.14, "center"), ("team", 0.44, "left"), ("points", 0.16, "right")]
+        if has_won:
+            spec.append(("won", 0.14, "right"))
+        if has_tb:
+            spec.append(("tb", 0.12, "right"))
+        total = sum(f for _, f, _ in spec)
+        out = {}
+        x = x0 + w * 4 // 100
+        usable = w * 92 // 100
+        for key, f, align in spec:
+            cw = int(usable * f / total)
+            out[key] = (x + (cw // 20 if key == "team" else 0), cw - cw // 10, align)
+            x += cw
+        return out
+
+    # -- «Мафия» ---------------------------------------------------------------------------------
+    def _draw_mafia(self, surface, lay: dict, view: Mapping[str, Any]) -> None:
+        lang = self.lang
+        rect: Rect = lay["main"]
+        seats = list(view.get("seats") or ())
+        tm = view.get("timer") or {}
+        panel = mafia_main(view)
+        self._panel(surface, rect, PANEL, 0.04)
+        if panel == "winner":
+            key = "town_wins" if view["winner"] == "town" else "mafia_wins"
+            self._text(surface, t(key, lang), rect.inflate(-rect.width // 10, 0), int(rect.height * 0.3),
+                       AMBER, bold=True)
+        elif panel == "speech":
+            seat = next((s for s in seats if s.get("seat") == tm.get("seat")), None)
+            left = Rect(rect.x, rect.y, rect.width * 40 // 100, rect.height)
+            right = Rect(left.right, rect.y, rect.width - left.width, rect.height)
+            if seat is not None:
+                self._text(surface, self._countdown_label(tm), Rect(left.x, left.y + left.height // 10, left.width,
+                                                                    left.height // 6), int(left.height * 0.1),
+                           MUTED)
+                self._text(surface, str(seat.get("seat")), Rect(left.x, left.y + left.height * 25 // 100,
+                                                                left.width, left.height * 45 // 100),
+                           int(left.height * 0.42), TEXT, bold=True)
+                self._text(surface, seat.get("name") or t("player_n", lang, n=seat.get("seat")),
+                           Rect(left.x + left.width // 12, left.y + left.height * 70 // 100, left.width * 10 // 12,
+                                left.height // 6), int(left.height * 0.12), TEXT)
+            phase = countdown_phase(tm)
+            text = countdown_text(tm)
+            self._text(surface, text, right, int(right.height * 0.9), PHASE_COLOURS[phase], bold=True)
+        else:
+            self._text(surface, t("mode_mafia", lang), rect, int(rect.height * 0.25), TEXT, bold=True)
+        for s, card in zip(seats, lay["cards"]):
+            self._draw_seat(surface, card, s)
+
+    def _draw_seat(self, surface, rect: Rect, s: Mapping[str, Any]) -> None:
+        lang = self.lang
+        status = s.get("status", "in_game")
+        gone = status in ("removed", "out")
+        speaking = bool(s.get("speaking"))
+        bg = AMBER if speaking else (mix(PANEL, BG, 0.4) if gone else PANEL)
+        ink = ink_on(bg) if speaking else (FAINT if gone else TEXT)
+        self._panel(surface, rect, bg, 0.08)
+        inner = rect.inflate(-rect.width // 12, -rect.height // 10)
+        num_w = inner.width * 34 // 100
+        # every seat's number at the size two digits fit («10» must not run into its name)
+        num_size = self.text.fit("10", num_w * 8 // 10, int(inner.height * 0.55), True)
+        self._text(surface, str(s.get("seat", "")), Rect(inner.x, inner.y, num_w, inner.height * 62 // 100),
+                   num_size, ink, bold=True)
+        name = s.get("name") or t("player_n", lang, n=s.get("seat"))
+        gap = inner.width // 30
+        self._text(surface, name, Rect(inner.x + num_w + gap, inner.y, inner.width - num_w - gap,
+                                       inner.height * 62 // 100),
+                   int(inner.height * 0.26), ink, bold=True, align="left")
+        fouls = int(s.get("fouls") or 0)
+        dot_r = max(inner.height // 14, 3)
+        fy = inner.y + inner.height * 80 // 100
+        for k in range(4):
+            cx = inner.x + dot_r + k * dot_r * 3
+            filled = k < fouls
+            colour = (RED if fouls >= 3 else AMBER) if filled else mix(bg, ink, 0.25)
+            pygame.draw.circle(surface, colour, (cx, fy), dot_r, 0 if filled else max(dot_r // 3, 1))
+        tag = {"silenced": ("silenced", AMBER), "removed": ("removed", RED), "out": ("out", STEEL)}.get(status)
+        if tag:
+            x = inner.x + dot_r * 13
+            h = inner.height * 26 // 100
+            self._tag(surface, t(tag[0], lang), x, fy - h // 2, h, tag[1], inner.right - x)
+
+    # -- overlays ----------------------------------------------------------------------------------
+    def _draw_paused(self, surface, lay: dict) -> None:
+        rect = lay.get("main") or lay.get("table")
+        h = max(lay["header"].height * 6 // 10, 12)
+        text = t("paused", self.lang).upper()
+        size = int(h * 0.6)
+        w = self.text.width(text, size, True) + h
+        badge = Rect(rect.right - w - h // 3, rect.y + h // 3, w, h)
+        self._tag(surface, text, badge.x, badge.y, badge.height, AMBER, badge.width + h)
+
+    def _draw_flash(self, surface, flash: Mapping[str, Any], view: Mapping[str, Any]) -> None:
+        lang = self.lang
+        W, H = self.size
+        kind = str(flash.get("kind", ""))
+        colour = FLASH_COLOURS.get(kind, STEEL)
+        band = Rect(0, round(H * 0.30), W, round(H * 0.40))
+        pygame.draw.rect(surface, mix(colour, BG, 0.55), band.inflate(0, max(H // 60, 4)))
+        pygame.draw.rect(surface, colour, band)
+        ink = ink_on(colour)
+        text, team = flash_words(flash, lang)
+        if team:
+            self._text(surface, text, Rect(band.x, band.y + band.height * 6 // 100, band.width,
+                                           band.height * 56 // 100), int(band.height * 0.46), ink, bold=True)
+            self._text(surface, str(team), Rect(band.x + W // 20, band.y + band.height * 62 // 100, W * 9 // 10,
+                                                band.height * 32 // 100), int(band.height * 0.24), ink)
+        else:
+            self._text(surface, text, band.inflate(-W // 20, 0), int(band.height * 0.5), ink, bold=True)
+
+    def _draw_entry(self, surface, entry: Mapping[str, Any]) -> None:
+        """The host's text entry (renaming a team): what to do, the text typed so far with a
+        cursor, and the keys; over everything else, so the host sees each letter land."""
+        W, H = self.size
+        rect = Rect(0, 0, W * 84 // 100, H * 40 // 100)
+        rect.center = (W // 2, H // 2)
+        radius = max(min(W, H) // 40, 4)
+        pygame.draw.rect(surface, AMBER, rect.inflate(6, 6), border_radius=radius)
+        pygame.draw.rect(surface, (18, 22, 36), rect, border_radius=radius)
+        pad = rect.width // 24
+        inner = rect.inflate(-2 * pad, 0)
+        row = rect.height // 8
+        self._text(surface, str(entry.get("title", "")), Rect(inner.x, rect.y + row // 2, inner.width, row * 3 // 2),
+                   int(row * 0.9), AMBER, bold=True, align="left")
+        box = Rect(inner.x, rect.y + row * 5 // 2, inner.width, row * 3)
+        pygame.draw.rect(surface, PANEL, box, border_radius=max(box.height // 8, 2))
+        text = str(entry.get("text", ""))
+        cursor_w = max(box.height // 14, 2)
+        where = self._text(surface, text, Rect(box.x + pad // 2, box.y, box.width - pad - cursor_w * 2, box.height),
+                           int(box.height * 0.62), TEXT, bold=True, align="left")
+        x = (where.right if text else box.x + pad // 2) + cursor_w
+        pygame.draw.rect(surface, AMBER, Rect(x, box.y + box.height // 6, cursor_w, box.height * 2 // 3))
+        self._text(surface, str(entry.get("hint", "")), Rect(inner.x, rect.y + row * 6, inner.width, row * 3 // 2),
+                   int(row * 0.7), MUTED, align="left")
+
+    def _draw_help(self, surface) -> None:
+        lang = self.lang
+        W, H = self.size
+        rect = Rect(0, 0, W * 90 // 100, H * 86 // 100)
+        rect.center = (W // 2, H // 2)
+        pygame.draw.rect(surface, AMBER, rect.inflate(6, 6), border_radius=max(min(W, H) // 40, 4))
+        pygame.draw.rect(surface, (18, 22, 36), rect, border_radius=max(min(W, H) // 40, 4))
+        title_h = rect.height // 10
+        self._text(surface, t("help_title", lang), Rect(rect.x, rect.y + title_h // 4, rect.width, title_h),
+                   int(title_h * 0.7), AMBER, bold=True)
+        items = [(a, k) for a, k in self.keys.items() if k]
+        if self.team_keys:
+            names = [n for _, n in self.team_keys]
+            label = ", ".join(names) if len(names) <= 6 else t("help_team_keys", lang)
+            items.insert(0, (label, [k for k, _ in self.team_keys]))
+        if not items:
+            return
+        body = Rect(rect.x + rect.width // 20, rect.y + title_h * 3 // 2, rect.width * 9 // 10,
+                    rect.height - title_h * 2)
+        cols = 1 if len(items) <= 8 or W < H else 2
+        per = math.ceil(len(items) / cols)
+        row_h = min(body.height // per, body.height // 6)
+        col_w = body.width // cols
+        rows = []
+        for action, names in items:
+            labels = list(dict.fromkeys(_key_label(str(n), lang) for n in names))
+            rows.append((", ".join(labels), action_label(action, lang)))
+        if self.team_keys:
+            rows[0] = (rows[0][0], items[0][0])  # the team names, not an action
+        key_w, label_w = col_w * 36 // 100, col_w * 58 // 100
+        base = int(row_h * 0.45)
+        # one size for the action labels; the team names row shrinks on its own
+        # (not below 3/4 of the row's size: a longer label shrinks alone rather than all of them)
+        label_size = max(min(self.text.fit(a, label_w, base) for _, a in rows[1 if self.team_keys else 0:] or rows),
+                         base * 3 // 4)
+        key_size = label_size * 85 // 100  # a long key list shrinks on its own when drawn
+        for i, (keys, label) in enumerate(rows):
+            c, r = divmod(i, per)
+            y = body.y + r * row_h
+            x = body.x + c * col_w
+            self._text(surface, keys, Rect(x, y, key_w, row_h), key_size, TEXT, bold=True, align="left")
+            self._text(surface, label, Rect(x + col_w * 39 // 100, y, label_w, row_h), label_size, MUTED,
+                       align="left")

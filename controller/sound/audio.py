@@ -1,0 +1,230 @@
+"""The audio shell: plays the engine's :class:`~controller.core.effects.Sound` effects.
+
+The engine says *which* sound (``Sound("press")``); this module owns the
+mixer and the preloaded samples and starts the sound at once, without
+blocking the loop.  It is thin on purpose: no decisions, no timing of its own.
+
+Latency: the mixer is opened with a small buffer (``[sound] buffer_frames``,
+256 frames = 5.8 ms at 44.1 kHz) and every sound is decoded at start-up, so
+:meth:`Audio.play` only hands a ready buffer to SDL's mixing thread.  Call it
+from the loop thread right when the effect is handled; the sound then starts
+within about one buffer (``benchmarks/sound_latency.py`` measures it).
+
+No audio device (a Pi without a sound card, a CI box): one warning line is
+logged and :meth:`Audio.play` does nothing; the game goes on silently.
+
+Where the sounds come from: ``[sound] dir`` if set (a file missing there is
+taken from the bundled set), else the bundled ``controller/data/sounds``,
+which in a checkout is a link to the repository's ``sounds/`` folder and in
+an installed wheel holds copies of its WAV files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from controller.core.effects import Sound
+from controller.i18n import DEFAULT_LANG, t
+
+log = logging.getLogger(__name__)
+
+SOUND_NAMES = ("press", "right", "wrong", "time_up", "warning", "false_start", "start", "tick")
+"""Every sound the engine may ask for (``sounds/make_sounds.py`` makes them)."""
+
+RATE = 44_100
+DEFAULTS: Mapping[str, Any] = {"mute": False, "volume": 0.8, "buffer_frames": 256, "dir": ""}
+"""The ``[sound]`` section's defaults (the schema in controller/app/config.py is authoritative)."""
+
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def bundled_sounds_dir() -> Path:
+    """The folder of the sounds shipped with the package.
+
+    ``controller/data/sounds`` (a link to ``sounds/`` in a checkout, real
+    files in an installed wheel); failing that, ``sounds/`` next to the
+    package (a checkout whose link was not kept, e.g. copied without links).
+    """
+    candidates = (_PACKAGE_DIR / "data" / "sounds", _PACKAGE_DIR.parent / "sounds")
+    for folder in candidates:
+        if (folder / "press.wav").is_file():
+            return folder
+    return candidates[0]
+
+
+def sound_paths(configured_dir: str | os.PathLike = "",
+                names: Iterable[str] = SOUND_NAMES) -> dict[str, Path]:
+    """Map each sound name to its WAV file: the configured folder first,
+    then the bundled one.  Names with no file anywhere are left out."""
+    folders = []
+    if configured_dir:
+        folders.append(Path(configured_dir).expanduser())
+    folders.append(bundled_sounds_dir())
+    found = {}
+    for name in names:
+        for folder in folders:
+            path = folder / f"{name}.wav"
+            if path.is_file():
+                found[name] = path
+                break
+    return found
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence C libraries writing to fd 2 while the mixer opens.
+
+    Without a sound card, libasound prints a dozen "ALSA lib ..." lines before
+    SDL gives up; the user should see our one warning instead.  The failure
+    itself still arrives as a ``pygame.error``.
+    """
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+class Audio:
+    """Plays named sounds through pygame's mixer.
+
+    :param config: the whole configuration (its ``[sound]`` section is read;
+        missing keys take :data:`DEFAULTS`), or ``None`` for the defaults.
+
+    Create it before ``pygame.init()`` if you can: the mixer must be opened
+    with our buffer size, and a mixer that ``pygame.init()`` already opened
+    with other settings is closed and reopened.
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None = None):
+        options = dict(DEFAULTS)
+        options.update((config or {}).get("sound", {}) or {})
+        self.muted: bool = bool(options["mute"])
+        self.volume: float = min(1.0, max(0.0, float(options["volume"])))
+        self.buffer_frames: int = int(options["buffer_frames"])
+        self.sounds_dir: str = str(options["dir"] or "")
+        self.lang: str = str((config or {}).get("language") or DEFAULT_LANG)
+        self.available = False
+        """True when a device was opened and sounds can play."""
+        self.problem: str | None = None
+        """Why there is no sound, when :attr:`available` is false."""
+        self._mixer = None
+        self._sounds: dict[str, Any] = {}
+        self._open()
+
+    # --- setup ---------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        try:
+            import pygame
+            import pygame.mixer as mixer
+        except (ImportError, NotImplementedError) as exc:  # pygame built without SDL_mixer
+            self._give_up(f"pygame mixer unavailable ({exc})")
+            return
+        try:
+            if mixer.get_init():
+                mixer.quit()
+            mixer.pre_init(RATE, -16, 2, self.buffer_frames)
+            with _quiet_stderr():
+                mixer.init(RATE, -16, 2, self.buffer_frames)
+            mixer.set_num_channels(16)
+        except (pygame.error, NotImplementedError) as exc:
+            self._give_up(f"no audio device ({exc})")
+            return
+        self._mixer = mixer
+        self.available = True
+        self._load()
+
+    def _load(self) -> None:
+        if self.sounds_dir and not Path(self.sounds_dir).expanduser().is_dir():
+            log.warning("sound.dir: folder not found: %s; using the bundled sounds", self.sounds_dir)
+        paths = sound_paths(self.sounds_dir)
+        missing = [n for n in SOUND_NAMES if n not in paths]
+        bad = []
+        for name, path in paths.items():
+            try:
+                sound = self._mixer.Sound(str(path))
+            except Exception as exc:  # pygame.error for a broken file; keep going
+                bad.append(f"{path.name} ({exc})")
+                continue
+            sound.set_volume(self.volume)
+            self._sounds[name] = sound
+        if missing or bad:
+            log.warning("sounds not loaded: %s", ", ".join(missing + bad))
+
+    def _give_up(self, problem: str) -> None:
+        self.available = False
+        self.problem = problem
+        log.warning("%s", t("no_sound", self.lang, problem=problem))
+
+    # --- playing -------------------------------------------------------------------------
+
+    def play(self, name: str) -> None:
+        """Start the sound ``name`` now and return at once.
+
+        Does nothing when muted, without a device or for an unknown name.
+        """
+        if self.muted:
+            return
+        sound = self._sounds.get(name)
+        if sound is not None:
+            sound.play()
+
+    def handle(self, effect: Any) -> None:
+        """Carry out an effect if it is a :class:`~controller.core.effects.Sound`."""
+        if isinstance(effect, Sound):
+            self.play(effect.name)
+
+    def stop(self) -> None:
+        """Silence every sound that is playing."""
+        if self._mixer is not None and self.available:
+            self._mixer.stop()
+
+    # --- settings ------------------------------------------------------------------------
+
+    def set_mute(self, muted: bool) -> None:
+        self.muted = bool(muted)
+        if self.muted:
+            self.stop()
+
+    def toggle_mute(self) -> bool:
+        """Flip mute (the host's key); return the new state."""
+        self.set_mute(not self.muted)
+        return self.muted
+
+    def set_volume(self, volume: float) -> None:
+        """Set the volume of every sound, 0..1."""
+        self.volume = min(1.0, max(0.0, float(volume)))
+        for sound in self._sounds.values():
+            sound.set_volume(self.volume)
+
+    @property
+    def loaded(self) -> tuple[str, ...]:
+        """Names of the sounds ready to play."""
+        return tuple(self._sounds)
+
+    def close(self) -> None:
+        """Stop playing and close the mixer."""
+        self._sounds.clear()
+        if self._mixer is not None and self.available:
+            self._mixer.quit()
+        self.available = False
+        self._mixer = None
+
+    def __enter__(self) -> "Audio":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

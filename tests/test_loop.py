@@ -120,7 +120,7 @@ def test_a_mafia_game_ended_by_the_judge_saves_its_protocol(tmp_path):
     loop.key_down(["t"])                            # town wins
     loop.drain()
     saved = tmp_path / "game-007-table-1.json"
-    assert loop.protocol_path == saved and saved.exists()
+    assert loop.extras.protocol_path == saved and saved.exists()
     protocol = mafia_protocol.load(saved)
     assert protocol.winner == "town" and protocol.tournament == "Кубок"
     assert [p.fouls for p in protocol.players if p.seat == 4] == [2]
@@ -158,7 +158,7 @@ def test_mafia_roles_entered_after_the_game_complete_the_protocol(tmp_path):
     loop = Loop(cfg, engine.new_game(cfg, 1), clock)
     loop.key_down(["m"])                            # the mafia wins; no roles entered yet
     loop.drain()
-    assert loop.protocol_path == tmp_path / "game-001-table-1.table.json"
+    assert loop.extras.protocol_path == tmp_path / "game-001-table-1.table.json"
     assert not (tmp_path / "game-001-table-1.json").exists()
     # after the game the judge turns the cards: seat, then R until the role is right
     presses = {1: 3, 2: 2, 3: 2, 4: 4, 5: 5}      # don, mafia, mafia, commissar, doctor
@@ -168,7 +168,7 @@ def test_mafia_roles_entered_after_the_game_complete_the_protocol(tmp_path):
             loop.key_down(["r"])
             loop.drain()
     saved = tmp_path / "game-001-table-1.json"
-    assert loop.protocol_complete and saved.exists()
+    assert loop.extras.protocol_complete and saved.exists()
     from controller.games.mafia import protocol as mafia_protocol
     protocol = mafia_protocol.load(saved)
     assert [p.role for p in protocol.players] == ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5

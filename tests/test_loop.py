@@ -4,7 +4,7 @@ from controller.app import config
 from controller.core import engine
 from controller.inputs.keyboard import KeyboardBackend
 from controller.core.clock import ManualClock
-from controller.core.events import HostKey
+from controller.core.events import Host, HostKey
 from controller.inputs.keys import terminal_key_names
 from controller.app.loop import Loop
 
@@ -193,3 +193,24 @@ def test_a_host_notice_leaves_the_screen_after_a_while():
     assert loop.status()["notice"]
     clock.advance(7_000 * MS)
     assert loop.status()["notice"] == ""
+
+
+def test_a_second_mafia_game_after_new_game_writes_its_own_protocol(tmp_path):
+    from controller.games.mafia import protocol as mafia_protocol
+
+    names = ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор", "Жанна", "Захар", "Ира", "Кирилл"]
+    roles = ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
+    cfg = config.build({"mode": "mafia", "mafia": {"players": names, "protocol_dir": str(tmp_path)}})
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock)
+    written = []
+    for winner_key in (["t"], ["m"]):               # the town wins the first game, the mafia the second
+        for seat, role in enumerate(roles, start=1):
+            loop.apply(Host("role", clock.now(), {"seat": seat, "role": role}))
+        loop.key_down(winner_key)
+        loop.drain()
+        assert loop.extras.protocol_complete
+        written.append(loop.extras.protocol_path)
+        loop.start_new_game()
+    assert [p.name for p in written] == ["game-001-table-1.json", "game-002-table-1.json"]
+    assert [(mafia_protocol.load(p).winner, mafia_protocol.load(p).game) for p in written] == [("town", 1), ("mafia", 2)]

@@ -122,6 +122,8 @@ class Loop:
         """The game played (its declarations: what a rename picks, its keys …)."""
         self.extras = games.extras(cfg["mode"])
         """The game's impure part (a protocol file, results read from a file)."""
+        self.games_started = 0
+        """Games started with the new-game key since the program started."""
         self.rename: Rename | None = None
 
     # -- input side (any thread) -----------------------------------------
@@ -424,6 +426,8 @@ class Loop:
 
     def start_new_game(self) -> None:
         """Archive the current journal (never deleted) and start a fresh game."""
+        self.extras = games.extras(self.cfg["mode"])   # a new game writes a new protocol
+        self.games_started += 1
         if self.journal is None:
             self.state = engine.new_game(self.cfg, journal_mod.choose_seed(self.cfg))
             return
@@ -436,7 +440,6 @@ class Loop:
                                            header=journal_mod.new_header(self.cfg, seed, self.config_path),
                                            fsync=self.cfg["journal"]["fsync"])
         self.state = engine.new_game(self.cfg, seed)
-        self.extras = games.extras(self.cfg["mode"])   # a new game writes a new protocol
         self.flash = None
         self.dirty = True
         self._notice("new_game_started", path=dest)

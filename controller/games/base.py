@@ -134,6 +134,8 @@ class Shell(Protocol):
 
     cfg: dict
     state: Any
+    games_started: int
+    """Games started with the new-game key since the program started (0: the first)."""
 
     def say(self, key: str, /, **params: Any) -> None: ...
 

@@ -36,7 +36,10 @@ class MafiaExtras(ShellExtras):
                 shell.say_text(str(exc))
             return
         first = self.protocol_path is None
-        self.protocol_path, problem = protocol.write_game(summary, cfg["mafia"], lang, time.localtime())
+        # the k-th game started with the new-game key is game_number + k: its protocol never
+        # takes the place of an earlier game's
+        settings = dict(cfg["mafia"], game_number=cfg["mafia"]["game_number"] + shell.games_started)
+        self.protocol_path, problem = protocol.write_game(summary, settings, lang, time.localtime())
         self.protocol_complete = problem is None
         if problem is None:
             shell.say("protocol.saved", path=self.protocol_path)

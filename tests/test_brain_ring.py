@@ -4,14 +4,14 @@ import json
 from pathlib import Path
 
 import pytest
+from harness import Played
 from replay import play
 
-from controller.app import config
 from controller.core import engine
 from controller.cli import main
-from controller.core.effects import Flash, Lamp, Log, Sound
+from controller.core.effects import Flash, Lamp, Sound
 from controller.core.errors import ConfigError
-from controller.core.events import NS_PER_S, Host, Press, Release, Tick
+from controller.core.events import NS_PER_S
 from controller.games import brain_ring
 
 S = NS_PER_S
@@ -21,54 +21,21 @@ def ns(t):
     return int(round(t * S))
 
 
-class Game:
+class Game(Played):
+    """Брейн-ринг with ``teams`` teams T1, T2 ... on buttons B1, B2 ... (``named=False``: the built-in teams)."""
+
     def __init__(self, teams=2, seed=1, named=True, **settings):
         data = {"mode": "brain-ring", **settings}
         if named:
             data["teams"] = [{"name": f"T{i + 1}", "button": f"B{i + 1}"} for i in range(teams)]
-        self.state = engine.new_game(config.build(data), seed)
-        self.fx = []
-
-    def _step(self, ev):
-        self.state, fx = engine.step(self.state, ev)
-        self.fx += fx
-        return fx
-
-    def host(self, action, at, **params):
-        return self._step(Host(action, ns(at), params))
-
-    def press(self, n, at, delivered=None):
-        d = delivered if delivered is not None else at
-        self._step(Press(f"B{n}", ns(at), ns(d)))
-        return self._step(Release(f"B{n}", ns(at) + 1, ns(d) + 1))
-
-    def tick(self, at):
-        out = []
-        while (due := engine.wakeup(self.state)) is not None and due <= ns(at):
-            out += self._step(Tick(due))
-        return out + self._step(Tick(ns(at)))
-
-    def view(self):
-        return engine.view(self.state)
-
-    def score(self, n):
-        return self.view()["teams"][n - 1]["score"]
-
-    def holder(self):
-        return [t["name"] for t in self.view()["teams"] if t["holder"]]
-
-    def logs(self, kind):
-        return [f for f in self.fx if isinstance(f, Log) and f.kind == kind]
-
-    def sounds(self):
-        return [f.name for f in self.fx if isinstance(f, Sound)]
+        super().__init__(data, seed)
 
     def answer(self, n, start, result="right"):
         """One question: «Время!» at ``start``, team n presses 1 s later, the host rules."""
         self.host("question", start - 1)
         self.host("start_clock", start)
         self.press(n, start + 1)
-        self.tick(start + 1.1)
+        self.run_to(start + 1.1)
         self.host(result, start + 2)
 
 
@@ -93,7 +60,7 @@ def test_no_random_delay_by_default():
     g = Game()
     g.host("question", 1)
     g.host("start_clock", 2)
-    assert g.logs("start")[0].at == ns(2)
+    assert g.entries("start")[0].at == ns(2)
 
 
 def test_random_delay_of_one_to_four_seconds_is_deterministic_per_seed_and_question():
@@ -104,8 +71,8 @@ def test_random_delay_of_one_to_four_seconds_is_deterministic_per_seed_and_quest
             t = 100 * q + 1
             g.host("question", t)
             g.host("start_clock", t + 1)
-            g.tick(t + 6)
-            out.append((g.logs("start")[-1].at - ns(t + 1)) / S)
+            g.run_to(t + 6)
+            out.append((g.entries("start")[-1].at - ns(t + 1)) / S)
             g.host("withdraw", t + 7)
         return out
     a, b = delays(7), delays(7)
@@ -119,10 +86,10 @@ def test_the_random_delay_range_is_configurable():
                 "brain_ring.start_delay_max_s": 2.5})
     g.host("question", 1)
     g.host("start_clock", 2)
-    g.tick(4.49)
+    g.run_to(4.49)
     assert g.logs("start") == []
-    g.tick(4.5)
-    assert g.logs("start")[0].at == ns(4.5)
+    g.run_to(4.5)
+    assert g.entries("start")[0].at == ns(4.5)
 
 
 def test_press_before_the_start_signal_is_a_false_start_and_the_others_play_on():
@@ -130,24 +97,24 @@ def test_press_before_the_start_signal_is_a_false_start_and_the_others_play_on()
     g.host("question", 1)
     g.host("start_clock", 2)
     g.press(1, 2.5)                                   # during the random pause
-    assert "false_start" in g.sounds() and Flash("false_start", "T1") in g.fx
-    assert Lamp("B1", "blink") in g.fx
+    assert "false_start" in g.sounds() and Flash("false_start", "T1") in g.effects
+    assert Lamp("B1", "blink") in g.effects
     assert g.view()["teams"][0]["false_start"] is True
-    g.tick(10)
+    g.run_to(10)
     g.press(1, 10.5)                                  # out for this question
-    g.tick(10.6)
-    assert g.holder() == []
+    g.run_to(10.6)
+    assert g.holder() is None
     g.press(2, 11)
-    g.tick(11.1)
-    assert g.holder() == ["T2"]
+    g.run_to(11.1)
+    assert g.holder() == "T2"
     g.host("right", 12)
     assert g.score(2) == 1
     g.host("question", 13)                            # the next question: T1 may answer again
     g.host("start_clock", 14)
-    g.tick(20)
+    g.run_to(20)
     g.press(1, 20.5)
-    g.tick(20.6)
-    assert g.holder() == ["T1"]
+    g.run_to(20.6)
+    assert g.holder() == "T1"
 
 
 def test_a_press_while_the_host_reads_is_a_false_start_too():
@@ -157,8 +124,8 @@ def test_a_press_while_the_host_reads_is_a_false_start_too():
     g.host("start_clock", 2)
     g.press(2, 3)
     g.press(1, 4)
-    g.tick(4.1)
-    assert g.holder() == ["T1"]
+    g.run_to(4.1)
+    assert g.holder() == "T1"
 
 
 def test_an_edge_before_the_signal_delivered_after_it_is_still_a_false_start():
@@ -166,8 +133,8 @@ def test_an_edge_before_the_signal_delivered_after_it_is_still_a_false_start():
     g.host("question", 1)
     g.host("start_clock", 2.0)
     g.press(1, 1.9995, delivered=2.001)
-    g.tick(2.1)
-    assert g.holder() == [] and g.view()["teams"][0]["false_start"]
+    g.run_to(2.1)
+    assert g.holder() is None and g.view()["teams"][0]["false_start"]
 
 
 def test_when_every_team_false_starts_the_question_closes_and_carries_over():
@@ -185,7 +152,7 @@ def test_a_press_stops_the_clock():
     g.host("question", 1)
     g.host("start_clock", 2)
     g.press(1, 12)
-    g.tick(40)
+    g.run_to(40)
     cd = g.view()["countdown"]
     assert cd["running"] is False and cd["remaining_ms"] == pytest.approx(50_000, abs=3)
     assert "time_up" not in g.sounds()
@@ -197,8 +164,8 @@ def test_the_earliest_edge_wins_even_when_delivered_later():
     g.host("start_clock", 2)
     g.press(2, 5.0000, delivered=5.0004)
     g.press(1, 4.9990, delivered=5.0012)
-    g.tick(5.1)
-    assert g.holder() == ["T1"]
+    g.run_to(5.1)
+    assert g.holder() == "T1"
 
 
 def test_right_answer_scores_the_questions_value():
@@ -215,16 +182,16 @@ def test_wrong_answer_gives_the_other_team_twenty_seconds():
     g.host("question", 1)
     g.host("start_clock", 2)
     g.press(1, 12)
-    g.tick(12.1)
+    g.run_to(12.1)
     g.host("wrong", 15)
     cd = g.view()["countdown"]
     assert cd["kind"] == "after_wrong" and cd["total_ms"] == 20_000 and cd["running"]
     g.press(1, 16)                                    # already answered
-    g.tick(16.1)
-    assert g.holder() == []
-    g.tick(34.9)
+    g.run_to(16.1)
+    assert g.holder() is None
+    g.run_to(34.9)
     assert g.view()["question"]["open"]
-    g.tick(35.01)
+    g.run_to(35.01)
     assert g.view()["question"]["closed"] == "time"
 
 
@@ -235,7 +202,7 @@ def test_after_wrong_time_rule(rule, press_at, expected_s):
     g.host("question", 1)
     g.host("start_clock", 2)
     g.press(1, press_at)
-    g.tick(press_at + 0.1)
+    g.run_to(press_at + 0.1)
     g.host("wrong", press_at + 3)
     assert g.view()["countdown"]["total_ms"] == pytest.approx(expected_s * 1000, abs=3)
 
@@ -247,15 +214,15 @@ def test_pause_during_the_random_start_pause_holds_the_start_signal():
     delay = (g.state.question.start_at - ns(2)) / S
     assert delay >= 1.0
     g.host("pause", 2.5)                              # a technical problem: hold everything
-    g.tick(30)
+    g.run_to(30)
     assert "start" not in g.sounds()
     assert g.view()["question"]["waiting_start"]
     g.press(1, 29)                                    # still before the signal
     assert g.view()["teams"][0]["false_start"]
     g.host("resume", 40)
-    g.tick(40 + delay - 0.5 - 0.01)
+    g.run_to(40 + delay - 0.5 - 0.01)
     assert "start" not in g.sounds()                  # the rest of the pause runs after the resume
-    g.tick(40 + delay - 0.5 + 0.01)
+    g.run_to(40 + delay - 0.5 + 0.01)
     assert g.sounds().count("start") == 1
     assert g.view()["countdown"] == pytest.approx(
         {"kind": "main", "remaining_ms": 60_000 - 10, "total_ms": 60_000, "running": True}, abs=1)
@@ -266,7 +233,7 @@ def test_start_clock_while_paused_gives_the_signal_at_the_resume():
     g.host("question", 1)
     g.host("pause", 1.5)
     g.host("start_clock", 2)
-    g.tick(5)
+    g.run_to(5)
     assert "start" not in g.sounds()
     g.host("resume", 6)
     assert g.sounds().count("start") == 1
@@ -278,13 +245,13 @@ def test_presses_during_an_answer_are_early_not_false_starts():
     g.host("question", 1)
     g.host("start_clock", 2)
     g.press(1, 5)
-    g.tick(5.1)
+    g.run_to(5.1)
     g.press(2, 6)                                     # T1 is answering
     g.host("wrong", 7)
     assert g.view()["teams"][1]["false_start"] is False
     g.press(2, 7.5)
-    g.tick(7.6)
-    assert g.holder() == ["T2"]
+    g.run_to(7.6)
+    assert g.holder() == "T2"
 
 
 def test_unanswered_questions_carry_their_point_over():
@@ -294,12 +261,12 @@ def test_unanswered_questions_carry_their_point_over():
         g.host("question", 100 * i + 1)
         values.append(g.view()["question"]["nominal"])
         g.host("start_clock", 100 * i + 2)
-        g.tick(100 * i + 70)                          # nobody presses
+        g.run_to(100 * i + 70)                          # nobody presses
     g.host("question", 400)
     values.append(g.view()["question"]["nominal"])
     g.host("start_clock", 401)
     g.press(1, 402)
-    g.tick(402.1)
+    g.run_to(402.1)
     g.host("right", 403)
     g.host("question", 500)
     values.append(g.view()["question"]["nominal"])
@@ -311,7 +278,7 @@ def test_both_teams_wrong_carries_over():
     g = Game()
     g.answer(1, 2, "wrong")
     g.press(2, 5)
-    g.tick(5.1)
+    g.run_to(5.1)
     g.host("wrong", 6)
     assert g.view()["question"]["closed"] == "exhausted"
     g.host("question", 10)
@@ -322,7 +289,7 @@ def test_carry_over_can_be_switched_off():
     g = Game(**{"brain_ring.carry_over": False})
     g.host("question", 1)
     g.host("start_clock", 2)
-    g.tick(70)
+    g.run_to(70)
     g.host("question", 80)
     assert g.view()["question"]["nominal"] == 1
 
@@ -333,8 +300,8 @@ def test_fight_ends_at_three_points_by_default():
         assert g.view()["stage"] == "play"
         g.answer(2, 10 * i + 2)
     assert g.view()["stage"] == "fight_over"
-    assert Flash("fight_over", "T2") in g.fx
-    assert g.logs("fight_over")[0].data["winner"] == "T2"
+    assert Flash("fight_over", "T2") in g.effects
+    assert g.logs("fight_over")[0]["winner"] == "T2"
     fx = g.host("question", 50)
     assert g.view()["question"]["closed"] == "right"          # refused: no new question
     assert any(getattr(f, "key", None) == "fight_over" for f in fx)
@@ -360,7 +327,7 @@ def test_signals_at_start_ten_seconds_left_each_of_the_last_five_and_the_end():
     t = 2.0
     while t < 63:
         t = round(t + 0.25, 2)
-        for f in g.tick(t):
+        for f in g.run_to(t):
             if isinstance(f, Sound):
                 timeline.append((t, f.name))
     assert timeline == [(52.0, "warning"), (57.0, "warning"), (58.0, "warning"), (59.0, "warning"),
@@ -376,15 +343,15 @@ def test_next_fight_may_pick_other_teams():
     g.host("start_clock", 3)
     g.press(1, 4)
     g.press(3, 4.5)
-    g.tick(4.6)
-    assert g.holder() == ["T3"]
+    g.run_to(4.6)
+    assert g.holder() == "T3"
 
 
 def test_withdraw_undoes_the_point_and_restores_the_carry():
     g = Game()
     g.host("question", 1)
     g.host("start_clock", 2)
-    g.tick(70)                                        # carry 1
+    g.run_to(70)                                        # carry 1
     g.answer(1, 100)                                  # worth 2
     assert g.score(1) == 2
     g.host("withdraw", 110)

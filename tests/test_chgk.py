@@ -5,14 +5,13 @@ import json
 from pathlib import Path
 
 import pytest
+from harness import Played
 
 from controller.games.chgk import results as chgk_results
-from controller.app import config
-from controller.core import engine
 from controller.cli import main
-from controller.core.effects import Flash, Log, Notice, Sound
+from controller.core.effects import Flash, Notice
 from controller.core.errors import GameError
-from controller.core.events import NS_PER_S, Host, Press, Tick
+from controller.core.events import NS_PER_S
 
 S = NS_PER_S
 NAMES = ["Альфа", "Бета", "Гамма", "Дельта", "Эпсилон", "Дзета", "Эта"]
@@ -22,35 +21,12 @@ def ns(t):
     return int(round(t * S))
 
 
-class Game:
+class Game(Played):
+    """ЧГК with ``teams`` teams (Альфа on button A, Бета on B ...)."""
+
     def __init__(self, teams=4, **settings):
-        data = {"mode": "chgk", "teams": [{"name": NAMES[i], "button": chr(65 + i)} for i in range(teams)],
-                **settings}
-        self.state = engine.new_game(config.build(data), 1)
-        self.fx = []
-        self.now = 0
-
-    def _step(self, ev):
-        self.state, fx = engine.step(self.state, ev)
-        self.fx += fx
-        return fx
-
-    def host(self, action, at=None, **params):
-        self.now = self.now if at is None else at
-        return self._step(Host(action, ns(self.now), params))
-
-    def tick(self, at):
-        out = []
-        while (due := engine.wakeup(self.state)) is not None and due <= ns(at):
-            out += self._step(Tick(due))
-        self.now = at
-        return out + self._step(Tick(ns(at)))
-
-    def view(self):
-        return engine.view(self.state)
-
-    def logs(self, kind):
-        return [f for f in self.fx if isinstance(f, Log) and f.kind == kind]
+        super().__init__({"mode": "chgk", "teams": [{"name": NAMES[i], "button": chr(65 + i)} for i in range(teams)],
+                          **settings}, 1)
 
     def places(self):
         return {r["team"]: r["place_label"] for r in self.view()["standings"]}
@@ -67,7 +43,7 @@ def timed_sounds(g, until, step=0.5):
     t = g.now
     while t < until:
         t = round(t + step, 3)
-        out += [(t, f.name) for f in g.tick(t) if isinstance(f, Sound)]
+        out += [(t, name) for name in g.sounds(g.run_to(t))]
     return out
 
 
@@ -75,19 +51,19 @@ def test_no_buttons_presses_change_nothing():
     g = Game()
     g.host("question", 1)
     before = g.view()
-    g._step(Press("A", ns(2), ns(2)))
+    g.press("A", 2)
     assert g.view() == before
 
 
 def test_timer_start_signal_warning_ten_seconds_before_the_end_end_signal_and_hand_in():
     g = Game()
     g.host("start_clock", 0)
-    assert [f.name for f in g.fx if isinstance(f, Sound)] == ["start"]
+    assert g.sounds() == ["start"]
     assert g.view()["countdown"]["kind"] == "discussion" and g.view()["countdown"]["total_ms"] == 60_000
     assert timed_sounds(g, 80) == [(50.0, "warning"), (60.0, "time_up"), (70.0, "time_up")]
-    assert [x.at for x in g.logs("time_up")] == [ns(60)]
-    assert [x.at for x in g.logs("answers_closed")] == [ns(70)]
-    assert Flash("answers_closed") in g.fx and g.view()["phase"] == "done"
+    assert [x.at for x in g.entries("time_up")] == [ns(60)]
+    assert [x.at for x in g.entries("answers_closed")] == [ns(70)]
+    assert Flash("answers_closed") in g.effects and g.view()["phase"] == "done"
 
 
 def test_timer_lengths_are_configurable():
@@ -107,7 +83,7 @@ def test_blitz_preset_of_twenty_seconds():
 def test_start_clock_moves_to_the_next_question_after_the_clock_has_run():
     g = Game()
     g.host("start_clock", 0)
-    g.tick(75)
+    g.run_to(75)
     g.host("start_clock", 80)
     assert g.view()["question"]["label"] == "1.2"
     fx = g.host("start_clock", 81)
@@ -137,7 +113,7 @@ def test_results_entered_per_team_and_ranked_by_right_answers():
     g.host("results", results={"Гамма": True, "Бета": "+", "Дельта": 0})
     g.host("question", 3)
     g.host("results", results=["Бета", "Гамма"])
-    s = engine.summary(g.state)
+    s = g.summary()
     assert s["scores"] == {"Альфа": 0, "Бета": 2, "Гамма": 3, "Дельта": 0}
     assert [r["team"] for r in s["standings"]][:2] == ["Гамма", "Бета"]
     with pytest.raises(GameError, match="unknown result"):
@@ -148,7 +124,7 @@ def test_results_for_a_named_question_by_number_or_tour_dot_question():
     g = Game()
     g.host("results", question=14, results=["Альфа"])
     g.host("result", team="Бета", value=True, question="2.2")
-    s = engine.summary(g.state)
+    s = g.summary()
     labels = {q["label"]: q["results"] for q in s["questions"] if q["results"]}
     assert labels == {"2.2": {"Альфа": True, "Бета": True, "Гамма": False, "Дельта": False}}
 
@@ -188,7 +164,7 @@ def test_shootout_for_a_tie_in_places_one_to_three_until_they_are_settled():
     g.host("result", 96, team="Альфа", value=False)
     assert g.places() == {"Гамма": "1", "Бета": "2", "Альфа": "3", "Дельта": "4", "Эпсилон": "5"}
     assert g.view()["stage"] == "finished"
-    assert g.logs("shootout_over")[0].data["standings"][:3] == ["Гамма", "Бета", "Альфа"]
+    assert g.logs("shootout_over")[0]["standings"][:3] == ["Гамма", "Бета", "Альфа"]
     assert [r["right"] for r in g.view()["standings"][:3]] == [3, 3, 3]   # the shoot-out adds no points
 
 
@@ -210,9 +186,9 @@ def test_accepted_appeal_gives_the_team_the_question_and_is_logged():
     g.play([["Альфа"], ["Бета"]])
     g.host("appeal", 50, team="Альфа", question=2, accepted=True)
     g.host("appeal", 51, team="Бета", question="1.1", accepted=False)
-    s = engine.summary(g.state)
+    s = g.summary()
     assert s["scores"]["Альфа"] == 2 and s["scores"]["Бета"] == 1
-    assert [(a.data["team"], a.data["accepted"]) for a in g.logs("appeal")] == [("Альфа", True), ("Бета", False)]
+    assert [(a["team"], a["accepted"]) for a in g.logs("appeal")] == [("Альфа", True), ("Бета", False)]
     assert [a["question"] for a in s["appeals"]] == ["1.2", "1.1"]
     assert s["questions"][1]["appeals"][0]["accepted"] is True
 
@@ -228,7 +204,7 @@ def test_a_tie_made_by_an_appeal_after_the_shootout_gets_a_shootout_of_its_own()
     g.host("appeal", 21, team="Дельта", question="1.2", accepted=True)
     assert g.places() == {"Альфа": "1–2", "Дельта": "1–2", "Бета": "3", "Гамма": "4"}
     g.host("shootout", 22)                           # only the new tie plays
-    assert g.logs("shootout")[-1].data["teams"] == ["Альфа", "Дельта"]
+    assert g.logs("shootout")[-1]["teams"] == ["Альфа", "Дельта"]
     g.host("question", 23)
     assert g.view()["question"]["label"] == "s2" and g.view()["question"]["results"] == {}
     assert g.places() == {"Альфа": "1–2", "Дельта": "1–2", "Бета": "3", "Гамма": "4"}
@@ -266,8 +242,8 @@ def test_csv_results_are_parsed_and_entered_through_the_engine():
     assert [(r.team, r.question, r.result, r.row) for r in rows] == [
         ("Альфа", 1, True, 2), ("Бета", 1, False, 3), ("Альфа", 2, True, 4), ("Гамма", 14, True, 5)]
     g = Game()
-    g._step(chgk_results.to_host(rows, ns(1)))
-    assert engine.summary(g.state)["scores"] == {"Альфа": 2, "Бета": 0, "Гамма": 1, "Дельта": 0}
+    g.send(chgk_results.to_host(rows, ns(1)))
+    assert g.summary()["scores"] == {"Альфа": 2, "Бета": 0, "Гамма": 1, "Дельта": 0}
 
 
 def test_csv_with_semicolons_and_no_header():

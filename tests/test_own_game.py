@@ -3,65 +3,24 @@
 import json
 
 import pytest
+from harness import Played
 from replay import play
 
 from controller.app import config
-from controller.core import engine
 from controller.cli import main
-from controller.core.effects import Flash, Lamp, Log, Sound
+from controller.core.effects import Flash, Lamp
 from controller.core.errors import ConfigError
-from controller.core.events import NS_PER_S, Host, Press, Release, Tick
+from controller.core.events import NS_PER_S
 
 S = NS_PER_S
 
 
-def ns(t):
-    return int(round(t * S))
-
-
-class Game:
-    """A host and players driving one game through controller.core.engine; keeps every effect."""
+class Game(Played):
+    """Своя игра with ``players`` players P1, P2 ... on buttons B1, B2 ..."""
 
     def __init__(self, players=3, seed=1, **settings):
         teams = [{"name": f"P{i + 1}", "button": f"B{i + 1}"} for i in range(players)]
-        cfg = config.build({"mode": "own-game", "teams": teams, **settings})
-        self.state = engine.new_game(cfg, seed)
-        self.fx = []
-
-    def _step(self, ev):
-        self.state, fx = engine.step(self.state, ev)
-        self.fx += fx
-        return fx
-
-    def host(self, action, at, **params):
-        return self._step(Host(action, ns(at), params))
-
-    def press(self, n, at, delivered=None):
-        fx = self._step(Press(f"B{n}", ns(at), ns(delivered if delivered is not None else at)))
-        self._step(Release(f"B{n}", ns(at) + 1, ns(delivered if delivered is not None else at) + 1))
-        return fx
-
-    def tick(self, at):
-        """Tick at every deadline the engine asks for, up to ``at``."""
-        out = []
-        while (due := engine.wakeup(self.state)) is not None and due <= ns(at):
-            out += self._step(Tick(due))
-        return out + self._step(Tick(ns(at)))
-
-    def view(self):
-        return engine.view(self.state)
-
-    def score(self, n):
-        return self.view()["teams"][n - 1]["score"]
-
-    def logs(self, kind):
-        return [f.data for f in self.fx if isinstance(f, Log) and f.kind == kind]
-
-    def sounds(self):
-        return [f.name for f in self.fx if isinstance(f, Sound)]
-
-    def holder(self):
-        return [t["name"] for t in self.view()["teams"] if t["holder"]]
+        super().__init__({"mode": "own-game", "teams": teams, **settings}, seed)
 
 
 def test_takes_at_least_twelve_buttons_and_each_can_win():
@@ -69,8 +28,8 @@ def test_takes_at_least_twelve_buttons_and_each_can_win():
     g.host("question", 1, nominal=100)
     g.host("reading_done", 2)
     g.press(12, 2.3)
-    g.tick(2.5)
-    assert g.holder() == ["P12"]
+    g.run_to(2.5)
+    assert g.holder() == "P12"
     g.host("right", 3)
     assert g.score(12) == 100
 
@@ -86,29 +45,29 @@ def test_buttons_are_armed_only_at_the_end_of_reading_mark():
     g = Game()
     g.host("question", 1)
     g.press(1, 1.5)                      # while the host reads: early, not an answer
-    g.tick(1.6)
-    assert g.holder() == []
+    g.run_to(1.6)
+    assert g.holder() is None
     assert g.view()["teams"][0]["early"] is True
     g.host("reading_done", 4)
     g.press(2, 4.1)
-    g.tick(4.2)
-    assert g.holder() == ["P2"]
+    g.run_to(4.2)
+    assert g.holder() == "P2"
 
 
 def test_early_press_blocks_that_button_for_one_second_by_default():
     g = Game()
     g.host("question", 1)
     g.press(1, 2.5)                      # early: blocked until 3.5
-    assert Lamp("B1", "blink") in g.fx
+    assert Lamp("B1", "blink") in g.effects
     g.host("reading_done", 3.0)
     g.press(1, 3.4)                      # still blocked
-    g.tick(3.45)
-    assert g.holder() == [] and g.view()["teams"][0]["blocked"] is True
-    g.tick(3.5)
-    assert Lamp("B1", "off") in g.fx and g.view()["teams"][0]["blocked"] is False
+    g.run_to(3.45)
+    assert g.holder() is None and g.view()["teams"][0]["blocked"] is True
+    g.run_to(3.5)
+    assert Lamp("B1", "off") in g.effects and g.view()["teams"][0]["blocked"] is False
     g.press(1, 3.6)
-    g.tick(3.7)
-    assert g.holder() == ["P1"]
+    g.run_to(3.7)
+    assert g.holder() == "P1"
 
 
 def test_the_block_time_is_configurable():
@@ -118,8 +77,8 @@ def test_the_block_time_is_configurable():
     g.host("reading_done", 3.0)
     g.press(1, 4.4)                                # 1.9 s after the early press: blocked
     g.press(2, 4.45)
-    g.tick(4.6)
-    assert g.holder() == ["P2"]
+    g.run_to(4.6)
+    assert g.holder() == "P2"
 
 
 def test_every_early_press_restarts_its_block():
@@ -129,12 +88,12 @@ def test_every_early_press_restarts_its_block():
     g.press(1, 2.8)                      # restarts: blocked until 3.8, not 3.0
     g.host("reading_done", 3.0)
     g.press(1, 3.5)
-    g.tick(3.6)
-    assert g.holder() == []
+    g.run_to(3.6)
+    assert g.holder() is None
     assert [r["kind"] for r in g.view()["question"]["presses"]] == ["early", "early", "blocked"]
     g.press(1, 3.85)
-    g.tick(3.9)
-    assert g.holder() == ["P1"]
+    g.run_to(3.9)
+    assert g.holder() == "P1"
 
 
 def test_early_press_is_silent_unless_early_sound_is_on():
@@ -150,12 +109,12 @@ def test_press_window_of_five_seconds_then_the_question_closes_with_no_score():
     g = Game()
     g.host("question", 1, nominal=300)
     g.host("reading_done", 2)
-    g.tick(6.99)
+    g.run_to(6.99)
     assert g.view()["question"]["open"] is True
     assert g.view()["countdown"]["kind"] == "press_window"
-    g.tick(7.01)
+    g.run_to(7.01)
     assert g.view()["question"]["closed"] == "time"
-    assert "time_up" in g.sounds() and Flash("time_up") in g.fx
+    assert "time_up" in g.sounds() and Flash("time_up") in g.effects
     assert [g.score(i) for i in (1, 2, 3)] == [0, 0, 0]
 
 
@@ -164,21 +123,21 @@ def test_a_press_just_inside_the_window_counts_and_one_after_it_does_not():
     g.host("question", 1)
     g.host("reading_done", 2)
     g.press(1, 7.0005, delivered=7.0015)  # edge after the window: late
-    g.tick(7.1)
+    g.run_to(7.1)
     assert g.view()["question"]["closed"] == "time"
     g2 = Game()
     g2.host("question", 1)
     g2.host("reading_done", 2)
     g2.press(1, 6.9995, delivered=7.001)  # edge inside, delivered after the deadline
-    g2.tick(7.1)
-    assert g2.holder() == ["P1"]
+    g2.run_to(7.1)
+    assert g2.holder() == "P1"
 
 
 def test_press_window_length_is_configurable():
     g = Game(**{"own_game.press_window_s": 3.0})
     g.host("question", 1)
     g.host("reading_done", 2)
-    g.tick(5.01)
+    g.run_to(5.01)
     assert g.view()["question"]["closed"] == "time"
 
 
@@ -187,13 +146,13 @@ def test_right_answer_scores_the_nominal_and_ends_the_question():
     g.host("question", 1, nominal=400)
     g.host("reading_done", 2)
     g.press(2, 2.5)
-    g.tick(2.6)
+    g.run_to(2.6)
     g.host("right", 3)
     assert g.score(2) == 400
     assert g.view()["question"]["closed"] == "right"
     g.press(1, 3.5)
-    g.tick(3.6)
-    assert g.holder() == [] and g.score(1) == 0
+    g.run_to(3.6)
+    assert g.holder() is None and g.score(1) == 0
 
 
 def test_wrong_answer_costs_the_nominal_and_the_others_may_press_again_from_the_ruling():
@@ -201,13 +160,13 @@ def test_wrong_answer_costs_the_nominal_and_the_others_may_press_again_from_the_
     g.host("question", 1, nominal=200)
     g.host("reading_done", 2)
     g.press(1, 2.5)
-    g.tick(2.6)
+    g.run_to(2.6)
     g.press(2, 2.8)                     # while P1 answers: an early press of the next wave
     g.host("wrong", 3.0)
     assert g.score(1) == -200
     g.press(3, 3.2)
-    g.tick(3.3)
-    assert g.holder() == ["P3"]          # P2 is blocked until 3.8
+    g.run_to(3.3)
+    assert g.holder() == "P3"          # P2 is blocked until 3.8
     g.host("right", 4)
     assert (g.score(1), g.score(2), g.score(3)) == (-200, 0, 200)
     assert [x["wave"] for x in g.logs("armed")] == [0, 1]
@@ -218,11 +177,11 @@ def test_the_press_window_starts_again_after_a_wrong_answer():
     g.host("question", 1)
     g.host("reading_done", 2)
     g.press(1, 6.5)
-    g.tick(6.6)
+    g.run_to(6.6)
     g.host("wrong", 10.0)
-    g.tick(14.9)
+    g.run_to(14.9)
     assert g.view()["question"]["open"] is True
-    g.tick(15.01)
+    g.run_to(15.01)
     assert g.view()["question"]["closed"] == "time"
 
 
@@ -231,11 +190,11 @@ def test_each_player_answers_once_per_question():
     g.host("question", 1)
     g.host("reading_done", 2)
     g.press(1, 2.5)
-    g.tick(2.6)
+    g.run_to(2.6)
     g.host("wrong", 3)
     g.press(1, 3.5)
-    g.tick(3.6)
-    assert g.holder() == []
+    g.run_to(3.6)
+    assert g.holder() is None
     assert g.view()["teams"][0]["locked"] is True
     assert g.view()["question"]["presses"][-1]["kind"] == "locked"
 
@@ -246,7 +205,7 @@ def test_question_closes_when_every_player_has_answered_wrong():
     g.host("reading_done", 2)
     for n, t in ((1, 2.5), (2, 3.5)):
         g.press(n, t)
-        g.tick(t + 0.1)
+        g.run_to(t + 0.1)
         g.host("wrong", t + 0.5)
     assert g.view()["question"]["closed"] == "exhausted"
     assert (g.score(1), g.score(2)) == (-100, -100)
@@ -258,8 +217,8 @@ def test_the_earliest_edge_wins_even_when_delivered_later():
     g.host("reading_done", 2)
     g.press(2, 2.5000, delivered=2.5005)
     g.press(1, 2.4995, delivered=2.5010)     # 0.5 ms earlier, arrives 1 ms later
-    g.tick(2.6)
-    assert g.holder() == ["P1"]
+    g.run_to(2.6)
+    assert g.holder() == "P1"
     assert g.logs("answer_right")[0]["order"] == ["B1", "B2"]
 
 
@@ -268,9 +227,9 @@ def test_no_answer_countdown_by_default():
     g.host("question", 1)
     g.host("reading_done", 2)
     g.press(1, 2.5)
-    g.tick(30)
+    g.run_to(30)
     assert g.view()["answer_countdown"] is None
-    assert g.holder() == ["P1"] and "time_up" not in g.sounds()
+    assert g.holder() == "P1" and "time_up" not in g.sounds()
 
 
 def test_optional_answer_countdown_after_a_press():
@@ -278,12 +237,12 @@ def test_optional_answer_countdown_after_a_press():
     g.host("question", 1)
     g.host("reading_done", 2)
     g.press(1, 2.5)
-    g.tick(2.6)
+    g.run_to(2.6)
     cd = g.view()["answer_countdown"]
     assert cd["kind"] == "answer" and cd["running"] and cd["total_ms"] == 3000
-    g.tick(5.51)
+    g.run_to(5.51)
     assert "time_up" in g.sounds() and g.logs("answer_time_up") == [{"team": "P1"}]
-    assert g.holder() == ["P1"]              # the host still rules
+    assert g.holder() == "P1"              # the host still rules
     g.host("wrong", 6)
     assert g.score(1) == -100
 
@@ -304,7 +263,7 @@ def test_withdraw_undoes_the_questions_score_changes():
     g.host("question", 1, nominal=500)
     g.host("reading_done", 2)
     g.press(1, 2.5)
-    g.tick(2.6)
+    g.run_to(2.6)
     g.host("wrong", 3)
     g.host("withdraw", 4)
     assert g.score(1) == 0 and g.logs("withdraw")[0]["undone"] == [{"team": "P1", "delta": 500}]
@@ -315,10 +274,10 @@ def test_undo_reverts_the_last_ruling():
     g.host("question", 1, nominal=100)
     g.host("reading_done", 2)
     g.press(1, 2.5)
-    g.tick(2.6)
+    g.run_to(2.6)
     g.host("wrong", 3)
     g.host("undo", 3.5)
-    assert g.score(1) == 0 and g.holder() == ["P1"]
+    assert g.score(1) == 0 and g.holder() == "P1"
     g.host("right", 4)
     assert g.score(1) == 100
 
@@ -328,11 +287,11 @@ def test_undo_of_a_ruling_keeps_a_later_manual_adjustment():
     g.host("question", 1, nominal=100)
     g.host("reading_done", 2)
     g.press(1, 2.5)
-    g.tick(2.6)
+    g.run_to(2.6)
     g.host("wrong", 3)
     g.host("adjust", 3.2, team="P2", points=50)   # a correction from an earlier question
     g.host("undo", 3.5)                           # then the ruling is taken back
-    assert g.score(1) == 0 and g.holder() == ["P1"]
+    assert g.score(1) == 0 and g.holder() == "P1"
     assert g.score(2) == 50
 
 

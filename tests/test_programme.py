@@ -4,13 +4,13 @@ import json
 from pathlib import Path
 
 import pytest
+from harness import Played
 
 from controller.app import config
-from controller.core import engine
 from controller.cli import main
-from controller.core.effects import Log, Notice
+from controller.core.effects import Notice
 from controller.core.errors import ConfigError
-from controller.core.events import NS_PER_S, Host, Press, Release, Tick
+from controller.core.events import NS_PER_S
 
 S = NS_PER_S
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,40 +21,17 @@ def ns(t):
     return int(round(t * S))
 
 
-class Game:
+class Game(Played):
+    """A programme of ``rounds`` for ``teams`` (Альфа on A, Бета on B by default)."""
+
     def __init__(self, rounds, teams=TEAMS, seed=3):
-        cfg = config.build({"mode": "programme", "teams": teams, "programme": {"rounds": rounds}})
-        self.state = engine.new_game(cfg, seed)
-        self.fx = []
-
-    def _step(self, ev):
-        self.state, fx = engine.step(self.state, ev)
-        self.fx += fx
-        return fx
-
-    def host(self, action, at, **params):
-        return self._step(Host(action, ns(at), params))
-
-    def press(self, button, at):
-        self._step(Press(button, ns(at), ns(at)))
-        self._step(Release(button, ns(at) + 1, ns(at) + 1))
-
-    def tick(self, at):
-        while (due := engine.wakeup(self.state)) is not None and due <= ns(at):
-            self._step(Tick(due))
-        self._step(Tick(ns(at)))
-
-    def view(self):
-        return engine.view(self.state)
-
-    def logs(self, kind):
-        return [f.data for f in self.fx if isinstance(f, Log) and f.kind == kind]
+        super().__init__({"mode": "programme", "teams": teams, "programme": {"rounds": rounds}}, seed)
 
     def own_game_right(self, button, t, nominal):
         self.host("question", t, nominal=nominal)
         self.host("reading_done", t + 1)
         self.press(button, t + 1.5)
-        self.tick(t + 1.6)
+        self.run_to(t + 1.6)
         self.host("right", t + 2)
 
 
@@ -88,13 +65,13 @@ def test_running_totals_across_rounds_match_teams_by_name():
     g.host("question", 6)
     g.host("start_clock", 7)
     g.press("B", 8)
-    g.tick(8.1)
+    g.run_to(8.1)
     g.host("right", 9)
     assert g.view()["series"]["totals"] == {"Альфа": 300, "Бета": 1}
     g.host("next_game", 10)
     g.host("question", 11)
     g.host("results", 12, results=["Альфа", "Гамма"])            # ЧГК lists the teams in another order
-    s = engine.summary(g.state)
+    s = g.summary()
     assert s["scores"] == {"Альфа": 301, "Бета": 1, "Гамма": 1}
     assert [r["team"] for r in s["standings"]] == ["Альфа", "Бета", "Гамма"]
     assert [r["title"] for r in s["rounds"]] == ["Своя игра", "Брейн-ринг", "ЧГК"]
@@ -125,7 +102,7 @@ def test_each_round_gets_its_own_derived_seed_so_a_replay_is_identical():
         for i in range(2):
             g.host("question", 100 * i + 1)
             g.host("start_clock", 100 * i + 2)
-            g.tick(100 * i + 8)
+            g.run_to(100 * i + 8)
             g.host("withdraw", 100 * i + 9)
             g.host("next_game", 100 * i + 10)
         return [x["delay_s"] for x in g.logs("start_clock")]

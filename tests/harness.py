@@ -14,8 +14,12 @@
   (a tap's release delivered on the way included).
 * Times are in ``unit`` (nanoseconds per unit of the test's times): seconds by
   default, ``unit=1`` for a test written in engine nanoseconds.  ``now`` is the
-  time of the last event sent, in the test's unit; ``host(action)`` without a
-  time acts then.
+  time of the last event sent (a press: its delivery), in the test's unit;
+  ``host(action)`` without a time acts then.
+* Ticks come only when a test asks (``tick``, ``run_to``): ticks carry no
+  information, so a test sees each deadline fire at the event that passes it.
+  ``wakeups=True`` also sends a Tick at every wakeup before each event, as the
+  loop does.
 
 A game's test module subclasses :class:`Played` with its set-up (the teams, the
 defaults) and its domain helpers; ``tests/conftest.py`` offers the class as the
@@ -37,13 +41,17 @@ class Played:
 
     unit: int = NS_PER_S          # engine ns per unit of the times a test passes
     tap: int = 50 * NS_PER_MS     # a tap's release, this long (ns) after its edge
+    wakeups: bool = False         # send a Tick at every wakeup before each event (as the loop does)
 
     def __init__(self, data: Mapping[str, Any] | None = None, seed: int = 1, *,
-                 base: Mapping[str, Any] | None = None, unit: int | None = None, tap_ns: int | None = None):
+                 base: Mapping[str, Any] | None = None, unit: int | None = None, tap_ns: int | None = None,
+                 wakeups: bool | None = None):
         if unit is not None:
             self.unit = unit
         if tap_ns is not None:
             self.tap = tap_ns
+        if wakeups is not None:
+            self.wakeups = wakeups
         self.config = config.build(data or {}, base=base)
         self.state = engine.new_game(self.config, seed)
         self.effects: list = []
@@ -68,7 +76,15 @@ class Played:
         return fx
 
     def send(self, event) -> list:
-        """Deliver the pending releases due by ``event``'s delivery, then ``event``."""
+        """Send ``event`` as the shell does: with ``wakeups``, a Tick at every wakeup before
+        it; the pending releases due by its delivery; then ``event``."""
+        out: list = []
+        if self.wakeups:
+            while (due := engine.wakeup(self.state)) is not None and due <= event.now:
+                out += self._deliver(Tick(due))
+        return out + self._deliver(event)
+
+    def _deliver(self, event) -> list:
         due = sorted((r for r in self.releases if r.delivered <= event.now), key=lambda r: r.delivered)
         out: list = []
         for r in due:
@@ -89,8 +105,8 @@ class Played:
         """A press with its edge at ``at``, delivered at ``delivered`` (default: at once);
         a tap unless ``hold``."""
         b = self.button(button)
-        at_ns = self._at(at)
-        got = self.ns(delivered) if delivered is not None else at_ns
+        at_ns = self.ns(at)
+        got = self._at(delivered if delivered is not None else at)
         fx = self.send(Press(b, at_ns, got))
         if not hold:
             self.releases.append(Release(b, at_ns + self.tap, max(at_ns + self.tap, got)))
@@ -109,9 +125,9 @@ class Played:
         end = self.ns(at)
         out: list = []
         while (due := engine.wakeup(self.state)) is not None and due <= end:
-            out += self.send(Tick(due))
+            out += self._deliver(Tick(due))
         self.now = at
-        return out + self.send(Tick(end))
+        return out + self._deliver(Tick(end))
 
     # -- what the host and the audience see
     def view(self, now: float | None = None) -> dict:

@@ -5,19 +5,18 @@ exactly as they were before the question was announced."""
 
 from __future__ import annotations
 
-import functools
 import json
 
+from harness import Played
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from controller.app import config, script
+from controller.app import script
 from controller.core import engine
 from controller.cli import main
 from controller.screens.scoreboard import Scoreboard
 from controller.screens.common import question_head
 from controller.screens.terminal import status_line
-from controller.core.effects import Log
-from controller.core.events import NS_PER_MS, Host, Press, Release, Tick
+from controller.core.events import NS_PER_MS
 
 MODES = {
     # mode: (config data, buttons, host actions a question's history may contain)
@@ -39,13 +38,7 @@ MODES = {
 }
 
 
-@functools.cache
-def _config(mode: str) -> dict:
-    return config.build({"mode": mode, **MODES[mode][0]})
-
-
 GAP_MS = st.sampled_from([0, 1, 3, 300, 1_500, 4_000, 8_000])   # inside a settle window ... past a countdown
-S = 1_000 * NS_PER_MS
 
 
 def _history(mode: str, extra: tuple[str, ...] = ()):
@@ -61,63 +54,61 @@ def _questions(mode: str, extra: tuple[str, ...] = ()):
     return st.lists(st.tuples(_history(mode, extra), st.booleans()), max_size=5)
 
 
-class Game:
+class Game(Played):
+    """One mode's game, question by question, each event a gap (ms) after the one before;
+    a Tick at every wakeup before each event, as the loop sends them.  A press's release
+    follows it at once."""
+
+    unit = NS_PER_MS
+    tap = 1
+    wakeups = True
+
     def __init__(self, mode: str):
         self.mode = mode
         self.buttons = MODES[mode][1]
-        self.state = engine.new_game(_config(mode), 3)
-        self.t = 0
+        super().__init__({"mode": mode, **MODES[mode][0]}, 3)
 
-    def send(self, ev):
-        """Send ``ev`` as the shell does: a Tick at every wakeup before it."""
-        while (due := engine.wakeup(self.state)) is not None and due <= ev.now:
-            self.state, _ = engine.step(self.state, Tick(due))
-        self.state, fx = engine.step(self.state, ev)
-        return fx
-
-    def host(self, action, gap_ms=1):
-        self.t += gap_ms * NS_PER_MS
-        return self.send(Host(action, self.t, {}))
+    def act(self, action, gap_ms=1):
+        """The host's ``action``, ``gap_ms`` after the last event."""
+        return self.host(action, self.now + gap_ms)
 
     def play(self, history):
         for op, gap_ms, offset_ms in history:
             if op in self.buttons:
-                self.t += gap_ms * NS_PER_MS
-                self.send(Press(op, self.t - offset_ms * NS_PER_MS, self.t))
-                self.send(Release(op, self.t + 1, self.t + 1))
+                t = self.now + gap_ms
+                self.press(op, t - offset_ms, delivered=t)
             else:
-                self.host(op, gap_ms)
+                self.act(op, gap_ms)
 
     def close(self):
         """Bring the open question to an end the plain way (a right answer or the clock)."""
         for _ in range(20):
-            view = engine.view(self.state)
+            view = self.view()
             if view["stage"] == "fight_over":
-                self.host("next_fight")
+                self.act("next_fight")
             q = view["question"]
             if q is None or not q["open"]:
                 return
             if view["paused"]:
-                self.host("resume")
-            elif any(t["holder"] for t in view["teams"]):
-                self.host("right")
+                self.act("resume")
+            elif self.holder() is not None:
+                self.act("right")
             else:
-                self.host("start_clock" if self.mode == "brain-ring" else "reading_done")
-                self.t += 100 * S
-                self.send(Tick(self.t))
+                self.act("start_clock" if self.mode == "brain-ring" else "reading_done")
+                self.tick(self.now + 100_000)
         raise AssertionError("the question does not close")
 
     def question(self, history, withdraw=False):
         """Announce a question (closing the one before), play its history, maybe withdraw it."""
         self.close()
-        assert any(isinstance(f, Log) and f.kind == "question" for f in self.host("question"))
+        assert self.logs("question", self.act("question"))
         self.play(history)
         if withdraw:
-            self.host("withdraw")
+            self.act("withdraw")
 
     def points(self) -> dict:
         """Everything the summary says about points and placement (not the question list)."""
-        out = engine.summary(self.state)
+        out = self.summary()
         for part in [out, *out.get("rounds", ())]:      # a programme: every round's own summary
             part.pop("questions")
         return out
@@ -132,7 +123,7 @@ def test_withdrawing_a_question_restores_points_and_won_points(data, mode):
     g.close()
     before = g.points()
     g.question(data.draw(_history(mode)))                        # anything may happen in it ...
-    g.host("withdraw", data.draw(GAP_MS))                        # ... and then it is withdrawn
+    g.act("withdraw", data.draw(GAP_MS))                        # ... and then it is withdrawn
     assert g.points() == before
 
 
@@ -144,7 +135,7 @@ def test_points_and_won_points_add_up_from_the_rulings_that_stand(data, mode):
     g = Game(mode)
     for history, withdraw in data.draw(_questions(mode, extra=("undo", "withdraw"))):
         g.question(history, withdraw)
-    out = engine.summary(g.state)
+    out = g.summary()
     standing = [a for q in out["questions"] if not q["withdrawn"] for a in q["answers"]]
     for team in out["scores"]:
         assert out["scores"][team] == sum(a["delta"] for a in standing if a["team"] == team)

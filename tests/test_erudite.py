@@ -9,12 +9,13 @@ otherwise.
 from __future__ import annotations
 
 import pytest
+from harness import Played
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from controller.app import config
-from controller.core.effects import Flash, Lamp, Log, Notice, Sound
+from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError
-from controller.core.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
+from controller.core.events import NS_PER_MS, Host, Press, Release, Tick
 from controller.games import erudite
 
 NAMES = ["Альфа", "Бета", "Гамма", "Дельта"]
@@ -30,79 +31,15 @@ def make_config(n=4, players=None, settings=None):
     return cfg
 
 
-class Table:
-    """A host at the table: sends events in delivery order, keeps every effect.
-
-    ``press`` is a tap by default: the button's release is delivered 50 ms
-    after the edge (before any later event), as a real finger would.
-    """
+class Table(Played):
+    """A host at the table (times in seconds); a press is a tap: its release is
+    delivered 50 ms after the edge (before any later event), as a real finger would."""
 
     def __init__(self, n=4, players=None, seed=1, settings=None):
-        self.state = erudite.initial(make_config(n, players, settings), seed)
-        self.effects: list = []
-        self.releases: list[Release] = []
-
-    def _step(self, event):
-        self.state, fx = erudite.step(self.state, event)
-        self.effects += fx
-        return fx
-
-    def send(self, event):
-        due = sorted((r for r in self.releases if r.delivered <= event.now), key=lambda r: r.delivered)
-        for r in due:
-            self.releases.remove(r)
-            self._step(r)
-        return self._step(event)
-
-    def host(self, action, at, **params):
-        return self.send(Host(action, seconds_to_ns(at), params))
-
-    def press(self, button, at, delivered=None, hold=False):
-        at_ns = seconds_to_ns(at)
-        fx = self.send(Press(button, at_ns, seconds_to_ns(delivered if delivered is not None else at)))
-        if not hold:
-            self.releases.append(Release(button, at_ns + 50 * NS_PER_MS,
-                                         max(at_ns + 50 * NS_PER_MS, seconds_to_ns(delivered or at))))
-        return fx
-
-    def release(self, button, at):
-        return self.send(Release(button, seconds_to_ns(at), seconds_to_ns(at)))
-
-    def tick(self, at):
-        return self.send(Tick(seconds_to_ns(at)))
-
-    def run_to(self, at):
-        """Tick at every deadline the engine asks for up to ``at``, then at ``at``."""
-        out = []
-        end = seconds_to_ns(at)
-        while (due := erudite.wakeup(self.state)) is not None and due <= end:
-            out += self.send(Tick(due))
-        return out + self.send(Tick(end))
-
-    # -- what the host and the audience see
-    def view(self):
-        return erudite.view(self.state)
-
-    @property
-    def scores(self):
-        return erudite.summary(self.state)["scores"]
-
-    def team(self, name):
-        return next(t for t in self.view()["teams"] if t["name"] == name)
-
-    @property
-    def holder(self):
-        return next((t["name"] for t in self.view()["teams"] if t["holder"]), None)
-
-    def logs(self, kind, effects=None):
-        return [dict(e.data) for e in (self.effects if effects is None else effects)
-                if isinstance(e, Log) and e.kind == kind]
+        super().__init__(settings or {}, seed, base=make_config(n, players))
 
     def press_kinds(self, effects=None):
         return [(d["button"], d["press_kind"]) for d in self.logs("press", effects)]
-
-    def notices(self, effects=None):
-        return [e.key for e in (self.effects if effects is None else effects) if isinstance(e, Notice)]
 
     def questions(self):
         return erudite.summary(self.state)["questions"]
@@ -133,7 +70,7 @@ def test_one_button_per_team():
     g.host("question", 1.0)
     g.press("C", 2.0)
     g.run_to(2.1)
-    assert g.holder == "Гамма"
+    assert g.holder() == "Гамма"
 
 
 def test_a_team_needs_two_players():
@@ -151,7 +88,7 @@ def test_team_of_three_skips_the_round_its_captain_picks():
     g.host("question", 1.0)
     g.press("B", 1.5)
     g.run_to(1.6)
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
     g.host("right", 2.0)
     for k in range(4):
         g.host("question", 3.0 + k)
@@ -165,7 +102,7 @@ def test_team_of_three_skips_the_round_its_captain_picks():
     g.press("A", 10.6)
     g.run_to(10.7)
     assert ("B", "disabled") in g.press_kinds()
-    assert g.holder == "Альфа"
+    assert g.holder() == "Альфа"
 
 
 def test_more_skips_than_missing_players_are_refused():
@@ -237,7 +174,7 @@ def test_a_game_is_three_fights_of_four_rounds_of_five_rising_nominals():
     assert [d["type"] for d in g.logs("fight")] == ["half-dark", "dark"]
     assert g.state.stage == "finished"
     assert len(g.logs("game_over")) == 1
-    assert g.scores["Альфа"] == 12 * 150
+    assert g.scores()["Альфа"] == 12 * 150
     # no 61st question
     g.host("question", t + 1)
     assert g.notices()[-1] == "game_over"
@@ -282,7 +219,7 @@ def test_right_adds_and_wrong_subtracts_the_nominal():
             g.press("AB"[j], t + 2 + j)
             g.run_to(t + 2.5 + j)
             g.host(ruling, t + 2.7 + j)
-    assert g.scores == {"Альфа": 10 + 20 - 30, "Бета": 30, "Гамма": 0, "Дельта": 0}
+    assert g.scores() == {"Альфа": 10 + 20 - 30, "Бета": 30, "Гамма": 0, "Дельта": 0}
     assert g.logs("ruling")[2] == {"result": "wrong", "team": "Альфа", "delta": -30, "score": 0}
 
 
@@ -295,7 +232,7 @@ def test_press_while_reading_takes_the_answer_right():
     g.host("question", 1.0)
     fx = g.press("C", 1.3)
     fx += g.run_to(1.4)
-    assert g.holder == "Гамма"
+    assert g.holder() == "Гамма"
     assert Lamp("C", "on") in fx and Sound("press") in fx
     assert g.view()["question"]["reading_done"] is False
     assert g.logs("idle_press")[0]["button"] == "B"
@@ -309,17 +246,17 @@ def test_second_third_fourth_answer_in_order_after_each_wrong():
     g.host("wrong", 3.0)
     g.press("D", 3.5)
     g.run_to(3.6)
-    assert g.holder == "Дельта"
+    assert g.holder() == "Дельта"
     g.host("wrong", 4.0)
     g.press("A", 4.5)
     g.run_to(4.6)
-    assert g.holder == "Альфа"
+    assert g.holder() == "Альфа"
     g.host("wrong", 5.0)
     g.press("C", 5.5)
     g.run_to(5.6)
-    assert g.holder == "Гамма"
+    assert g.holder() == "Гамма"
     g.host("right", 6.0)
-    assert g.scores == {"Альфа": -10, "Бета": -10, "Гамма": 10, "Дельта": -10}
+    assert g.scores() == {"Альфа": -10, "Бета": -10, "Гамма": 10, "Дельта": -10}
     assert [(a["team"], a["result"]) for a in g.questions()[0]["answers"]] == [
         ("Бета", "wrong"), ("Дельта", "wrong"), ("Альфа", "wrong"), ("Гамма", "right")]
 
@@ -332,7 +269,7 @@ def test_four_wrong_answers_close_the_question():
         g.run_to(2.1 + k)
         g.host("wrong", 2.5 + k)
     assert g.questions()[0]["closed"] == "exhausted"
-    assert g.scores == dict.fromkeys(NAMES, -10)
+    assert g.scores() == dict.fromkeys(NAMES, -10)
 
 
 def test_press_before_the_wrong_ruling_is_early_and_does_not_count():
@@ -347,7 +284,7 @@ def test_press_before_the_wrong_ruling_is_early_and_does_not_count():
     g.host("wrong", 3.0)
     g.press("C", 3.2)
     g.run_to(3.3)
-    assert g.holder == "Гамма"  # Бета's early press gave it nothing
+    assert g.holder() == "Гамма"  # Бета's early press gave it nothing
 
 
 def test_edge_before_the_ruling_delivered_after_it_is_early():
@@ -360,7 +297,7 @@ def test_edge_before_the_ruling_delivered_after_it_is_early():
     g.press("C", 3.001)
     g.run_to(3.1)
     assert ("B", "early") in g.press_kinds()
-    assert g.holder == "Гамма"
+    assert g.holder() == "Гамма"
 
 
 def test_early_press_block_from_config():
@@ -375,13 +312,13 @@ def test_early_press_block_from_config():
     g.press("C", 5.3)
     g.run_to(5.4)
     assert ("B", "blocked") in g.press_kinds()
-    assert g.holder == "Гамма"
+    assert g.holder() == "Гамма"
     fx = g.run_to(5.6)
     assert Lamp("B", "off") in fx  # block over
     g.host("wrong", 6.0)
     g.press("B", 6.2)
     g.run_to(6.3)
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
 
 
 def test_early_press_without_block_by_default():
@@ -394,7 +331,7 @@ def test_early_press_without_block_by_default():
     g.host("wrong", 5.0)
     g.press("B", 5.01)
     g.run_to(5.1)
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
 
 
 def test_one_answer_per_button_per_question():
@@ -407,10 +344,10 @@ def test_one_answer_per_button_per_question():
     g.press("B", 3.2)
     g.run_to(3.3)
     assert ("A", "locked") in g.press_kinds()
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
     assert g.team("Альфа")["locked"] is True
     g.host("right", 4.0)
-    assert g.scores["Альфа"] == -10
+    assert g.scores()["Альфа"] == -10
 
 
 # =========================================================================
@@ -427,10 +364,10 @@ def test_countdown_runs_seven_seconds_from_reading_done_and_expires_with_no_scor
     fx = g.run_to(10.01)
     assert Flash("time_up") in fx and Sound("time_up") in fx
     assert g.questions()[0]["closed"] == "time"
-    assert g.scores == dict.fromkeys(NAMES, 0)
+    assert g.scores() == dict.fromkeys(NAMES, 0)
     g.press("A", 10.5)  # too late: nothing happens
     g.run_to(10.6)
-    assert g.holder is None and g.scores["Альфа"] == 0
+    assert g.holder() is None and g.scores()["Альфа"] == 0
 
 
 def test_think_time_from_config():
@@ -486,7 +423,7 @@ def test_after_wrong_resume_a_last_moment_press_leaves_only_that_moment():
     g.host("reading_done", 2.0)          # deadline 9.0
     g.press("B", 8.9995, delivered=9.0015)
     g.run_to(9.1)
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
     g.host("wrong", 10.0)                 # 0.5 ms left, not a fresh 7 s
     assert g.view()["countdown"]["remaining_ms"] == pytest.approx(0.5)
     assert Flash("time_up") in g.run_to(10.01)
@@ -509,9 +446,9 @@ def test_press_just_before_the_deadline_delivered_just_after_it_counts():
     fx = g.press("B", 8.9995, delivered=9.0015)
     fx += g.run_to(9.1)
     assert Flash("time_up") not in fx
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
     g.host("right", 10.0)
-    assert g.scores["Бета"] == 10
+    assert g.scores()["Бета"] == 10
 
 
 def test_press_after_the_deadline_is_late():
@@ -522,7 +459,7 @@ def test_press_after_the_deadline_is_late():
     fx += g.run_to(9.1)
     assert ("B", "late") in g.press_kinds()
     assert Flash("time_up") in fx
-    assert g.holder is None
+    assert g.holder() is None
 
 
 def test_warning_beeps_from_config():
@@ -546,9 +483,9 @@ def test_withdraw_undoes_every_score_change_and_keeps_the_log():
     g.press("B", 3.5)
     g.run_to(3.6)
     g.host("right", 4.0)
-    assert flat(g.scores) == [-10, 10, 0, 0]
+    assert flat(g.scores()) == [-10, 10, 0, 0]
     fx = g.host("withdraw", 5.0)
-    assert flat(g.scores) == [0, 0, 0, 0]
+    assert flat(g.scores()) == [0, 0, 0, 0]
     assert Flash("withdrawn") in fx
     assert [d["result"] for d in g.logs("ruling")] == ["wrong", "right"]  # both kept
     assert g.logs("withdraw") == [{"question": 1, "nominal": 10,
@@ -566,7 +503,7 @@ def test_withdraw_while_someone_answers_switches_the_lamp_off():
     g.run_to(2.1)
     fx = g.host("withdraw", 3.0)
     assert Lamp("C", "off") in fx
-    assert g.holder is None and g.questions()[0]["closed"] == "withdrawn"
+    assert g.holder() is None and g.questions()[0]["closed"] == "withdrawn"
 
 
 def test_undo_reverts_the_last_ruling():
@@ -577,17 +514,17 @@ def test_undo_reverts_the_last_ruling():
     g.press("A", 2.0)
     g.run_to(2.1)
     g.host("right", 3.0)
-    assert g.scores["Альфа"] == 10
+    assert g.scores()["Альфа"] == 10
     fx = g.host("undo", 4.0)
-    assert g.scores["Альфа"] == 0
-    assert g.holder == "Альфа" and Lamp("A", "on") in fx
+    assert g.scores()["Альфа"] == 0
+    assert g.holder() == "Альфа" and Lamp("A", "on") in fx
     assert g.logs("undo")[0]["ruling"] == {"team": "Альфа", "result": "right", "delta": 10}
     g.host("wrong", 5.0)  # the host meant "wrong"
-    assert g.scores["Альфа"] == -10
+    assert g.scores()["Альфа"] == -10
     g.host("undo", 6.0)
     g.host("undo", 6.5)  # nothing more to undo
     assert g.notices()[-1] == "nothing_to_undo"
-    assert g.scores["Альфа"] == 0
+    assert g.scores()["Альфа"] == 0
 
 
 # =========================================================================
@@ -617,7 +554,7 @@ def test_placement_by_total_even_when_all_are_negative():
     g.press("C", 20.5)
     g.run_to(20.6)
     g.host("wrong", 21.0)                 # Гамма −60
-    assert flat(g.scores) == [-10, -30, -60]
+    assert flat(g.scores()) == [-10, -30, -60]
     assert _standings(g) == [(1, "Альфа"), (2, "Бета"), (3, "Гамма")]
 
 
@@ -636,7 +573,7 @@ def test_placement_equal_total_then_won_points():
     g.press("A", 5.5)
     g.run_to(5.6)
     g.host("wrong", 6.0)                  # Альфа −10
-    assert flat(g.scores) == [10, 10, 0]
+    assert flat(g.scores()) == [10, 10, 0]
     st_ = erudite.standings(g.state)
     assert [(r["place"], r["team"], r["won_points"]) for r in st_] == [
         (1, "Альфа", 20), (2, "Бета", 10), (3, "Гамма", 0)]
@@ -671,7 +608,7 @@ def test_tiebreak_fight_orders_the_tied_teams():
             g.press("C", t + 0.2)         # not in the tie-break: ignored
             g.press("B", t + 0.3)
             g.run_to(t + 0.4)
-            assert g.holder == "Бета"
+            assert g.holder() == "Бета"
             g.host("right", t + 0.5)
         else:
             g.host("reading_done", t + 0.1)
@@ -680,7 +617,7 @@ def test_tiebreak_fight_orders_the_tied_teams():
     assert ("C", "disabled") in g.press_kinds()
     assert [q["nominal"] for q in g.questions() if q["tiebreak"]] == [10, 20, 30, 40, 50]
     assert g.state.stage == "finished"
-    assert g.scores == {"Альфа": 20, "Бета": 20, "Гамма": 0}  # main totals unchanged
+    assert g.scores() == {"Альфа": 20, "Бета": 20, "Гамма": 0}  # main totals unchanged
     assert _standings(g) == [(1, "Бета"), (2, "Альфа"), (3, "Гамма")]
 
 
@@ -720,14 +657,14 @@ def test_disqualification_until_end_of_fight_then_of_tournament():
     g.press("C", 1.6)
     g.run_to(1.7)
     assert ("B", "disabled") in g.press_kinds()
-    assert g.holder == "Гамма"
+    assert g.holder() == "Гамма"
     g.host("right", 2.0)
     g.host("next_fight", 3.0)
     # fight 2: Бета plays again
     g.host("question", 4.0)
     g.press("B", 4.5)
     g.run_to(4.6)
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
     g.host("right", 5.0)
     g.host("disqualify", 6.0, team="Бета")
     assert g.logs("disqualify")[-1]["until"] == "tournament"
@@ -737,7 +674,7 @@ def test_disqualification_until_end_of_fight_then_of_tournament():
     assert g.team("Бета")["disabled"] == "disqualified"
     g.press("B", 8.5)
     g.run_to(8.6)
-    assert g.holder is None
+    assert g.holder() is None
 
 
 def test_disqualifying_the_answering_team_rearms_the_others():
@@ -746,11 +683,11 @@ def test_disqualifying_the_answering_team_rearms_the_others():
     g.press("A", 1.5)
     g.run_to(1.6)
     g.host("disqualify", 2.0, team="A")
-    assert g.holder is None
+    assert g.holder() is None
     g.press("D", 2.5)
     g.run_to(2.6)
-    assert g.holder == "Дельта"
-    assert g.scores["Альфа"] == 0
+    assert g.holder() == "Дельта"
+    assert g.scores()["Альфа"] == 0
 
 
 def test_disqualifying_the_answering_team_gives_the_others_their_countdown():
@@ -763,7 +700,7 @@ def test_disqualifying_the_answering_team_gives_the_others_their_countdown():
     assert g.view()["countdown"]["running"] is True
     assert Flash("time_up") not in g.run_to(10.99)
     assert Flash("time_up") in g.run_to(11.01)
-    assert g.scores == dict.fromkeys(NAMES, 0)
+    assert g.scores() == dict.fromkeys(NAMES, 0)
 
 
 def test_disqualified_inside_the_settle_window_does_not_take_the_answer():
@@ -773,17 +710,17 @@ def test_disqualified_inside_the_settle_window_does_not_take_the_answer():
     g.press("B", 2.001)
     g.host("disqualify", 2.0015, team="Альфа")  # before the arbiter names Альфа
     g.run_to(2.1)
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
     assert erudite.summary(g.state)["questions"][0]["presses"][0]["kind"] == "disabled"
     # alone in the window: nobody holds the answer and the others may still press
     g.host("wrong", 3.0)
     g.press("C", 4.0)
     g.host("disqualify", 4.001, team="Гамма")
     g.run_to(4.1)
-    assert g.holder is None
+    assert g.holder() is None
     g.press("D", 5.0)
     g.run_to(5.1)
-    assert g.holder == "Дельта"
+    assert g.holder() == "Дельта"
 
 
 def test_disqualification_in_the_tiebreak_fight_disables_the_button():
@@ -794,7 +731,7 @@ def test_disqualification_in_the_tiebreak_fight_disables_the_button():
     assert g.team("Бета")["disabled"] == "disqualified"
     g.press("B", 12.0)
     g.run_to(12.1)
-    assert g.holder is None
+    assert g.holder() is None
     assert ("B", "disabled") in g.press_kinds()
 
 
@@ -822,12 +759,12 @@ def test_undo_of_a_ruling_keeps_a_later_disqualification():
     g.host("wrong", 3.0)
     g.host("disqualify", 4.0, team="Гамма")   # misconduct, then the host corrects the ruling
     g.host("undo", 5.0)
-    assert g.holder == "Альфа" and g.scores["Альфа"] == 0
+    assert g.holder() == "Альфа" and g.scores()["Альфа"] == 0
     assert g.team("Гамма")["disabled"] == "disqualified"
     g.host("wrong", 6.0)
     g.press("C", 6.5)
     g.run_to(6.6)
-    assert g.holder is None
+    assert g.holder() is None
 
 
 def test_undo_does_not_give_the_answer_back_to_a_disqualified_team():
@@ -838,11 +775,11 @@ def test_undo_does_not_give_the_answer_back_to_a_disqualified_team():
     g.host("wrong", 3.0)
     g.host("disqualify", 4.0, team="Альфа")
     g.host("undo", 5.0)                      # the wrong ruling is taken back ...
-    assert g.scores["Альфа"] == 0
-    assert g.holder is None                  # ... but Альфа may not answer
+    assert g.scores()["Альфа"] == 0
+    assert g.holder() is None                  # ... but Альфа may not answer
     g.press("B", 5.5)
     g.run_to(5.6)
-    assert g.holder == "Бета"
+    assert g.holder() == "Бета"
 
 
 # =========================================================================
@@ -893,12 +830,12 @@ def test_button_held_at_arming_is_reported_and_ignored_until_released():
     g.press("A", 1.5, hold=True)          # a stray edge while stuck
     g.run_to(1.6)
     assert ("A", "stuck") in g.press_kinds()
-    assert g.holder is None
+    assert g.holder() is None
     g.release("A", 2.0)
     assert g.team("Альфа")["stuck"] is False
     g.press("A", 2.5)
     g.run_to(2.6)
-    assert g.holder == "Альфа"
+    assert g.holder() == "Альфа"
 
 
 # =========================================================================

@@ -3,58 +3,29 @@
 import json
 
 import pytest
+from harness import Played
 from hypothesis import given, settings, strategies as st
 
-from controller.core.effects import Flash, Log, Notice, Sound
+from controller.core.effects import Flash, Log, Notice
 from controller.core.errors import ConfigError, GameError
-from controller.core.events import NS_PER_S, Host, Press, Tick
+from controller.core.events import NS_PER_S, Host
 from controller.games.mafia import game as mafia
 
 S = NS_PER_S
 NAMES = [f"Игрок {i}" for i in range(1, 11)]
 
 
-class Table:
-    """A judge at the table: sends events, keeps every effect."""
+class Table(Played):
+    """A judge at the table: times in engine ns; ``settings`` is the [mafia] section,
+    ``names`` the players in seat order."""
+
+    unit = 1
 
     def __init__(self, settings=None, names=NAMES):
-        self.state = mafia.initial(settings or {}, names)
-        self.effects = []
-        self.now = 0
-
-    def host(self, action, at=None, **params):
-        self.now = self.now if at is None else at
-        self.state, effects = mafia.step(self.state, Host(action, self.now, params))
-        self.effects += effects
-        return effects
-
-    def tick(self, at):
-        self.now = at
-        self.state, effects = mafia.step(self.state, Tick(at))
-        self.effects += effects
-        return effects
-
-    def run_ticks(self, until):
-        """Feed ticks at exactly the times wakeup() asks for, up to ``until``."""
-        out = []
-        while (due := mafia.wakeup(self.state)) is not None and due <= until:
-            out += self.tick(due)
-        self.now = max(self.now, until)
-        return out
-
-    def view(self, now=None):
-        return mafia.view(self.state, now)
+        super().__init__({"mode": "mafia", "mafia": {**(settings or {}), "players": list(names)}})
 
     def seat(self, n):
         return self.view()["seats"][n - 1]
-
-
-def sounds(effects):
-    return [e.name for e in effects if isinstance(e, Sound)]
-
-
-def notices(effects):
-    return [e.key for e in effects if isinstance(e, Notice)]
 
 
 # ---------------------------------------------------------------- set-up
@@ -97,11 +68,11 @@ def test_minute_warns_at_10_s_left_and_ends_at_60_s():
     t.host("speech", at=5 * S, seat=3, kind="minute")
     assert t.seat(3)["speaking"]
     assert mafia.wakeup(t.state) == 55 * S
-    assert sounds(t.run_ticks(54 * S)) == []
-    assert sounds(t.run_ticks(55 * S)) == ["warning"]
+    assert t.sounds(t.run_to(54 * S)) == []
+    assert t.sounds(t.run_to(55 * S)) == ["warning"]
     assert t.view()["timer"]["warning"]
     assert mafia.wakeup(t.state) == 65 * S
-    assert sounds(t.run_ticks(70 * S)) == ["time_up"]
+    assert t.sounds(t.run_to(70 * S)) == ["time_up"]
     v = t.view()
     assert v["timer"]["state"] == "done" and v["timer"]["remaining_ms"] == 0
     assert not v["seats"][2]["speaking"]
@@ -113,8 +84,8 @@ def test_speech_lengths(kind, total):
     t = Table()
     t.host("speech", at=0, seat=1, kind=kind)
     assert t.view()["timer"]["total_ms"] == total * 1000
-    assert sounds(t.run_ticks(total * S - 1)) == ["warning"]
-    assert sounds(t.run_ticks(total * S)) == ["time_up"]
+    assert t.sounds(t.run_to(total * S - 1)) == ["warning"]
+    assert t.sounds(t.run_to(total * S)) == ["time_up"]
 
 
 def test_speech_lengths_and_warning_are_configurable():
@@ -128,17 +99,17 @@ def test_countdown_is_a_deadline_not_a_tick_count():
     t = Table()
     t.host("speech", at=0, seat=1)
     for at in (1, 7, 7, 13, 29, 41, 49):  # irregular, no tick at 50 s
-        assert sounds(t.tick(at * S + 123)) == []
+        assert t.sounds(t.tick(at * S + 123)) == []
     assert t.view(now=49 * S)["timer"]["remaining_ms"] == 11_000
-    assert sounds(t.tick(52 * S)) == ["warning"]  # late tick: warning at once
-    assert sounds(t.tick(60 * S)) == ["time_up"]  # on time
+    assert t.sounds(t.tick(52 * S)) == ["warning"]  # late tick: warning at once
+    assert t.sounds(t.tick(60 * S)) == ["time_up"]  # on time
 
 
 def test_a_tick_that_jumps_past_both_only_sounds_the_end():
     t = Table()
     t.host("speech", at=0, seat=1)
-    assert sounds(t.tick(90 * S)) == ["time_up"]
-    end = [e for e in t.effects if isinstance(e, Log) and e.kind == "mafia.speech_end"]
+    assert t.sounds(t.tick(90 * S)) == ["time_up"]
+    end = t.entries("mafia.speech_end")
     assert end[0].at == 60 * S  # logged at the deadline, not the late tick
 
 
@@ -156,10 +127,10 @@ def test_pause_and_resume_keep_the_remaining_time():
     t.host("pause", at=20 * S)
     assert t.view(now=500 * S)["timer"]["remaining_ms"] == 40_000
     assert mafia.wakeup(t.state) is None
-    assert sounds(t.tick(500 * S)) == []
+    assert t.sounds(t.tick(500 * S)) == []
     t.host("resume", at=600 * S)
     assert mafia.wakeup(t.state) == 630 * S
-    assert sounds(t.run_ticks(640 * S)) == ["warning", "time_up"]
+    assert t.sounds(t.run_to(640 * S)) == ["warning", "time_up"]
 
 
 def test_stop_ends_the_speech_early():
@@ -168,23 +139,23 @@ def test_stop_ends_the_speech_early():
     t.host("stop", at=12 * S)
     assert t.view()["timer"]["state"] == "stopped"
     assert not t.seat(2)["speaking"]
-    assert sounds(t.run_ticks(100 * S)) == []
-    end = [e for e in t.effects if isinstance(e, Log) and e.kind == "mafia.speech_end"][-1]
+    assert t.sounds(t.run_to(100 * S)) == []
+    end = t.entries("mafia.speech_end")[-1]
     assert end.data["used_ms"] == 12_000 and end.data["reason"] == "stopped"
 
 
 def test_stop_or_pause_with_no_speech_is_refused():
     t = Table()
-    assert notices(t.host("stop")) == ["mafia.no_speech"]
-    assert notices(t.host("pause")) == ["mafia.no_speech"]
-    assert notices(t.host("resume")) == ["mafia.not_paused"]
+    assert t.notices(t.host("stop")) == ["mafia.no_speech"]
+    assert t.notices(t.host("pause")) == ["mafia.no_speech"]
+    assert t.notices(t.host("resume")) == ["mafia.not_paused"]
 
 
 def test_button_presses_do_not_touch_the_table():
     t = Table()
     t.host("speech", at=0, seat=1)
     before = t.view(now=5 * S)
-    t.state, effects = mafia.step(t.state, Press("3", 5 * S, 5 * S))
+    effects = t.press("3", 5 * S)
     assert effects == [] and t.view() == before
 
 
@@ -198,14 +169,14 @@ def test_next_speaker_goes_round_the_table_and_skips_removed_and_out():
     assert t.view()["timer"]["seat"] == 1
     t.host("next_speaker", at=30 * S)  # stops seat 1 early and moves on
     assert t.view()["timer"]["seat"] == 4
-    assert [e.data["reason"] for e in t.effects if isinstance(e, Log) and e.kind == "mafia.speech_end"] == ["replaced"]
+    assert [e["reason"] for e in t.logs("mafia.speech_end")] == ["replaced"]
 
 
 def test_everyone_spoke_then_a_new_day_opens_one_seat_further():
     t = Table({"seats": 3}, names=["a", "b", "c"])
     for i in range(3):
         t.host("next_speaker", at=i * 100 * S)
-    assert notices(t.host("next_speaker", at=400 * S)) == ["mafia.everyone_spoke"]
+    assert t.notices(t.host("next_speaker", at=400 * S)) == ["mafia.everyone_spoke"]
     t.host("day", at=500 * S)
     t.host("next_speaker", at=500 * S)
     assert t.view()["day"] == 2 and t.view()["timer"]["seat"] == 2
@@ -227,7 +198,7 @@ def test_three_fouls_silence_the_next_minute_and_the_timer_refuses_it():
         t.host("foul", seat=4)
     assert t.seat(4) | {} == {**t.seat(4), "fouls": 2, "status": "in_game"}
     effects = t.host("foul", seat=4)
-    assert "mafia.silenced" in notices(effects)
+    assert "mafia.silenced" in t.notices(effects)
     assert t.seat(4)["status"] == "silenced" and t.seat(4)["fouls"] == 3
     assert {"key": "mafia.silenced", "params": {"seat": 4}} in t.view()["notices"]
     refused = t.host("speech", seat=4, kind="minute")
@@ -250,7 +221,7 @@ def test_next_speaker_skips_a_silenced_minute_and_uses_the_silence_up():
         t.host("foul", seat=2)
     t.host("next_speaker", at=0)
     effects = t.host("next_speaker", at=60 * S)
-    assert "mafia.silenced_skipped" in notices(effects)
+    assert "mafia.silenced_skipped" in t.notices(effects)
     assert t.view()["timer"]["seat"] == 3
     assert t.seat(2)["status"] == "in_game" and t.seat(2)["fouls"] == 3
     # the next day seat 2 speaks again
@@ -265,7 +236,7 @@ def test_skip_by_hand_uses_the_silence_up():
         t.host("foul", seat=6)
     t.host("skip", seat=6)
     assert t.seat(6)["status"] == "in_game"
-    assert notices(t.host("skip", seat=6)) == ["mafia.not_silenced"]
+    assert t.notices(t.host("skip", seat=6)) == ["mafia.not_silenced"]
 
 
 def test_fourth_foul_removes_the_player_with_no_last_word():
@@ -276,8 +247,8 @@ def test_fourth_foul_removes_the_player_with_no_last_word():
     assert t.seat(5)["status"] == "removed" and t.seat(5)["reason"] == "fouls"
     assert Flash("mafia.removed", "5") in effects
     assert t.view()["timer"]["state"] == "stopped" and not t.seat(5)["speaking"]
-    assert notices(t.host("speech", seat=5, kind="last_word")) == ["mafia.no_last_word"]
-    assert notices(t.host("foul", seat=5)) == ["mafia.not_in_game"]
+    assert t.notices(t.host("speech", seat=5, kind="last_word")) == ["mafia.no_last_word"]
+    assert t.notices(t.host("foul", seat=5)) == ["mafia.not_in_game"]
 
 
 def test_foul_limits_are_configurable():
@@ -293,8 +264,8 @@ def test_disqualifying_foul_removes_at_once_with_no_last_word():
     t = Table()
     t.host("disqualify", seat=7)
     assert t.seat(7)["status"] == "removed" and t.seat(7)["reason"] == "disqualified"
-    assert notices(t.host("speech", seat=7, kind="last_word")) == ["mafia.no_last_word"]
-    assert notices(t.host("speech", seat=7)) == ["mafia.removed"]
+    assert t.notices(t.host("speech", seat=7, kind="last_word")) == ["mafia.no_last_word"]
+    assert t.notices(t.host("speech", seat=7)) == ["mafia.removed"]
 
 
 def test_voted_out_player_gets_a_last_word_but_no_minute():
@@ -303,17 +274,18 @@ def test_voted_out_player_gets_a_last_word_but_no_minute():
     t.host("speech", seat=8, kind="last_word")
     assert t.view()["timer"]["kind"] == "last_word"
     t.host("stop")
-    assert notices(t.host("speech", seat=8, kind="minute")) == ["mafia.not_in_game"]
+    assert t.notices(t.host("speech", seat=8, kind="minute")) == ["mafia.not_in_game"]
 
 
 def test_seat_out_of_range_is_refused_not_crashed():
     t = Table()
-    assert notices(t.host("foul", seat=11)) == ["mafia.bad_seat"]
-    assert notices(t.host("foul", seat="0")) == ["mafia.bad_seat"]
+    assert t.notices(t.host("foul", seat=11)) == ["mafia.bad_seat"]
+    assert t.notices(t.host("foul", seat="0")) == ["mafia.bad_seat"]
 
 
 def test_seat_action_without_a_seat_asks_for_one():
-    assert notices(Table().host("foul")) == ["mafia.enter_seat"]
+    t = Table()
+    assert t.notices(t.host("foul")) == ["mafia.enter_seat"]
 
 
 @pytest.mark.parametrize("action,params", [("dance", {}), ("foul", {"seat": "x"}),
@@ -378,7 +350,7 @@ def test_a_whole_game_from_the_keypad():
     for _ in range(10):  # day 1
         keys(t, "start", at=now)
         now += 61 * S
-        t.run_ticks(now)
+        t.run_to(now)
     keys(t, "digit_3", "foul", "digit_3", "foul", "digit_3", "foul", at=now)  # seat 3 silenced
     keys(t, "digit_5", "kind", "start", at=now)  # seat 5 defends
     keys(t, "stop", "digit_5", "out", "digit_5", "kind", "kind", "start", at=now + 30 * S)  # voted out, last word
@@ -388,7 +360,7 @@ def test_a_whole_game_from_the_keypad():
         keys(t, "start", at=now + 100 * S)
         spoken.append(t.view()["timer"]["seat"])
     assert spoken == [2, 4, 6, 7, 8, 10, 1]  # day 2 opens at seat 2; 3's minute skipped, 5 and 9 gone
-    assert "mafia.everyone_spoke" in notices(keys(t, "start", at=now + 150 * S))
+    assert "mafia.everyone_spoke" in t.notices(keys(t, "start", at=now + 150 * S))
     assert t.seat(3)["status"] == "in_game" and t.seat(5)["status"] == "out"
     keys(t, "digit_2", "disqualify", "mafia_wins", at=now + 200 * S)
     v = t.view()
@@ -429,21 +401,22 @@ def test_undo_cancels_a_wrongly_started_speech_and_the_order_goes_back():
     assert v["seats"][0]["status"] == "silenced"
     t.host("next_speaker", at=6 * S)
     assert t.view()["timer"]["seat"] == 2 and t.seat(1)["status"] == "in_game"
-    assert sounds(t.run_ticks(200 * S)) == ["warning", "time_up"]
+    assert t.sounds(t.run_to(200 * S)) == ["warning", "time_up"]
 
 
 def test_undo_of_a_foul_does_not_disturb_the_running_speech():
     t = Table()
     t.host("speech", at=0, seat=3)
     t.host("foul", at=5 * S, seat=4)
-    assert sounds(t.run_ticks(52 * S)) == ["warning"]
+    assert t.sounds(t.run_to(52 * S)) == ["warning"]
     t.host("undo", at=52 * S)
     assert t.view()["timer"]["running"]
-    assert sounds(t.run_ticks(61 * S)) == ["time_up"]  # no second warning
+    assert t.sounds(t.run_to(61 * S)) == ["time_up"]  # no second warning
 
 
 def test_nothing_to_undo():
-    assert notices(Table().host("undo")) == ["mafia.nothing_to_undo"]
+    t = Table()
+    assert t.notices(t.host("undo")) == ["mafia.nothing_to_undo"]
 
 
 # ---------------------------------------------------------------- end of game
@@ -455,8 +428,8 @@ def test_end_game_records_winner_and_refuses_play_after():
     v = t.view()
     assert v["phase"] == "ended" and v["winner"] == "mafia" and t.state.ended_at == 30 * S
     assert not v["timer"]["running"]
-    assert notices(t.host("next_speaker")) == ["mafia.game_over"]
-    assert notices(t.host("foul", seat=2)) == ["mafia.game_over"]
+    assert t.notices(t.host("next_speaker")) == ["mafia.game_over"]
+    assert t.notices(t.host("foul", seat=2)) == ["mafia.game_over"]
     t.host("undo")  # a wrong winner key can be taken back
     assert t.view()["phase"] == "play"
 

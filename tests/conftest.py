@@ -1,5 +1,6 @@
-"""Fixtures shared by the test modules: gpiozero's mock pin factory and a pinned clock
-that the mock pins, the pin factory and the engine clock all read."""
+"""Fixtures shared by the test modules: gpiozero's mock pin factory, a pinned clock
+that the mock pins, the pin factory and the engine clock all read, and the one
+harness that drives any game through the engine (``played``, tests/harness.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import gpiozero.pins.mock
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
+from harness import Played
 
 from controller.core.clock import EngineClock
 
@@ -42,3 +44,11 @@ def fake_time(monkeypatch):
     fake = FakeTime()
     monkeypatch.setattr(gpiozero.pins.mock, "monotonic", fake)
     return fake
+
+
+@pytest.fixture
+def played():
+    """A factory of games driven through the engine as the shell does:
+    ``played(config_data, seed=1, unit=..., tap_ns=..., wakeups=...)`` gives a
+    :class:`harness.Played` (a game's test module subclasses it for its set-up)."""
+    return Played

@@ -13,10 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-import gpiozero.pins.mock
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from controller.app import config
 from controller.core import engine
@@ -62,14 +59,9 @@ class Spy:
 
 
 @pytest.fixture
-def factory(monkeypatch):
-    now = [5000.0]
-    monkeypatch.setattr(gpiozero.pins.mock, "monotonic", lambda: now[0])
-    Device.pin_factory = MockFactory()
-    Device.pin_factory.now = now
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = None
+def factory(factory, fake_time):
+    """conftest's mock pin factory with its clock pinned (edge times do not move on their own)."""
+    return factory
 
 
 def make_loop(journal=None, **cfg_over):

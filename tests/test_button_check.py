@@ -1,4 +1,4 @@
-"""``buzzer test-buttons`` on gpiozero's mock pins, run non-interactively."""
+"""``buzzer test-buttons`` (controller/app/button_check.py) on gpiozero's mock pins, run non-interactively."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.mock import MockPin
 
 from controller.cli import main
 
@@ -17,12 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def factory(monkeypatch):
+def factory(factory, monkeypatch):
+    """conftest's mock pin factory, also the one a gpiozero device made by the command picks."""
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = None
+    return factory
 
 
 class HoldablePin(MockPin):

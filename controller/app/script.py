@@ -37,11 +37,12 @@ from controller.core.events import Host, Press, Release, Tick, seconds_to_ns
 TAP_NS = 50_000_000
 """A scripted press without ``hold`` is released this long after its edge."""
 
-SETUP_KEYS = {"mode", "teams", "settings", "seed", "config"}
+SETUP_KEYS = {"mode", "teams", "settings", "seed", "config", "event"}
 HOST_PARAMS = {
     "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind", "reason",
     "name", "result", "value", "question", "results", "role", "points", "players", "text", "delay",
     "accepted",  # ЧГК appeals
+    "player",    # Эрудит-квартет line-ups (docs/event-file.md)
 }
 """Fields a host line may carry (which ones an action uses depends on the mode)."""
 
@@ -170,6 +171,16 @@ def config_for(script: Script, config_path: str | None = None) -> dict:
             cfg = config_mod.build(settings, base=cfg)
     except ConfigError as exc:
         raise ScriptError(1, f"setup: {exc}", script.source) from None
+    if "event" in setup:
+        # an event file (docs/event-file.md), relative to the script: its teams and themes
+        event = setup["event"]
+        if not isinstance(event, str) or not event:
+            raise ScriptError(1, "setup: \"event\" must be the path of an event file", script.source)
+        base = Path(script.source).resolve().parent if script.source != "<script>" else Path.cwd()
+        try:
+            cfg = config_mod.attach_event(cfg, base / event)
+        except ConfigError as exc:
+            raise ScriptError(1, f"setup: {exc}", script.source) from None
     return cfg
 
 

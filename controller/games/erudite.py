@@ -1156,7 +1156,7 @@ def _players_view(s: State, view: dict) -> dict:
         p = lu_rules.player_at(s.line, i, cur_fight, cur_round)
         card["player"] = _player_name(s, i, p)
     fight_rows = player_points(s, cur_fight if cur_fight >= 0 else None)
-    view["players"] = player_points(s)
-    view["best_players"] = {"fight": lu_rules.best(fight_rows), "game": lu_rules.best(view["players"]),
+    view["player_points"] = player_points(s)
+    view["best_players"] = {"fight": lu_rules.best(fight_rows), "game": lu_rules.best(view["player_points"]),
                             "fight_number": cur_fight + 1 if cur_fight >= 0 else 0}
     return view

@@ -443,6 +443,10 @@ def _team_extras(t: dict, path: str) -> dict:
     if "sound" in t:
         if not isinstance(t["sound"], str) or not t["sound"].strip():
             raise ConfigError(f"{path}.sound", f"expected a sound name or a WAV file, got {_show(t['sound'])}")
+        from controller.sound.audio import team_sound_problem
+        problem = team_sound_problem(t["sound"].strip())
+        if problem:
+            raise ConfigError(f"{path}.sound", problem)
         out["sound"] = t["sound"].strip()
     if "roster" in t:
         r = t["roster"]
@@ -697,5 +701,7 @@ def docs_markdown() -> str:
             "| `key` | str | q, z, p, m, a, l … by team order | Keyboard key of the simulated button (pygame key name; \"\" for none). |",
             "| `color` | str | a palette colour | `#rrggbb` colour on the screen. |",
             "| `players` | int | 4 | Players in the team; fewer than the rounds of a fight means "
-            "the captain skips rounds (seed §4.1). |", ""]
+            "the captain skips rounds (seed §4.1). |",
+            "| `sound` | str | none | The team's own press sound, so the hall hears who pressed: press-1 … "
+            "press-8 (bundled) or a WAV file. |", ""]
     return "\n".join(out)

@@ -383,7 +383,9 @@ class Loop:
         for f in fx:
             if isinstance(f, Sound):
                 if self.audio is not None:
-                    self.audio.play(f.name)
+                    # a press with a team's own sound (Audio.handle); a plain player just plays the name
+                    handle = getattr(self.audio, "handle", None)
+                    handle(f) if handle is not None else self.audio.play(f.name)
                 if self.backend is not None:
                     self.backend.beep(f.name)
             elif isinstance(f, Lamp):

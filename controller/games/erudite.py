@@ -341,7 +341,7 @@ def _decide(s: State, t: int, fx: list) -> State:
         cd = cdn.pause(cd, stop)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cd)
     s = replace(s, question=q)
-    fx += [Lamp(winner.button, "on"), Sound("press")]
+    fx += [Lamp(winner.button, "on"), Sound("press", winner.button)]
     b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button, **b.decision_log(ordered))
     return s
 

@@ -27,6 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "(the old journal is archived, never deleted)")
     p.add_argument("--resume", action="store_true", help="resume the unfinished game without asking, "
                    "even one of another config (said on the screen)")
+    p.add_argument("--event", metavar="FILE", help="the organiser's event file: teams, players, themes "
+                   "(docs/event-file.md; sets the config's event_file)")
     p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)
 
@@ -40,6 +42,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", nargs="?", help="config file (default: the one buzzer run uses, config/default.toml)")
     p.add_argument("--print-default", action="store_true", help="print the default config with every key")
     p.add_argument("--print-docs", action="store_true", help="print docs/config.md")
+    p.add_argument("--event", metavar="FILE", help="also check this event file with the config "
+                   "(docs/event-file.md); FILE may itself be an event file")
     p.set_defaults(func=cmd_check_config)
 
 
@@ -62,9 +66,28 @@ def cmd_check_config(args) -> int:
         sys.stdout.write(config_mod.docs_markdown())
         return 0
     path = args.file or default_config_path()
+    event = getattr(args, "event", None)
+    if path and _is_event_file(path):
+        # an event file on its own: checked with the config `buzzer run` would use
+        path, event = default_config_path(), path
     cfg = config_mod.load(path)
-    print(f"{_shown_path(path) if path else '(built-in defaults)'}: OK ({describe(cfg)})")
+    if event:
+        cfg = config_mod.attach_event(cfg, Path(event).resolve())
+    shown = _shown_path(event) if event else (_shown_path(path) if path else "(built-in defaults)")
+    print(f"{shown}: OK ({describe(cfg)})")
     return 0
+
+
+def _is_event_file(path: str) -> bool:
+    """Whether a TOML file is an event file (docs/event-file.md) rather than a config; a file
+    that cannot be read is left to the config loader, which names the problem."""
+    import tomllib
+    from controller.content import event as event_mod
+
+    try:
+        return event_mod.looks_like_event(tomllib.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
 
 
 def _shown_path(path: str) -> str:
@@ -87,6 +110,19 @@ def describe(cfg: dict) -> str:
         who = f"{len(cfg['programme']['rounds'])} rounds"
     else:
         who = f"{len(cfg['teams'])} teams"
+    ev = cfg.get("event")
+    if ev:
+        game = ev.get("game") or {}
+        plan = ""
+        if game.get("fights"):
+            plan = f", {len(game['fights'])} fights with themes"
+        elif game.get("pack"):
+            plan = f", package {Path(game['pack']).name}"
+        if mode == "erudite":
+            who += f", {sum(len(t.get('roster', ())) for t in cfg['teams'])} players"
+        title = f"«{ev['title']}»" if ev.get("title") else "event"
+        return (f"{title}, game {ev.get('game_number') or '-'}: mode {mode}, {who}{plan}, "
+                f"buttons {cfg['buttons']}")
     return f"mode {mode}, {who}, buttons {cfg['buttons']}"
 
 

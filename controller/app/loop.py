@@ -36,6 +36,7 @@ from controller.inputs.keys import HostKeys, physical_names
 from controller.core.values import replace
 from controller.games.mafia import protocol as mafia_protocol
 from controller.games.chgk import results as chgk_results
+from controller.app.lineup_entry import LineupEntry, digit_of
 from controller.i18n import action_label, notice, t, translation
 
 log = logging.getLogger(__name__)
@@ -124,6 +125,8 @@ class Loop:
         self.protocol_complete = False
         self._protocol_summary: dict | None = None
         self.rename: Rename | None = None
+        self.lineup_entry: LineupEntry | None = None
+        """A line-up being typed on the keypad (controller/app/lineup_entry.py), or None."""
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -153,6 +156,8 @@ class Loop:
         names = physical_names(names)
         if self.rename is not None:
             self._rename_key([n.lower() for n in names])  # the dialogue takes every key
+            return
+        if self.lineup_entry is not None and self._lineup_key([n.lower() for n in names]):
             return
         now = self.clock.now()
         action = self.host_keys.action(names)
@@ -215,6 +220,19 @@ class Loop:
             return
         if action == "rename":
             self.rename = Rename()
+            self.dirty = True
+            return
+        if action == "digit":   # the keypad's digits while a line-up is typed
+            if self.lineup_entry is not None:
+                self._lineup_digit(str(key.params.get("digit", "")))
+            return
+        if action == "lineup" and not key.params and "lineup" in engine.actions_now(self.state):
+            # the keypad's entry: team, round, player (a web page or a script sends them all)
+            if self.lineup_entry is not None:
+                self.lineup_entry = None
+                self._notice("lineup_entry_cancelled")
+            else:
+                self.lineup_entry = LineupEntry()
             self.dirty = True
             return
         if action == "pause":
@@ -285,6 +303,28 @@ class Loop:
             self.rename = None
             self.queue.put(Host("rename", self.clock.now(), {key: r.number, "name": r.text}))
 
+    def _lineup_key(self, names: list[str]) -> bool:
+        """A key of the window or the terminal while a line-up is typed: digits, Backspace,
+        Esc. Other keys (the line-up key itself, to cancel) go their usual way."""
+        if "escape" in names:
+            self.lineup_entry = None
+            self._notice("lineup_entry_cancelled")
+        elif "backspace" in names:
+            self.lineup_entry.back()
+        elif (d := digit_of(names)) is not None:
+            self._lineup_digit(d)
+        else:
+            return False
+        self.dirty = True
+        return True
+
+    def _lineup_digit(self, digit: str) -> None:
+        params = self.lineup_entry.add(digit)
+        self.dirty = True
+        if params is not None:
+            self.lineup_entry = None
+            self.queue.put(Host("lineup", self.clock.now(), params))
+
     def text_input(self, text: str) -> None:
         """Typed characters (pygame TEXTINPUT, the terminal): the name being typed, if any."""
         r = self.rename
@@ -308,6 +348,10 @@ class Loop:
     def entry(self) -> dict | None:
         """What the rename dialogue shows the host: ``title``, ``text`` (typed), ``hint``; or None."""
         r = self.rename
+        if r is None and self.lineup_entry is not None:
+            lang = self.cfg["language"]
+            return {"title": t("lineup_entry_title", lang), "text": self.lineup_entry.shown(),
+                    "hint": t("lineup_entry_hint", lang)}
         if r is None:
             return None
         lang = self.cfg["language"]

@@ -207,7 +207,8 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     """``buzzer run``: the command line passes the config file and both front ends in
     (the terminal's is used when there is no display or ``--headless`` asks for it)."""
     path = config_path
-    cfg = config_mod.load(path)
+    event = getattr(args, "event", None)
+    cfg = config_mod.load(path, {"event_file": str(Path(event).resolve())} if event else None)
     if args.lang:
         cfg["language"] = args.lang
     if args.fullscreen:
@@ -269,6 +270,7 @@ def _start_keypad(cfg: dict, loop: Loop):
         return None
     try:
         kp = Keypad.from_config(cfg, loop.enqueue)   # the sink every input uses
+        kp.digits_wanted = lambda: loop.lineup_entry is not None   # a line-up being typed
         kp.start()
         return kp
     except BuzzerError as exc:

@@ -310,7 +310,10 @@ def apply(cfg: dict, event: dict, build) -> dict:
             key = f"teams[{[t['name'] for t in event['teams']].index(chosen[i])}]" + key[key.index("]") + 1:]
         raise ConfigError(key, exc.problem, event.get("source")) from None
     if game is not None and game["mode"] == "erudite":
-        _fit_erudite(out, game, number)
+        try:
+            _fit_erudite(out, game, number)
+        except ConfigError as exc:
+            raise ConfigError(exc.key, exc.problem, event.get("source")) from None
     for row in out["teams"]:
         roster = by_name[row["name"]]["players"]
         if roster:

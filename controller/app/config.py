@@ -75,7 +75,7 @@ SCHEMA: list[Section] = [
         Key("language", "str", "ru", "Language of the screen and messages.", choices=LANGUAGES),
         Key("event_file", "str", "", "The organiser's event file: teams with their players, the themes "
             "of each fight, a Своя игра package (docs/event-file.md; relative to this config file). "
-            "\"\": none. `buzzer run --event FILE` sets it."),
+            "\"\": none. The run command's --event FILE sets it."),
         Key("event_game", "int", 0, "Which game of the event file this config plays (1-based); 0: the "
             "first game of this config's mode.", minimum=0),
     )),

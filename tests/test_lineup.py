@@ -254,3 +254,49 @@ def test_the_keypad_sends_digits_only_while_a_line_up_is_typed():
     wanted[0] = True
     kp.handle(InputEvent(1, 0, ecodes.EV_KEY, ecodes.KEY_KP7, 1))
     assert [(h.action, dict(h.params)) for h in got] == [("captain", {}), ("digit", {"digit": "7"})]
+
+
+# --- the screen --------------------------------------------------------------------------------
+
+def _draw(view, size=(1280, 720)):
+    import os
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    import pygame
+    from controller.screens.scoreboard import Scoreboard, layout
+    pygame.init()
+    surface = pygame.Surface(size)
+    Scoreboard(size, "ru").draw(surface, view)
+    return surface, layout(size, len(view["teams"]), "game")
+
+
+def _region_differs(a, b, rect):
+    return any(a.get_at((x, y)) != b.get_at((x, y))
+               for x in range(rect.x, rect.right, 3) for y in range(rect.y, rect.bottom, 3))
+
+
+def test_the_scoreboard_draws_the_themes_and_the_player_at_each_button_when_the_view_has_them():
+    run = script_mod.run(script_mod.load(EXAMPLES / "erudite-light.jsonl"), until=10)
+    view = engine.view(run.state, 10 * S)
+    plain = {k: v for k, v in view.items() if k not in ("themes", "player_points", "best_players", "host")}
+    plain["teams"] = [{k: v for k, v in t.items() if k != "player"} for t in view["teams"]]
+    with_all, lay = _draw(view)
+    without, _ = _draw(plain)
+    main = lay["main"]
+    lower_main = type(main)(main.x, main.y + main.height * 60 // 100, main.width, main.height * 40 // 100)
+    assert _region_differs(with_all, without, lower_main)                     # the themes list
+    for card in lay["cards"]:
+        bottom = type(card)(card.x + card.width // 2, card.y + card.height * 75 // 100, card.width // 2,
+                            card.height // 4)
+        assert _region_differs(with_all, without, bottom)                     # the player's name
+
+
+def test_the_standings_screen_lists_the_players_beside_the_teams():
+    run = script_mod.run(script_mod.load(EXAMPLES / "erudite-dark.jsonl"))
+    view = engine.view(run.state)
+    assert view["stage"] == "finished" and view["player_points"]
+    plain = {k: v for k, v in view.items() if k not in ("player_points", "best_players")}
+    a, _ = _draw(view)
+    b, _ = _draw(plain)
+    right = a.get_rect()
+    right = type(right)(right.width * 60 // 100, right.height // 5, right.width * 38 // 100, right.height * 3 // 5)
+    assert _region_differs(a, b, right)

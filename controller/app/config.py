@@ -445,7 +445,7 @@ def _team_extras(t: dict, path: str) -> dict:
     if "sound" in t:
         if not isinstance(t["sound"], str) or not t["sound"].strip():
             raise ConfigError(f"{path}.sound", f"expected a sound name or a WAV file, got {_show(t['sound'])}")
-        from controller.sound.audio import team_sound_problem
+        from controller.sound.names import team_sound_problem
         problem = team_sound_problem(t["sound"].strip())
         if problem:
             raise ConfigError(f"{path}.sound", problem)

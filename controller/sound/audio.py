@@ -32,19 +32,7 @@ from controller.i18n import DEFAULT_LANG, t
 
 log = logging.getLogger(__name__)
 
-SOUND_NAMES = ("press", "right", "wrong", "time_up", "warning", "false_start", "start", "tick")
-"""Every sound the engine may ask for (``sounds/make_sounds.py`` makes them)."""
-
-TEAM_SOUND_NAMES = tuple(f"press-{k}" for k in range(1, 9))
-"""The bundled teams' own press sounds (``[[teams]] sound``; ``sounds/make_sounds.py``)."""
-
-
-def team_sound_problem(value: str) -> str | None:
-    """Why ``value`` cannot be a team's press sound (None: it can): a bundled sound's name
-    or a WAV file."""
-    if value.lower().endswith(".wav") or value in TEAM_SOUND_NAMES or value in SOUND_NAMES:
-        return None
-    return f"expected one of {', '.join(TEAM_SOUND_NAMES)} or a .wav file, got {value!r}"
+from controller.sound.names import SOUND_NAMES, TEAM_SOUND_NAMES, team_sound_problem  # noqa: F401  (re-exported)
 
 RATE = 44_100
 DEFAULTS: Mapping[str, Any] = {"mute": False, "volume": 0.8, "buffer_frames": 256, "dir": ""}

@@ -78,6 +78,7 @@ class Gen:
         self.teams = teams
         self.renamed = False
         self.rounds = 1
+        self.think = 7.0
 
     # -- time
     def gap(self, scale: float = 1.0) -> float:
@@ -253,6 +254,10 @@ def _buzzer_rounds(g: Gen, mode: str, cycles: int) -> None:
                 g.host(rng.choice([arm, "pause"]))
         for _wave in range(rng.choice([0, 1, 1, 2, 2, 3, 4])):
             r = rng.random()
+            if mode == "erudite" and r < 0.04:
+                g.wait(g.think - 0.003, g.think + 0.003)    # a press at the countdown's very end
+                g.burst(rng.choice([1, 2]))
+                continue
             if r < 0.15:
                 g.gap(3.0)                      # nobody presses: the countdown may run out
                 if rng.random() < 0.5:
@@ -332,6 +337,7 @@ def gen_erudite(rng: random.Random) -> tuple[dict | None, Gen]:
         setup["seed"] = rng.randrange(1000)
     g = Gen(rng, [t["button"] for t in teams], [t["name"] for t in teams])
     g.rounds = 4 if bare else settings["erudite.rounds_per_fight"]
+    g.think = settings.get("erudite.think_time_s", 7.0)
     _buzzer_rounds(g, "erudite", rng.randint(1, 30))
     _finish_buzzer(g, "erudite")
     return (None if bare else setup), g

@@ -814,13 +814,61 @@ def group_of(name: str) -> str:
 
 
 def readable_diff(old: dict, new: dict, limit: int = 60) -> str:
-    """A unified diff of two outputs (exit code, stderr, stdout), at most ``limit`` lines."""
-    def text(r: dict) -> list[str]:
-        return [f"exit code: {r['code']}\n", *(f"stderr: {x}\n" for x in r["stderr"].splitlines()),
-                *r["stdout"].splitlines(keepends=True)]
-    lines = list(difflib.unified_diff(text(old), text(new), "baseline", "now", n=2))
-    more = f"... ({len(lines) - limit} more diff lines)\n" if len(lines) > limit else ""
-    return "".join(lines[:limit]) + more
+    """What changed between two outputs: the exit code and stderr in full, then a unified
+    diff of stdout (at most ``limit`` lines).  Empty when they are the same."""
+    out = []
+    if old["code"] != new["code"]:
+        out.append(f"exit code: baseline {old['code']}, now {new['code']}\n")
+    if old["stderr"] != new["stderr"]:
+        out.append(f"stderr, baseline: {old['stderr']!r}\nstderr, now:      {new['stderr']!r}\n")
+    lines = list(difflib.unified_diff(old["stdout"].splitlines(keepends=True), new["stdout"].splitlines(keepends=True),
+                                      "baseline stdout", "stdout now", n=2))
+    out += lines[:limit]
+    if len(lines) > limit:
+        out.append(f"... ({len(lines) - limit} more diff lines)\n")
+    return "".join(x if x.endswith("\n") else x + "\n" for x in out)
+
+
+def source_commit(source: Path) -> str | None:
+    """The commit of a source tree, with ``+changes`` when its controller/ has uncommitted changes."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True).stdout.strip()
+    commit = git("rev-parse", "HEAD")
+    if not commit:
+        return None
+    return commit + ("+changes" if git("status", "--porcelain", "--", "controller") else "")
+
+
+def baseline_outputs(cases: list[dict], commit: str | None) -> dict[str, dict] | None:
+    """The outputs of the baseline commit (from this repository's history: ``git archive``),
+    or None when that commit is not here (a shallow clone)."""
+    if not commit:
+        return None
+    commit = commit.split("+")[0]
+    if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}^{{commit}}"],
+                      capture_output=True).returncode != 0:
+        return None
+    with tempfile.TemporaryDirectory(prefix="golden-base-") as tree:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "controller"], capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+        return run(Path(tree), cases)
+
+
+def explain(differ: list[str], cases: list[dict], results: dict[str, dict], commit: str | None,
+            limit: int = 3) -> str:
+    """The first differing scripts, each with its command and a diff against the baseline's output."""
+    chosen = [c for c in cases if c["name"] in set(differ[:limit])]
+    old = baseline_outputs(chosen, commit)
+    parts = []
+    for c in chosen:
+        head = f"== {c['name']}: buzzer simulate {c['path']} {' '.join(c['args'])}".rstrip()
+        if old is None:
+            parts.append(f"{head}\n(baseline {commit} is not in this repository: no diff; run "
+                         f"python tests/golden/corpus.py diff {c['name']} --source BASELINE_TREE)")
+        else:
+            parts.append(f"{head}\n{readable_diff(old[c['name']], results[c['name']]) or '(the same now: flaky?)'}")
+    return "\n".join(parts)
 
 
 # ---------------------------------------------------------------------------
@@ -925,7 +973,7 @@ def main(argv: list[str] | None = None) -> int:
             "about": "sha256 of the JSON array [stdout, stderr, exit code] of `buzzer simulate` for each script "
                      "of tests/golden/corpus.py; see docs/testing.md. Update only with a commit naming the "
                      "defect fix that changes an output.",
-            "seed": SEED, "per_game": args.per_game,
+            "seed": SEED, "per_game": args.per_game, "baseline": source_commit(source),
             "digests": {c["name"]: digest(results[c["name"]]) for c in cases},
         }
         DIGESTS.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -933,8 +981,8 @@ def main(argv: list[str] | None = None) -> int:
         print_stats(results)
         return 0
     # check
-    expected = load_digests()["digests"]
-    differ = compare(results, expected)
+    data = load_digests()
+    differ = compare(results, data["digests"])
     ok = True
     for game in ("examples",) + GAMES:
         names = [n for n in results if group_of(n) == game]
@@ -943,7 +991,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{game:11} {len(names) - len(bad):4}/{len(names)} identical"
               + (f"; differ: {', '.join(bad[:8])}{' ...' if len(bad) > 8 else ''}" if bad else ""))
     if not ok:
-        print(f"see the differences: python tests/golden/corpus.py diff NAME --source BASELINE_TREE")
+        print(explain(differ, cases, results, data.get("baseline")))
     return 0 if ok else 1
 
 

@@ -23,7 +23,8 @@ from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
 from controller.core.events import NS_PER_S, Tick
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.cli import command_name
-from controller.i18n import mode_title, t, tn
+from controller.i18n import t, tn
+from controller.screens.common import mode_title
 from controller.inputs.keypad import Keypad
 
 JOURNAL_NOTICE_NS = 60 * NS_PER_S
@@ -284,7 +285,7 @@ def _finish(loop: Loop, jr, cfg: dict) -> None:
     lang = cfg["language"]
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
-    if still and engine.finished(loop.state) and cfg["mode"] not in ("mafia", "chgk"):
+    if still and engine.finished(loop.state) and loop.game.buttons_play:
         print(t("buttons_never_changed", lang, buttons=", ".join(still)))
     if engine.finished(loop.state):
         jr.finish()

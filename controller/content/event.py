@@ -37,6 +37,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.core.errors import ConfigError
+from controller.games import event_plan
+from controller.games.event_plan import MAX_NAME, MAX_TEXT, _name, _table_list, _text, _unknown  # noqa: F401
+from controller.games.event_plan import _show
 
 MAX_PLAYERS = 8
 """Players on a team's entry [seed §2.4]."""
@@ -44,64 +47,9 @@ MAX_PLAYERS = 8
 MAX_FILE_BYTES = 2_000_000
 """An event file larger than this is refused (it is a few kilobytes in practice)."""
 
-MAX_TEXT = 2000
-"""Longest text (a question, an answer) taken from the file."""
-
-MAX_NAME = 60
-"""Longest team, player, theme or title name."""
-
-GAME_MODES = ("erudite", "chgk", "own-game", "brain-ring")
-FIGHT_TYPES = ("light", "half-dark", "dark")
-
 TEAM_KEYS = {"name", "players", "button", "key", "color", "sound"}
-GAME_KEYS = {
-    "erudite": {"mode", "title", "teams", "fights"},
-    "chgk": {"mode", "title", "teams", "tours"},
-    "own-game": {"mode", "title", "teams", "pack"},
-    "brain-ring": {"mode", "title", "teams"},
-}
-FIGHT_KEYS = {"type", "themes", "questions"}
-QUESTION_KEYS = {"round", "nominal", "text", "answer"}
-TOUR_KEYS = {"title", "questions"}
-TOUR_QUESTION_KEYS = {"text", "answer"}
+GAME_KEYS = {"mode", "title", "teams"}
 
-
-def _show(v: Any) -> str:
-    return repr(v) if not isinstance(v, str) else f'"{v}"'
-
-
-def _name(value: Any, path: str, what: str = "name") -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(path, f"expected a non-empty {what}, got {_show(value)}")
-    value = value.strip()
-    if len(value) > MAX_NAME:
-        raise ConfigError(path, f"at most {MAX_NAME} characters, got {len(value)}")
-    return value
-
-
-def _text(value: Any, path: str) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(path, f"expected a string, got {_show(value)}")
-    if len(value) > MAX_TEXT:
-        raise ConfigError(path, f"at most {MAX_TEXT} characters, got {len(value)}")
-    return value
-
-
-def _table_list(value: Any, path: str) -> list[dict]:
-    if not isinstance(value, list) or not all(isinstance(x, dict) for x in value):
-        raise ConfigError(path, "expected an array of tables")
-    return value
-
-
-def _unknown(table: Mapping, allowed: set, path: str) -> None:
-    extra = sorted(set(table) - allowed)
-    if extra:
-        raise ConfigError(f"{path}.{extra[0]}" if path else extra[0],
-                          f"unknown key; allowed: {', '.join(sorted(allowed))}")
-
-
-# ---------------------------------------------------------------------------
-# checking a parsed file
 
 def _team(t: dict, i: int) -> dict:
     path = f"teams[{i}]"
@@ -128,62 +76,13 @@ def _team(t: dict, i: int) -> dict:
     return out
 
 
-def _erudite_fights(fights: Any, path: str) -> list[dict]:
-    out = []
-    for k, f in enumerate(_table_list(fights, path)):
-        fp = f"{path}[{k}]"
-        _unknown(f, FIGHT_KEYS, fp)
-        fight: dict[str, Any] = {}
-        if "type" in f:
-            if f["type"] not in FIGHT_TYPES:
-                raise ConfigError(f"{fp}.type", f"unknown fight type {_show(f['type'])}; use light, "
-                                  "half-dark or dark")
-            fight["type"] = f["type"]
-        themes = f.get("themes", [])
-        if not isinstance(themes, list):
-            raise ConfigError(f"{fp}.themes", "expected a list of the rounds' themes")
-        fight["themes"] = [_name(x, f"{fp}.themes[{r}]", "theme") for r, x in enumerate(themes)]
-        questions = []
-        seen = set()
-        for q_i, q in enumerate(_table_list(f.get("questions", []), f"{fp}.questions")):
-            qp = f"{fp}.questions[{q_i}]"
-            _unknown(q, QUESTION_KEYS, qp)
-            rnd, nominal = q.get("round"), q.get("nominal")
-            if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
-                raise ConfigError(f"{qp}.round", f"expected a round number from 1, got {_show(rnd)}")
-            if not isinstance(nominal, int) or isinstance(nominal, bool) or nominal <= 0:
-                raise ConfigError(f"{qp}.nominal", f"expected a whole number > 0, got {_show(nominal)}")
-            if (rnd, nominal) in seen:
-                raise ConfigError(qp, f"round {rnd} has two questions of {nominal}")
-            seen.add((rnd, nominal))
-            questions.append({"round": rnd, "nominal": nominal, "text": _text(q.get("text", ""), f"{qp}.text"),
-                              "answer": _text(q.get("answer", ""), f"{qp}.answer")})
-        fight["questions"] = questions
-        out.append(fight)
-    return out
-
-
-def _chgk_tours(tours: Any, path: str) -> list[dict]:
-    out = []
-    for k, tour in enumerate(_table_list(tours, path)):
-        tp = f"{path}[{k}]"
-        _unknown(tour, TOUR_KEYS, tp)
-        qs = []
-        for q_i, q in enumerate(_table_list(tour.get("questions", []), f"{tp}.questions")):
-            _unknown(q, TOUR_QUESTION_KEYS, f"{tp}.questions[{q_i}]")
-            qs.append({"text": _text(q.get("text", ""), f"{tp}.questions[{q_i}].text"),
-                       "answer": _text(q.get("answer", ""), f"{tp}.questions[{q_i}].answer")})
-        out.append({"title": _name(tour["title"], f"{tp}.title", "title") if "title" in tour else "",
-                    "questions": qs})
-    return out
-
-
 def _game(g: dict, i: int, team_names: list[str], base: Path | None) -> dict:
     path = f"games[{i}]"
     mode = g.get("mode")
-    if mode not in GAME_MODES:
-        raise ConfigError(f"{path}.mode", f"expected one of {', '.join(GAME_MODES)}, got {_show(mode)}")
-    _unknown(g, GAME_KEYS[mode], path)
+    if mode not in event_plan.PLANS:
+        raise ConfigError(f"{path}.mode", f"expected one of {', '.join(event_plan.PLANS)}, got {_show(mode)}")
+    plan = event_plan.PLANS[mode]
+    _unknown(g, GAME_KEYS | plan.keys, path)
     out: dict[str, Any] = {"mode": mode, "title": _name(g["title"], f"{path}.title", "title") if "title" in g else ""}
     teams = g.get("teams", team_names)
     if not isinstance(teams, list) or not teams:
@@ -194,18 +93,7 @@ def _game(g: dict, i: int, team_names: list[str], base: Path | None) -> dict:
         if teams.index(name) != j:
             raise ConfigError(f"{path}.teams[{j}]", f"team {name!r} is named twice")
     out["teams"] = list(teams)
-    if mode == "erudite":
-        out["fights"] = _erudite_fights(g.get("fights", []), f"{path}.fights")
-    elif mode == "chgk":
-        out["tours"] = _chgk_tours(g.get("tours", []), f"{path}.tours")
-    elif mode == "own-game" and "pack" in g:
-        pack = g["pack"]
-        if not isinstance(pack, str) or not pack.strip():
-            raise ConfigError(f"{path}.pack", f"expected the path of a .siq file, got {_show(pack)}")
-        p = Path(pack).expanduser()
-        if base is not None and not p.is_absolute():
-            p = base / p
-        out["pack"] = str(p)   # read by the Своя игра package reader, not here
+    out.update(plan.check(g, path, str(base) if base is not None else None))
     return out
 
 
@@ -291,7 +179,7 @@ def apply(cfg: dict, event: dict, build) -> dict:
     number, game = choose_game(event, cfg["mode"], cfg.get("event_game", 0))
     by_name = {t["name"]: t for t in event["teams"]}
     chosen = game["teams"] if game is not None else [t["name"] for t in event["teams"]]
-    if cfg["mode"] in ("mafia", "programme"):
+    if cfg["mode"] not in event_plan.PLANS:
         raise ConfigError("event_file", f"an event file is not used in mode {cfg['mode']}")
     teams = []
     for name in chosen:
@@ -309,9 +197,9 @@ def apply(cfg: dict, event: dict, build) -> dict:
             i = int(key[6:key.index("]")])
             key = f"teams[{[t['name'] for t in event['teams']].index(chosen[i])}]" + key[key.index("]") + 1:]
         raise ConfigError(key, exc.problem, event.get("source")) from None
-    if game is not None and game["mode"] == "erudite":
+    if game is not None:
         try:
-            _fit_erudite(out, game, number)
+            event_plan.PLANS[game["mode"]].fit(out, game, number)
         except ConfigError as exc:
             raise ConfigError(exc.key, exc.problem, event.get("source")) from None
     for row in out["teams"]:
@@ -322,24 +210,6 @@ def apply(cfg: dict, event: dict, build) -> dict:
                     "game": copy.deepcopy(game) if game is not None else {"mode": cfg["mode"], "title": "",
                                                                          "teams": chosen}}
     return out
-
-
-def _fit_erudite(cfg: dict, game: dict, number: int) -> None:
-    """The event's fights must fit the config's rules: at most ``rounds_per_fight`` themes
-    a fight, questions only in those rounds and of the configured nominals."""
-    e = cfg["erudite"]
-    for k, f in enumerate(game.get("fights", [])):
-        path = f"games[{number - 1}].fights[{k}]"
-        if len(f["themes"]) > e["rounds_per_fight"]:
-            raise ConfigError(f"{path}.themes", f"{len(f['themes'])} themes, but a fight has "
-                              f"{e['rounds_per_fight']} rounds (erudite.rounds_per_fight)")
-        for j, q in enumerate(f["questions"]):
-            if q["round"] > e["rounds_per_fight"]:
-                raise ConfigError(f"{path}.questions[{j}].round", f"a fight has {e['rounds_per_fight']} rounds, "
-                                  f"got {q['round']}")
-            if q["nominal"] not in e["nominals"]:
-                raise ConfigError(f"{path}.questions[{j}].nominal", f"not one of erudite.nominals "
-                                  f"({', '.join(map(str, e['nominals']))}), got {q['nominal']}")
 
 
 def game_of(cfg: Mapping[str, Any]) -> dict | None:

@@ -35,15 +35,54 @@ from typing import Callable
 from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
-from controller.core.errors import GameError
+from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, Release, seconds_to_ns
 from controller.games import lineup as lu_rules
 from controller.games import race as b
 from controller.games.race import (ANSWER, BLOCKED, DISABLED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
                                        PressRecord)
 from controller.core.values import replace
+from controller.core.schema import Key, Section, nominals, positive, warn_marks
+from controller.games.base import Game
 
 MODE = "erudite"
+
+
+def _fight_types(v):
+    bad = [t for t in v if t not in ("light", "half-dark", "dark")]
+    if bad:
+        return f"unknown fight type {bad[0]!r}; use light, half-dark or dark"
+    return None
+
+
+SECTION = Section("erudite", "Эрудит-квартет [seed §4].", (
+    Key("think_time_s", "float", 7.0, "Thinking time per question after the end of reading.",
+        check=positive, source="seed §4.7"),
+    Key("after_wrong", "str", "restart", "After a wrong answer the countdown restarts in full "
+        "(restart) or continues from where the press stopped it (resume).",
+        choices=("restart", "resume")),
+    Key("nominals", "list", [10, 20, 30, 40, 50], "Nominals of a round's questions, in reading order.",
+        items="int", check=nominals, source="seed §4.3"),
+    Key("fights", "int", 3, "Fights in a game.", minimum=1, source="seed §4.2"),
+    Key("rounds_per_fight", "int", 4, "Rounds in a fight.", minimum=1, source="seed §4.2"),
+    Key("fight_types", "list", ["light", "half-dark", "dark"], "Type of each fight, in order "
+        "(the list repeats if shorter than the number of fights).", items="str",
+        check=_fight_types, source="seed §4.2"),
+    Key("captain_light_s", "float", 60.0, "Captain's time to assign players in a «светлый» fight.",
+        check=positive, source="seed §4.2"),
+    Key("captain_half_dark_s", "float", 20.0, "Captain's time to pick the round's player in a "
+        "«полутёмный» fight.", check=positive, source="seed §4.2"),
+    Key("captain_dark_s", "float", 60.0, "Captain's time to assign players before the themes of "
+        "a «тёмный» fight.", check=positive, source="seed §4.2"),
+    Key("early_block_s", "float", 0.0, "A press before the button may signal (before the host's "
+        "'wrong') is ignored and shown as early; > 0 also blocks that button for this long.",
+        minimum=0.0),
+    Key("max_teams", "int", 4, "Most teams at one table.", minimum=1, maximum=16, source="seed §4.1"),
+    Key("min_players", "int", 2, "Fewest players a team may have.", minimum=1, source="seed §4.1"),
+    Key("warn_at_s", "list", [], "Seconds left at which a warning beep sounds during the "
+        "thinking countdown (empty: none).", items="number", check=warn_marks),
+))
+"""Эрудит-квартет's settings: the ``[erudite]`` section of the config."""
 
 # Kinds of press records (what happened to a press) are shared with the other
 # button modes (controller/games/race.py); DISABLED here also covers a team
@@ -1160,3 +1199,35 @@ def _players_view(s: State, view: dict) -> dict:
     view["best_players"] = {"fight": lu_rules.best(fight_rows), "game": lu_rules.best(view["player_points"]),
                             "fight_number": cur_fight + 1 if cur_fight >= 0 else 0}
     return view
+
+
+# ---------------------------------------------------------------------------
+# the game object
+
+class Erudite(Game):
+    """Эрудит-квартет: four teams, one button each, the 2nd–4th answer rights (§4.6)."""
+
+    name = MODE
+    title_key = "mode_erudite"
+    sections = (SECTION,)
+    host_actions = HOST_ACTIONS
+    in_programme = True
+    initial = staticmethod(initial)
+    step = staticmethod(step)
+    wakeup = staticmethod(wakeup)
+    view = staticmethod(view)
+    summary = staticmethod(summary)
+
+    def check_config(self, cfg: dict) -> None:
+        """§4.1: at most ``max_teams`` teams at a table, each of at least ``min_players``."""
+        limits = cfg["erudite"]
+        for i, team in enumerate(cfg["teams"]):
+            if team["players"] < limits["min_players"]:
+                raise ConfigError(f"teams[{i}].players", f"a team needs at least {limits['min_players']} "
+                                  f"players (seed §4.1), got {team['players']}")
+        if len(cfg["teams"]) > limits["max_teams"]:
+            raise ConfigError("teams", f"Эрудит-квартет takes at most {limits['max_teams']} teams, "
+                              f"got {len(cfg['teams'])}")
+
+
+GAME = Erudite()

@@ -30,13 +30,33 @@ from typing import Callable
 from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
-from controller.core.errors import GameError
+from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, seconds_to_ns
 from controller.games import race as b
 from controller.games.race import (BLOCKED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
                                       Player, PressRecord)
+from controller.core.schema import Key, Section, nominals, positive
+from controller.games.base import Game
 
 MODE = "own-game"
+
+
+SECTION = Section("own_game", "Своя игра: individual players, one button each ([[teams]] entries are players).", (
+    Key("nominals", "list", [100, 200, 300, 400, 500], "Default nominals of a theme's questions, in "
+        "order (a \"question\" action may name its own).", items="int", check=nominals,
+        source="practice"),
+    Key("early_block_s", "float", 1.0, "A press before the host's end-of-reading mark blocks that "
+        "button for this long; every early press restarts the block (TV: 2 s, SIGame: 3 s, "
+        "Jeopardy!: 0.25 s).", minimum=0.0),
+    Key("early_sound", "bool", False, "Also play the false-start sound on an early press (the lamp "
+        "blinks and the host sees it either way)."),
+    Key("press_window_s", "float", 5.0, "Press window after the buttons are armed (and after each "
+        "wrong answer); nobody pressing closes the question with no score.", check=positive),
+    Key("answer_time_s", "float", 0.0, "Answer countdown after a press; 0 = none.", minimum=0.0),
+    Key("max_players", "int", 16, "Most players (buttons) in one game.", minimum=1, maximum=64,
+        source="practice"),
+))
+"""Своя игра's settings: the ``[own_game]`` section of the config."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,3 +482,32 @@ def summary(s: State) -> dict:
         "standings": standings(s),
         "questions": [question_summary(s, q) for q in questions],
     }
+
+
+# ---------------------------------------------------------------------------
+# the game object
+
+class OwnGame(Game):
+    """Своя игра: individual players, one button each; a wrong answer costs the nominal."""
+
+    name = MODE
+    title_key = "mode_jeopardy"
+    sections = (SECTION,)
+    host_actions = HOST_ACTIONS
+    in_programme = True
+    initial = staticmethod(initial)
+    step = staticmethod(step)
+    wakeup = staticmethod(wakeup)
+    view = staticmethod(view)
+    summary = staticmethod(summary)
+
+    def check_config(self, cfg: dict) -> None:
+        n, most = len(cfg["teams"]), cfg["own_game"]["max_players"]
+        if n > most:
+            raise ConfigError("teams", f"Своя игра takes at most {most} players, got {n}")
+
+    def describe(self, cfg: dict) -> str:
+        return f"{len(cfg['teams'])} players"
+
+
+GAME = OwnGame()

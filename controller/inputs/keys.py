@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from controller import games
+
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
 """A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
@@ -51,16 +53,9 @@ class HostKeys:
     @classmethod
     def from_config(cls, cfg: dict) -> "HostKeys":
         out = {}
-        keymap = cfg["keys"]
-        if cfg["mode"] == "mafia":
-            # the judge's own map; digits type seat numbers there
-            keymap = {**{a: cfg["keys"][a] for a in cls.GLOBAL + cls.LOOP if a in cfg["keys"]},
-                      **cfg["mafia"]["keys"]}
-        for action, names in keymap.items():
-            for n in names:
-                out[n.lower()] = action
-        if cfg["mode"] == "chgk":
-            for action, names in cfg["chgk"]["keys"].items():  # team numbers and results on top
+        program_keys = {a: cfg["keys"][a] for a in cls.GLOBAL + cls.LOOP if a in cfg["keys"]}
+        for keymap in games.get(cfg["mode"]).key_layers(cfg, program_keys):  # later layers on top
+            for action, names in keymap.items():
                 for n in names:
                     out[n.lower()] = action
         return cls(out)

@@ -124,6 +124,11 @@ class Loop:
         self.protocol_complete = False
         self._protocol_summary: dict | None = None
         self.rename: Rename | None = None
+        self.publish: Callable[[], None] | None = None
+        """Called after every step (loop thread): hands the view model to the web pages
+        (:class:`controller.web.attach.Publisher`); it must return at once."""
+        self.shell_actions: dict[str, Callable[[], None]] = {}
+        """Host actions of a shell part (the web pages' ``new_token``): action -> what it does."""
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -186,6 +191,9 @@ class Loop:
         """Act on a host key from any source (loop thread): the loop's own actions here,
         the game's as one :class:`Host` event (journaled, then stepped) with the key's params."""
         action = key.action
+        if action in self.shell_actions:
+            self.shell_actions[action]()
+            return
         if action == "help":
             self.help = not self.help
             self.dirty = True
@@ -584,3 +592,5 @@ class Loop:
             ev = None
         self.drain(ev)
         self.tick_if_due()
+        if self.publish is not None:
+            self.publish()

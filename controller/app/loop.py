@@ -125,7 +125,7 @@ class Loop:
         self._protocol_summary: dict | None = None
         self.rename: Rename | None = None
         self.publish: Callable[[], None] | None = None
-        """Called after every step (loop thread): hands the view model to the web pages
+        """Called after every :meth:`tick_if_due` (loop thread): hands the view model to the web pages
         (:class:`controller.web.attach.Publisher`); it must return at once."""
         self.shell_actions: dict[str, Callable[[], None]] = {}
         """Host actions of a shell part (the web pages' ``new_token``): action -> what it does."""
@@ -508,6 +508,8 @@ class Loop:
             # a deadline is pending: record the time so a resume continues from here
             self.last_clock_record = now
             self.apply(Tick(now))
+        if self.publish is not None:
+            self.publish()
 
     def drain(self, first=None) -> None:
         """Apply everything queued.  Group commit: the events taken together are
@@ -592,5 +594,3 @@ class Loop:
             ev = None
         self.drain(ev)
         self.tick_if_due()
-        if self.publish is not None:
-            self.publish()

@@ -76,7 +76,7 @@
     show(box, presses.length > 0);
     list.replaceChildren(...presses.map((p, i) => {
       const gap = i === 0 ? "" : " +" + Number(p.gap_ms || 0).toFixed(1) + " ms";
-      return el("li", p.kind ? "press " + p.kind : "press", (p.team || p.button) + gap);
+      return el("li", p.kind ? "press press-" + p.kind : "press", (p.team || p.button) + gap);
     }));
   }
   function renderStandings(g) {
@@ -86,7 +86,7 @@
     show(box, rows.length > 0);
     table.replaceChildren(...rows.map((r) => {
       const tr = el("tr");
-      tr.append(el("td", "place", r.place), el("td", "team", r.team), el("td", "points", r.points));
+      tr.append(el("td", "place", r.place), el("td", "st-team", r.team), el("td", "points", r.points));
       return tr;
     }));
   }

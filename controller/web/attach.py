@@ -58,8 +58,10 @@ class Publisher:
         loop = self.loop
         try:
             wall = time.monotonic()
-            key = (id(loop.state), loop.notice, repr(loop.flash), loop.help, repr(loop.rename), self.server.token)
-            if not force and key == self._key and wall - self._at < self.interval_s:
+            # the state itself, not its id(): a new state may take a freed one's id
+            key = (loop.state, loop.notice, repr(loop.flash), loop.help, repr(loop.rename), self.server.token)
+            if (not force and self._key is not None and key[0] is self._key[0] and key[1:] == self._key[1:]
+                    and wall - self._at < self.interval_s):
                 return
             if not force and loop.deadline_near():
                 return  # the decision first; the snapshot right after it

@@ -271,7 +271,7 @@ def run(quick: bool = False) -> dict:
         logs = json.loads(child.stdout.readline())
         child.wait(30)
         stale = 0.0
-        for seq, at in rig.published.items():
+        for seq, at in rig.published.copy().items():   # the loop thread still adds to it
             for log in logs:
                 got = next((t for s, t in log if s >= seq), None)
                 if got is not None:

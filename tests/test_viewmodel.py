@@ -70,3 +70,35 @@ def test_the_shell_never_names_a_game():
         text = path.read_text(encoding="utf-8")
         for name in names:
             assert f'"{name}"' not in text and f"'{name}'" not in text, f"{path.name} names {name}"
+
+
+def test_the_projector_draws_no_host_notice_or_key_help_without_host_overlay(tmp_path):
+    import os
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    import pygame
+
+    from controller.screens.scoreboard import Scoreboard
+    from controller.screens.terminal import mode_keys, team_keys
+
+    cfg = config_mod.load(None)
+    loop = Loop(cfg, engine.new_game(cfg, 1), EngineClock())
+    loop.apply(HostKey("help"))
+    loop._notice("help_hint")
+    vm = viewmodel.from_loop(loop)
+    pygame.display.init()
+    pygame.font.init()
+    shots = {}
+    for overlay in (False, True):
+        view, flash, status, help_on = viewmodel.projector(vm, overlay)
+        board = Scoreboard((1280, 720), lang="ru", keys=mode_keys(cfg), team_keys=team_keys(cfg))
+        surface = pygame.Surface((1280, 720))
+        board.draw(surface, view, 0, flash=flash, status=status, help_overlay=help_on)
+        pygame.image.save(surface, str(tmp_path / f"projector-host-overlay-{overlay}.png"))
+        shots[overlay] = pygame.image.tobytes(surface, "RGB")
+    clean = Scoreboard((1280, 720), lang="ru", keys=mode_keys(cfg), team_keys=team_keys(cfg))
+    surface = pygame.Surface((1280, 720))
+    view, flash, status, _ = viewmodel.projector(vm, False)
+    clean.draw(surface, view, 0, flash=None, status={k: v for k, v in status.items() if k not in ("notice", "entry")})
+    assert shots[False] == pygame.image.tobytes(surface, "RGB")   # the audience picture alone
+    assert shots[True] != shots[False]                             # the key help and the notice on top

@@ -77,6 +77,8 @@ SHELL_SCHEMA: list[Section] = [
             "keyboard: a USB keypad cannot type text.", items="str"),
         Key("help", "list", ["h", "f1"], "Show or hide the host's key overlay.", items="str"),
         Key("mute", "list", ["v"], "Sound on / off.", items="str"),
+        Key("new_token", "list", ["f9"], "A new host token for the web host page (the old link stops "
+            "working; the new one is printed in the terminal).", items="str"),
         Key("new_game", "list", ["f12"], "Start a new game (press twice; the old journal is archived).",
             items="str"),
         Key("quit", "list", ["escape"], "Leave the program (asks to press twice).", items="str"),
@@ -87,6 +89,30 @@ SHELL_SCHEMA: list[Section] = [
         Key("height", "int", 720, "Window height when not full screen.", minimum=240),
         Key("fps", "int", 30, "Redraws per second while a countdown runs.", minimum=1, maximum=240),
         Key("flash_s", "float", 1.5, "How long a ruling flash («Верно», «Неверно») stays.", minimum=0.0),
+        Key("host_overlay", "bool", True, "Draw what only the host needs (notices, the key help, the rename "
+            "dialogue) on this screen too. True suits a laptop game with no phone; set false when the host "
+            "uses the web host page and the projector shows the hall only (docs/web.md)."),
+    )),
+    Section("web", "Live web pages inside buzzer run: / for the audience, /overlay for a stream, /host for "
+            "the host's phone (docs/web.md).", (
+        Key("enabled", "bool", True, "Serve the pages while a game runs."),
+        Key("bind", "str", "127.0.0.1", "Address to listen on: 127.0.0.1 (this computer only) or 0.0.0.0 "
+            "(every network, e.g. the hall's Wi-Fi)."),
+        Key("port", "int", 8080, "TCP port of the pages.", minimum=1, maximum=65535),
+        Key("next_free_port", "bool", True, "When the port is busy, take the next free one (said in the "
+            "terminal and on the host's screen); false: no pages, and one line names the busy port."),
+        Key("hosts", "list", [], "Host names the pages may be opened by besides IP addresses and localhost "
+            "(e.g. \"quiz.local\"); state-changing requests with another Host name are refused.", items="str"),
+        Key("update_ms", "int", 100, "How often the pages get a running countdown (a change is sent at once).",
+            minimum=20, maximum=1000),
+        Key("host_rate_per_s", "float", 5.0, "Host actions (and token attempts) a client may send per second.",
+            minimum=0.1, maximum=100.0),
+        Key("host_burst", "int", 10, "Host actions a client may send at once before the rate applies.",
+            minimum=1, maximum=100),
+        Key("max_body_bytes", "int", 2048, "Largest request body taken.", minimum=256, maximum=65536),
+        Key("max_viewers", "int", 500, "Most live pages connected at once.", minimum=1, maximum=10000),
+        Key("send_timeout_s", "float", 1.0, "A page that does not take an update in this time is dropped "
+            "(it reconnects and gets the full state).", minimum=0.05, maximum=30.0),
     )),
     Section("sound", "Sounds (controller/sound/audio.py). Without an audio device the game goes on silently.", (
         Key("mute", "bool", False, "Play no sounds."),

@@ -128,6 +128,11 @@ class Loop:
         self.rename: Rename | None = None
         self.lineup_entry: LineupEntry | None = None
         """A line-up being typed on the keypad (controller/app/lineup_entry.py), or None."""
+        self.publish: Callable[[], None] | None = None
+        """Called after every :meth:`tick_if_due` (loop thread): hands the view model to the web pages
+        (:class:`controller.web.attach.Publisher`); it must return at once."""
+        self.shell_actions: dict[str, Callable[[], None]] = {}
+        """Host actions of a shell part (the web pages' ``new_token``): action -> what it does."""
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -192,6 +197,9 @@ class Loop:
         """Act on a host key from any source (loop thread): the loop's own actions here,
         the game's as one :class:`Host` event (journaled, then stepped) with the key's params."""
         action = key.action
+        if action in self.shell_actions:
+            self.shell_actions[action]()
+            return
         if action == "help":
             self.help = not self.help
             self.dirty = True
@@ -508,6 +516,8 @@ class Loop:
             # a deadline is pending: record the time so a resume continues from here
             self.last_clock_record = now
             self.apply(Tick(now))
+        if self.publish is not None:
+            self.publish()
 
     def drain(self, first=None) -> None:
         """Apply everything queued.  Group commit: the events taken together are

@@ -26,6 +26,7 @@ from controller.cli import command_name
 from controller.i18n import t, tn
 from controller.screens.common import mode_title
 from controller.inputs.keypad import Keypad
+from controller.web.attach import attach as attach_web
 
 JOURNAL_NOTICE_NS = 60 * NS_PER_S
 """How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
@@ -250,6 +251,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         pass
     loop.audio = audio
     keypad = _start_keypad(cfg, loop)
+    web = attach_web(loop)   # the live pages ([web]); None when off or the port is taken
     backend.start()
     try:
         if headless:
@@ -262,6 +264,8 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         backend.close()
         if keypad is not None:
             keypad.close()
+        if web is not None:
+            web.stop()
         _finish(loop, loop.journal, cfg)
     return 0
 

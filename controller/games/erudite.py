@@ -39,7 +39,7 @@ from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, Release, seconds_to_ns
 from controller.games import lineup as lu_rules
 from controller.games import race as b
-from controller.games.race import (ANSWER, BLOCKED, DISABLED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
+from controller.games.race import (ANSWER, BLOCKED, DISABLED, EARLY, LOCKED, PENDING, Answer,
                                        PressRecord)
 from controller.core.values import replace
 from controller.core.schema import Key, Section, nominals, positive, warn_marks
@@ -237,7 +237,6 @@ def initial(config: dict, seed: int) -> State:
 # small pure helpers
 
 
-
 def _disabled(s: State, team: int, q: Question | None = None) -> str | None:
     """Why a team's button may not signal now (None if it may)."""
     fight = q.fight if q is not None else (-1 if s.stage == "tiebreak" else s.fight)
@@ -251,10 +250,6 @@ def _disabled(s: State, team: int, q: Question | None = None) -> str | None:
     if s.line.used and lu_rules.sits_out(s.line, team, _entry_size(s, team), fight, rnd, s.rules.rounds):
         return "skipped"
     return None
-
-
-def _eligible_left(s: State, q: Question) -> list[int]:
-    return [i for i in range(len(s.teams)) if i not in q.answered and _disabled(s, i, q) is None]
 
 
 def _played_in_round(s: State, fight: int, rnd: int) -> list[Question]:
@@ -287,6 +282,19 @@ def _start_think(s: State, q: Question, now: int, fx: list) -> Question:
     return replace(q, countdown=cd)
 
 
+# ---------------------------------------------------------------------------
+# §4.6 the answer rights: the first to signal answers; after a wrong answer the
+# next right (2nd, 3rd, 4th) goes to the first of the others to signal *after*
+# the ruling; each team answers a question at most once.  In the code a right is
+# a *wave* (``Question.wave``, the press records' ``wave``); the race within a
+# wave is controller/games/race.py (:func:`~controller.games.race.race_kind`) and
+# the arbiter.
+
+def _eligible_left(s: State, q: Question) -> list[int]:
+    """The teams that may still answer the question: not answered it yet, not disabled [§4.6]."""
+    return [i for i in range(len(s.teams)) if i not in q.answered and _disabled(s, i, q) is None]
+
+
 def _arm_wave(s: State, q: Question, now: int, fx: list) -> tuple[State, Question]:
     """Arm buttons from ``now``: held buttons are reported stuck and ignored until released."""
     stuck_now = sorted(btn for btn in s.held if s.team_of(btn) is not None)
@@ -297,6 +305,27 @@ def _arm_wave(s: State, q: Question, now: int, fx: list) -> tuple[State, Questio
             b.log(fx, now, "stuck", button=btn)
     return s, replace(q, armed_at=now)
 
+
+def _next_wave_countdown(s: State, q: Question, now: int, fx: list) -> Question:
+    """The countdown of a new wave: restarted (or resumed) at once if reading
+    was finished, otherwise started at the next end-of-reading mark."""
+    if q.reading_done:
+        if s.rules.after_wrong == "resume" and q.countdown is not None and q.countdown.left > 0:
+            q = replace(q, countdown=cdn.resume(q.countdown, now) if not s.paused else q.countdown)
+            b.log(fx, now, "countdown_resume", left_s=q.countdown.left / 1e9)
+        else:
+            q = _start_think(s, q, now, fx)
+    else:
+        q = replace(q, countdown=None)
+    return q
+
+
+def _next_answer_right(s: State, q: Question, now: int, fx: list) -> State:
+    """The next answer right [§4.6]: the remaining buttons may signal from ``now`` on
+    (a press before it is early), with the countdown of :func:`_next_wave_countdown`."""
+    q = replace(q, wave=q.wave + 1)
+    s, q = _arm_wave(s, q, now, fx)
+    return replace(s, question=_next_wave_countdown(s, q, now, fx))
 
 
 # ---------------------------------------------------------------------------
@@ -433,21 +462,12 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = BLOCKED
     elif p.at < q.armed_at:
         kind = EARLY
-    elif q.holder is not None:
-        winner_at = min((r.at for r in q.presses if r.wave == q.wave and r.kind == ANSWER), default=p.at)
-        kind = LOCKOUT if p.at < winner_at + s.rules.arbiter.settle_ns else EARLY
-    elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
-        kind = LATE
-    elif any(r.button == p.button and r.wave == q.wave and r.kind == PENDING for r in q.presses):
-        return replace(s, held=held)  # a second edge of a button already in the window
     else:
-        kind = PENDING
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        if kind is None:
+            return replace(s, held=held)  # a second edge of a button already in the window
     wave = q.wave
-    record = PressRecord(p.button, team, p.at, p.delivered, wave, kind)
-    if kind == PENDING:
-        q = replace(q, presses=q.presses + (record,), arbiter=arb.offer(q.arbiter, p))
-    else:
-        q = replace(q, presses=q.presses + (record,))
+    q = b.record_press(q, team, p, kind)
     s = replace(s, held=held, question=q)
     b.log(fx, p.delivered, "press", button=p.button, team=s.teams[team].name, at=p.at / 1e9,
          delivered=p.delivered / 1e9, press_kind=kind, wave=wave)
@@ -545,7 +565,6 @@ def _h_reading_done(s: State, h: Host, fx: list) -> State:
     return replace(s, question=q)
 
 
-
 def _h_right(s: State, h: Host, fx: list) -> State:
     q = b.holder_question(s, h, fx)
     if q is None:
@@ -593,24 +612,7 @@ def _h_wrong(s: State, h: Host, fx: list) -> State:
         q = replace(q, closed="exhausted")
         b.log(fx, h.at, "question_closed", reason="exhausted", question=q.number)
         return _finish_question(replace(s, question=q), h.at, fx)
-    # the next wave: the remaining buttons may signal from this moment on
-    q = replace(q, wave=q.wave + 1)
-    s, q = _arm_wave(s, q, h.at, fx)
-    return replace(s, question=_next_wave_countdown(s, q, h.at, fx))
-
-
-def _next_wave_countdown(s: State, q: Question, now: int, fx: list) -> Question:
-    """The countdown of a new wave: restarted (or resumed) at once if reading
-    was finished, otherwise started at the next end-of-reading mark."""
-    if q.reading_done:
-        if s.rules.after_wrong == "resume" and q.countdown is not None and q.countdown.left > 0:
-            q = replace(q, countdown=cdn.resume(q.countdown, now) if not s.paused else q.countdown)
-            b.log(fx, now, "countdown_resume", left_s=q.countdown.left / 1e9)
-        else:
-            q = _start_think(s, q, now, fx)
-    else:
-        q = replace(q, countdown=None)
-    return q
+    return _next_answer_right(s, q, h.at, fx)
 
 
 def _h_withdraw(s: State, h: Host, fx: list) -> State:
@@ -756,9 +758,7 @@ def _drop_disabled(s: State, now: int, fx: list) -> State:
         return s
     if q.holder is not None and _disabled(s, q.holder, q) is not None:
         fx.append(Lamp(s.teams[q.holder].button, "off"))
-        q = replace(q, holder=None, wave=q.wave + 1)
-        s, q = _arm_wave(s, q, now, fx)
-        s = replace(s, question=_next_wave_countdown(s, q, now, fx))
+        s = _next_answer_right(s, replace(q, holder=None), now, fx)
     q = s.question
     if not _eligible_left(s, q):
         s = replace(s, question=replace(q, closed="exhausted", arbiter=arb.Arbiter()))
@@ -907,14 +907,12 @@ def tied_groups(s: State) -> list[list[int]]:
     return [g for k, g in sorted(groups.items()) if len(g) > 1]
 
 
-
 def question_summary(s: State, q: Question) -> dict:
     return {"number": q.number, "fight": q.fight + 1 if q.fight >= 0 else 0, "round": q.round + 1,
             "tiebreak": q.fight == -1, "nominal": q.nominal, "theme": q.theme,
             "presses": b.press_rows(s.teams, q.presses),
             "answers": b.answer_rows(s.teams, q.answers),
             "closed": q.closed, "withdrawn": q.closed == "withdrawn"}
-
 
 
 def view(s: State, now: int | None = None) -> dict:

@@ -300,3 +300,9 @@ def test_the_standings_screen_lists_the_players_beside_the_teams():
     right = a.get_rect()
     right = type(right)(right.width * 60 // 100, right.height // 5, right.width * 38 // 100, right.height * 3 // 5)
     assert _region_differs(a, b, right)
+
+
+def test_the_web_host_page_may_send_a_line_up():
+    from controller.web.server import parse_action
+    assert parse_action({"host": "lineup", "team": 2, "round": 1, "player": "Аня"}) == \
+        ("lineup", {"team": 2, "round": 1, "player": "Аня"})

@@ -27,7 +27,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from controller.core import engine
-from controller.i18n import action_label, mode_title
+from controller.i18n import action_label
+from controller.screens.common import mode_title
 from controller.screens.common import flash_words
 from controller.screens.terminal import mode_keys
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from controller.app import config as config_mod
-from controller.app import viewmodel
+from controller.screens import viewmodel
 from controller.app.loop import Loop
 from controller.core import engine
 from controller.core.clock import EngineClock
@@ -65,7 +65,7 @@ def test_the_shell_never_names_a_game():
 
     root = Path(__file__).resolve().parents[1] / "controller"
     names = ["erudite", "own-game", "own_game", "brain-ring", "brain_ring", "chgk", "mafia", "programme"]
-    for path in [root / "app" / "viewmodel.py", *sorted((root / "web").rglob("*.py")),
+    for path in [root / "screens" / "viewmodel.py", *sorted((root / "web").rglob("*.py")),
                  *sorted((root / "web" / "static").glob("*"))]:
         text = path.read_text(encoding="utf-8")
         for name in names:

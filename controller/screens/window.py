@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import time
 
-from controller.app import viewmodel
+from controller.screens import viewmodel
 from controller.core import engine
 from controller.i18n import t
-from controller.screens.terminal import mode_keys, team_keys
+from controller.inputs.keys import mode_keys, team_keys
 
 
 

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from controller.app import viewmodel
+from controller.screens import viewmodel
 from controller.core import engine
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_S, Host

@@ -41,7 +41,7 @@ from typing import Any, Callable, Mapping
 
 from aiohttp import WSMsgType, web
 
-from controller.app.viewmodel import audience_only
+from controller.screens.viewmodel import audience_only
 from controller.core.events import HostKey
 
 log = logging.getLogger(__name__)

@@ -551,6 +551,12 @@ def _mafia_cross_checks(cfg: dict) -> None:
 CROSS_CHECKS.append(_mafia_cross_checks)
 CROSS_CHECKS.append(_new_modes_cross_checks)  # Своя игра, Брейн-ринг, programme
 
+# --- the festival over MQTT (controller/festival/, docs/festival.md) ---
+from controller.festival.link import SECTION as _FESTIVAL, festival_cross_check as _festival_cross_check  # noqa: E402
+
+SCHEMA.append(_FESTIVAL)
+CROSS_CHECKS.append(_festival_cross_check)
+
 
 def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:
     """Load a TOML config file (``None``: the defaults) plus overrides.

@@ -364,11 +364,11 @@ class Listener:
             self.pump(0.05)
             now = time.monotonic()
             if not self.subscribed:
-                if self.problem and now - start > min(3.0, wait_s):
+                if self.problem and not self.subscribed_at and now - start > min(3.0, wait_s):
                     raise BuzzerError(f"festival: {self.problem}")
                 continue
             if (now - max(self.last_message, self.subscribed_at) >= quiet_s and self.festival.settled()
                     and self.festival.finished_games() >= games):
                 return
-        if not self.subscribed:
+        if not self.subscribed_at:
             raise BuzzerError(f"festival: {self.problem or self.broker.url + ': no answer'}")

@@ -248,6 +248,8 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         pass
     loop.audio = audio
     keypad = _start_keypad(cfg, loop)
+    from controller.festival.hall import attach as attach_festival  # [festival] broker: publish this hall
+    festival = attach_festival(loop, cfg)
     backend.start()
     try:
         if headless:
@@ -260,6 +262,9 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         backend.close()
         if keypad is not None:
             keypad.close()
+        if festival is not None:
+            festival.close()
+            loop.journal = getattr(loop.journal, "_inner", loop.journal)
         _finish(loop, loop.journal, cfg)
     return 0
 

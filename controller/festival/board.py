@@ -126,7 +126,7 @@ class BoardScreen:
             y = top + gap + (i // cols) * (ch + gap)
             pygame.draw.rect(s, CARD, (x, y, cw, ch), border_radius=max(gap // 2, 2))
             lines = card_lines(card, self.lang)
-            line_h = max(min(ch // max(len(lines) + 1, 4), ch // 5), 10)
+            line_h = max(ch // (ROWS + 5), 10)   # the same in every card
             for k, (text, colour) in enumerate(lines):
                 size = int(line_h * (0.8 if k == 0 else 0.62))
                 self._put(text, x + gap, y + gap // 2 + k * line_h, size, palette[colour], cw - 2 * gap)

@@ -250,7 +250,7 @@ class Festival:
         for g in self.ordered():
             latest[(g.competition, g.hall)] = g
         out = []
-        for (competition, hall), g in sorted(latest.items()):
+        for (competition, hall), g in sorted(latest.items(), key=lambda kv: (kv[0][1], kv[0][0])):
             summary = g.summary() or {}
             out.append({"competition": competition, "hall": hall, "game": g.id,
                         "mode": summary.get("mode", (g.info or {}).get("mode", "")),

@@ -124,6 +124,9 @@ def _decisions(publish: bool, n: int, folder: Path, url: str) -> list[float]:
     from controller.core.events import Host, Press, Release
     from controller.festival.hall import attach
 
+    from controller.app.loop import SWITCH_INTERVAL_S
+
+    sys.setswitchinterval(SWITCH_INTERVAL_S)   # as buzzer run sets it
     d = folder / ("on" if publish else "off")
     over = {"journal": {"dir": str(d), "fsync": False}}
     if publish:
@@ -151,6 +154,46 @@ def _decisions(publish: bool, n: int, folder: Path, url: str) -> list[float]:
     return sorted(times)
 
 
+def fuzz(n: int = 10000) -> dict:
+    """``n`` malformed or foreign variants of a real game's messages into a board: it
+    never raises and no result changes (the mutations of tests/test_festival_board.py)."""
+    import random
+
+    from controller.core import engine
+    from controller.app import config
+    from controller.app.journal import decode_event
+    from controller.festival import link
+    from controller.festival.results import Festival
+    from test_festival_board import _mutations
+
+    cfg = {k: v for k, v in config.load(None).items() if k != "festival"}
+    game, base = "00c0ffee00c0ffee", {"hall": "Зал 1", "competition": "bench"}
+    top = link.topic(link.DEFAULT_PREFIX, "bench", "Зал 1", game)
+    msgs = [(top + "/info", link.encode({**base, "game": game, "mode": "erudite", "config": cfg, "seed": 1}))]
+    state = engine.new_game(cfg, 1)
+    for seq, rec in enumerate(_events(300), start=1):
+        msgs.append((top + "/events", link.encode({**base, "game": game, "seq": seq, "event": rec})))
+        try:
+            state, _ = engine.step(state, decode_event(rec))
+        except Exception:
+            pass
+    summary = engine.summary(state)
+    msgs.append((top + "/standings", link.encode({**base, "game": game, "seq": 300, "mode": "erudite",
+                                                  "finished": False, "standings": summary["standings"],
+                                                  "summary": summary, "view": {}})))
+    board = Festival()
+    for t, p in msgs:
+        board.handle(t, p)
+    before = board.results()
+    rng = random.Random(16)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        board.handle(*_mutations(rng, *rng.choice(msgs), link.DEFAULT_PREFIX))
+    spent = time.perf_counter() - t0
+    return {"messages": n, "ignored": board.ignored, "results_unchanged": board.results() == before,
+            "per_message_us": round(spent / n * 1e6, 1)}
+
+
 def measure(quick: bool = False) -> dict:
     from mosquitto import Broker
 
@@ -167,11 +210,13 @@ def measure(quick: bool = False) -> dict:
         finally:
             broker.stop()
     p99 = lambda xs: xs[int(len(xs) * 0.99) - 1]  # noqa: E731
+    fuzzed = fuzz(2000 if quick else 10000)
     return {
         "festival_latency_p50_ms": paced["p50_ms"],
         "festival_latency_p99_ms": paced["p99_ms"],
         "festival_msgs_per_s": fast["msgs_per_s"],
         "festival_hall_decision_p99_delta_ms": round(p99(on) - p99(off), 3),
+        "festival_fuzz": fuzzed,
         "festival_detail": {"halls": halls, "teams": 4, "events_per_hall": per_hall,
                             "paced_50_per_s_per_hall": paced, "as_fast_as_possible": fast,
                             "decision_p99_ms_off": round(p99(off), 3), "decision_p99_ms_on": round(p99(on), 3),

@@ -181,8 +181,15 @@ def split_topic(prefix: str, name: str) -> tuple[str, str, str | None, str]:
     return competition, hall, game, kind
 
 
-def encode(payload: dict) -> bytes:
-    return json.dumps({"v": VERSION, **payload}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def encode(payload: dict, large: bool = False) -> bytes:
+    """A message's payload.  ``large`` (a summary, a config): encoded piece by piece in
+    Python, so the GIL is handed over to the game loop meanwhile (the C encoder holds it
+    for the whole object: milliseconds for a long game's summary)."""
+    obj = {"v": VERSION, **payload}
+    if large:
+        encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+        return "".join(encoder.iterencode(obj)).encode("utf-8")
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _int(obj: dict, key: str, low: int = 0, high: int = MAX_SEQ) -> int:

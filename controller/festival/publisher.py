@@ -60,6 +60,7 @@ class _Game:
     dirty: bool = True
     saved: int = -1
     last_standings: float = 0.0
+    cost: float = 0.0
 
 
 class Publisher:
@@ -260,11 +261,13 @@ class Publisher:
         self.published += 1
 
     def _publish_info(self, g: _Game) -> None:
-        self._publish(self._topic(g.id, "info"), link.encode(self._base(game=g.id, **g.info)), retain=True)
+        self._publish(self._topic(g.id, "info"), link.encode(self._base(game=g.id, **g.info), large=True),
+                      retain=True)
 
     def _publish_standings(self, g: _Game) -> None:
         if g.state is None:
             return
+        began = time.monotonic()
         try:
             summary = engine.summary(g.state)
         except Exception as exc:  # a replica that cannot summarise: say so once, keep the events going
@@ -274,9 +277,12 @@ class Publisher:
         body = self._base(game=g.id, seq=len(g.records), mode=g.info.get("mode", ""),
                           finished=link.finished_of(summary), standings=link.standings_of(summary),
                           view=link.headline(summary), summary=summary, t=time.time())
-        self._publish(self._topic(g.id, "standings"), link.encode(body), retain=True)
+        self._publish(self._topic(g.id, "standings"), link.encode(body, large=True), retain=True)
         g.dirty = False
         g.last_standings = time.monotonic()
+        # a long game's summary costs more: keep this thread's share of the CPU (and of the
+        # GIL the game loop needs) under about 5 %
+        g.cost = g.last_standings - began
 
     def _step(self, g: _Game, record: dict) -> None:
         if g.broken:
@@ -352,6 +358,7 @@ class Publisher:
                         self._stop_deadline = item[1]
                 except Exception:  # never let the publisher's thread die: log it, go on
                     log.exception("festival publisher")
+                time.sleep(0)   # hand the GIL over between batches: the game loop comes first
                 try:
                     item = self.queue.get_nowait()
                 except queue.Empty:
@@ -364,7 +371,8 @@ class Publisher:
                     g.dirty = True
             now = time.monotonic()
             for g in self.games.values():
-                if g.dirty and (now - g.last_standings >= self.interval or self._stop_deadline is not None):
+                if g.dirty and (now - g.last_standings >= max(self.interval, 20 * g.cost)
+                                or self._stop_deadline is not None):
                     self._publish_standings(g)
             if now - getattr(self, "_saved_at", 0.0) >= ACK_SAVE_S:
                 self._saved_at = now

@@ -27,6 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--json", action="store_true", help="JSON: {\"competitions\": [...]}")
     r.add_argument("--wait", type=float, default=5.0, help="listen at most this many seconds (default 5)")
     r.add_argument("--games", type=int, default=0, help="wait until this many games are finished and complete")
+    r.add_argument("--session", help="keep a session of this name on the broker: events published while "
+                   "this board is away are kept for it")
     r.set_defaults(func=cmd_results)
 
     e = fsub.add_parser("export", help="write each competition's final table (CSV or JSON) into DIR")
@@ -67,7 +69,12 @@ def listener(args, cfg: dict):
     from controller.festival.results import Listener
 
     fest = cfg["festival"]
-    return Listener(broker_of(fest, args.broker), fest["prefix"], fest["ca_file"])
+    session = getattr(args, "session", None)
+    if session is None and args.func is cmd_board:
+        import socket
+        session = f"board-{socket.gethostname()}"   # the board's events are kept while it is away
+    client_id = f"buzzer-{session}" if session else None
+    return Listener(broker_of(fest, args.broker), fest["prefix"], fest["ca_file"], client_id=client_id)
 
 
 def cmd_results(args) -> int:

@@ -1,7 +1,6 @@
 """The organiser's event file (controller/content/event.py, docs/event-file.md): loaded,
 checked with one line naming the key, and played: `buzzer check-config` and `buzzer run --event`."""
 
-import json
 import os
 import subprocess
 import sys

@@ -37,6 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("script", help="script file (JSON lines, see docs/scripted-sessions.md)")
     p.add_argument("--config", "-c", help="config file the script's settings apply on top of")
     p.add_argument("--until", type=float, help="stop the virtual clock at this many seconds")
+    from controller.festival.command import add_simulate_options  # the festival's options (docs/festival.md)
+    add_simulate_options(p)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("check-config", help="validate a config file")
@@ -53,6 +55,9 @@ def default_config_path() -> str | None:
 
 
 def cmd_simulate(args) -> int:
+    if getattr(args, "festival", None):
+        from controller.festival.hall import simulate
+        return simulate(args)
     script = script_mod.load(args.script)
     run = script_mod.run(script, args.config, until=args.until)
     print_json(script_mod.result(run))

@@ -440,6 +440,13 @@ CROSS_CHECKS: list[Callable[[dict], None]] = []
 CROSS_CHECKS.append(_gpio_covers_teams)
 
 
+# --- the festival over MQTT (controller/festival/, docs/festival.md) ---
+from controller.festival.link import SECTION as _FESTIVAL, festival_cross_check as _festival_cross_check  # noqa: E402
+
+SHELL_SCHEMA.append(_FESTIVAL)
+CROSS_CHECKS.append(_festival_cross_check)
+
+
 def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:
     """Load a TOML config file (``None``: the defaults) plus overrides.
 

@@ -133,6 +133,8 @@ class Loop:
         (:class:`controller.web.attach.Publisher`); it must return at once."""
         self.shell_actions: dict[str, Callable[[], None]] = {}
         """Host actions of a shell part (the web pages' ``new_token``): action -> what it does."""
+        self.link: dict | None = None
+        """The festival link's state (``connected``, ``detail``), when this hall publishes."""
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -192,6 +194,11 @@ class Loop:
     def _input_status(self, ev: InputStatus) -> None:
         if ev.source == "keypad":
             self._notice("keypad_back" if ev.connected else "keypad_away")
+        elif ev.source == "festival":
+            # the festival's link (controller/festival/hall.py): the status corner, and a
+            # problem as one line for the host; the game goes on either way
+            self.link = {"connected": ev.connected, "detail": ev.detail}
+            self._notice("festival_link_up" if ev.connected else "festival_link_down", detail=ev.detail)
 
     def _host_key(self, key: HostKey, now: int) -> None:
         """Act on a host key from any source (loop thread): the loop's own actions here,
@@ -587,7 +594,7 @@ class Loop:
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
                 "notice": self.notice_now(),
-                "entry": self.entry()}
+                "entry": self.entry(), **({"link": self.link} if self.link is not None else {})}
 
     def current_flash(self) -> dict | None:
         if self.flash is not None and self.clock.now() < self.flash_until:

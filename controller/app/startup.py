@@ -26,6 +26,7 @@ from controller.cli import command_name
 from controller.i18n import t, tn
 from controller.screens.common import mode_title
 from controller.inputs.keypad import Keypad
+from controller.festival.hall import attach as attach_festival
 from controller.web.attach import attach as attach_web
 
 JOURNAL_NOTICE_NS = 60 * NS_PER_S
@@ -252,6 +253,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     loop.audio = audio
     keypad = _start_keypad(cfg, loop)
     web = attach_web(loop)   # the live pages ([web]); None when off or the port is taken
+    festival = attach_festival(loop, cfg)
     backend.start()
     try:
         if headless:
@@ -266,6 +268,9 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
             keypad.close()
         if web is not None:
             web.stop()
+        if festival is not None:
+            festival.close()
+            loop.journal = getattr(loop.journal, "_inner", loop.journal)
         _finish(loop, loop.journal, cfg)
     return 0
 

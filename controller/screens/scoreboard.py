@@ -459,11 +459,17 @@ class Scoreboard:
             notice = t(str(notice.get("key", "")), lang, **dict(notice.get("params") or {}))
         lines = [(line1, MUTED), (line2, colour)] + ([(str(notice), AMBER)] if notice else [])
         row = h // 3 if rect.width < rect.height * 6 or notice else h // 2
+        link = status.get("link")
+        if link:   # a hall of a festival: whether its results reach the organisers (docs/festival.md)
+            word = t("festival_link_ok" if link.get("connected") else "festival_link_lost", lang)
+            lines.insert(2, (f"{t('festival_link', lang)}: {word}", GREEN if link.get("connected") else RED))
+            row = h // len(lines)
         dot = max(int(row * 0.45), 4)
         if notice and wide is not None:
             lines.pop()
+            top = len(lines) * row   # under the status lines
             nsize = self.text.fit(str(notice), wide.width, int(row * 0.72))
-            self._text(surface, str(notice), Rect(wide.x, rect.y + 2 * row, wide.width, h - 2 * row), nsize,
+            self._text(surface, str(notice), Rect(wide.x, rect.y + top, wide.width, h - top), nsize,
                        AMBER, align="right", fit=False)
         size = min(self.text.fit(text, rect.width - dot * 2, int(row * 0.66)) for text, _ in lines)
         for k, (text, c) in enumerate(lines):

@@ -222,6 +222,9 @@ def status_lines(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str,
             lines.append(t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)))
         elif not status.get("connected", True):
             lines.append(f"{t('backend', lang)}: {t('backend_disconnected', lang)}")
+        link = status.get("link")
+        if link and not link.get("connected"):
+            lines.append(f"{t('festival_link', lang)}: {t('festival_link_lost', lang)}")
         if status.get("notice"):
             lines.append(f"! {status['notice']}")
     return [line for line in lines if line]

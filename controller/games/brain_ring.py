@@ -38,8 +38,7 @@ from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import NS_PER_MS, Host, Press, seconds_to_ns
 from controller.games import race as b
-from controller.games.race import (DISABLED, EARLY, FALSE_START, LATE, LOCKED, LOCKOUT, OUT, PENDING,
-                                      Answer, Player, PressRecord)
+from controller.games.race import (DISABLED, EARLY, FALSE_START, LOCKED, OUT, Answer, Player, PressRecord)
 from controller.core.schema import Key, Section, positive, warn_marks
 from controller.games.base import Game
 
@@ -232,7 +231,7 @@ def _decide(s: State, t: int, fx: list) -> State:
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cdn.pause(q.countdown, t))
-    fx += [Lamp(winner.button, "on"), Sound("press")]
+    fx += [Lamp(winner.button, "on"), Sound("press", winner.button)]
     b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button,
           left_s=round(q.countdown.left / 1e9, 3), **b.decision_log(ordered))
     return replace(s, question=q)
@@ -273,23 +272,16 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = FALSE_START
     elif p.at < q.armed_at:
         kind = EARLY
-    elif q.holder is not None:
-        first = b.winner_at(q.presses, q.wave)
-        kind = LOCKOUT if first is not None and p.at < first + s.rules.arbiter.settle_ns else EARLY
-    elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
-        kind = LATE
-    elif b.has_pending(q.presses, p.button, q.wave):
-        return s
     else:
-        kind = PENDING
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        if kind is None:
+            return s
     name = s.teams[team].name
     if q is None or not q.open:
         b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9, press_kind=kind)
         return s
-    q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind),))
-    if kind == PENDING:
-        q = replace(q, arbiter=arb.offer(q.arbiter, p))
-    elif kind == FALSE_START:
+    q = b.record_press(q, team, p, kind)
+    if kind == FALSE_START:
         q = replace(q, out=q.out | {team})
     s = replace(s, question=q)
     b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9,

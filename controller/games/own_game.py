@@ -33,7 +33,7 @@ from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, seconds_to_ns
 from controller.games import race as b
-from controller.games.race import (BLOCKED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
+from controller.games.race import (BLOCKED, EARLY, LOCKED, Answer,
                                       Player, PressRecord)
 from controller.core.schema import Key, Section, nominals, positive
 from controller.games.base import Game
@@ -183,7 +183,7 @@ def _decide(s: State, t: int, fx: list) -> State:
             answer_cd = cdn.pause(answer_cd, t)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses,
                 countdown=cdn.pause(q.countdown, t), answer_cd=answer_cd)
-    fx += [Lamp(winner.button, "on"), Sound("press")]
+    fx += [Lamp(winner.button, "on"), Sound("press", winner.button)]
     b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button, **b.decision_log(ordered))
     return replace(s, question=q)
 
@@ -205,20 +205,13 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = LOCKED
     elif q.armed_at is None or p.at < q.armed_at:
         kind = EARLY
-    elif q.holder is not None:
-        first = b.winner_at(q.presses, q.wave)
-        kind = LOCKOUT if first is not None and p.at < first + s.rules.arbiter.settle_ns else EARLY
-    elif s.block_until[team] and p.at < s.block_until[team]:
+    elif q.holder is None and s.block_until[team] and p.at < s.block_until[team]:
         kind = BLOCKED
-    elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
-        kind = LATE
-    elif b.has_pending(q.presses, p.button, q.wave):
-        return s
     else:
-        kind = PENDING
-    q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind),))
-    if kind == PENDING:
-        q = replace(q, arbiter=arb.offer(q.arbiter, p))
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        if kind is None:
+            return s
+    q = b.record_press(q, team, p, kind)
     s = replace(s, question=q)
     name = s.teams[team].name
     b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9,

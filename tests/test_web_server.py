@@ -154,3 +154,25 @@ def test_a_new_token_shuts_the_old_link_out(served):
 def test_the_pages_are_package_data():
     for name in ("audience.html", "overlay.html", "host.html", "app.js", "style.css"):
         assert server_mod._read(name)
+
+
+def test_a_rename_from_the_web_is_bounded_and_checked_against_the_games_members():
+    from types import SimpleNamespace
+
+    from controller.app.config import load as load_config
+    from controller.core import engine
+    from controller.core.clock import ManualClock
+    from controller.web.attach import make_check
+
+    assert parse_action({"host": "rename", "team": 2, "name": "Я" * 40}) == ("rename", {"team": 2, "name": "Я" * 40})
+    with pytest.raises(ValueError, match="name: longer than 40"):
+        parse_action({"host": "rename", "team": 2, "name": "Я" * 41})
+    cfg = load_config(None)
+    from controller import games
+    game = games.get(cfg["mode"])
+    loop = SimpleNamespace(state=engine.new_game(cfg, 1), clock=ManualClock(), game=game)
+    check = make_check(loop)
+    assert check("rename", {game.members: 2, "name": "Ястребы"}) is None
+    assert "needs" in check("rename", {})                      # no keyboard dialogue from the web
+    other = ({"team", "seat"} - {game.members}).pop()
+    assert f'"{game.members}"' in check("rename", {other: 2, "name": "Ястребы"})   # the game's own word

@@ -234,7 +234,7 @@ class Loop:
         if action in self.extras.actions:
             self.extras.act(self, action, now)
             return
-        if action == "rename":
+        if action == "rename" and not key.params:   # with its parameters (a web page): one Host
             self.rename = Rename()
             self.dirty = True
             return

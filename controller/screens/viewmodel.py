@@ -36,10 +36,37 @@ HOST_KEY = "host"
 """The key of a game view's host-only part."""
 
 SHELL_ACTIONS = ("mute",)
+"""Host actions of the program itself that a host page may send besides the game's."""
 
 LOOP_DIALOGUES = ("rename",)
-"""Actions the loop runs a keyboard dialogue for: not offered as buttons."""
-"""Host actions of the program itself that a host page may send besides the game's."""
+"""Actions the loop runs a keyboard dialogue for when they come without parameters: a host
+page offers them as a form (:data:`ACTION_PARAMS`) and sends them with their parameters."""
+
+MEMBER = "member"
+"""A parameter naming a team or a seat: its name is the game's ``members`` (``team`` or
+``seat``, :attr:`controller.games.base.Game.members`), its value the 1-based number."""
+
+NAME_MAX = 40
+"""The longest name a host page sends (the games refuse longer names too)."""
+
+ACTION_PARAMS: dict[str, tuple[dict, ...]] = {
+    "rename": ({"name": MEMBER, "kind": "member", "required": True},
+               {"name": "name", "kind": "text", "required": True, "max": NAME_MAX}),
+    "lineup": ({"name": MEMBER, "kind": "member", "required": True},
+               {"name": "round", "kind": "number", "required": True},
+               {"name": "player", "kind": "player", "required": True}),
+    "absent": ({"name": MEMBER, "kind": "member", "required": True},
+               {"name": "player", "kind": "player", "required": True}),
+    "arrive": ({"name": MEMBER, "kind": "member", "required": True},
+               {"name": "player", "kind": "player", "required": True}),
+    "themes": ({"name": "round", "kind": "number", "required": False},),
+    "disqualify": ({"name": MEMBER, "kind": "member", "required": False},),
+}
+"""The parameters a host page asks for before it sends an action (a form instead of a
+plain button): ``name`` (the JSON field; :data:`MEMBER` stands for the game's members),
+``kind`` (``member``: a pick of the teams or seats; ``number``; ``text``; ``player``: a
+number or a name), ``required`` and, for text, ``max`` characters.  An action name means
+the same in every game that has it (the scripted session's host lines, docs/scripts.md)."""
 
 
 def split_view(view: Mapping[str, Any]) -> tuple[dict, dict]:
@@ -82,13 +109,28 @@ def key_help(keys: Mapping[str, Iterable[str]], lang: str) -> list[dict]:
     return [{"action": a, "label": action_label(a, lang), "keys": list(names)} for a, names in keys.items()]
 
 
-def web_actions(state: Any, lang: str) -> list[dict]:
-    """The host actions the current game takes now, as buttons for the host page."""
+def action_params(action: str, members: str = "team") -> list[dict]:
+    """The parameters a host page asks for before sending ``action`` (:data:`ACTION_PARAMS`),
+    :data:`MEMBER` named as the game's ``members``; [] for a plain button."""
+    return [dict(p, name=members if p["name"] == MEMBER else p["name"]) for p in ACTION_PARAMS.get(action, ())]
+
+
+def web_actions(state: Any, lang: str, members: str = "team") -> list[dict]:
+    """The host actions the current game takes now, as buttons (and small forms, with
+    ``params``) for the host page."""
     acts = [a for a in engine.actions_now(state) if a != "resume"]
     acts += [a for a in SHELL_ACTIONS if a not in acts]
+    out = []
     # an action without a label of its own needs parameters a button cannot give (a theme, a team)
-    return [{"action": a, "label": action_label(a, lang)} for a in acts
-            if a not in LOOP_DIALOGUES and action_label(a, lang) != a]
+    for a in acts:
+        if action_label(a, lang) == a or (a in LOOP_DIALOGUES and a not in ACTION_PARAMS):
+            continue
+        item = {"action": a, "label": action_label(a, lang)}
+        params = action_params(a, members)
+        if params:
+            item["params"] = params
+        out.append(item)
+    return out
 
 
 def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str = "",
@@ -163,6 +205,6 @@ def from_loop(loop: Any, seq: int = 0, links: Mapping[str, Any] | None = None, k
         keys = mode_keys(loop.cfg)
     return build(view, seq=seq, lang=lang, title=mode_title(view.get("mode") or loop.cfg["mode"], lang),
                  status=loop.status(), flash=loop.current_flash(), keys=keys,
-                 actions=web_actions(loop.state, lang), undo=undo_preview(loop.state, view, now),
+                 actions=web_actions(loop.state, lang, getattr(getattr(loop, "game", None), "members", "team")), undo=undo_preview(loop.state, view, now),
                  help_on=loop.help, links=links)
 

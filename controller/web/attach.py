@@ -100,9 +100,20 @@ def make_check(loop: Any):
     def check(action: str, params: dict) -> str | None:
         state = loop.state
         now_actions = set(engine.actions_now(state))
-        allowed = (now_actions | set(viewmodel.SHELL_ACTIONS) | {"pause"}) - {"rename"}
+        allowed = now_actions | set(viewmodel.SHELL_ACTIONS) | {"pause"}
         if action not in allowed:
             return f"{action}: not an action of this game now"
+        # an action the host page sends with parameters (a form) needs them: without, the
+        # loop would open a keyboard dialogue (rename, a line-up's digits) the page cannot type in
+        members = getattr(getattr(loop, "game", None), "members", "team")
+        spec = viewmodel.action_params(action, members)
+        missing = [p["name"] for p in spec if p.get("required") and p["name"] not in params]
+        if missing:
+            return f"{action}: needs " + ", ".join(f'"{m}"' for m in missing)
+        if action in viewmodel.LOOP_DIALOGUES:
+            other = {"team", "seat"} - {members}
+            if other & set(params):
+                return f"{action}: this game's members are named by \"{members}\""
         if action in now_actions:
             try:
                 engine.step(state, Host(action, loop.clock.now(), dict(params)))

@@ -41,7 +41,7 @@ from typing import Any, Callable, Mapping
 
 from aiohttp import WSMsgType, web
 
-from controller.screens.viewmodel import audience_only
+from controller.screens.viewmodel import NAME_MAX, audience_only
 from controller.core.events import HostKey
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,10 @@ PARAM_TYPES: dict[str, tuple[type, ...]] = {
 scripted host line's fields: the ones a single value carries)."""
 
 MAX_TEXT = 200
-"""Longest text parameter (a theme, a name) taken from the web."""
+"""Longest text parameter (a theme, a player) taken from the web."""
+
+MAX_FIELD = {"name": NAME_MAX}
+"""Shorter bounds of some text parameters: a team's or a seat's new name."""
 
 TOKEN_BYTES = 18
 
@@ -100,8 +103,8 @@ def parse_action(data: Any) -> tuple[str, dict]:
             raise ValueError(f"unknown field {k[:40]!r}")
         if isinstance(v, bool) and bool not in types or not isinstance(v, types):
             raise ValueError(f"{k}: wrong type")
-        if isinstance(v, str) and len(v) > MAX_TEXT:
-            raise ValueError(f"{k}: longer than {MAX_TEXT} characters")
+        if isinstance(v, str) and len(v) > MAX_FIELD.get(k, MAX_TEXT):
+            raise ValueError(f"{k}: longer than {MAX_FIELD.get(k, MAX_TEXT)} characters")
         if isinstance(v, (int, float)) and not isinstance(v, bool) and not -1e9 < v < 1e9:
             raise ValueError(f"{k}: out of range")
         params[k] = v

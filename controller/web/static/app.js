@@ -113,22 +113,107 @@
     else undo.replaceChildren(...(h.undo.changes.length ? h.undo.changes.map((c) => el("div", "change", c.team + ": " + c.score + " → " + c.after))
       : [el("div", "change", "✓")]));
     const acts = $("actions");
-    const want = h.actions.map((a) => a.action).join(",");
+    const want = h.actions.map((a) => a.action + (a.params ? "(" + a.params.map((p) => p.name).join(" ") + ")" : "")).join(",");
     if (acts.dataset.actions !== want) {
       acts.dataset.actions = want;
+      const forms = $("forms");
+      const open = forms.dataset.open || "";
+      forms.replaceChildren();
       acts.replaceChildren(...h.actions.map((a) => {
-        const b = el("button", "action action-" + a.action, a.label);
+        const b = el("button", "action action-" + a.action + (a.params ? " has-form" : ""), a.label + (a.params ? "…" : ""));
         b.type = "button";
         b.dataset.action = a.action;
-        b.addEventListener("click", () => send(a.action));
+        if (a.params) {
+          const f = actionForm(a);
+          forms.append(f);
+          f.hidden = open !== a.action;
+          b.addEventListener("click", () => toggleForm(a.action));
+        } else {
+          b.addEventListener("click", () => send({ host: a.action }));
+        }
         return b;
       }));
+      if (!h.actions.some((a) => a.action === open && a.params)) forms.dataset.open = "";
     }
     $("keys").replaceChildren(...h.keys.map((k) => {
       const tr = el("tr");
       tr.append(el("td", "k", k.keys.join(", ")), el("td", "a", k.label));
       return tr;
     }));
+  }
+  // An action with parameters (rename, a line-up ...) is a small form: its button opens it.
+  function members() {
+    const g = (window.buzzer.last && window.buzzer.last.audience && window.buzzer.last.audience.game) || {};
+    if (Array.isArray(g.seats)) return g.seats.map((s) => ({ n: s.seat, name: s.name || "" }));
+    return (g.teams || []).map((t, i) => ({ n: i + 1, name: t.name }));
+  }
+  function fillMembers(select) {
+    const keep = select.value;
+    select.replaceChildren(el("option", null, "—"), ...members().map((m) => {
+      const o = el("option", null, m.n + (m.name ? ". " + m.name : ""));
+      o.value = String(m.n);
+      return o;
+    }));
+    select.firstChild.value = "";
+    select.value = keep;
+  }
+  function toggleForm(action) {
+    const forms = $("forms");
+    const opening = forms.dataset.open !== action;
+    forms.dataset.open = opening ? action : "";
+    forms.querySelectorAll("form").forEach((f) => {
+      f.hidden = !(opening && f.dataset.action === action);
+      if (!f.hidden) {
+        f.querySelectorAll("select[data-kind=member]").forEach(fillMembers);
+        const first = f.querySelector("select, input");
+        if (first) first.focus();
+      }
+    });
+  }
+  function actionForm(a) {
+    const f = el("form", "action-form");
+    f.dataset.action = a.action;
+    f.append(el("div", "form-title", a.label));
+    a.params.forEach((p) => {
+      const label = el("label", "field");
+      label.append(el("span", "field-name", L["param_" + p.name] || p.name));
+      let input;
+      if (p.kind === "member") {
+        input = el("select");
+        input.dataset.kind = "member";
+      } else {
+        input = el("input");
+        input.type = "text";
+        if (p.kind === "number") { input.inputMode = "numeric"; input.pattern = "[0-9]+"; }
+        if (p.max) input.maxLength = p.max;
+        input.autocomplete = "off";
+      }
+      input.name = p.name;
+      input.dataset.kind = p.kind;
+      input.required = !!p.required;
+      label.append(input);
+      f.append(label);
+    });
+    const go = el("button", "send", L.send || "OK");
+    go.type = "submit";
+    f.append(go);
+    f.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const body = { host: a.action };
+      f.querySelectorAll("select, input").forEach((i) => {
+        const v = i.value.trim();
+        if (!v) return;
+        const numeric = /^[0-9]+$/.test(v);
+        body[i.name] = i.dataset.kind === "member" || i.dataset.kind === "number" || (i.dataset.kind === "player" && numeric)
+          ? Number(v) : v;
+      });
+      send(body).then((ok) => {
+        if (!ok) return;
+        f.reset();
+        toggleForm(a.action);
+      });
+    });
+    return f;
   }
   function render(vm) {
     window.buzzer.last = vm;
@@ -174,20 +259,22 @@
       retry = Math.min(retry * 2, 5000);
     };
   }
-  async function send(action) {
+  async function send(body) {
     const result = $("result");
     try {
       const r = await fetch("/api/host", {
         method: "POST",
         headers: { "Content-Type": "application/json", "Authorization": "Bearer " + decodeURIComponent(token) },
-        body: JSON.stringify({ host: action }),
+        body: JSON.stringify(body),
       });
       const text = r.ok ? (L.sent || "") : (L.refused || "") + ": " + (await r.text());
       result.textContent = text;
       result.className = "result " + (r.ok ? "ok" : "bad");
+      return r.ok;
     } catch (e) {
       result.textContent = L.offline || "";
       result.className = "result bad";
+      return false;
     }
   }
   if (page === "host" && !token) { show($("auth"), true); $("auth").textContent = L.no_token || ""; }

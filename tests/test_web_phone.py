@@ -1,0 +1,224 @@
+"""A whole Эрудит-квартет game run from a phone (#14 "Done means"): the host uses only the
+/host page in real Chromium with a phone's screen (390×844, touch), the players press their
+buttons (the terminal's team keys of ``buzzer run --headless``), the projector's page ``/``
+shows only the audience view all along.  And a rename typed on the phone shows on ``/``.
+Screenshots land in the test's tmp folder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+import urllib.request
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+import pytest  # noqa: E402
+
+from tests.browser import Chromium, Game  # noqa: E402
+
+SHORT_GAME = "[erudite]\nfights = 1\nrounds_per_fight = 2\nnominals = [10, 20]\n"
+HOLDER = "document.querySelector('#holder:not([hidden]) .name')?.textContent"
+# every text the audience page ever showed, recorded by the page itself (a MutationObserver)
+RECORD = """(() => { window.seen = new Set([document.documentElement.outerHTML]);
+  new MutationObserver(() => window.seen.add(document.documentElement.outerHTML))
+    .observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  return true; })()"""
+
+
+@pytest.fixture
+def game(tmp_path):
+    g = Game(tmp_path, extra_config=SHORT_GAME)
+    yield g
+    g.close()
+
+
+@pytest.fixture
+def chromium(tmp_path):
+    c = Chromium(tmp_path, size=(390, 844))
+    yield c
+    c.close()
+
+
+def state(game) -> dict:
+    with urllib.request.urlopen(game.base + "/api/state", timeout=5) as r:
+        return json.loads(r.read())
+
+
+async def phone(chromium, url):
+    page = await chromium.page(url)
+    await page.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
+    await page.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
+    return page
+
+
+class Host:
+    """The host's phone: taps on /host only."""
+
+    def __init__(self, page, tmp):
+        self.page = page
+        self.tmp = tmp
+        self.notices: set[str] = set()
+        self.shots = 0
+
+    async def tap(self, action: str) -> None:
+        sel = f"button[data-action={action}]"
+        await self.page.wait_for(f"!!document.querySelector('{sel}')", timeout=5.0)
+        # a real tap on the button's centre (touch events, as a phone sends them)
+        box = await self.page.eval(f"(() => {{ const b = document.querySelector('{sel}'); b.scrollIntoView({{block: 'center'}});"
+                                   f" const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
+        await self.page.eval("document.getElementById('result').textContent = ''")
+        for kind in ("touchStart", "touchEnd"):
+            points = [{"x": box[0], "y": box[1]}] if kind == "touchStart" else []
+            await self.page.call("Input.dispatchTouchEvent", type=kind, touchPoints=points)
+        if not await self.page.eval(f"!!document.querySelector('form[data-action={action}]')"):
+            await self.page.wait_for("document.getElementById('result').textContent.length > 0", timeout=5.0)
+            result = await self.page.eval("document.getElementById('result').textContent")
+            assert await self.page.eval("document.getElementById('result').className") == "result ok", (action, result)
+        await self.note()
+
+    async def note(self) -> None:
+        text = await self.page.eval("document.getElementById('notice').hidden ? '' : document.getElementById('notice').textContent")
+        if text:
+            self.notices.add(text)
+
+    async def screenshot(self, name: str) -> None:
+        self.shots += 1
+        await self.page.screenshot(self.tmp / f"phone-{self.shots:02d}-{name}.png")
+
+    async def score(self, team: int) -> str:
+        return await self.page.eval(f"document.querySelectorAll('#teams .team .score')[{team}].textContent")
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
+    async def scenario():
+        audience = await chromium.page(game.base + "/")
+        await audience.wait_for("document.body.dataset.seq !== undefined")
+        await audience.eval(RECORD)
+        page = await phone(chromium, f"{game.base}/host#token={game.token}")
+        host = Host(page, tmp_path)
+        await page.wait_for("!!document.querySelector('button[data-action=question]')")
+        assert await page.eval("document.documentElement.scrollWidth <= innerWidth")   # fits the phone
+        await host.screenshot("start")
+
+        async def question(number, nominal):   # the number in the game, the nominal
+            before = await page.eval("document.getElementById('question').textContent")
+            await host.tap("question")
+            await page.wait_for(f"document.getElementById('question').textContent !== {json.dumps(before)} && "
+                                f"document.getElementById('question').textContent.endsWith(' · {nominal}')")
+            assert (await page.eval("window.buzzer.last.audience.game.question.number")) == number
+            await host.tap("reading_done")
+            await page.wait_for("!document.getElementById('countdown').hidden")
+
+        async def press(key, name):
+            for view in (page, audience):         # the last ruling has reached both pages
+                await view.wait_for(f"({HOLDER}) === undefined", timeout=3.0)
+            game.type(key)                       # the team's button
+            await page.wait_for(f"({HOLDER}) === '{name}'", timeout=3.0)
+            await audience.wait_for(f"({HOLDER}) === '{name}'", timeout=3.0)
+
+        async def scores(want):
+            js = "[...document.querySelectorAll('#teams .team .score')].map(e => e.textContent).join(' ')"
+            await page.wait_for(f"{js} === '{want}'", timeout=3.0)
+            await audience.wait_for(f"{js} === '{want}'", timeout=3.0)
+
+        # round 1, question 1 (10): Альфа right
+        await question(1, 10)
+        await press("q", "Альфа")
+        await host.screenshot("alpha-answers")
+        await host.tap("right")
+        await scores("10 0 0 0")
+        # question 2 (20): Бета wrong, then Гамма takes the next answer right (§4.6) ...
+        await question(2, 20)
+        await press("z", "Бета")
+        await host.tap("wrong")
+        await scores("10 -20 0 0")
+        await press("p", "Гамма")
+        await host.tap("right")
+        await scores("10 -20 20 0")
+        # ... the host undoes that ruling: Гамма holds the answer again, and it is wrong
+        await page.wait_for("document.getElementById('undo').textContent.includes('Гамма')")
+        await host.screenshot("undo-preview")
+        await host.tap("undo")
+        await scores("10 -20 0 0")
+        await page.wait_for(f"({HOLDER}) === 'Гамма'", timeout=3.0)
+        await host.tap("wrong")
+        await press("m", "Дельта")
+        await host.tap("right")
+        await scores("10 -20 -20 20")
+        # a pause and back, then the next round
+        await host.tap("pause")
+        for view in (page, audience):
+            await view.wait_for("!document.getElementById('paused').hidden", timeout=3.0)
+        await host.screenshot("paused")
+        await host.tap("pause")
+        for view in (page, audience):
+            await view.wait_for("document.getElementById('paused').hidden", timeout=3.0)
+        await host.tap("next_round")
+        # round 2: Альфа right (10), Бета right (20): the last question ends the game
+        await question(3, 10)
+        await press("q", "Альфа")
+        await host.tap("right")
+        await question(4, 20)
+        await press("z", "Бета")
+        await host.tap("right")
+        await scores("20 0 -20 20")
+        await audience.wait_for("!document.getElementById('standings-box').hidden", timeout=3.0)
+        await host.screenshot("final")
+        await audience.screenshot(tmp_path / "audience-final.png")
+        standings = await audience.eval("[...document.querySelectorAll('#standings tr')]"
+                                        ".map(r => [...r.children].map(c => c.textContent).join(' '))")
+        await host.note()
+        seen = await audience.eval("[...window.seen].join('\\n')")
+        keys = await page.eval("[...document.querySelectorAll('#keys td.a')].map(e => e.textContent)")
+        await page.close()
+        await audience.close()
+        return standings, seen, host.notices, keys
+
+    standings, seen, notices, keys = run(scenario())
+    assert standings[0].split()[1:] == ["Альфа", "20"] and standings[-1].split()[1:] == ["Гамма", "-20"]
+    final = state(game)["audience"]["game"]
+    assert [t["score"] for t in final["teams"]] == [20, 0, -20, 20]
+    journal = [json.loads(line.split(" ", 1)[1]) for line in game.journal().splitlines()[1:]]
+    actions = [e.get("action") for e in journal if e.get("type") == "host"]
+    for a in ("question", "reading_done", "right", "wrong", "undo", "pause", "resume", "next_round"):
+        assert a in actions, a
+    # the projector's page never showed anything of the host's
+    assert game.token not in seen
+    assert notices, "the host page showed no notice at all: nothing checked"
+    for text in notices | set(keys):
+        assert text not in seen, text
+
+
+def test_a_rename_on_the_phone_shows_on_the_audience_page(game, chromium, tmp_path):
+    async def scenario():
+        audience = await chromium.page(game.base + "/")
+        await audience.wait_for("document.querySelectorAll('#teams .team').length === 4")
+        page = await phone(chromium, f"{game.base}/host#token={game.token}")
+        host = Host(page, tmp_path)
+        await host.tap("rename")
+        await page.wait_for("!document.querySelector('form[data-action=rename]').hidden")
+        await page.eval("(() => { const f = document.querySelector('form[data-action=rename]');"
+                        " f.querySelector('select').value = '2'; f.querySelector('input[name=name]').value = 'Ястребы';"
+                        " return true; })()")
+        maxlen = await page.eval("document.querySelector('form[data-action=rename] input[name=name]').maxLength")
+        await host.screenshot("rename-form")
+        await page.eval("document.querySelector('form[data-action=rename] button.send').click()")
+        name = await audience.wait_for("document.querySelectorAll('#teams .team .name')[1].textContent === 'Ястребы'"
+                                       " && document.querySelectorAll('#teams .team .name')[1].textContent", timeout=3.0)
+        await host.screenshot("renamed")
+        await page.close()
+        await audience.close()
+        return name, maxlen
+
+    name, maxlen = run(scenario())
+    assert name == "Ястребы" and maxlen == 40
+    hosts = [json.loads(line.split(" ", 1)[1]) for line in game.journal().splitlines()[1:]]
+    renames = [e for e in hosts if e.get("type") == "host" and e.get("action") == "rename"]
+    assert len(renames) == 1 and renames[0]["params"] == {"team": 2, "name": "Ястребы"}
+    assert [t["name"] for t in state(game)["audience"]["game"]["teams"]][:2] == ["Альфа", "Ястребы"]

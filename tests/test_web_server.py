@@ -1,5 +1,6 @@
 """The web server (controller/web/server.py): security and robustness, through real HTTP on
-127.0.0.1 with the server on its own thread, as ``buzzer run`` starts it."""
+127.0.0.1 with the server in its own process (controller/web/process.py), as ``buzzer run``
+starts it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 from controller.app import config as config_mod
 from controller.core.events import HostKey
 from controller.web import server as server_mod
-from controller.web.server import RateLimit, WebError, WebServer, parse_action, token_ok
+from controller.web.process import WebProcess
+from controller.web.server import RateLimit, WebError, parse_action, token_ok
 
 from tests.browser import free_port
 
@@ -27,7 +29,7 @@ def settings(**over):
 @pytest.fixture
 def served():
     got = []
-    srv = WebServer(settings(), "ru", got.append, page_labels={"waiting": "Ждём"})
+    srv = WebProcess(settings(), "ru", got.append, page_labels={"waiting": "Ждём"})
     srv.start()
     srv.publish({"seq": 1, "lang": "ru", "title": "T",
                  "audience": {"game": {"teams": [{"name": "A", "score": 0}]}, "flash": None, "inputs": {}},
@@ -132,9 +134,9 @@ def test_a_busy_port_is_one_line_naming_it_or_the_next_free_one():
         taken.listen(1)
         port = taken.getsockname()[1]
         with pytest.raises(WebError) as exc:
-            WebServer(settings(port=port), "ru", print).start()
+            WebProcess(settings(port=port), "ru", print).start()
         assert str(port) in str(exc.value) and "\n" not in str(exc.value)
-        srv = WebServer(settings(port=port, next_free_port=True), "ru", print)
+        srv = WebProcess(settings(port=port, next_free_port=True), "ru", print)
         srv.start()
         try:
             assert srv.port > port

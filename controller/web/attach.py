@@ -1,6 +1,6 @@
 """The web pages in ``buzzer run``: start the server, feed it view models, say where it is.
 
-:func:`attach` starts a :class:`~controller.web.server.WebServer` for a loop (when
+:func:`attach` starts a :class:`~controller.web.process.WebProcess` (the pages' own process) for a loop (when
 ``[web] enabled``), sets :attr:`Loop.publish <controller.app.loop.Loop.publish>` to a
 :class:`Publisher` and prints the pages' addresses and the host link's QR code in
 the terminal.  The host's ``new_token`` key makes a new token; a new game does too.
@@ -19,6 +19,7 @@ from controller.core.errors import GameError
 from controller.core.events import NS_PER_S, Host
 from controller.i18n import labels, t
 from controller.web import qr
+from controller.web.process import WebProcess
 from controller.web.server import WebError, WebServer, lan_address
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,7 @@ class Publisher:
     a deadline (the arbiter's decision) is near.  A new ``seq`` only when something changed.
     An error here is logged once and never stops the game."""
 
-    def __init__(self, loop: Any, server: WebServer, interval_s: float = 0.1):
+    def __init__(self, loop: Any, server: WebProcess | WebServer, interval_s: float = 0.1):
         self.loop = loop
         self.server = server
         self.interval_s = interval_s
@@ -50,13 +51,15 @@ class Publisher:
         return self.server_links(self.server)
 
     @staticmethod
-    def server_links(server: WebServer) -> dict:
+    def server_links(server: WebProcess | WebServer) -> dict:
         base = base_url(server)
         return {"audience": base + "/", "overlay": base + "/overlay", "host": f"{base}/host#token={server.token}"}
 
     def __call__(self, force: bool = False) -> None:
         loop = self.loop
         try:
+            if getattr(self.server, "backlog", False):
+                self.server.pump()   # the web process's pipe was full: the newest snapshot now
             wall = time.monotonic()
             # the state itself, not its id(): a new state may take a freed one's id
             key = (loop.state, loop.notice, repr(loop.flash), loop.help, repr(loop.rename), self.server.token)
@@ -83,7 +86,7 @@ class Publisher:
             self._failed = True
 
 
-def base_url(server: WebServer) -> str:
+def base_url(server: WebProcess | WebServer) -> str:
     host = server.bind
     if host in ("0.0.0.0", "::", ""):
         host = lan_address()
@@ -93,7 +96,8 @@ def base_url(server: WebServer) -> str:
 
 
 def make_check(loop: Any):
-    """Whether the game takes a host action from the web now (web thread): the action is one
+    """Whether the game takes a host action from the web now (the reader thread of the web
+    process's actions; :class:`~controller.web.server.WebServer`'s thread): the action is one
     of the game's (or the program's mute), and the game's step does not fail on its
     parameters (a refusal is fine: the loop tells the host)."""
 
@@ -126,7 +130,7 @@ def make_check(loop: Any):
     return check
 
 
-def attach(loop: Any, out=sys.stdout) -> WebServer | None:
+def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     """Start the web pages of ``loop``'s game (``[web] enabled``); None when disabled or the
     server cannot start (one line in the terminal and on the host's screen says why)."""
     cfg = loop.cfg
@@ -134,7 +138,8 @@ def attach(loop: Any, out=sys.stdout) -> WebServer | None:
     if not settings["enabled"]:
         return None
     lang = cfg["language"]
-    server = WebServer(settings, lang, loop.enqueue, check=make_check(loop), page_labels=labels("web", lang))
+    # the pages in a process of their own: no viewer can take the game loop's GIL (docs/web.md)
+    server = WebProcess(settings, lang, loop.enqueue, check=make_check(loop), page_labels=labels("web", lang))
     try:
         server.start()
     except WebError as exc:
@@ -170,7 +175,7 @@ def attach(loop: Any, out=sys.stdout) -> WebServer | None:
     return server
 
 
-def print_links(server: WebServer, links: dict, lang: str, out=sys.stdout) -> None:
+def print_links(server: WebProcess | WebServer, links: dict, lang: str, out=sys.stdout) -> None:
     """The pages' addresses, the host link and its QR code, in the terminal."""
     print(t("web_pages", lang, audience=links["audience"], overlay=links["overlay"]), file=out)
     print(t("web_host_link", lang, url=links["host"]), file=out)

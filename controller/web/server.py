@@ -37,7 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 from aiohttp import WSMsgType, web
 
@@ -190,6 +190,11 @@ def bind_socket(bind: str, port: int, tries: int) -> socket.socket:
     raise WebError(f"web: cannot listen on {bind}:{span}: {last.strerror if last else 'unknown error'}")
 
 
+def ports_to_try(settings: Mapping[str, Any]) -> int:
+    """How many ports from ``[web] port`` on a busy port moves to (``next_free_port``)."""
+    return 20 if settings.get("next_free_port", True) else 1
+
+
 class WebServer:
     """The pages and the API on a thread of their own.
 
@@ -203,8 +208,10 @@ class WebServer:
 
     def __init__(self, settings: Mapping[str, Any], lang: str, enqueue: Callable[[Any], None],
                  check: Callable[[str, dict], str | None] | None = None,
-                 page_labels: Mapping[str, str] | None = None, token: str | None = None):
+                 page_labels: Mapping[str, str] | None = None, token: str | None = None,
+                 submit: Callable[[str, dict], Awaitable[str | None]] | None = None):
         self.settings = dict(settings)
+        self.submit = submit
         self.lang = lang
         self.enqueue = enqueue
         self.check = check
@@ -247,13 +254,16 @@ class WebServer:
                 pass
         return self.token
 
-    def start(self) -> None:
-        """Bind (raises :class:`WebError` naming the port) and serve on a new thread."""
-        tries = 20 if self.settings.get("next_free_port", True) else 1
-        sock = bind_socket(self.bind, int(self.settings["port"]), tries)
+    def start(self, sock: socket.socket | None = None,
+              before_serve: Callable[[asyncio.AbstractEventLoop], None] | None = None) -> None:
+        """Bind (raises :class:`WebError` naming the port) and serve on a new thread; ``sock``:
+        a listening socket bound already (the web process gets it from ``buzzer run``)."""
+        if sock is None:
+            sock = bind_socket(self.bind, int(self.settings["port"]), ports_to_try(self.settings))
         self.port = sock.getsockname()[1]
         started = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(sock, started), name="buzzer-web", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(sock, started, before_serve), name="buzzer-web",
+                                        daemon=True)
         self._thread.start()
         started.wait(10)
 
@@ -269,7 +279,7 @@ class WebServer:
             self._thread.join(5)
 
     # -- the web thread ------------------------------------------------------
-    def _run(self, sock: socket.socket, started: threading.Event) -> None:
+    def _run(self, sock: socket.socket, started: threading.Event, before_serve=None) -> None:
         aloop = asyncio.new_event_loop()
         self._aloop = aloop
         try:
@@ -277,6 +287,8 @@ class WebServer:
             app = self.make_app()
             self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
             aloop.run_until_complete(self._runner.setup())
+            if before_serve is not None:
+                before_serve(aloop)
             aloop.run_until_complete(web.SockSite(self._runner, sock).start())
             self.alive = True
             started.set()
@@ -421,10 +433,16 @@ class WebServer:
             action, params = parse_action(data)
         except ValueError as exc:
             raise web.HTTPBadRequest(text=str(exc)) from None
-        problem = self.check(action, params) if self.check is not None else None
-        if problem:
-            raise web.HTTPUnprocessableEntity(text=problem)
-        self.enqueue(HostKey(action, params))
+        if self.submit is not None:
+            # the web process: the game's process checks the action and enqueues it
+            problem = await self.submit(action, params)
+            if problem:
+                raise web.HTTPUnprocessableEntity(text=problem)
+        else:
+            problem = self.check(action, params) if self.check is not None else None
+            if problem:
+                raise web.HTTPUnprocessableEntity(text=problem)
+            self.enqueue(HostKey(action, params))
         self.actions += 1
         seq = (self.snapshot or {}).get("seq", 0)
         return web.json_response({"ok": True, "action": action, "seq": seq}, status=202)

@@ -41,7 +41,7 @@ from controller.core import engine  # noqa: E402
 from controller.core.clock import EngineClock  # noqa: E402
 from controller.core.events import HostKey, Press  # noqa: E402
 from controller.web.attach import Publisher  # noqa: E402
-from controller.web.server import WebServer  # noqa: E402
+from controller.web.process import WebProcess  # noqa: E402
 
 VIEWER_SCRIPT = r"""
 import asyncio, json, sys, time, aiohttp
@@ -86,7 +86,7 @@ class Rig:
         cfg["web"].update(port=port or 0, next_free_port=True)
         cfg["journal"]["fsync"] = False
         self.loop = Loop(cfg, engine.new_game(cfg, 1), EngineClock(), out=open("/dev/null", "w"))
-        self.server = WebServer(cfg["web"], "ru", self.loop.enqueue)
+        self.server = WebProcess(cfg["web"], "ru", self.loop.enqueue)   # as `buzzer run` does
         if not port:
             self.server.settings["port"] = _free_port()
         self.server.start()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import logging
 import random
 import statistics
@@ -250,6 +251,20 @@ def _fuzz(rig: Rig, n: int) -> dict:
             "web_fuzz_seconds": round(elapsed, 1), "web_fuzz_seq_moved": rig.publisher.seq - seq_before}
 
 
+def _involuntary() -> int:
+    """This process's involuntary context switches so far (the loop thread preempted for CPU)."""
+    for line in open("/proc/self/status"):
+        if line.startswith("nonvoluntary_ctxt_switches"):
+            return int(line.split()[1])
+    return 0
+
+
+def _cpu_s(pid: int) -> float:
+    """A process's CPU time (user + system) so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(quick: bool = False) -> dict:
     trials = 20 if quick else 100
     viewers = 20 if quick else 200
@@ -262,12 +277,19 @@ def run(quick: bool = False) -> dict:
         out["web_update_p50_ms"] = round(statistics.median(updates), 2)
         out["web_update_p99_ms"] = round(percentile(updates, 99), 2)
         out["web_update_trials"] = len(updates)
+        inv0, t0 = _involuntary(), time.monotonic()
         alone = _decisions(rig, trials)
+        inv_alone = (_involuntary() - inv0) / (time.monotonic() - t0)
         child = subprocess.Popen([sys.executable, "-c", VIEWER_SCRIPT, f"http://127.0.0.1:{rig.server.port}/api/stream",
                                   str(viewers), str(trials * 0.1 + 3)], stdout=subprocess.PIPE, text=True)
         assert child.stdout.readline().strip() == "ready"
         rig.published.clear()
+        inv0, t0, web_cpu0 = _involuntary(), time.monotonic(), _cpu_s(rig.server.pid)
         crowd = _decisions(rig, trials)
+        spent = time.monotonic() - t0
+        out["web_loop_preempted_per_s_alone"] = round(inv_alone, 1)
+        out["web_loop_preempted_per_s_viewers"] = round((_involuntary() - inv0) / spent, 1)
+        out["web_process_cpu_share_viewers"] = round((_cpu_s(rig.server.pid) - web_cpu0) / spent, 2)
         logs = json.loads(child.stdout.readline())
         child.wait(30)
         stale = 0.0

@@ -27,6 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "(the old journal is archived, never deleted)")
     p.add_argument("--resume", action="store_true", help="resume the unfinished game without asking, "
                    "even one of another config (said on the screen)")
+    p.add_argument("--pack", help="a SIGame package (.siq) to play in Своя игра (sets [own_game] pack; "
+                   "docs/packages.md)")
     p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)
 

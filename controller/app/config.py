@@ -238,6 +238,13 @@ SCHEMA += [
         Key("answer_time_s", "float", 0.0, "Answer countdown after a press; 0 = none.", minimum=0.0),
         Key("max_players", "int", 16, "Most players (buttons) in one game.", minimum=1, maximum=64,
             source="practice"),
+        Key("pack", "str", "", "A SIGame question package (.siq) to play: the board of themes and "
+            "prices, the host picks a cell (docs/packages.md); \"\" = questions announced by the host "
+            "as before. `buzzer run --pack FILE` sets it too."),
+        Key("pack_max_total_mb", "float", 1024.0, "Largest package accepted, unpacked, in MB (a bigger "
+            "one, or a zip bomb, is refused).", minimum=1.0),
+        Key("pack_max_file_mb", "float", 300.0, "Largest single file of a package, unpacked, in MB.",
+            minimum=1.0),
     )),
     Section("brain_ring", "Брейн-ринг: teams race for the answer after the host's «Время!».", (
         Key("main_time_s", "float", 60.0, "The clock after the start signal.", check=_positive,

@@ -124,6 +124,8 @@ class Loop:
         self.protocol_complete = False
         self._protocol_summary: dict | None = None
         self.rename: Rename | None = None
+        self.pack_media = None
+        """The extracted media of a SIGame package being played (controller/content/packs.py)."""
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -381,7 +383,9 @@ class Loop:
 
     def _effects(self, fx: list) -> None:
         for f in fx:
-            if isinstance(f, Sound):
+            if isinstance(f, Sound) and f.name.startswith("pack:"):
+                self._pack_sound(f.name[5:])
+            elif isinstance(f, Sound):
                 if self.audio is not None:
                     self.audio.play(f.name)
                 if self.backend is not None:
@@ -401,6 +405,14 @@ class Loop:
                 self._notice(f.key, **dict(f.params))
             elif isinstance(f, Log):
                 log.debug("%s %s", f.kind, f.data)
+
+    def _pack_sound(self, member: str) -> None:
+        """A question's audio from the package (controller/content/packs.py): through the mixer."""
+        path = self.pack_media.path(member) if self.pack_media is not None else None
+        played = path is not None and self.audio is not None and hasattr(self.audio, "play_file") \
+            and self.audio.play_file(path)
+        if not played:
+            self._notice("pack.sound_unplayed", name=member.split("/", 1)[-1])
 
     def _import_results(self, now: int) -> None:
         """ЧГК: read the jury's CSV (``[chgk] results_csv``) into the game as one journaled event."""

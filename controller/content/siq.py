@@ -514,16 +514,19 @@ class Extracted:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def extract_media(path, package: Package, limits: Limits | None = None, parent: str | None = None) -> Extracted:
-    """Copy the media files the questions reference (media folders only) into a new temporary
-    folder under generated names; the sizes are checked again while copying."""
+def extract_media(path, members, limits: Limits | None = None, parent: str | None = None) -> Extracted:
+    """Copy ``members`` (a :class:`Package`: the media files its questions reference; media
+    folders only) into a new temporary folder under generated names; the sizes are checked
+    again while copying."""
     limits = limits or Limits()
+    if isinstance(members, Package):
+        members = members.media_members()
     folder = Path(tempfile.mkdtemp(prefix="buzzer-siq-", dir=parent))
     files: dict[str, str] = {}
     archive = _Archive(path, limits)
     written = 0
     try:
-        for i, member in enumerate(package.media_members(), 1):
+        for i, member in enumerate(members, 1):
             if member.split("/", 1)[0] not in MEDIA_FOLDERS.values():
                 continue
             info = archive.find(member)

@@ -63,6 +63,12 @@ class HostKeys:
             for action, names in cfg["chgk"]["keys"].items():  # team numbers and results on top
                 for n in names:
                     out[n.lower()] = action
+        if cfg["mode"] == "own-game" and (cfg.get("own_game") or {}).get("package"):
+            # a SIGame package: the number keys pick the cell and type stakes (keypad 0 stays
+            # the end-of-reading key; it types a 0 while a stake is typed: docs/packages.md)
+            for d in range(10):
+                out.setdefault(str(d), f"digit_{d}")
+                out.setdefault(f"[{d}]", f"digit_{d}")
         return cls(out)
 
     def action(self, names: list[str]) -> str | None:

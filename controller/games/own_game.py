@@ -91,6 +91,12 @@ class State:
     pack: pk.Pack | None = None      # a SIGame package being played (controller/games/own_game_pack.py)
 
     @property
+    def entry(self) -> str:
+        """What the host's number keys typed, echoed to the host (a package only): «2-» a theme
+        picked, «2-3» the cell opened, a stake being typed."""
+        return pk.entry_text(self) if self.pack is not None else ""
+
+    @property
     def button_order(self) -> tuple[str, ...]:
         return tuple(t.button for t in self.teams)
 

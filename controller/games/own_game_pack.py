@@ -373,6 +373,17 @@ def erase(s) -> object | None:
     return None
 
 
+def entry_text(s) -> str:
+    p = s.pack
+    if p.phase in ("stake", "final_stakes", "player"):
+        return p.entry
+    if p.theme is not None:
+        return f"{p.theme + 1}-{p.entry}"
+    if p.entry:
+        return p.entry
+    return f"{p.cell[1] + 1}-{p.cell[2] + 1}" if p.cell is not None else ""
+
+
 def typing(s) -> bool:
     """Whether Enter / Backspace / keypad 0 edit a number now instead of ruling."""
     p = s.pack

@@ -140,7 +140,7 @@ def test_final_round_stakes_and_rulings(made):
     g = Game(_cfg(made))
     g.host("pick", theme=1, cell=1); g.host("reading_done"); g.press("A"); g.host("right")   # Аня 100
     g.host("pick", theme=1, cell=2); g.host("reading_done"); g.press("C"); g.host("right")   # Вера 200
-    g.host("next_round")
+    g.host("pack_round")
     assert engine.view(g.s)["pack"]["final"] is True
     g.host("digit_2")                                  # theme 2 of the final (one question)
     assert engine.view(g.s)["pack"]["phase"] == "final_stakes"

@@ -42,6 +42,7 @@ HOST_PARAMS = {
     "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind", "reason",
     "name", "result", "value", "question", "results", "role", "points", "players", "text", "delay",
     "accepted",  # ЧГК appeals
+    "cell", "price",  # a SIGame package's cell (docs/packages.md)
 }
 """Fields a host line may carry (which ones an action uses depends on the mode)."""
 
@@ -240,6 +241,9 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
     """Play the script through the engine; stop at ``until`` seconds if given."""
     cfg = config_for(script, config_path)
     seed = seed_for(script, cfg)
+    if cfg["mode"] == "own-game" and cfg["own_game"]["pack"]:
+        from controller.content import packs   # a .siq package as data; a bad one stops the script
+        packs.attach(cfg, None, strict=True)
     try:
         state = engine.new_game(cfg, seed)
     except GameError as exc:

@@ -91,11 +91,12 @@ def show_text(package: siq.Package, lang: str = "ru") -> str:
 # ---------------------------------------------------------------------------
 # buzzer run
 
-def attach(cfg: dict, pack_path: str | None, out=sys.stderr) -> bool:
+def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = False) -> bool:
     """Put the package named by ``--pack`` or ``[own_game] pack`` into ``cfg`` (as data).
 
     A broken or hostile package is one line on ``out`` and the game goes on without it
-    (False).  ``--pack`` with another mode than own-game is a :class:`ConfigError`."""
+    (False); with ``strict`` (``buzzer simulate``) it is raised.  ``--pack`` with another mode
+    than own-game is a :class:`ConfigError`."""
     path = pack_path or cfg.get("own_game", {}).get("pack") or ""
     if not path:
         return False
@@ -105,6 +106,8 @@ def attach(cfg: dict, pack_path: str | None, out=sys.stderr) -> bool:
     try:
         package = siq.read(path, siq.Limits.from_config(cfg))
     except siq.PackageError as exc:
+        if strict:
+            raise
         print(f"buzzer: {t('pack.unusable', cfg['language'], problem=exc)}", file=out)
         cfg["own_game"]["pack"] = ""
         return False

@@ -430,12 +430,12 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "pick": pk.pick,
     "player": pk.choose_player,
     "stake": pk.set_stake,
-    "next_round": pk.next_round,
+    "pack_round": pk.next_round,
     **{f"digit_{d}": (lambda s, h, fx, d=d: pk.digit(s, h, fx, d)) for d in range(10)},
 }
 """Every host action of Своя игра (documented in docs/modes.md and docs/packages.md)."""
 
-PACK_ACTIONS = frozenset({"pick", "player", "stake", "next_round"} | {f"digit_{d}" for d in range(10)})
+PACK_ACTIONS = frozenset({"pick", "player", "stake", "pack_round"} | {f"digit_{d}" for d in range(10)})
 
 
 def host_actions(s: State) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ Host actions (docs/packages.md, docs/scripted-sessions.md):
   soon as no longer number could start so (``3`` of 5 themes); Enter completes it too;
 * ``player`` {team}: who gets «кот в мешке» / who plays the auction;
 * ``stake`` {points} (auction) or {team, points} (final);
-* ``next_round``: the package's next round.
+* ``pack_round``: the package's next round (the next-round key, R).
 
 Question types: ``simple``; ``noRisk`` («без риска»: a wrong answer costs nothing);
 ``secret`` («кот в мешке»: the host names who gets it; only that player answers, for the

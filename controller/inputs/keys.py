@@ -69,6 +69,9 @@ class HostKeys:
             for d in range(10):
                 out.setdefault(str(d), f"digit_{d}")
                 out.setdefault(f"[{d}]", f"digit_{d}")
+            for name, action in list(out.items()):
+                if action == "next_round":    # R: the package's next round
+                    out[name] = "pack_round"
         return cls(out)
 
     def action(self, names: list[str]) -> str | None:

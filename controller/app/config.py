@@ -240,7 +240,7 @@ SCHEMA += [
             source="practice"),
         Key("pack", "str", "", "A SIGame question package (.siq) to play: the board of themes and "
             "prices, the host picks a cell (docs/packages.md); \"\" = questions announced by the host "
-            "as before. `buzzer run --pack FILE` sets it too."),
+            "as before. `.venv/bin/buzzer run --pack FILE` sets it too."),
         Key("pack_max_total_mb", "float", 1024.0, "Largest package accepted, unpacked, in MB (a bigger "
             "one, or a zip bomb, is refused).", minimum=1.0),
         Key("pack_max_file_mb", "float", 300.0, "Largest single file of a package, unpacked, in MB.",

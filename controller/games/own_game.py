@@ -73,6 +73,9 @@ class Question:
         return self.closed is None
 
 
+pk.use_question_type(Question)
+
+
 @dataclass(frozen=True, slots=True)
 class State:
     rules: Rules

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from controller.core.effects import Flash, Notice, Sound
+from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import GameError
 from controller.core.events import Host
 from controller.games import race as b
@@ -87,18 +87,26 @@ def _complete(entry: str, count: int) -> bool:
     return bool(entry) and int(entry) * 10 > count
 
 
+_QUESTION = None
+"""The game's Question class (own_game.py registers it: this module does not import the game)."""
+
+
+def use_question_type(cls) -> None:
+    global _QUESTION
+    _QUESTION = cls
+
+
 def _open_question(s, h: Host, fx: list, nominal: int, holder: int | None):
     """A question of the package as a Question of the game (single player: already theirs)."""
-    from controller.games import own_game as og
     p = s.pack
     q_data = p.question_data()
     theme = p.round_data()["themes"][p.cell[1]]["name"]
     history = s.history + ((s.question,) if s.question is not None else ())
-    q = og.Question(number=sum(1 for x in history if x.closed != "withdrawn") + 1, seq=len(history) + 1,
+    q = _QUESTION(number=sum(1 for x in history if x.closed != "withdrawn") + 1, seq=len(history) + 1,
                     nominal=nominal, theme=theme, announced_at=h.at)
     if holder is not None:
         q = replace(q, armed_at=h.at, holder=holder)
-        fx.append(og.Lamp(s.teams[holder].button, "on"))
+        fx.append(Lamp(s.teams[holder].button, "on"))
     s = replace(s, history=history, question=q, theme=theme, undo=())
     b.log(fx, h.at, "question", number=q.number, nominal=nominal, theme=theme,
           cell={"round": p.cell[0] + 1, "theme": p.cell[1] + 1, "cell": p.cell[2] + 1},

@@ -369,6 +369,15 @@ def serial(quick: bool) -> dict:
 # ---------------------------------------------------------------------------
 # end-to-end fairness through the real loop
 
+def web(quick: bool) -> dict:
+    """benchmarks/web.py run(quick): press -> audience page update, 200 viewers, a fuzz of
+    10,000 malformed or unauthorised requests (the web pages, #14)."""
+    mod = _import_bench("web")
+    if mod is None:
+        return {"web_note": "benchmarks/web.py missing"}
+    return mod.run(quick)
+
+
 def e2e(quick: bool) -> dict:
     """benchmarks/e2e_fairness.py measure(quick): press pairs through ``buzzer
     run``'s loop (journal, 1920x1080 window) on each real input path, plain
@@ -704,7 +713,7 @@ def print_table(r: dict) -> None:
 MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
     ("fairness", fairness), ("arbiter", arbiter), ("storm", storm), ("render", render),
     ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
-    ("e2e", e2e),
+    ("e2e", e2e), ("web", web),
 ]
 
 

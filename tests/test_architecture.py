@@ -104,3 +104,58 @@ def test_front_ends_do_not_import_upward():
     for front in ("controller.screens.window", "controller.screens.terminal"):
         assert not graph[front] & {"controller.app.loop", "controller.app.startup", "controller.cli",
                                    "controller.app.commands"}, front
+
+
+# -- the shell never names a game (#13) ------------------------------------------------
+
+def _game_name_literals(path: Path, names: set[str]) -> list[tuple[int, str]]:
+    """String literals in ``path`` equal to a game's config name (docstrings aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+            and id(node) not in docstrings]
+
+
+def test_no_file_outside_the_games_names_a_game():
+    from controller import games
+
+    names = set(games.names())
+    found = [f"{p.relative_to(PACKAGE.parent)}:{line}: {value!r}"
+             for p in sorted(PACKAGE.rglob("*.py")) if "games" not in p.relative_to(PACKAGE).parts
+             for line, value in _game_name_literals(p, names)]
+    assert not found, "game names outside controller/games: " + ", ".join(found)
+
+
+def test_the_name_check_finds_a_game_named_in_the_shell(tmp_path):
+    f = tmp_path / "loop.py"
+    f.write_text('"""Runs «Мафия» too."""\nif cfg["mode"] == "mafia":\n    pass\n', encoding="utf-8")
+    assert _game_name_literals(f, {"mafia"}) == [(2, "mafia")]
+
+
+def test_every_game_declares_the_interface():
+    from controller import games
+    from controller.games.base import Game
+
+    for name in games.names():
+        game = games.get(name)
+        assert isinstance(game, Game) and game.name == name
+        assert game.title_key and game.host_actions, name
+        for hook in ("initial", "step", "wakeup", "view", "summary"):
+            assert getattr(type(game), hook) is not getattr(Game, hook), f"{name} lacks {hook}"
+
+
+def test_the_core_and_the_games_do_not_import_the_shell():
+    """The engine and the rules import nothing from the program around them (the games'
+    impure extras and the programme, which builds its rounds' configs, aside)."""
+    graph = import_graph()
+    shell = ("controller.app", "controller.screens", "controller.inputs", "controller.sound", "controller.cli")
+    allowed = {"controller.games.programme": {"controller.app.config"},
+               "controller.games.mafia.tournament": {"controller.app.config"}}
+    for mod, deps in graph.items():
+        if mod.startswith(("controller.core", "controller.games")) and not mod.endswith(".extras"):
+            bad = {d for d in deps if d.startswith(shell)} - allowed.get(mod, set())
+            assert not bad, f"{mod} imports {sorted(bad)}"

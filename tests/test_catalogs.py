@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from controller import i18n
+from controller import games, i18n
+from controller.games.mafia.game import ROLES
 from controller.i18n import po
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,7 +145,7 @@ def test_po_reader_rejects_broken_files(bad):
 def test_every_catalog_has_the_english_keys(lang):
     have, en = set(i18n.messages(lang)), set(i18n.messages("en"))
     assert en - have == set(), f"keys missing in {lang}"
-    assert have - en == set(), f"keys missing in English"
+    assert have - en == set(), "keys missing in English"
     untranslated = [e.msgid for e in i18n.entries(lang) if not e.translated]
     assert not untranslated, f"{lang}: untranslated or fuzzy: {untranslated}"
 
@@ -236,13 +237,14 @@ def _keys_in_code():
                         for reason in _literals(kw.value):
                             keys.setdefault(f"protocol.{reason}", where)
     tables = {
-        "screen.py": [*screen.MODE_TITLES.values(), *screen.FLASH_TEXT.values(), *screen.TAG_KEYS.values(),
+        "screen.py": [*(games.get(n).title_key for n in games.names()), *screen.FLASH_TEXT.values(), *screen.TAG_KEYS.values(),
                       *screen.PRESS_TAG_KEYS.values(), *screen.COUNTDOWN_LABELS.values(),
                       *screen.SEAT_STATUS.values()],
         "scoreboard.py": [k for k, _ in scoreboard.TAGS.values()] + [k for k, _ in scoreboard.PRESS_TAGS.values()]
         + [f"backend_{b}" for b in ("keyboard", "gpio", "serial")],
         "i18n.py": [*i18n.ACTION_LABELS.values(), *i18n.COUNT_PARAMS,
-                    *(k for words in i18n.PARAM_WORDS.values() for k in words.values())],
+                    *(k for words in i18n.PARAM_WORDS.values() for k in words.values())]
+        + [f"role_{r}" for r in ROLES],
         "notices.py": [k for k in (*notices.DEPENDS, *notices.LIFETIME_NS) if k != "entry"],
     }
     for where, found in tables.items():
@@ -257,7 +259,7 @@ def _keys_in_code():
         for name in re.findall(pattern, (CONTROLLER / module).read_text(encoding="utf-8")):
             keys.setdefault(f"{prefix}.{name}", module)
     from controller.games.mafia import protocol as mafia_protocol, tournament
-    from controller.games.mafia.game import ROLES
+
 
     keys.update({f"tournament.{c}": "tournament.py" for c in tournament.COLUMNS})
     keys.update({f"protocol_html.{'mafia_role' if r == 'mafia' else r}": "mafia_protocol.py" for r in ROLES})

@@ -4,7 +4,7 @@ from controller.app import config
 from controller.core import engine
 from controller.inputs.keyboard import KeyboardBackend
 from controller.core.clock import ManualClock
-from controller.core.events import HostKey
+from controller.core.events import Host, HostKey
 from controller.inputs.keys import terminal_key_names
 from controller.app.loop import Loop
 
@@ -120,7 +120,7 @@ def test_a_mafia_game_ended_by_the_judge_saves_its_protocol(tmp_path):
     loop.key_down(["t"])                            # town wins
     loop.drain()
     saved = tmp_path / "game-007-table-1.json"
-    assert loop.protocol_path == saved and saved.exists()
+    assert loop.extras.protocol_path == saved and saved.exists()
     protocol = mafia_protocol.load(saved)
     assert protocol.winner == "town" and protocol.tournament == "Кубок"
     assert [p.fouls for p in protocol.players if p.seat == 4] == [2]
@@ -158,7 +158,7 @@ def test_mafia_roles_entered_after_the_game_complete_the_protocol(tmp_path):
     loop = Loop(cfg, engine.new_game(cfg, 1), clock)
     loop.key_down(["m"])                            # the mafia wins; no roles entered yet
     loop.drain()
-    assert loop.protocol_path == tmp_path / "game-001-table-1.table.json"
+    assert loop.extras.protocol_path == tmp_path / "game-001-table-1.table.json"
     assert not (tmp_path / "game-001-table-1.json").exists()
     # after the game the judge turns the cards: seat, then R until the role is right
     presses = {1: 3, 2: 2, 3: 2, 4: 4, 5: 5}      # don, mafia, mafia, commissar, doctor
@@ -168,7 +168,7 @@ def test_mafia_roles_entered_after_the_game_complete_the_protocol(tmp_path):
             loop.key_down(["r"])
             loop.drain()
     saved = tmp_path / "game-001-table-1.json"
-    assert loop.protocol_complete and saved.exists()
+    assert loop.extras.protocol_complete and saved.exists()
     from controller.games.mafia import protocol as mafia_protocol
     protocol = mafia_protocol.load(saved)
     assert [p.role for p in protocol.players] == ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
@@ -193,3 +193,24 @@ def test_a_host_notice_leaves_the_screen_after_a_while():
     assert loop.status()["notice"]
     clock.advance(7_000 * MS)
     assert loop.status()["notice"] == ""
+
+
+def test_a_second_mafia_game_after_new_game_writes_its_own_protocol(tmp_path):
+    from controller.games.mafia import protocol as mafia_protocol
+
+    names = ["Анна", "Борис", "Вика", "Глеб", "Дина", "Егор", "Жанна", "Захар", "Ира", "Кирилл"]
+    roles = ["don", "mafia", "mafia", "commissar", "doctor"] + ["civilian"] * 5
+    cfg = config.build({"mode": "mafia", "mafia": {"players": names, "protocol_dir": str(tmp_path)}})
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock)
+    written = []
+    for winner_key in (["t"], ["m"]):               # the town wins the first game, the mafia the second
+        for seat, role in enumerate(roles, start=1):
+            loop.apply(Host("role", clock.now(), {"seat": seat, "role": role}))
+        loop.key_down(winner_key)
+        loop.drain()
+        assert loop.extras.protocol_complete
+        written.append(loop.extras.protocol_path)
+        loop.start_new_game()
+    assert [p.name for p in written] == ["game-001-table-1.json", "game-002-table-1.json"]
+    assert [(mafia_protocol.load(p).winner, mafia_protocol.load(p).game) for p in written] == [("town", 1), ("mafia", 2)]

@@ -70,10 +70,10 @@ THREE = [
 def test_rounds_run_in_order_each_with_its_own_mode_and_settings():
     g = Game(THREE)
     v = g.view()
-    assert v["mode"] == "own-game" and v["programme"]["round"] == 1 and v["programme"]["rounds"] == 3
+    assert v["mode"] == "own-game" and v["series"]["round"] == 1 and v["series"]["rounds"] == 3
     assert g.state.game.rules.window == ns(4.0)                  # the round's own setting
     g.host("next_game", 1)
-    assert g.view()["mode"] == "brain-ring" and g.view()["programme"]["title"] == "Брейн-ринг"
+    assert g.view()["mode"] == "brain-ring" and g.view()["series"]["title"] == "Брейн-ринг"
     assert g.state.game.rules.fight_points == 1
     g.host("next_round", 2)                                       # brain-ring has no next_round: moves on
     assert g.view()["mode"] == "chgk"
@@ -83,14 +83,14 @@ def test_rounds_run_in_order_each_with_its_own_mode_and_settings():
 def test_running_totals_across_rounds_match_teams_by_name():
     g = Game(THREE)
     g.own_game_right("A", 1, 300)
-    assert g.view()["programme"]["totals"] == {"Альфа": 300, "Бета": 0}
+    assert g.view()["series"]["totals"] == {"Альфа": 300, "Бета": 0}
     g.host("next_game", 5)
     g.host("question", 6)
     g.host("start_clock", 7)
     g.press("B", 8)
     g.tick(8.1)
     g.host("right", 9)
-    assert g.view()["programme"]["totals"] == {"Альфа": 300, "Бета": 1}
+    assert g.view()["series"]["totals"] == {"Альфа": 300, "Бета": 1}
     g.host("next_game", 10)
     g.host("question", 11)
     g.host("results", 12, results=["Альфа", "Гамма"])            # ЧГК lists the teams in another order

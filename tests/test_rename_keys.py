@@ -274,7 +274,7 @@ def test_mafia_a_rename_after_the_protocol_is_written_updates_it_and_keeps_the_p
         loop.apply(Host("role", clock.now(), {"seat": seat, "role": role}))
     key(loop, "t")                                   # the town wins: the protocol is complete
     saved = tmp_path / "game-001-table-1.json"
-    assert loop.protocol_complete and saved.exists()
+    assert loop.extras.protocol_complete and saved.exists()
     protocol = mafia_protocol.load(saved)
     at = dt.datetime.fromisoformat(protocol.ended_at) + dt.timedelta(minutes=1)
     mafia_protocol.save(mafia_protocol.add_protest(protocol, "Протест", at, seat=2), saved)

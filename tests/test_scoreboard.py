@@ -301,7 +301,7 @@ def test_mafia_seat_ten_does_not_run_into_its_name():
                                                              "Жанна", "Захар", "Ира", "Кирилл"])
     for size in ((1280, 720), (1920, 1080)):
         surface = draw(mafia.view(state, 0), size)
-        card = layout(size, 10, "mafia")["cards"][9]
+        card = layout(size, 10, "seats")["cards"][9]
         inner = card.inflate(-card.width // 12, -card.height // 10)
         ys = range(inner.y, inner.y + inner.height * 62 // 100)
         blank = [all(sum(surface.get_at((x, y))[:3]) < 400 for y in ys) for x in range(inner.x, inner.right)]
@@ -400,7 +400,7 @@ def test_mafia_table_speaker_countdown_is_the_largest_element():
     v = mafia.view(state, seconds_to_ns(55))   # 6 s left: warning colours
     assert v["seats"][2]["speaking"]
     surface = draw(v)
-    lay = layout((1920, 1080), 10, "mafia")
+    lay = layout((1920, 1080), 10, "seats")
     assert share(surface, lay["cards"][2].inflate(-10, -10), sb.AMBER) > 0.4      # the speaker's seat
     bar = lay["bar"]
     assert near(surface.get_at((bar.x + bar.height, bar.centery))[:3], sb.AMBER)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from controller import games
 from controller.app import config as config_mod
 from controller.app import script as script_mod
 from controller.app import startup
@@ -80,15 +81,7 @@ def _shown_path(path: str) -> str:
 def describe(cfg: dict) -> str:
     """What a config sets up, in a few words: ``mode mafia, 10 seats, buttons keyboard``."""
     mode = cfg["mode"]
-    if mode == "mafia":
-        seats, names = cfg["mafia"]["seats"], len(cfg["mafia"]["players"])
-        who = f"{seats} seats" + (f", {names} player names" if names else "")
-    elif mode == "own-game":
-        who = f"{len(cfg['teams'])} players"
-    elif mode == "programme":
-        who = f"{len(cfg['programme']['rounds'])} rounds"
-    else:
-        who = f"{len(cfg['teams'])} teams"
+    who = games.get(mode).describe(cfg)
     return f"mode {mode}, {who}, buttons {cfg['buttons']}"
 
 

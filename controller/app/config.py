@@ -25,50 +25,20 @@ from typing import Any, Callable, Mapping
 
 from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES
-from controller.games.mafia import game as mafia_mode
+from controller import games
 
 from controller.core.schema import _KIND_OK, _KIND_WORD, Key, Section, _num, _show, check_value, positive  # noqa: F401
+
+_positive = positive
 
 # --------------------------------------------------------------------------
 # the schema
 
-def _action_keys(value):
-    """A map host action -> list of key names (``[chgk] keys``)."""
-    for action, names in value.items():
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            return f"{action}: expected a list of key names"
-    return None
-
-
-_positive = positive
-
-
-def _nominals(v):
-    if not v:
-        return "needs at least one nominal"
-    if any(n <= 0 for n in v):
-        return "nominals must be > 0"
-    return None
-
-
-def _fight_types(v):
-    bad = [t for t in v if t not in ("light", "half-dark", "dark")]
-    if bad:
-        return f"unknown fight type {bad[0]!r}; use light, half-dark or dark"
-    return None
-
-
-def _warn_marks(v):
-    if any(m <= 0 for m in v):
-        return "warning marks are seconds left and must be > 0"
-    return None
-
-
-SCHEMA: list[Section] = [
+SHELL_SCHEMA: list[Section] = [
     Section("", "Top-level keys.", (
-        Key("mode", "str", "erudite", "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
+        Key("mode", "str", games.DEFAULT, "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
             "brain-ring (Брейн-ринг), chgk («Что? Где? Когда?»), mafia, programme.",
-            choices=("erudite", "own-game", "brain-ring", "chgk", "mafia", "programme")),
+            choices=games.names()),
         Key("buttons", "str", "keyboard", "Button backend: keyboard (simulated on the computer's "
             "keyboard), gpio (Raspberry Pi pins), serial (our USB box), serial-sim (a virtual box).",
             choices=("keyboard", "gpio", "serial", "serial-sim")),
@@ -81,33 +51,6 @@ SCHEMA: list[Section] = [
             "or order (the button listed first in [[teams]] wins).", choices=("random", "order")),
         Key("tie_seed", "int", -1, "Seed of the tie draw; -1 draws one at game start (it is journaled "
             "and printed, so a replay gives the same result).", minimum=-1),
-    )),
-    Section("erudite", "Эрудит-квартет [seed §4].", (
-        Key("think_time_s", "float", 7.0, "Thinking time per question after the end of reading.",
-            check=_positive, source="seed §4.7"),
-        Key("after_wrong", "str", "restart", "After a wrong answer the countdown restarts in full "
-            "(restart) or continues from where the press stopped it (resume).",
-            choices=("restart", "resume")),
-        Key("nominals", "list", [10, 20, 30, 40, 50], "Nominals of a round's questions, in reading order.",
-            items="int", check=_nominals, source="seed §4.3"),
-        Key("fights", "int", 3, "Fights in a game.", minimum=1, source="seed §4.2"),
-        Key("rounds_per_fight", "int", 4, "Rounds in a fight.", minimum=1, source="seed §4.2"),
-        Key("fight_types", "list", ["light", "half-dark", "dark"], "Type of each fight, in order "
-            "(the list repeats if shorter than the number of fights).", items="str",
-            check=_fight_types, source="seed §4.2"),
-        Key("captain_light_s", "float", 60.0, "Captain's time to assign players in a «светлый» fight.",
-            check=_positive, source="seed §4.2"),
-        Key("captain_half_dark_s", "float", 20.0, "Captain's time to pick the round's player in a "
-            "«полутёмный» fight.", check=_positive, source="seed §4.2"),
-        Key("captain_dark_s", "float", 60.0, "Captain's time to assign players before the themes of "
-            "a «тёмный» fight.", check=_positive, source="seed §4.2"),
-        Key("early_block_s", "float", 0.0, "A press before the button may signal (before the host's "
-            "'wrong') is ignored and shown as early; > 0 also blocks that button for this long.",
-            minimum=0.0),
-        Key("max_teams", "int", 4, "Most teams at one table.", minimum=1, maximum=16, source="seed §4.1"),
-        Key("min_players", "int", 2, "Fewest players a team may have.", minimum=1, source="seed §4.1"),
-        Key("warn_at_s", "list", [], "Seconds left at which a warning beep sounds during the "
-            "thinking countdown (empty: none).", items="number", check=_warn_marks),
     )),
     Section("keys", "The keyboard map of the simulated buttons and of the host "
             "(pygame key names, e.g. \"q\", \"space\", \"return\", \"[+]\" for keypad plus). "
@@ -127,6 +70,8 @@ SCHEMA: list[Section] = [
             "keyboard: a USB keypad cannot type text.", items="str"),
         Key("help", "list", ["h", "f1"], "Show or hide the host's key overlay.", items="str"),
         Key("mute", "list", ["v"], "Sound on / off.", items="str"),
+        Key("new_token", "list", ["f9"], "A new host token for the web host page (the old link stops "
+            "working; the new one is printed in the terminal).", items="str"),
         Key("new_game", "list", ["f12"], "Start a new game (press twice; the old journal is archived).",
             items="str"),
         Key("quit", "list", ["escape"], "Leave the program (asks to press twice).", items="str"),
@@ -137,6 +82,30 @@ SCHEMA: list[Section] = [
         Key("height", "int", 720, "Window height when not full screen.", minimum=240),
         Key("fps", "int", 30, "Redraws per second while a countdown runs.", minimum=1, maximum=240),
         Key("flash_s", "float", 1.5, "How long a ruling flash («Верно», «Неверно») stays.", minimum=0.0),
+        Key("host_overlay", "bool", True, "Draw what only the host needs (notices, the key help, the rename "
+            "dialogue) on this screen too. True suits a laptop game with no phone; set false when the host "
+            "uses the web host page and the projector shows the hall only (docs/web.md)."),
+    )),
+    Section("web", "Live web pages inside buzzer run: / for the audience, /overlay for a stream, /host for "
+            "the host's phone (docs/web.md).", (
+        Key("enabled", "bool", True, "Serve the pages while a game runs."),
+        Key("bind", "str", "127.0.0.1", "Address to listen on: 127.0.0.1 (this computer only) or 0.0.0.0 "
+            "(every network, e.g. the hall's Wi-Fi)."),
+        Key("port", "int", 8080, "TCP port of the pages.", minimum=1, maximum=65535),
+        Key("next_free_port", "bool", True, "When the port is busy, take the next free one (said in the "
+            "terminal and on the host's screen); false: no pages, and one line names the busy port."),
+        Key("hosts", "list", [], "Host names the pages may be opened by besides IP addresses and localhost "
+            "(e.g. \"quiz.local\"); state-changing requests with another Host name are refused.", items="str"),
+        Key("update_ms", "int", 100, "How often the pages get a running countdown (a change is sent at once).",
+            minimum=20, maximum=1000),
+        Key("host_rate_per_s", "float", 5.0, "Host actions (and token attempts) a client may send per second.",
+            minimum=0.1, maximum=100.0),
+        Key("host_burst", "int", 10, "Host actions a client may send at once before the rate applies.",
+            minimum=1, maximum=100),
+        Key("max_body_bytes", "int", 2048, "Largest request body taken.", minimum=256, maximum=65536),
+        Key("max_viewers", "int", 500, "Most live pages connected at once.", minimum=1, maximum=10000),
+        Key("send_timeout_s", "float", 1.0, "A page that does not take an update in this time is dropped "
+            "(it reconnects and gets the full state).", minimum=0.05, maximum=30.0),
     )),
     Section("sound", "Sounds (controller/sound/audio.py). Without an audio device the game goes on silently.", (
         Key("mute", "bool", False, "Play no sounds."),
@@ -218,137 +187,29 @@ SCHEMA: list[Section] = [
             "reports it at HELLO and a mismatch is logged). serial-sim uses this value.",
             minimum=0.0, maximum=200.0),
     )),
-    mafia_mode.SECTION,  # «Мафия» table and tournament: the schema lives with the game
 ]
+"""The sections of the program itself; each game's own follow (:func:`schema`)."""
 
-# --- Своя игра, Брейн-ринг, ЧГК, programme (controller/games/own_game.py, brain_ring.py, chgk.py,
-# programme.py; docs/modes.md) ---
-SCHEMA += [
-    Section("own_game", "Своя игра: individual players, one button each ([[teams]] entries are players).", (
-        Key("nominals", "list", [100, 200, 300, 400, 500], "Default nominals of a theme's questions, in "
-            "order (a \"question\" action may name its own).", items="int", check=_nominals,
-            source="practice"),
-        Key("early_block_s", "float", 1.0, "A press before the host's end-of-reading mark blocks that "
-            "button for this long; every early press restarts the block (TV: 2 s, SIGame: 3 s, "
-            "Jeopardy!: 0.25 s).", minimum=0.0),
-        Key("early_sound", "bool", False, "Also play the false-start sound on an early press (the lamp "
-            "blinks and the host sees it either way)."),
-        Key("press_window_s", "float", 5.0, "Press window after the buttons are armed (and after each "
-            "wrong answer); nobody pressing closes the question with no score.", check=_positive),
-        Key("answer_time_s", "float", 0.0, "Answer countdown after a press; 0 = none.", minimum=0.0),
-        Key("max_players", "int", 16, "Most players (buttons) in one game.", minimum=1, maximum=64,
-            source="practice"),
-        Key("pack", "str", "", "A SIGame question package (.siq) to play: the board of themes and "
-            "prices, the host picks a cell (docs/packages.md); \"\" = questions announced by the host "
-            "as before. `.venv/bin/buzzer run --pack FILE` sets it too."),
-        Key("pack_max_total_mb", "float", 1024.0, "Largest package accepted, unpacked, in MB (a bigger "
-            "one, or a zip bomb, is refused).", minimum=1.0),
-        Key("pack_max_file_mb", "float", 300.0, "Largest single file of a package, unpacked, in MB.",
-            minimum=1.0),
-    )),
-    Section("brain_ring", "Брейн-ринг: teams race for the answer after the host's «Время!».", (
-        Key("main_time_s", "float", 60.0, "The clock after the start signal.", check=_positive,
-            source="practice"),
-        Key("after_wrong", "str", "fixed", "After a wrong answer the other team(s) get after_wrong_s "
-            "(fixed), what was left on the clock (remaining), or the larger of the two (max).",
-            choices=("fixed", "remaining", "max"), source="practice"),
-        Key("after_wrong_s", "float", 20.0, "Time of the other team(s) after a wrong answer.",
-            check=_positive, source="practice"),
-        Key("start_delay", "bool", False, "A random pause between the host's key and the start signal "
-            "(drawn from the game seed and question number, so a replay repeats it).", source="practice"),
-        Key("start_delay_min_s", "float", 1.0, "Shortest random pause.", minimum=0.0, source="practice"),
-        Key("start_delay_max_s", "float", 4.0, "Longest random pause.", minimum=0.0, source="practice"),
-        Key("question_value", "int", 1, "Points of a question.", minimum=1, source="practice"),
-        Key("carry_over", "bool", True, "A question nobody answers adds its value to the next one "
-            "(worth 2, then 3 ...).", source="practice"),
-        Key("fight_points", "int", 3, "A fight ends when a team has this many points (3 or 5).",
-            minimum=1, source="practice"),
-        Key("warn_at_s", "list", [10, 5, 4, 3, 2, 1], "Seconds left at which a warning signal sounds.",
-            items="number", check=_warn_marks, source="practice"),
-        Key("default_teams", "int", 2, "Teams in a fight when the config names no [[teams]] (the first "
-            "of the built-in list).", minimum=2, source="practice"),
-        Key("max_teams", "int", 10, "Most teams (tables) in one fight.", minimum=2, maximum=64,
-            source="practice"),
-    )),
-    Section("chgk", "«Что? Где? Когда?»: the controller is the timer and the score sheet [seed §3].", (
-        Key("tours", "int", 4, "Tours in a tournament.", minimum=1, source="seed §3.2"),
-        Key("questions_per_tour", "int", 12, "Questions in a tour.", minimum=1, source="seed §3.2"),
-        Key("discussion_s", "float", 60.0, "Discussion time after the start signal.", check=_positive,
-            source="practice"),
-        Key("warn_at_s", "list", [10], "Seconds left at which a warning signal sounds.",
-            items="number", check=_warn_marks, source="practice"),
-        Key("answer_s", "float", 10.0, "Time to write and hand in the answer after the end signal "
-            "(0: none).", minimum=0.0, source="practice"),
-        Key("blitz_s", "float", 20.0, "Discussion time of a blitz question.", check=_positive,
-            source="practice"),
-        Key("prize_places", "int", 3, "Places settled by a shoot-out when teams tie; ties below share "
-            "places (\"4–6\").", minimum=1, source="seed §3.4–3.5"),
-        Key("results_csv", "str", "results.csv", "CSV file (team,question,result) the host's "
-            "import_results key reads into the game (e.g. the jury's sheet)."),
-        Key("keys", "dict", {"mark_right": ["[+]", "="], "mark_wrong": ["[-]", "-"],
-                             "clear": ["backspace", "delete"], "question": ["n"],
-                             "start_clock": ["space", "[0]", "t"], "blitz": ["b"],
-                             "shootout": ["o"], "import_results": ["i"],
-                             **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(1, 10)},
-                             "digit_0": ["0"]},
-            "The host's keys in ЧГК on top of [keys]: type a team's number, then mark_right or "
-            "mark_wrong for the current question.", check=_action_keys),
-    )),
-    Section("programme", "A programme of rounds, each its own game, with running totals (teams "
-            "matched by name).", (
-        Key("rounds", "list", [], "Rounds in order: tables with mode (erudite, own-game, brain-ring, "
-            "chgk), title and settings (config keys of that round, e.g. { own_game = { "
-            "press_window_s = 4.0 } } or a teams list).", items="dict",
-            check=lambda v: _programme_rounds(v)),
-    )),
-]
-
-PROGRAMME_MODES = ("erudite", "own-game", "brain-ring", "chgk")
+_SCHEMA: list[Section] = []
 
 
-def _programme_rounds(v):
-    for i, r in enumerate(v):
-        unknown = sorted(set(r) - {"mode", "title", "settings"})
-        if unknown:
-            return f"[{i}].{unknown[0]}: unknown key; allowed: mode, title, settings"
-        if r.get("mode") not in PROGRAMME_MODES:
-            return f"[{i}].mode: must be one of {', '.join(PROGRAMME_MODES)}; got {_show(r.get('mode'))}"
-        if not isinstance(r.get("title", ""), str):
-            return f"[{i}].title: expected a string"
-        if not isinstance(r.get("settings", {}), dict):
-            return f"[{i}].settings: expected a table"
-    return None
+def schema() -> list[Section]:
+    """Every section: the program's (:data:`SHELL_SCHEMA`) with each game's own
+    (:attr:`~controller.games.base.Game.sections`, in the registry's order) after ``[arbiter]``."""
+    if not _SCHEMA:
+        own = [sec for name in games.names() for sec in games.get(name).sections]
+        for sec in SHELL_SCHEMA:
+            _SCHEMA.append(sec)
+            if sec.name == "arbiter":        # the games' rules right after who pressed first
+                _SCHEMA.extend(own)
+    return _SCHEMA
 
 
-def programme_round_configs(cfg: dict) -> list[dict]:
-    """The validated config of each programme round: the whole config, the round's mode and
-    settings on top.  Pure (no I/O); a problem names the round's key."""
-    out = []
-    for i, r in enumerate(cfg.get("programme", {}).get("rounds", [])):
-        data = dict(r.get("settings", {}))
-        data["mode"] = r["mode"]
-        try:
-            out.append(build(data, base=cfg))
-        except ConfigError as exc:
-            raise ConfigError(f"programme.rounds[{i}].settings.{exc.key}", exc.problem) from None
-    return out
+def __getattr__(name: str):
+    if name == "SCHEMA":  # the whole schema, as :func:`schema` gives it
+        return schema()
+    raise AttributeError(name)
 
-
-def _new_modes_cross_checks(cfg: dict) -> None:
-    """Team counts of Своя игра / Брейн-ринг; every programme round must be a valid config."""
-    n = len(cfg["teams"])
-    if cfg["mode"] == "own-game" and n > cfg["own_game"]["max_players"]:
-        raise ConfigError("teams", f"Своя игра takes at most {cfg['own_game']['max_players']} players, got {n}")
-    if cfg["mode"] == "brain-ring":
-        b = cfg["brain_ring"]
-        if n > b["max_teams"]:
-            raise ConfigError("teams", f"Брейн-ринг takes at most {b['max_teams']} teams, got {n}")
-        if b["start_delay_max_s"] < b["start_delay_min_s"]:
-            raise ConfigError("brain_ring.start_delay_max_s", "must be >= start_delay_min_s")
-    if cfg["mode"] == "programme":
-        if not cfg["programme"]["rounds"]:
-            raise ConfigError("programme.rounds", "a programme needs at least one round")
-        programme_round_configs(cfg)
 
 _PIN_RE = re.compile(r"(GPIO|BCM|BOARD|WPI|J8:|P1:)?\d+", re.IGNORECASE)
 
@@ -393,7 +254,7 @@ def _gpio_covers_teams(cfg: dict) -> None:
                               f"no input pin for button {team['button']} (team {team['name']!r})")
 
 
-def _team_checks(teams: Any, mode: str, limits: Mapping[str, Any]) -> list[dict]:
+def _team_checks(teams: Any) -> list[dict]:
     """Validate the ``[[teams]]`` array; return a normalised list."""
     if not isinstance(teams, list) or not all(isinstance(t, dict) for t in teams):
         raise ConfigError("teams", "expected an array of tables ([[teams]])")
@@ -420,9 +281,6 @@ def _team_checks(teams: Any, mode: str, limits: Mapping[str, Any]) -> list[dict]
         players = t.get("players", 4)
         if not isinstance(players, int) or isinstance(players, bool) or players < 1:
             raise ConfigError(f"{path}.players", f"expected a whole number >= 1, got {_show(players)}")
-        if mode == "erudite" and players < limits.get("min_players", 2):
-            raise ConfigError(f"{path}.players", f"a team needs at least {limits.get('min_players', 2)} "
-                              f"players (seed §4.1), got {players}")
         for value, seen, what in ((name, seen_names, "name"), (button, seen_buttons, "button"),
                                   (key, seen_keys, "key")):
             if value and value in seen:
@@ -430,8 +288,6 @@ def _team_checks(teams: Any, mode: str, limits: Mapping[str, Any]) -> list[dict]
             seen.add(value)
         out.append({"name": name, "button": button, "key": key, "color": color.lower(),
                     "players": players})
-    if mode == "erudite" and len(out) > limits.get("max_teams", 4):
-        raise ConfigError("teams", f"Эрудит-квартет takes at most {limits.get('max_teams', 4)} teams, got {len(out)}")
     return out
 
 
@@ -452,26 +308,30 @@ DEFAULT_TEAMS = [
 
 
 def section(name: str) -> Section:
-    for s in SCHEMA:
+    for s in schema():
         if s.name == name:
             return s
     raise KeyError(name)
 
 
+def _default_teams() -> list[dict]:
+    return _team_checks(copy.deepcopy(DEFAULT_TEAMS))
+
+
 def defaults() -> dict:
     """The whole configuration with every default filled in."""
     cfg: dict[str, Any] = {}
-    for s in SCHEMA:
+    for s in schema():
         target = cfg if s.name == "" else cfg.setdefault(s.name, {})
         for k in s.keys:
             target[k.name] = copy.deepcopy(k.default)
-    cfg["teams"] = _team_checks(copy.deepcopy(DEFAULT_TEAMS), "erudite", {})
+    cfg["teams"] = _default_teams()
     return cfg
 
 
 def _merge(cfg: dict, data: Mapping[str, Any], prefix: str = "") -> None:
     """Validate ``data`` (parsed TOML or overrides) into ``cfg`` in place."""
-    sections = {s.name: s for s in SCHEMA}
+    sections = {s.name: s for s in schema()}
     for name, value in data.items():
         if name == "teams":
             continue
@@ -495,7 +355,7 @@ def _merge(cfg: dict, data: Mapping[str, Any], prefix: str = "") -> None:
         if name in top:
             cfg[name] = check_value(top[name], value, f"{prefix}{name}")
             continue
-        known = sorted([s.name for s in SCHEMA if s.name] + list(top) + ["teams"])
+        known = sorted([s.name for s in schema() if s.name] + list(top) + ["teams"])
         raise ConfigError(f"{prefix}{name}", f"unknown key or section; known: {', '.join(known)}")
 
 
@@ -525,11 +385,9 @@ def build(data: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dic
     _merge(cfg, data)
     if "teams" in data:
         cfg["teams"] = data["teams"]
-    elif cfg["mode"] == "brain-ring" and cfg["teams"] == defaults()["teams"]:
-        # no [[teams]] named: Брейн-ринг is played by two teams (brain_ring.default_teams)
-        cfg["teams"] = cfg["teams"][:cfg["brain_ring"]["default_teams"]]
-    limits = cfg.get("erudite", {})
-    cfg["teams"] = _team_checks(cfg["teams"], cfg["mode"], limits)
+    else:  # no [[teams]] named: the game may play fewer of the built-in teams
+        cfg["teams"] = games.get(cfg["mode"]).default_teams(cfg, cfg["teams"] == _default_teams())
+    cfg["teams"] = _team_checks(cfg["teams"])
     _cross_checks(cfg)
     return cfg
 
@@ -542,21 +400,14 @@ def _cross_checks(cfg: dict) -> None:
                               f"\"{host_keys[t['key'].lower()]}\" key")
     for hook in CROSS_CHECKS:
         hook(cfg)
+    for name in games.names():      # each game's rules between its own keys, whatever is played
+        games.get(name).check_settings(cfg)
+    games.get(cfg["mode"]).check_config(cfg)   # what the game played needs of the whole config
 
 
 CROSS_CHECKS: list[Callable[[dict], None]] = []
 """Extra whole-config checks registered by other modules' sections."""
 CROSS_CHECKS.append(_gpio_covers_teams)
-
-
-def _mafia_cross_checks(cfg: dict) -> None:
-    """[mafia]: rules between keys (remove_fouls > silence_fouls, names fit the seats ...)."""
-    if "mafia" in cfg:
-        mafia_mode.validate_settings(cfg["mafia"])
-
-
-CROSS_CHECKS.append(_mafia_cross_checks)
-CROSS_CHECKS.append(_new_modes_cross_checks)  # Своя игра, Брейн-ринг, programme
 
 
 def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:
@@ -613,7 +464,7 @@ def default_toml() -> str:
     """The text of ``config/default.toml``: every key with its default and doc."""
     lines = ["# buzzer-controller configuration: every key with its default.",
              "# Generated by `buzzer check-config --print-default`; see docs/config.md.", ""]
-    for s in SCHEMA:
+    for s in schema():
         if s.name:
             lines.append("")
             lines.append(f"[{s.name}]")
@@ -644,7 +495,7 @@ def docs_markdown() -> str:
            "or our `default` where the regulations are silent.",
            "", "This page is generated from `controller/app/config.py` "
            "(`.venv/bin/buzzer check-config --print-docs`).", ""]
-    for s in SCHEMA:
+    for s in schema():
         title = f"`[{s.name}]`" if s.name else "Top level"
         out += [f"## {title}", "", s.doc, "", "| key | type | default | source | meaning |",
                 "|---|---|---|---|---|"]

@@ -20,22 +20,20 @@ import logging
 import queue
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from controller import games
 from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.screens import notices
 from controller.inputs import KeyInput
 from controller.core.clock import EngineClock
 from controller.core.effects import Flash, Lamp, Log, Notice, Sound
-from controller.core.errors import BuzzerError, GameError
+from controller.core.errors import GameError
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
 from controller.inputs.keys import HostKeys, physical_names
 from controller.core.values import replace
-from controller.games.mafia import protocol as mafia_protocol
-from controller.games.chgk import results as chgk_results
 from controller.i18n import action_label, notice, t, translation
 
 log = logging.getLogger(__name__)
@@ -120,12 +118,20 @@ class Loop:
         self.dirty = True
         self.config_path: str | None = None
         """The config file of this game, recorded in the header of a new game's journal."""
-        self.protocol_path = None
-        self.protocol_complete = False
-        self._protocol_summary: dict | None = None
+        self.game = games.get(cfg["mode"])
+        """The game played (its declarations: what a rename picks, its keys …)."""
+        self.extras = games.extras(cfg["mode"])
+        """The game's impure part (a protocol file, results read from a file)."""
+        self.games_started = 0
+        """Games started with the new-game key since the program started."""
         self.rename: Rename | None = None
         self.pack_media = None
         """The extracted media of a SIGame package being played (controller/content/packs.py)."""
+        self.publish: Callable[[], None] | None = None
+        """Called after every :meth:`tick_if_due` (loop thread): hands the view model to the web pages
+        (:class:`controller.web.attach.Publisher`); it must return at once."""
+        self.shell_actions: dict[str, Callable[[], None]] = {}
+        """Host actions of a shell part (the web pages' ``new_token``): action -> what it does."""
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -188,6 +194,9 @@ class Loop:
         """Act on a host key from any source (loop thread): the loop's own actions here,
         the game's as one :class:`Host` event (journaled, then stepped) with the key's params."""
         action = key.action
+        if action in self.shell_actions:
+            self.shell_actions[action]()
+            return
         if action == "help":
             self.help = not self.help
             self.dirty = True
@@ -212,15 +221,14 @@ class Loop:
                 self.new_game_armed = now
                 self._notice("confirm_new_game")
             return
-        if action == "import_results":
-            self._import_results(now)
+        if action in self.extras.actions:
+            self.extras.act(self, action, now)
             return
         if action == "rename":
             self.rename = Rename()
             self.dirty = True
             return
-        if action == "pause":
-            action = "resume" if getattr(self.state, "paused", False) else "pause"
+        action = self.game.key_action(self.state, action)   # pause on a paused clock resumes it
         if action not in engine.actions_now(self.state):  # in a programme: this round's game
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
@@ -232,7 +240,7 @@ class Loop:
         """True while the host types a name: characters are text, not keys."""
         return self.rename is not None and self.rename.number is not None
 
-    def _teams_now(self) -> list[dict]:
+    def members_now(self) -> list[dict]:
         """The teams (or «Мафия» seats) as the engine has them now: name, button, number."""
         v = engine.view(self.state)
         if "seats" in v:
@@ -241,7 +249,7 @@ class Loop:
                 for i, tm in enumerate(v.get("teams") or ())]
 
     def _rename_pick(self, number: int) -> None:
-        teams = self._teams_now()
+        teams = self.members_now()
         if not 1 <= number <= len(teams):
             self.rename.digits = ""
             self._notice("rename_no_team", number=number)
@@ -265,17 +273,17 @@ class Loop:
                          None)
             if digit is not None:
                 r.digits = (r.digits + digit).lstrip("0")
-                count = len(self._teams_now())
+                count = len(self.members_now())
                 if r.digits and int(r.digits) * 10 > count:   # no longer number starts so
                     self._rename_pick(int(r.digits))
             elif enter and r.digits:
                 self._rename_pick(int(r.digits))
             elif backspace:
                 r.digits = r.digits[:-1]
-            elif self.cfg["mode"] != "mafia":
+            elif self.game.members == "team":  # a team may be picked by its button too
                 buttons = {tm["key"].lower(): tm["button"] for tm in self.cfg["teams"] if tm.get("key")}
                 button = next((buttons[n] for n in names if n in buttons), None)
-                number = next((tm["number"] for tm in self._teams_now() if button and tm["button"] == button), None)
+                number = next((tm["number"] for tm in self.members_now() if button and tm["button"] == button), None)
                 if number is not None:
                     self._rename_pick(number)
             return
@@ -283,9 +291,8 @@ class Loop:
             r.text = r.text[:-1] if backspace else ""   # Delete: start the name afresh
             r.ready = True
         elif enter:
-            key = "seat" if self.cfg["mode"] == "mafia" else "team"
             self.rename = None
-            self.queue.put(Host("rename", self.clock.now(), {key: r.number, "name": r.text}))
+            self.queue.put(Host("rename", self.clock.now(), {self.game.members: r.number, "name": r.text}))
 
     def text_input(self, text: str) -> None:
         """Typed characters (pygame TEXTINPUT, the terminal): the name being typed, if any."""
@@ -300,7 +307,7 @@ class Loop:
         """A player's button while the host picks the team to rename: it picks that team."""
         if self.rename is None or self.rename.number is not None:
             return False
-        number = next((tm["number"] for tm in self._teams_now() if tm["button"] == button), None)
+        number = next((tm["number"] for tm in self.members_now() if tm["button"] == button), None)
         if number is None:
             return False
         self._rename_pick(number)
@@ -314,9 +321,9 @@ class Loop:
             return None
         lang = self.cfg["language"]
         if r.number is None:
-            return {"title": t("rename_pick_seat" if self.cfg["mode"] == "mafia" else "rename_pick", lang),
+            return {"title": t("rename_pick_seat" if self.game.members == "seat" else "rename_pick", lang),
                     "text": r.digits, "hint": t("rename_pick_hint", lang)}
-        teams = self._teams_now()
+        teams = self.members_now()
         old = teams[r.number - 1]["name"] if r.number <= len(teams) else ""
         return {"title": t("rename_type", lang, number=r.number, team=old), "text": r.text,
                 "hint": t("rename_hint", lang)}
@@ -347,39 +354,9 @@ class Loop:
         if isinstance(event, Host) and event.action.startswith("digit"):
             # a seat / team number being typed: echo it to the host
             self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
-        if self.cfg["mode"] == "mafia":
-            self._save_mafia_protocol()
+        self.extras.after_step(self)
         self._notice_check = True  # the notice may be over now: looked at when next shown
         return fx
-
-    def _save_mafia_protocol(self) -> None:
-        """When the judge ends a «Мафия» game, write its protocol (see
-        :func:`controller.games.mafia.protocol.write_game`); again whenever the record changes
-        until the protocol is complete (roles entered after the game); after that a
-        player renamed changes the name in the saved protocol."""
-        summary = engine.summary(self.state)
-        if summary.get("winner") is None or summary == self._protocol_summary:
-            return
-
-        self._protocol_summary = summary
-        if self.protocol_complete:
-            # the protocol is written: only a player renamed since changes it (protests entered
-            # into the file in the meantime stay)
-            try:
-                mafia_protocol.rename_players(self.protocol_path, {st["seat"]: st["name"] for st in summary["seats"]},
-                                              self.cfg["mafia"], self.cfg["language"])
-            except BuzzerError as exc:
-                self._notice_text(str(exc))
-            return
-        first = self.protocol_path is None
-        self.protocol_path, problem = mafia_protocol.write_game(summary, self.cfg["mafia"], self.cfg["language"],
-                                                                time.localtime())
-        self.protocol_complete = problem is None
-        if problem is None:
-            self._notice("protocol.saved", path=self.protocol_path)
-        elif first:
-            self._notice("protocol.incomplete", path=self.protocol_path,
-                         problem=mafia_protocol.problem_text(problem, self.cfg["language"]))
 
     def _effects(self, fx: list) -> None:
         for f in fx:
@@ -414,22 +391,13 @@ class Loop:
         if not played:
             self._notice("pack.sound_unplayed", name=member.split("/", 1)[-1])
 
-    def _import_results(self, now: int) -> None:
-        """ЧГК: read the jury's CSV (``[chgk] results_csv``) into the game as one journaled event."""
-        chgk = self.cfg["chgk"]
-        path = chgk["results_csv"]
-        # a team renamed during the game is found by its name now or by the name it started with
-        # (the jury's sheet may have been made before), unless another team has that name now
-        teams = self._teams_now()
-        names = {tm["name"]: tm["name"] for tm in teams}
-        names = {**{t["name"]: teams[i]["name"] for i, t in enumerate(self.cfg["teams"][:len(teams)])}, **names}
-        try:
-            rows = chgk_results.load(path, teams=list(names), tours=chgk["tours"], per_tour=chgk["questions_per_tour"])
-        except chgk_results.ResultsError as exc:
-            self._notice(exc.key, **exc.params)
-            return
-        self.queue.put(chgk_results.to_host([replace(r, team=names[r.team]) for r in rows], now))
-        self._notice("results_loaded", n=len(rows), path=path)
+    def say(self, key: str, /, **params) -> None:
+        """Show the host the notice ``key`` (a game's extras call it)."""
+        self._notice(key, **params)
+
+    def say_text(self, text: str) -> None:
+        """Show the host ``text`` as it is."""
+        self._notice_text(text)
 
     def _notice(self, key: str, **params) -> None:
         try:
@@ -478,6 +446,8 @@ class Loop:
 
     def start_new_game(self) -> None:
         """Archive the current journal (never deleted) and start a fresh game."""
+        self.extras = games.extras(self.cfg["mode"])   # a new game writes a new protocol
+        self.games_started += 1
         if self.journal is None:
             self.state = engine.new_game(self.cfg, journal_mod.choose_seed(self.cfg))
             return
@@ -512,6 +482,8 @@ class Loop:
             # a deadline is pending: record the time so a resume continues from here
             self.last_clock_record = now
             self.apply(Tick(now))
+        if self.publish is not None:
+            self.publish()
 
     def drain(self, first=None) -> None:
         """Apply everything queued.  Group commit: the events taken together are

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from controller import games
 from controller.app import config as config_mod
 from controller.core import engine
 from controller.core.arbiter import ArbiterRules
@@ -86,7 +87,7 @@ def parse(lines: Iterable[str], source: str = "<script>") -> Script:
             if unknown:
                 raise ScriptError(n, f"unknown setup field \"{unknown[0]}\"; known: {', '.join(sorted(SETUP_KEYS))}",
                                   source)
-            script.setup = obj["setup"] or {"mode": "erudite"}
+            script.setup = obj["setup"] or {"mode": games.DEFAULT}
             continue
         script.events.append((n, _event(obj, n, source)))
     return script
@@ -241,19 +242,18 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
     """Play the script through the engine; stop at ``until`` seconds if given."""
     cfg = config_for(script, config_path)
     seed = seed_for(script, cfg)
-    if cfg["mode"] == "own-game" and cfg["own_game"]["pack"]:
-        from controller.content import packs   # a .siq package as data; a bad one stops the script
+    from controller.content import packs   # a .siq package as data; a bad one stops the script
+    if packs.plays_packages(cfg):
         packs.attach(cfg, None, strict=True)
     try:
         state = engine.new_game(cfg, seed)
     except GameError as exc:
         raise ScriptError(1, f"setup: {exc}", script.source) from None
-    buttons = {t["button"] for t in cfg["teams"]}
     log: list[Log] = []
     flashes: list[tuple[int, Flash]] = []
     limit = None if until is None else seconds_to_ns(until)
     last = 0
-    for line, ev in timeline(script, buttons if cfg["mode"] not in ("mafia", "chgk", "programme") else None):
+    for line, ev in timeline(script, games.get(cfg["mode"]).script_buttons(cfg)):
         if limit is not None and ev.now > limit:
             break
         try:

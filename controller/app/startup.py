@@ -24,8 +24,10 @@ from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
 from controller.core.events import NS_PER_S, Tick
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.cli import command_name
-from controller.i18n import mode_title, t, tn
+from controller.i18n import t, tn
+from controller.screens.common import mode_title
 from controller.inputs.keypad import Keypad
+from controller.web.attach import attach as attach_web
 
 JOURNAL_NOTICE_NS = 60 * NS_PER_S
 """How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
@@ -251,6 +253,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         pass
     loop.audio = audio
     keypad = _start_keypad(cfg, loop)
+    web = attach_web(loop)   # the live pages ([web]); None when off or the port is taken
     backend.start()
     try:
         if headless:
@@ -263,6 +266,8 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         backend.close()
         if keypad is not None:
             keypad.close()
+        if web is not None:
+            web.stop()
         _finish(loop, loop.journal, cfg)
         if loop.pack_media is not None:
             loop.pack_media.close()
@@ -287,7 +292,7 @@ def _finish(loop: Loop, jr, cfg: dict) -> None:
     lang = cfg["language"]
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
-    if still and engine.finished(loop.state) and cfg["mode"] not in ("mafia", "chgk"):
+    if still and engine.finished(loop.state) and loop.game.buttons_play:
         print(t("buttons_never_changed", lang, buttons=", ".join(still)))
     if engine.finished(loop.state):
         jr.finish()

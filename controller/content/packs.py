@@ -91,6 +91,14 @@ def show_text(package: siq.Package, lang: str = "ru") -> str:
 # ---------------------------------------------------------------------------
 # buzzer run
 
+def plays_packages(cfg: dict) -> bool:
+    """Whether the game ``cfg`` plays takes a SIGame package (its ``plays_packages``)."""
+    from controller import games
+    try:
+        return bool(getattr(games.get(cfg["mode"]), "plays_packages", False))
+    except BuzzerError:
+        return False
+
 def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = False) -> bool:
     """Put the package named by ``--pack`` or ``[own_game] pack`` into ``cfg`` (as data).
 
@@ -100,9 +108,9 @@ def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = Fals
     path = pack_path or cfg.get("own_game", {}).get("pack") or ""
     if not path:
         return False
-    if cfg["mode"] != "own-game":
+    if not plays_packages(cfg):
         raise ConfigError("own_game.pack" if not pack_path else "--pack",
-                          f"a package is played in Своя игра (mode = \"own-game\"), not in {cfg['mode']}")
+                          f"a package is played in Своя игра, not in {cfg['mode']}")
     try:
         package = siq.read(path, siq.Limits.from_config(cfg))
     except siq.PackageError as exc:
@@ -149,7 +157,7 @@ def open_media(cfg: dict, out=sys.stderr) -> PackMedia | None:
     pictures and sounds."""
     o = cfg.get("own_game") or {}
     data, path = o.get("package"), o.get("pack")
-    if cfg.get("mode") != "own-game" or not data or not path:
+    if not plays_packages(cfg) or not data or not path:
         return None
     try:
         return PackMedia(siq.extract_media(path, members_of(data), siq.Limits.from_config(cfg)))

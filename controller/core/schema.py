@@ -107,3 +107,27 @@ def check_value(key: Key, value: Any, path: str) -> Any:
 
 def positive(v):
     return None if v > 0 else f"must be > 0, got {_show(v)}"
+
+
+def nominals(v):
+    """A list of nominals: at least one, each > 0."""
+    if not v:
+        return "needs at least one nominal"
+    if any(n <= 0 for n in v):
+        return "nominals must be > 0"
+    return None
+
+
+def warn_marks(v):
+    """Seconds left at which a warning sounds: each > 0."""
+    if any(m <= 0 for m in v):
+        return "warning marks are seconds left and must be > 0"
+    return None
+
+
+def action_keys(value):
+    """A map host action -> list of key names (a game's own keys)."""
+    for action, names in value.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            return f"{action}: expected a list of key names"
+    return None

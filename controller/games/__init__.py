@@ -1,6 +1,83 @@
-"""Game modes.  Each is a module with the same pure functions:
+"""The games, and the registry that maps a config's ``mode`` to one.
 
-``initial(config, seed) -> state``, ``step(state, event) -> (state, effects)``,
-``wakeup(state) -> int | None``, ``view(state, now) -> dict``,
-``summary(state) -> dict`` and a ``HOST_ACTIONS`` mapping.
+Each game is a :class:`~controller.games.base.Game` object (``GAME`` in its
+module); what it does with I/O lives beside it as
+:class:`~controller.games.base.ShellExtras`.  The registry names modules, not
+objects, so a game is imported only when it is played, and a game that plays
+other games (a programme) can look them up here without an import cycle.
+
+Adding a game: write its module with a ``GAME``, add a line to :data:`GAMES`
+(and, if it has extras, to :data:`EXTRAS`), its title to the catalogs.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from controller.core.errors import GameError
+from controller.games.base import Game, ShellExtras
+
+GAMES: dict[str, str] = {
+    "erudite": "controller.games.erudite",
+    "own-game": "controller.games.own_game",
+    "brain-ring": "controller.games.brain_ring",
+    "chgk": "controller.games.chgk.game",
+    "programme": "controller.games.programme",
+    "mafia": "controller.games.mafia.game",
+}
+"""Config name -> the module whose ``GAME`` it is, in the order the docs list them."""
+
+EXTRAS: dict[str, str] = {
+    "chgk": "controller.games.chgk.extras",
+    "mafia": "controller.games.mafia.extras",
+}
+"""Config name -> the module whose ``EXTRAS`` class is the game's impure part."""
+
+DEFAULT = "erudite"
+"""The game a config or a scripted session plays when it names none."""
+
+_BY_STATE: dict[type, Game] = {}
+
+
+def names() -> tuple[str, ...]:
+    return tuple(GAMES)
+
+
+def get(name: str) -> Game:
+    """The game called ``name`` in config (a :class:`GameError` naming the choices if none is)."""
+    try:
+        path = GAMES[name]
+    except (KeyError, TypeError):
+        raise GameError(f"mode {name!r} is not available; available: {', '.join(GAMES)}") from None
+    return importlib.import_module(path).GAME
+
+
+def of_state(state: Any) -> Game:
+    """The game whose state ``state`` is (its class's module has the ``GAME``)."""
+    cls = type(state)
+    try:
+        return _BY_STATE[cls]
+    except KeyError:
+        game = _BY_STATE[cls] = importlib.import_module(cls.__module__).GAME
+        return game
+
+
+def extras(name: str) -> ShellExtras:
+    """A new :class:`ShellExtras` of the game called ``name`` (one that does nothing if it has none)."""
+    path = EXTRAS.get(name)
+    return importlib.import_module(path).EXTRAS() if path else ShellExtras()
+
+
+def extras_actions(name: str) -> tuple[str, ...]:
+    path = EXTRAS.get(name)
+    return tuple(importlib.import_module(path).EXTRAS.actions) if path else ()
+
+
+def title_key(name: Any) -> str | None:
+    """The catalog key of a game's title, or None for a name that is no game."""
+    return get(name).title_key if name in GAMES else None
+
+
+__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "extras", "extras_actions", "get", "names",
+           "of_state", "title_key"]

@@ -35,13 +35,41 @@ from typing import Callable
 from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
-from controller.core.errors import GameError
+from controller.core.errors import ConfigError, GameError
 from controller.core.events import NS_PER_MS, Host, Press, seconds_to_ns
 from controller.games import race as b
-from controller.games.race import (DISABLED, EARLY, FALSE_START, LATE, LOCKED, LOCKOUT, OUT, PENDING,
-                                      Answer, Player, PressRecord)
+from controller.games.race import (DISABLED, EARLY, FALSE_START, LOCKED, OUT, Answer, Player, PressRecord)
+from controller.core.schema import Key, Section, positive, warn_marks
+from controller.games.base import Game
 
 MODE = "brain-ring"
+
+
+SECTION = Section("brain_ring", "Брейн-ринг: teams race for the answer after the host's «Время!».", (
+    Key("main_time_s", "float", 60.0, "The clock after the start signal.", check=positive,
+        source="practice"),
+    Key("after_wrong", "str", "fixed", "After a wrong answer the other team(s) get after_wrong_s "
+        "(fixed), what was left on the clock (remaining), or the larger of the two (max).",
+        choices=("fixed", "remaining", "max"), source="practice"),
+    Key("after_wrong_s", "float", 20.0, "Time of the other team(s) after a wrong answer.",
+        check=positive, source="practice"),
+    Key("start_delay", "bool", False, "A random pause between the host's key and the start signal "
+        "(drawn from the game seed and question number, so a replay repeats it).", source="practice"),
+    Key("start_delay_min_s", "float", 1.0, "Shortest random pause.", minimum=0.0, source="practice"),
+    Key("start_delay_max_s", "float", 4.0, "Longest random pause.", minimum=0.0, source="practice"),
+    Key("question_value", "int", 1, "Points of a question.", minimum=1, source="practice"),
+    Key("carry_over", "bool", True, "A question nobody answers adds its value to the next one "
+        "(worth 2, then 3 ...).", source="practice"),
+    Key("fight_points", "int", 3, "A fight ends when a team has this many points (3 or 5).",
+        minimum=1, source="practice"),
+    Key("warn_at_s", "list", [10, 5, 4, 3, 2, 1], "Seconds left at which a warning signal sounds.",
+        items="number", check=warn_marks, source="practice"),
+    Key("default_teams", "int", 2, "Teams in a fight when the config names no [[teams]] (the first "
+        "of the built-in list).", minimum=2, source="practice"),
+    Key("max_teams", "int", 10, "Most teams (tables) in one fight.", minimum=2, maximum=64,
+        source="practice"),
+))
+"""Брейн-ринг's settings: the ``[brain_ring]`` section of the config."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,23 +272,16 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = FALSE_START
     elif p.at < q.armed_at:
         kind = EARLY
-    elif q.holder is not None:
-        first = b.winner_at(q.presses, q.wave)
-        kind = LOCKOUT if first is not None and p.at < first + s.rules.arbiter.settle_ns else EARLY
-    elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
-        kind = LATE
-    elif b.has_pending(q.presses, p.button, q.wave):
-        return s
     else:
-        kind = PENDING
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        if kind is None:
+            return s
     name = s.teams[team].name
     if q is None or not q.open:
         b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9, press_kind=kind)
         return s
-    q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind),))
-    if kind == PENDING:
-        q = replace(q, arbiter=arb.offer(q.arbiter, p))
-    elif kind == FALSE_START:
+    q = b.record_press(q, team, p, kind)
+    if kind == FALSE_START:
         q = replace(q, out=q.out | {team})
     s = replace(s, question=q)
     b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9,
@@ -560,3 +581,35 @@ def summary(s: State) -> dict:
         "standings": standings(s),
         "questions": [question_summary(s, q) for q in questions],
     }
+
+
+# ---------------------------------------------------------------------------
+# the game object
+
+class BrainRing(Game):
+    """Брейн-ринг: teams race for the answer after the host's «Время!»."""
+
+    name = MODE
+    title_key = "mode_brain_ring"
+    sections = (SECTION,)
+    host_actions = HOST_ACTIONS
+    in_programme = True
+    initial = staticmethod(initial)
+    step = staticmethod(step)
+    wakeup = staticmethod(wakeup)
+    view = staticmethod(view)
+    summary = staticmethod(summary)
+
+    def default_teams(self, cfg: dict, built_in: bool) -> list[dict]:
+        """With no [[teams]] named, a fight of ``default_teams`` (two) of the built-in teams."""
+        return cfg["teams"][:cfg["brain_ring"]["default_teams"]] if built_in else cfg["teams"]
+
+    def check_config(self, cfg: dict) -> None:
+        b_ = cfg["brain_ring"]
+        if len(cfg["teams"]) > b_["max_teams"]:
+            raise ConfigError("teams", f"Брейн-ринг takes at most {b_['max_teams']} teams, got {len(cfg['teams'])}")
+        if b_["start_delay_max_s"] < b_["start_delay_min_s"]:
+            raise ConfigError("brain_ring.start_delay_max_s", "must be >= start_delay_min_s")
+
+
+GAME = BrainRing()

@@ -35,14 +35,53 @@ from typing import Callable
 from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
-from controller.core.errors import GameError
+from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, Release, seconds_to_ns
 from controller.games import race as b
-from controller.games.race import (ANSWER, BLOCKED, DISABLED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
+from controller.games.race import (ANSWER, BLOCKED, DISABLED, EARLY, LOCKED, PENDING, Answer,
                                        PressRecord)
 from controller.core.values import replace
+from controller.core.schema import Key, Section, nominals, positive, warn_marks
+from controller.games.base import Game
 
 MODE = "erudite"
+
+
+def _fight_types(v):
+    bad = [t for t in v if t not in ("light", "half-dark", "dark")]
+    if bad:
+        return f"unknown fight type {bad[0]!r}; use light, half-dark or dark"
+    return None
+
+
+SECTION = Section("erudite", "Эрудит-квартет [seed §4].", (
+    Key("think_time_s", "float", 7.0, "Thinking time per question after the end of reading.",
+        check=positive, source="seed §4.7"),
+    Key("after_wrong", "str", "restart", "After a wrong answer the countdown restarts in full "
+        "(restart) or continues from where the press stopped it (resume).",
+        choices=("restart", "resume")),
+    Key("nominals", "list", [10, 20, 30, 40, 50], "Nominals of a round's questions, in reading order.",
+        items="int", check=nominals, source="seed §4.3"),
+    Key("fights", "int", 3, "Fights in a game.", minimum=1, source="seed §4.2"),
+    Key("rounds_per_fight", "int", 4, "Rounds in a fight.", minimum=1, source="seed §4.2"),
+    Key("fight_types", "list", ["light", "half-dark", "dark"], "Type of each fight, in order "
+        "(the list repeats if shorter than the number of fights).", items="str",
+        check=_fight_types, source="seed §4.2"),
+    Key("captain_light_s", "float", 60.0, "Captain's time to assign players in a «светлый» fight.",
+        check=positive, source="seed §4.2"),
+    Key("captain_half_dark_s", "float", 20.0, "Captain's time to pick the round's player in a "
+        "«полутёмный» fight.", check=positive, source="seed §4.2"),
+    Key("captain_dark_s", "float", 60.0, "Captain's time to assign players before the themes of "
+        "a «тёмный» fight.", check=positive, source="seed §4.2"),
+    Key("early_block_s", "float", 0.0, "A press before the button may signal (before the host's "
+        "'wrong') is ignored and shown as early; > 0 also blocks that button for this long.",
+        minimum=0.0),
+    Key("max_teams", "int", 4, "Most teams at one table.", minimum=1, maximum=16, source="seed §4.1"),
+    Key("min_players", "int", 2, "Fewest players a team may have.", minimum=1, source="seed §4.1"),
+    Key("warn_at_s", "list", [], "Seconds left at which a warning beep sounds during the "
+        "thinking countdown (empty: none).", items="number", check=warn_marks),
+))
+"""Эрудит-квартет's settings: the ``[erudite]`` section of the config."""
 
 # Kinds of press records (what happened to a press) are shared with the other
 # button modes (controller/games/race.py); DISABLED here also covers a team
@@ -173,7 +212,6 @@ def initial(config: dict, seed: int) -> State:
 # small pure helpers
 
 
-
 def _disabled(s: State, team: int, q: Question | None = None) -> str | None:
     """Why a team's button may not signal now (None if it may)."""
     fight = q.fight if q is not None else (-1 if s.stage == "tiebreak" else s.fight)
@@ -185,10 +223,6 @@ def _disabled(s: State, team: int, q: Question | None = None) -> str | None:
     if (team, fight, rnd) in s.skips:
         return "skipped"
     return None
-
-
-def _eligible_left(s: State, q: Question) -> list[int]:
-    return [i for i in range(len(s.teams)) if i not in q.answered and _disabled(s, i, q) is None]
 
 
 def _played_in_round(s: State, fight: int, rnd: int) -> list[Question]:
@@ -214,6 +248,19 @@ def _start_think(s: State, q: Question, now: int, fx: list) -> Question:
     return replace(q, countdown=cd)
 
 
+# ---------------------------------------------------------------------------
+# §4.6 the answer rights: the first to signal answers; after a wrong answer the
+# next right (2nd, 3rd, 4th) goes to the first of the others to signal *after*
+# the ruling; each team answers a question at most once.  In the code a right is
+# a *wave* (``Question.wave``, the press records' ``wave``); the race within a
+# wave is controller/games/race.py (:func:`~controller.games.race.race_kind`) and
+# the arbiter.
+
+def _eligible_left(s: State, q: Question) -> list[int]:
+    """The teams that may still answer the question: not answered it yet, not disabled [§4.6]."""
+    return [i for i in range(len(s.teams)) if i not in q.answered and _disabled(s, i, q) is None]
+
+
 def _arm_wave(s: State, q: Question, now: int, fx: list) -> tuple[State, Question]:
     """Arm buttons from ``now``: held buttons are reported stuck and ignored until released."""
     stuck_now = sorted(btn for btn in s.held if s.team_of(btn) is not None)
@@ -224,6 +271,27 @@ def _arm_wave(s: State, q: Question, now: int, fx: list) -> tuple[State, Questio
             b.log(fx, now, "stuck", button=btn)
     return s, replace(q, armed_at=now)
 
+
+def _next_wave_countdown(s: State, q: Question, now: int, fx: list) -> Question:
+    """The countdown of a new wave: restarted (or resumed) at once if reading
+    was finished, otherwise started at the next end-of-reading mark."""
+    if q.reading_done:
+        if s.rules.after_wrong == "resume" and q.countdown is not None and q.countdown.left > 0:
+            q = replace(q, countdown=cdn.resume(q.countdown, now) if not s.paused else q.countdown)
+            b.log(fx, now, "countdown_resume", left_s=q.countdown.left / 1e9)
+        else:
+            q = _start_think(s, q, now, fx)
+    else:
+        q = replace(q, countdown=None)
+    return q
+
+
+def _next_answer_right(s: State, q: Question, now: int, fx: list) -> State:
+    """The next answer right [§4.6]: the remaining buttons may signal from ``now`` on
+    (a press before it is early), with the countdown of :func:`_next_wave_countdown`."""
+    q = replace(q, wave=q.wave + 1)
+    s, q = _arm_wave(s, q, now, fx)
+    return replace(s, question=_next_wave_countdown(s, q, now, fx))
 
 
 # ---------------------------------------------------------------------------
@@ -360,21 +428,12 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = BLOCKED
     elif p.at < q.armed_at:
         kind = EARLY
-    elif q.holder is not None:
-        winner_at = min((r.at for r in q.presses if r.wave == q.wave and r.kind == ANSWER), default=p.at)
-        kind = LOCKOUT if p.at < winner_at + s.rules.arbiter.settle_ns else EARLY
-    elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
-        kind = LATE
-    elif any(r.button == p.button and r.wave == q.wave and r.kind == PENDING for r in q.presses):
-        return replace(s, held=held)  # a second edge of a button already in the window
     else:
-        kind = PENDING
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        if kind is None:
+            return replace(s, held=held)  # a second edge of a button already in the window
     wave = q.wave
-    record = PressRecord(p.button, team, p.at, p.delivered, wave, kind)
-    if kind == PENDING:
-        q = replace(q, presses=q.presses + (record,), arbiter=arb.offer(q.arbiter, p))
-    else:
-        q = replace(q, presses=q.presses + (record,))
+    q = b.record_press(q, team, p, kind)
     s = replace(s, held=held, question=q)
     b.log(fx, p.delivered, "press", button=p.button, team=s.teams[team].name, at=p.at / 1e9,
          delivered=p.delivered / 1e9, press_kind=kind, wave=wave)
@@ -470,7 +529,6 @@ def _h_reading_done(s: State, h: Host, fx: list) -> State:
     return replace(s, question=q)
 
 
-
 def _h_right(s: State, h: Host, fx: list) -> State:
     q = b.holder_question(s, h, fx)
     if q is None:
@@ -518,24 +576,7 @@ def _h_wrong(s: State, h: Host, fx: list) -> State:
         q = replace(q, closed="exhausted")
         b.log(fx, h.at, "question_closed", reason="exhausted", question=q.number)
         return _finish_question(replace(s, question=q), h.at, fx)
-    # the next wave: the remaining buttons may signal from this moment on
-    q = replace(q, wave=q.wave + 1)
-    s, q = _arm_wave(s, q, h.at, fx)
-    return replace(s, question=_next_wave_countdown(s, q, h.at, fx))
-
-
-def _next_wave_countdown(s: State, q: Question, now: int, fx: list) -> Question:
-    """The countdown of a new wave: restarted (or resumed) at once if reading
-    was finished, otherwise started at the next end-of-reading mark."""
-    if q.reading_done:
-        if s.rules.after_wrong == "resume" and q.countdown is not None and q.countdown.left > 0:
-            q = replace(q, countdown=cdn.resume(q.countdown, now) if not s.paused else q.countdown)
-            b.log(fx, now, "countdown_resume", left_s=q.countdown.left / 1e9)
-        else:
-            q = _start_think(s, q, now, fx)
-    else:
-        q = replace(q, countdown=None)
-    return q
+    return _next_answer_right(s, q, h.at, fx)
 
 
 def _h_withdraw(s: State, h: Host, fx: list) -> State:
@@ -678,9 +719,7 @@ def _drop_disabled(s: State, now: int, fx: list) -> State:
         return s
     if q.holder is not None and _disabled(s, q.holder, q) is not None:
         fx.append(Lamp(s.teams[q.holder].button, "off"))
-        q = replace(q, holder=None, wave=q.wave + 1)
-        s, q = _arm_wave(s, q, now, fx)
-        s = replace(s, question=_next_wave_countdown(s, q, now, fx))
+        s = _next_answer_right(s, replace(q, holder=None), now, fx)
     q = s.question
     if not _eligible_left(s, q):
         s = replace(s, question=replace(q, closed="exhausted", arbiter=arb.Arbiter()))
@@ -820,14 +859,12 @@ def tied_groups(s: State) -> list[list[int]]:
     return [g for k, g in sorted(groups.items()) if len(g) > 1]
 
 
-
 def question_summary(s: State, q: Question) -> dict:
     return {"number": q.number, "fight": q.fight + 1 if q.fight >= 0 else 0, "round": q.round + 1,
             "tiebreak": q.fight == -1, "nominal": q.nominal, "theme": q.theme,
             "presses": b.press_rows(s.teams, q.presses),
             "answers": b.answer_rows(s.teams, q.answers),
             "closed": q.closed, "withdrawn": q.closed == "withdrawn"}
-
 
 
 def view(s: State, now: int | None = None) -> dict:
@@ -883,3 +920,35 @@ def summary(s: State) -> dict:
         "standings": standings(s),
         "questions": [question_summary(s, q) for q in questions],
     }
+
+
+# ---------------------------------------------------------------------------
+# the game object
+
+class Erudite(Game):
+    """Эрудит-квартет: four teams, one button each, the 2nd–4th answer rights (§4.6)."""
+
+    name = MODE
+    title_key = "mode_erudite"
+    sections = (SECTION,)
+    host_actions = HOST_ACTIONS
+    in_programme = True
+    initial = staticmethod(initial)
+    step = staticmethod(step)
+    wakeup = staticmethod(wakeup)
+    view = staticmethod(view)
+    summary = staticmethod(summary)
+
+    def check_config(self, cfg: dict) -> None:
+        """§4.1: at most ``max_teams`` teams at a table, each of at least ``min_players``."""
+        limits = cfg["erudite"]
+        for i, team in enumerate(cfg["teams"]):
+            if team["players"] < limits["min_players"]:
+                raise ConfigError(f"teams[{i}].players", f"a team needs at least {limits['min_players']} "
+                                  f"players (seed §4.1), got {team['players']}")
+        if len(cfg["teams"]) > limits["max_teams"]:
+            raise ConfigError("teams", f"Эрудит-квартет takes at most {limits['max_teams']} teams, "
+                              f"got {len(cfg['teams'])}")
+
+
+GAME = Erudite()

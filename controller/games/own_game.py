@@ -30,14 +30,41 @@ from typing import Callable
 from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
-from controller.core.errors import GameError
+from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, seconds_to_ns
 from controller.games import own_game_pack as pk
 from controller.games import race as b
-from controller.games.race import (BLOCKED, EARLY, LATE, LOCKED, LOCKOUT, PENDING, Answer,
+from controller.games.race import (BLOCKED, EARLY, LOCKED, Answer,
                                       Player, PressRecord)
+from controller.core.schema import Key, Section, nominals, positive
+from controller.games.base import Game
 
 MODE = "own-game"
+
+
+SECTION = Section("own_game", "Своя игра: individual players, one button each ([[teams]] entries are players).", (
+    Key("nominals", "list", [100, 200, 300, 400, 500], "Default nominals of a theme's questions, in "
+        "order (a \"question\" action may name its own).", items="int", check=nominals,
+        source="practice"),
+    Key("early_block_s", "float", 1.0, "A press before the host's end-of-reading mark blocks that "
+        "button for this long; every early press restarts the block (TV: 2 s, SIGame: 3 s, "
+        "Jeopardy!: 0.25 s).", minimum=0.0),
+    Key("early_sound", "bool", False, "Also play the false-start sound on an early press (the lamp "
+        "blinks and the host sees it either way)."),
+    Key("press_window_s", "float", 5.0, "Press window after the buttons are armed (and after each "
+        "wrong answer); nobody pressing closes the question with no score.", check=positive),
+    Key("answer_time_s", "float", 0.0, "Answer countdown after a press; 0 = none.", minimum=0.0),
+    Key("max_players", "int", 16, "Most players (buttons) in one game.", minimum=1, maximum=64,
+        source="practice"),
+    Key("pack", "str", "", "A SIGame question package (.siq) to play: the board of themes and "
+        "prices, the host picks a cell (docs/packages.md); \"\" = questions announced by the host "
+        "as before. `.venv/bin/buzzer run --pack FILE` sets it too."),
+    Key("pack_max_total_mb", "float", 1024.0, "Largest package accepted, unpacked, in MB (a bigger "
+        "one, or a zip bomb, is refused).", minimum=1.0),
+    Key("pack_max_file_mb", "float", 300.0, "Largest single file of a package, unpacked, in MB.",
+        minimum=1.0),
+))
+"""Своя игра's settings: the ``[own_game]`` section of the config."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,20 +224,13 @@ def _press(s: State, p: Press, fx: list) -> State:
         kind = LOCKED
     elif q.armed_at is None or p.at < q.armed_at:
         kind = EARLY
-    elif q.holder is not None:
-        first = b.winner_at(q.presses, q.wave)
-        kind = LOCKOUT if first is not None and p.at < first + s.rules.arbiter.settle_ns else EARLY
-    elif s.block_until[team] and p.at < s.block_until[team]:
+    elif q.holder is None and s.block_until[team] and p.at < s.block_until[team]:
         kind = BLOCKED
-    elif q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
-        kind = LATE
-    elif b.has_pending(q.presses, p.button, q.wave):
-        return s
     else:
-        kind = PENDING
-    q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind),))
-    if kind == PENDING:
-        q = replace(q, arbiter=arb.offer(q.arbiter, p))
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        if kind is None:
+            return s
+    q = b.record_press(q, team, p, kind)
     s = replace(s, question=q)
     name = s.teams[team].name
     b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9,
@@ -517,3 +537,50 @@ def summary(s: State) -> dict:
         "questions": [question_summary(s, q) for q in questions],
         **({"pack": pk.summary(s)} if s.pack is not None else {}),
     }
+
+
+# ---------------------------------------------------------------------------
+# the game object
+
+class OwnGame(Game):
+    """Своя игра: individual players, one button each; a wrong answer costs the nominal."""
+
+    name = MODE
+    title_key = "mode_jeopardy"
+    sections = (SECTION,)
+    host_actions = HOST_ACTIONS
+    in_programme = True
+    plays_packages = True   # a SIGame package (controller/content/packs.py, own_game_pack.py)
+    initial = staticmethod(initial)
+    step = staticmethod(step)
+    wakeup = staticmethod(wakeup)
+    view = staticmethod(view)
+    summary = staticmethod(summary)
+
+    def check_config(self, cfg: dict) -> None:
+        n, most = len(cfg["teams"]), cfg["own_game"]["max_players"]
+        if n > most:
+            raise ConfigError("teams", f"Своя игра takes at most {most} players, got {n}")
+
+    def describe(self, cfg: dict) -> str:
+        return f"{len(cfg['teams'])} players"
+
+    def actions_now(self, state: State) -> tuple[str, ...]:
+        return host_actions(state)
+
+    def key_layers(self, cfg: dict, program_keys) -> list:
+        """With a SIGame package the number keys pick the cell and type stakes (a key the host
+        map already uses, keypad 0 the end-of-reading key, keeps its action: it types a 0 while
+        a stake is typed) and the next-round key moves to the package's next round."""
+        layers = [cfg["keys"]]
+        if (cfg.get("own_game") or {}).get("package"):
+            taken = {n.lower() for names in cfg["keys"].values() for n in names}
+            layers.append({**{f"digit_{d}": [n for n in (str(d), f"[{d}]") if n not in taken] for d in range(10)},
+                           "pack_round": list(cfg["keys"].get("next_round", []))})
+        return layers
+
+    def known_actions(self, cfg: dict) -> set[str]:
+        return set(self.host_actions)
+
+
+GAME = OwnGame()

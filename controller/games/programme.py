@@ -16,21 +16,60 @@ seed, so a replay repeats every tie draw and random pause.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, replace
-from types import ModuleType
 from typing import Any
 
+from controller import games
 from controller.app import config as config_mod
 from controller.core.effects import Flash
-from controller.core.errors import GameError
+from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Tick
+from controller.core.schema import Key, Section, _show
 from controller.games import race as b
-from controller.core.engine import MODES
+from controller.games.base import Game
 
 MODE = "programme"
 
 MOVE_ON = ("next_game", "next_round")
+
+
+def _programme_rounds(v):
+    playable = [name for name in games.names() if games.get(name).in_programme]
+    for i, r in enumerate(v):
+        unknown = sorted(set(r) - {"mode", "title", "settings"})
+        if unknown:
+            return f"[{i}].{unknown[0]}: unknown key; allowed: mode, title, settings"
+        if r.get("mode") not in playable:
+            return f"[{i}].mode: must be one of {', '.join(playable)}; got {_show(r.get('mode'))}"
+        if not isinstance(r.get("title", ""), str):
+            return f"[{i}].title: expected a string"
+        if not isinstance(r.get("settings", {}), dict):
+            return f"[{i}].settings: expected a table"
+    return None
+
+
+SECTION = Section("programme", "A programme of rounds, each its own game, with running totals (teams "
+        "matched by name).", (
+    Key("rounds", "list", [], "Rounds in order: tables with mode (erudite, own-game, brain-ring, "
+        "chgk), title and settings (config keys of that round, e.g. { own_game = { "
+        "press_window_s = 4.0 } } or a teams list).", items="dict",
+        check=lambda v: _programme_rounds(v)),
+))
+"""A programme's settings: the ``[programme]`` section of the config."""
+
+
+def round_configs(cfg: dict) -> list[dict]:
+    """The validated config of each programme round: the whole config, the round's mode and
+    settings on top.  Pure (no I/O); a problem names the round's key."""
+    out = []
+    for i, r in enumerate(cfg.get("programme", {}).get("rounds", [])):
+        data = dict(r.get("settings", {}))
+        data["mode"] = r["mode"]
+        try:
+            out.append(config_mod.build(data, base=cfg))
+        except ConfigError as exc:
+            raise ConfigError(f"programme.rounds[{i}].settings.{exc.key}", exc.problem) from None
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +91,8 @@ class State:
     renames: tuple[tuple[str, str], ...] = ()   # (a name a team had, the name it has now)
 
 
-def _module(mode: str) -> ModuleType:
-    return importlib.import_module(MODES[mode])
+def _module(mode: str) -> Game:
+    return games.get(mode)
 
 
 def round_seed(seed: int, index: int) -> int:
@@ -62,14 +101,14 @@ def round_seed(seed: int, index: int) -> int:
 
 def initial(config: dict, seed: int) -> State:
     rounds = tuple(Round(r["mode"], r.get("title") or f"{i + 1}", c) for i, (r, c) in
-                   enumerate(zip(config["programme"]["rounds"], config_mod.programme_round_configs(config))))
+                   enumerate(zip(config["programme"]["rounds"], round_configs(config))))
     if not rounds:
         raise GameError("the programme has no rounds ([[programme.rounds]])")
     first = _module(rounds[0].mode).initial(rounds[0].config, round_seed(seed, 0))
     return State(rounds=rounds, seed=seed, game=first)
 
 
-def _current(s: State) -> ModuleType:
+def _current(s: State) -> Game:
     return _module(s.rounds[s.index].mode)
 
 
@@ -167,7 +206,7 @@ def _moves_on(s: State, h: Host) -> bool:
     if h.action != "next_round":
         return False
     mod = _current(s)
-    return "next_round" not in mod.HOST_ACTIONS or mod.view(s.game)["stage"] == "finished"
+    return "next_round" not in mod.host_actions or mod.view(s.game)["stage"] == "finished"
 
 
 def step(s: State, event) -> tuple[State, list]:
@@ -181,7 +220,7 @@ def step(s: State, event) -> tuple[State, list]:
         return s, fx
     if isinstance(event, Host) and event.action == "rename":
         return _rename(s, replace(event, at=max(event.at, s.now)), fx), fx
-    if isinstance(event, Host) and event.action not in _current(s).HOST_ACTIONS:
+    if isinstance(event, Host) and event.action not in _current(s).host_actions:
         raise GameError(f"unknown host action {event.action!r} in round {s.index + 1} "
                         f"({s.rounds[s.index].mode}); known: {', '.join(host_actions(s))}")
     game, fx = _current(s).step(s.game, event)
@@ -190,7 +229,7 @@ def step(s: State, event) -> tuple[State, list]:
 
 def host_actions(s: State) -> list[str]:
     """What the host may do now: the current round's actions plus moving on."""
-    return list(_current(s).HOST_ACTIONS) + [a for a in MOVE_ON if a not in _current(s).HOST_ACTIONS]
+    return list(_current(s).host_actions) + [a for a in MOVE_ON if a not in _current(s).host_actions]
 
 
 HOST_ACTIONS = {"next_game": _move_on, "next_round": _move_on}
@@ -199,7 +238,7 @@ HOST_ACTIONS = {"next_game": _move_on, "next_round": _move_on}
 
 def view(s: State, now: int | None = None) -> dict:
     inner = _current(s).view(s.game, now)
-    return dict(inner, programme={
+    return dict(inner, series={
         "round": s.index + 1, "rounds": len(s.rounds), "title": s.rounds[s.index].title,
         "mode": s.rounds[s.index].mode, "titles": [r.title for r in s.rounds],
         "totals": totals(s), "standings": standings(s), "finished": s.stage == "finished"},
@@ -211,3 +250,44 @@ def summary(s: State) -> dict:
     questions = [dict(q, round=r["round"]) for r in rounds for q in r.get("questions", [])]
     return {"mode": MODE, "seed": s.seed, "stage": s.stage, "round": s.index + 1,
             "scores": totals(s), "standings": standings(s), "rounds": rounds, "questions": questions}
+
+
+# ---------------------------------------------------------------------------
+# the game object
+
+class Programme(Game):
+    """A programme: several games in a row, each round its own game, with running totals."""
+
+    name = MODE
+    title_key = "mode_programme"
+    sections = (SECTION,)
+    host_actions = HOST_ACTIONS
+    initial = staticmethod(initial)
+    step = staticmethod(step)
+    wakeup = staticmethod(wakeup)
+    view = staticmethod(view)
+    summary = staticmethod(summary)
+
+    def actions_now(self, state: State) -> tuple[str, ...]:
+        return tuple(host_actions(state))
+
+    def finished(self, state: State) -> bool:
+        return state.stage == "finished"
+
+    def known_actions(self, cfg: dict) -> set[str]:
+        rounds = {r["mode"] for r in cfg["programme"]["rounds"]}
+        return set(self.host_actions).union(*(games.get(m).known_actions(cfg) for m in rounds))
+
+    def check_config(self, cfg: dict) -> None:
+        if not cfg["programme"]["rounds"]:
+            raise ConfigError("programme.rounds", "a programme needs at least one round")
+        round_configs(cfg)
+
+    def script_buttons(self, cfg: dict) -> set[str] | None:
+        return None   # each round may have its own teams: the round's game checks its presses
+
+    def describe(self, cfg: dict) -> str:
+        return f"{len(cfg['programme']['rounds'])} rounds"
+
+
+GAME = Programme()

@@ -173,6 +173,33 @@ def has_pending(presses: Sequence[PressRecord], button: str, wave: int) -> bool:
     return any(r.button == button and r.wave == wave and r.kind == PENDING for r in presses)
 
 
+def race_kind(q: Any, p: Press, settle_ns: int) -> str | None:
+    """What a press that may take part in the race for the answer is (the games check
+    first whether the button may signal at all: locked, early, blocked …).
+
+    * someone holds the answer: a press inside the winner's settle window lost the race
+      (LOCKOUT), a later one came too soon for the next wave (EARLY);
+    * the countdown is over: LATE;
+    * the button already waits in the settle window: None (a second edge, ignored);
+    * otherwise it races: PENDING.
+
+    ``q`` is the question: ``holder``, ``presses``, ``wave`` and ``countdown``."""
+    if q.holder is not None:
+        first = winner_at(q.presses, q.wave)
+        return LOCKOUT if first is not None and p.at < first + settle_ns else EARLY
+    if q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
+        return LATE
+    if has_pending(q.presses, p.button, q.wave):
+        return None
+    return PENDING
+
+
+def record_press(q: Any, team: int, p: Press, kind: str) -> Any:
+    """The question with the press recorded; a PENDING press joins the arbiter's window."""
+    q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind),))
+    return replace(q, arbiter=arb.offer(q.arbiter, p)) if kind == PENDING else q
+
+
 def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, rules: arb.ArbiterRules,
            salt: str, button_order: Sequence[str]) -> tuple[list[Press], tuple[PressRecord, ...]]:
     """Name the winner of a settled window: the presses in edge order, and the

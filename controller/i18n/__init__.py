@@ -153,11 +153,14 @@ def t(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
 
 
 PARAM_WORDS: dict[str, dict[str, str]] = {
-    "role": {r: f"role_{r}" for r in ("civilian", "mafia", "don", "commissar", "doctor")},
     "kind": {"minute": "speech", "defence": "defence", "last_word": "last_word"},
 }
-"""Notice parameters that carry a name from the engine (a «Мафия» role, a kind of speech):
+"""Notice parameters that carry a name from the engine (a kind of speech):
 parameter -> value -> the key of its words."""
+
+PARAM_PREFIXES: dict[str, str] = {"role": "role_"}
+"""Notice parameters whose value names its words by a prefix (a «Мафия» role ``don``:
+the key ``role_don``)."""
 
 
 def notice(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
@@ -167,18 +170,11 @@ def notice(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
         value = params.get(name)
         if isinstance(value, str) and value in words:
             params[name] = t(words[value], lang)
+    for name, prefix in PARAM_PREFIXES.items():
+        value = params.get(name)
+        if isinstance(value, str) and prefix + value in messages(lang):
+            params[name] = t(prefix + value, lang)
     return t(key, lang, **params)
-
-
-MODE_TITLES = {"erudite": "mode_erudite", "own-game": "mode_jeopardy", "brain-ring": "mode_brain_ring",
-               "chgk": "mode_chgk", "mafia": "mode_mafia", "programme": "mode_programme"}
-"""Mode name (as in config) -> key of its title."""
-
-
-def mode_title(mode: Any, lang: str = DEFAULT_LANG) -> str:
-    """A game mode in words: ``mode_title("own-game")`` gives «Своя игра»."""
-    key = MODE_TITLES.get(str(mode))
-    return t(key, lang) if key else str(mode)
 
 
 ACTION_LABELS = {"reading_done": "action_arm", "resume": "action_pause"}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from controller import games
+
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
 """A key under the Russian layout names its letter in Cyrillic: the same physical key, in the
@@ -41,7 +43,7 @@ class HostKeys:
 
     actions: dict[str, str] = field(default_factory=dict)
 
-    GLOBAL = ("help", "quit", "mute", "new_game")
+    GLOBAL = ("help", "quit", "mute", "new_game", "new_token")
     """Keys of the program itself, kept from ``[keys]`` in every mode."""
 
     LOOP = ("rename",)
@@ -51,27 +53,11 @@ class HostKeys:
     @classmethod
     def from_config(cls, cfg: dict) -> "HostKeys":
         out = {}
-        keymap = cfg["keys"]
-        if cfg["mode"] == "mafia":
-            # the judge's own map; digits type seat numbers there
-            keymap = {**{a: cfg["keys"][a] for a in cls.GLOBAL + cls.LOOP if a in cfg["keys"]},
-                      **cfg["mafia"]["keys"]}
-        for action, names in keymap.items():
-            for n in names:
-                out[n.lower()] = action
-        if cfg["mode"] == "chgk":
-            for action, names in cfg["chgk"]["keys"].items():  # team numbers and results on top
+        program_keys = {a: cfg["keys"][a] for a in cls.GLOBAL + cls.LOOP if a in cfg["keys"]}
+        for keymap in games.get(cfg["mode"]).key_layers(cfg, program_keys):  # later layers on top
+            for action, names in keymap.items():
                 for n in names:
                     out[n.lower()] = action
-        if cfg["mode"] == "own-game" and (cfg.get("own_game") or {}).get("package"):
-            # a SIGame package: the number keys pick the cell and type stakes (keypad 0 stays
-            # the end-of-reading key; it types a 0 while a stake is typed: docs/packages.md)
-            for d in range(10):
-                out.setdefault(str(d), f"digit_{d}")
-                out.setdefault(f"[{d}]", f"digit_{d}")
-            for name, action in list(out.items()):
-                if action == "next_round":    # R: the package's next round
-                    out[name] = "pack_round"
         return cls(out)
 
     def action(self, names: list[str]) -> str | None:

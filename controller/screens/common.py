@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from controller.i18n import MINUS, MODE_TITLES, mode_title, signed, t  # noqa: F401  (re-exported)
+from controller import games
+from controller.i18n import MINUS, signed, t  # noqa: F401  (re-exported)
 from controller.games.race import COUNTED
 
 FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "mafia.removed": "removed", "fight_over": "winner",
@@ -39,8 +40,19 @@ PRESS_TAG_KEYS = {"early": "early", "false_start": "false_start", "blocked": "bl
 # COUNTED: the press kinds that took part in the race (numbered in the press order), as the
 # button race (controller.games.race) names them -- one definition for the engine and the screens
 
-NO_PRESS_ORDER = frozenset({"chgk"})
-"""Modes without a race for the buttons: no press order."""
+
+
+def mode_title(mode: Any, lang: str) -> str:
+    """A game in words: ``mode_title("own-game", "ru")`` gives «Своя игра» (a name that
+    is no game is shown as it is)."""
+    key = games.title_key(mode)
+    return t(key, lang) if key else str(mode)
+
+
+def press_order_shown(view: Mapping[str, Any]) -> bool:
+    """The game races for the buttons: the screens show the press order (a game
+    without a race says ``"press_order": False`` in its view)."""
+    return view.get("press_order", True)
 
 COUNTDOWN_LABELS = {"think": "think_time", "answer": "answer_time", "captain": "captain_timer",
                     "minute": "speech", "defence": "defence", "last_word": "last_word",

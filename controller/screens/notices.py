@@ -41,7 +41,7 @@ def _question(view: Mapping[str, Any]) -> tuple:
     """The question in play and where it stands: which question (in which programme round),
     open or closed, its phase (ЧГК), the stage of the game."""
     q = view.get("question") or {}
-    return (view.get("stage"), (view.get("programme") or {}).get("round"), view.get("fight"), view.get("round"),
+    return (view.get("stage"), (view.get("series") or {}).get("round"), view.get("fight"), view.get("round"),
             q.get("number"), q.get("label"), bool(q.get("open")), q.get("closed"), q.get("phase"))
 
 
@@ -74,7 +74,7 @@ def _speech(view: Mapping[str, Any]) -> tuple:
 
 
 def _stage(view: Mapping[str, Any]) -> tuple:
-    return (view.get("stage"), view.get("phase"), view.get("fight"), (view.get("programme") or {}).get("round"),
+    return (view.get("stage"), view.get("phase"), view.get("fight"), (view.get("series") or {}).get("round"),
             view.get("winner"))
 
 

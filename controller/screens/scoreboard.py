@@ -32,10 +32,10 @@ from controller.screens.pack_screen import PackScreen
 
 from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, MINUS, action_label, signed, t
-from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT, MODE_TITLES: re-exported)
-    COUNTED, FLASH_TEXT, MODE_TITLES, NO_PRESS_ORDER, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
+from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
+    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
-    holder_index, info_slots, main_panel, mafia_main, mode_title, press_numbers, question_head, show_table,
+    holder_index, info_slots, main_panel, mafia_main, mode_title, press_numbers, press_order_shown, question_head, show_table,
     structure, team_marks, theme, timer_of)
 
 Rect = pygame.Rect
@@ -125,7 +125,7 @@ def _grid(area: Rect, n: int, cols: int, gap: int) -> list[Rect]:
 def layout(size: tuple[int, int], n_teams: int, kind: str = "game") -> dict[str, Any]:
     """Rectangles of every screen region for a ``size`` surface.
 
-    ``kind``: ``game`` (teams, holder, countdown, presses), ``mafia`` (speaker
+    ``kind``: ``game`` (teams, holder, countdown, presses), ``seats`` (speaker
     timer and seats) or ``table`` (standings only).
     """
     W, H = size
@@ -149,7 +149,7 @@ def layout(size: tuple[int, int], n_teams: int, kind: str = "game") -> dict[str,
         out["table"] = Rect(pad, top, W - 2 * pad, H - top - pad)
         return out
     n = max(n_teams, 1)
-    if kind == "mafia":
+    if kind == "seats":
         cols = (2 if n <= 6 else 3) if portrait else math.ceil(n / 2) if n <= 12 else math.ceil(n / 3)
         rows = math.ceil(n / cols)
         seats_h = round(H * (0.52 if portrait else min(0.2 * rows, 0.46)))
@@ -283,7 +283,7 @@ class Scoreboard:
 
     def _layout_for(self, view: Mapping[str, Any]) -> dict:
         if "seats" in view:
-            return self._layout("mafia", len(view.get("seats") or ()))
+            return self._layout("seats", len(view.get("seats") or ()))
         n = len(view.get("teams") or view.get("players") or ())
         return self._layout("table" if self._show_table(view) else "game", n)
 
@@ -359,7 +359,7 @@ class Scoreboard:
                     self.pack.draw_question(self, surface, lay["main"], view["pack"])
                 else:
                     self._draw_main(surface, lay, view, teams)
-                if view.get("mode") in NO_PRESS_ORDER:
+                if not press_order_shown(view):
                     self._draw_info(surface, lay["info"].union(lay["presses"]), view)
                 else:
                     self._draw_info(surface, lay["info"], view)
@@ -516,7 +516,7 @@ class Scoreboard:
             self._draw_closed(surface, rect, view, teams)
         else:
             self._panel(surface, rect, PANEL, 0.05)
-            title = mode_title(view.get("mode", "erudite"), lang)
+            title = mode_title(view.get("mode"), lang)
             self._text(surface, title, Rect(rect.x, rect.y + rect.height // 4, rect.width, rect.height // 3),
                        int(rect.height * 0.2), TEXT, bold=True)
             self._text(surface, self._structure(view),

@@ -20,6 +20,7 @@ import time
 import tty
 from typing import Any, Mapping
 
+from controller import games
 from controller.core import engine
 from controller.screens import common as screen
 from controller.i18n import action_label, signed, t
@@ -107,7 +108,7 @@ def _presses(view: Mapping[str, Any], lang: str) -> str:
     """The press order of the question: each wave's presses with their gaps, the current wave last."""
     q = view.get("question") or {}
     rows = list(q.get("presses") or ())
-    if not rows or view.get("mode") in screen.NO_PRESS_ORDER:
+    if not rows or not screen.press_order_shown(view):
         return ""
     numbers = screen.press_numbers(q)
     waves: dict[int, list[str]] = {}
@@ -237,26 +238,17 @@ def flash_line(flash: Mapping[str, Any], lang: str) -> str:
     return f"» {text}" + (f": {team}" if team else "")
 
 
-DIGIT_ACTIONS = {"mafia": "seat_number", "chgk": "team_number"}
-"""The pseudo-action the digit keys stand for in the key help (one row, not ten)."""
-
-
 def mode_keys(cfg: dict) -> dict[str, list[str]]:
     """The host's keys that do something in this game: action -> key names (pygame style).
 
-    The effective map (``[keys]``, or the «Мафия» judge's map, plus ЧГК's keys on top),
-    keeping only the actions this mode has and the program's own keys (help, sound,
-    new game, quit); the digit keys become one ``seat_number`` / ``team_number`` entry
-    with the names ``0–9`` and ``[0–9]``.  Used by the help overlay and the terminal help.
+    The effective map (the game's key layers, see :meth:`~controller.games.base.Game.key_layers`),
+    keeping only the actions this game has and the program's own keys (help, sound,
+    new game, quit); the digit keys become one entry (the game's ``digit_action``:
+    ``seat_number`` / ``team_number``) with the names ``0–9`` and ``[0–9]``.  Used by the
+    help overlay and the terminal help.
     """
-
-    mode = cfg["mode"]
-    if mode == "programme":
-        modes = {r["mode"] for r in cfg["programme"]["rounds"]}
-        known = set(engine.host_actions(mode)).union(*(engine.host_actions(m) for m in modes))
-    else:
-        known = set(engine.host_actions(mode))
-    known |= set(HostKeys.GLOBAL) | set(HostKeys.LOOP) | ({"import_results"} if mode == "chgk" else set())
+    game = games.get(cfg["mode"])
+    known = game.known_actions(cfg) | set(HostKeys.GLOBAL) | set(HostKeys.LOOP) | set(games.extras_actions(cfg["mode"]))
     out: dict[str, list[str]] = {}
     digits: list[str] = []
     for key, action in HostKeys.from_config(cfg).actions.items():
@@ -268,7 +260,7 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
     if digits:
         names = ["0–9"] if any(k.isdigit() for k in digits) else []
         names += ["[0–9]"] if any(k.startswith("[") for k in digits) else []
-        out = {DIGIT_ACTIONS.get(mode, "team_number"): names, **out}
+        out = {game.digit_action: names, **out}
     # the game's keys first, the program's own (help, sound, new game, quit) last
     return dict(sorted(out.items(), key=lambda item: item[0] in HostKeys.GLOBAL))
 
@@ -276,7 +268,7 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
 def team_keys(cfg: dict, view: dict | None = None) -> list[tuple[str, str]]:
     """(key, team name) of every team with a keyboard key, in modes where buttons play;
     with the game's ``view``, the names the teams have now (a team may be renamed)."""
-    if cfg["mode"] in ("mafia", "chgk"):
+    if not games.get(cfg["mode"]).buttons_play:
         return []
     now = {tm.get("button"): tm["name"] for tm in (view or {}).get("teams") or ()}
     return [(tm["key"], now.get(tm["button"], tm["name"])) for tm in cfg["teams"] if tm.get("key")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 
+from controller.screens import viewmodel
 from controller.core import engine
 from controller.i18n import t
 from controller.screens.terminal import mode_keys, team_keys
@@ -84,13 +85,15 @@ def run_window(loop, seconds: float | None = None) -> None:
                 continue  # a deadline (the arbiter's decision) is about to fall due: no frame now
             last_draw = wall
             now = loop.clock.now()
-            view = engine.view(loop.state, now)
-            if loop.help:
+            # the projector shows the audience part of the view model; the host's part only
+            # when [display] host_overlay asks for it (a laptop game with no phone)
+            vm = viewmodel.build(engine.view(loop.state, now), lang=cfg["language"], status=loop.status(),
+                                 flash=loop.current_flash(), help_on=loop.help)
+            view, flash, status, help_on = viewmodel.projector(vm, cfg["display"]["host_overlay"])
+            if help_on:
                 board.set_team_keys(team_keys(cfg, view))  # the names the teams have now
-            status = loop.status()
-            flash = loop.current_flash()
-            if loop.dirty or board.needs_redraw(view, now, flash, status, loop.help):
-                board.draw(surface, view, now, flash=flash, status=status, help_overlay=loop.help)
+            if loop.dirty or board.needs_redraw(view, now, flash, status, help_on):
+                board.draw(surface, view, now, flash=flash, status=status, help_overlay=help_on)
                 pygame.display.flip()
                 loop.dirty = False
                 if os.environ.get("BUZZER_EXIT_AFTER_FIRST_FRAME") == "1":

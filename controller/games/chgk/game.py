@@ -35,8 +35,36 @@ from controller.core.events import Host, seconds_to_ns
 from controller.games import race as b
 from controller.games.race import Player
 from controller.games.chgk.results import parse_question
+from controller.core.schema import Key, Section, action_keys, positive, warn_marks
+from controller.games.base import Game
 
 MODE = "chgk"
+
+SECTION = Section("chgk", "«Что? Где? Когда?»: the controller is the timer and the score sheet [seed §3].", (
+    Key("tours", "int", 4, "Tours in a tournament.", minimum=1, source="seed §3.2"),
+    Key("questions_per_tour", "int", 12, "Questions in a tour.", minimum=1, source="seed §3.2"),
+    Key("discussion_s", "float", 60.0, "Discussion time after the start signal.", check=positive,
+        source="practice"),
+    Key("warn_at_s", "list", [10], "Seconds left at which a warning signal sounds.",
+        items="number", check=warn_marks, source="practice"),
+    Key("answer_s", "float", 10.0, "Time to write and hand in the answer after the end signal "
+        "(0: none).", minimum=0.0, source="practice"),
+    Key("blitz_s", "float", 20.0, "Discussion time of a blitz question.", check=positive,
+        source="practice"),
+    Key("prize_places", "int", 3, "Places settled by a shoot-out when teams tie; ties below share "
+        "places (\"4–6\").", minimum=1, source="seed §3.4–3.5"),
+    Key("results_csv", "str", "results.csv", "CSV file (team,question,result) the host's "
+        "import_results key reads into the game (e.g. the jury's sheet)."),
+    Key("keys", "dict", {"mark_right": ["[+]", "="], "mark_wrong": ["[-]", "-"],
+                         "clear": ["backspace", "delete"], "question": ["n"],
+                         "start_clock": ["space", "[0]", "t"], "blitz": ["b"],
+                         "shootout": ["o"], "import_results": ["i"],
+                         **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(1, 10)},
+                         "digit_0": ["0"]},
+        "The host's keys in ЧГК on top of [keys]: type a team's number, then mark_right or "
+        "mark_wrong for the current question.", check=action_keys),
+))
+"""ЧГК's settings: the ``[chgk]`` section of the config."""
 
 MAIN = "main"
 SHOOTOUT = "shootout"
@@ -475,6 +503,7 @@ def view(s: State, now: int | None = None) -> dict:
     tied = contested(s)
     return {
         "mode": MODE, "stage": s.stage, "paused": s.paused,
+        "press_order": False,             # no race for the buttons: the screens show no press order
         "tour": None if s.current is None or s.current[0] == SHOOTOUT else (s.current[1] - 1) // s.rules.per_tour + 1,
         "tours": s.rules.tours, "questions_per_tour": s.rules.per_tour,
         "teams": teams, "question": question, "phase": s.phase, "entry": s.entry,
@@ -494,3 +523,30 @@ def summary(s: State) -> dict:
         "questions": [question_summary(s, k) for k in _asked(s)],
         "appeals": list(s.appeals),
     }
+
+
+# ---------------------------------------------------------------------------
+# the game object
+
+class Chgk(Game):
+    """«Что? Где? Когда?»: the controller is the timer and the score sheet; the host types
+    team numbers and marks answers (no buttons).  Its extras read the jury's CSV."""
+
+    name = MODE
+    title_key = "mode_chgk"
+    sections = (SECTION,)
+    host_actions = HOST_ACTIONS
+    buttons_play = False
+    archive_when_finished = False   # the jury's results may still come in
+    in_programme = True
+    initial = staticmethod(initial)
+    step = staticmethod(step)
+    wakeup = staticmethod(wakeup)
+    view = staticmethod(view)
+    summary = staticmethod(summary)
+
+    def key_layers(self, cfg, program_keys):
+        return [cfg["keys"], cfg["chgk"]["keys"]]   # team numbers and results on top of [keys]
+
+
+GAME = Chgk()

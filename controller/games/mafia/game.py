@@ -35,6 +35,7 @@ from controller.core.errors import ConfigError, GameError
 from controller.core.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
 from controller.games.race import NAME_MAX, clean_name, name_problem
 from controller.core.schema import Key, Section, check_value, positive
+from controller.games.base import Game
 
 # --------------------------------------------------------------------------
 # Settings: the [mafia] config section.
@@ -816,3 +817,40 @@ def summary(state: MafiaState) -> dict[str, Any]:
                                                             or state.settings.removal_disqualifies)}
                   for s in state.seats],
     }
+
+
+# --------------------------------------------------------------------------
+# The game object.
+
+
+class Mafia(Game):
+    """The «Мафия» table: the judge's speech timer, fouls and the protocol (its extras
+    write the protocol file).  Seats, not buttons: the judge types seat numbers."""
+
+    name = "mafia"
+    title_key = "mode_mafia"
+    sections = (SECTION,)
+    host_actions = HOST_ACTIONS
+    buttons_play = False
+    digit_action = "seat_number"
+    members = "seat"
+    archive_when_finished = False   # roles and protests are entered after the end
+    initial = staticmethod(initial)
+    step = staticmethod(step)
+    wakeup = staticmethod(wakeup)
+    view = staticmethod(view)
+    summary = staticmethod(summary)
+
+    def check_settings(self, cfg: dict) -> None:
+        """[mafia]: rules between keys (remove_fouls > silence_fouls, names fit the seats ...)."""
+        validate_settings(cfg["mafia"])
+
+    def key_layers(self, cfg, program_keys):
+        return [{**program_keys, **cfg["mafia"]["keys"]}]   # the judge's own map; digits type seat numbers
+
+    def describe(self, cfg: dict) -> str:
+        seats, names = cfg["mafia"]["seats"], len(cfg["mafia"]["players"])
+        return f"{seats} seats" + (f", {names} player names" if names else "")
+
+
+GAME = Mafia()

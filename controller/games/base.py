@@ -1,0 +1,161 @@
+"""The one interface every game implements.
+
+A game is one object, a subclass of :class:`Game` (in the spirit of
+python-chess's variants and gpiozero's ``Pin``: a small base with the hooks a
+game must and may override).  It declares everything the shell needs to know
+(its name in config, its title, its settings schema, its host actions, what
+its digit keys type, whether buttons play) and carries its rules as pure
+functions: events in, new state and effects out.  The shell (the loop, the
+screens, the command line) talks to games only through this class and never
+names one.
+
+What a game does that is not pure (the «Мафия» protocol written to a file,
+ЧГК's results read from the jury's CSV) lives beside it as
+:class:`ShellExtras`, created by the shell for each game it runs, so the game
+module itself stays free of I/O (``tests/test_engine.py`` checks that).
+
+The registry that maps config names to games is :mod:`controller.games`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, Mapping, Protocol
+
+from controller.core.schema import Section
+
+
+class Game:
+    """A game: its declarations (class attributes) and its rules (the hooks).
+
+    Must override: :meth:`initial`, :meth:`step`, :meth:`wakeup`, :meth:`view`,
+    :meth:`summary`, and set :attr:`name`, :attr:`title_key`, :attr:`host_actions`.
+    May override the rest; the defaults fit a game of teams with buttons.
+    """
+
+    name: ClassVar[str] = ""
+    """The game's name in config (``mode = "erudite"``)."""
+
+    title_key: ClassVar[str] = ""
+    """Catalog key of the game's title («Эрудит-квартет»)."""
+
+    sections: ClassVar[tuple[Section, ...]] = ()
+    """The game's settings schema: the config sections it owns, with defaults and limits."""
+
+    host_actions: ClassVar[Mapping[str, Callable]] = {}
+    """Every host action the game takes (action name -> its rule)."""
+
+    buttons_play: ClassVar[bool] = True
+    """Players' buttons take part (False: the host types seat or team numbers instead).
+    A scripted session's ``press`` lines and the team keys in the help follow it."""
+
+    digit_action: ClassVar[str] = "team_number"
+    """What the digit keys type, as one row of the key help."""
+
+    members: ClassVar[str] = "team"
+    """What a rename picks and its parameter name: ``team`` or ``seat``."""
+
+    archive_when_finished: ClassVar[bool] = True
+    """Archive the journal when the game ends.  False where the host goes on entering
+    results after the end (a protocol's roles, a jury's sheet)."""
+
+    in_programme: ClassVar[bool] = False
+    """The game may be a round of a programme."""
+
+    # -- the rules (pure) ------------------------------------------------------
+    def initial(self, config: dict, seed: int) -> Any:
+        """The state of a new game described by ``config``."""
+        raise NotImplementedError
+
+    def step(self, state: Any, event: Any) -> tuple[Any, list]:
+        """Apply one event: the new state and the effects."""
+        raise NotImplementedError
+
+    def wakeup(self, state: Any) -> int | None:
+        """Engine time at which the state next needs a Tick, or None."""
+        raise NotImplementedError
+
+    def view(self, state: Any, now: int | None = None) -> dict:
+        """What the screens show: a plain, JSON-ready value.  Host-only data goes under
+        the key ``"host"`` (the view model keeps it off the audience's screens)."""
+        raise NotImplementedError
+
+    def summary(self, state: Any) -> dict:
+        """The game's result as ``buzzer simulate`` prints it."""
+        raise NotImplementedError
+
+    def actions_now(self, state: Any) -> tuple[str, ...]:
+        """The host actions the game takes now (a programme: its current round's game)."""
+        return tuple(self.host_actions)
+
+    def key_action(self, state: Any, action: str) -> str:
+        """The action a host key stands for now: the pause key resumes a paused clock."""
+        if action == "pause" and getattr(state, "paused", False):
+            return "resume"
+        return action
+
+    def finished(self, state: Any) -> bool:
+        """True once the game is over."""
+        return getattr(state, "stage", None) == "finished" or getattr(state, "phase", None) == "ended"
+
+    # -- what the shell asks -----------------------------------------------------
+    def check_settings(self, cfg: dict) -> None:
+        """Rules between the keys of the game's own sections, checked in every config
+        whatever it plays; raise :class:`~controller.core.errors.ConfigError` naming the key."""
+
+    def check_config(self, cfg: dict) -> None:
+        """What the game needs of the whole config when it is played (team counts …);
+        raise :class:`~controller.core.errors.ConfigError` naming the key."""
+
+    def default_teams(self, cfg: dict, built_in: bool) -> list[dict]:
+        """The teams to play when the config names none (``built_in``: ``cfg["teams"]``
+        are the program's built-in four)."""
+        return cfg["teams"]
+
+    def key_layers(self, cfg: dict, program_keys: Mapping[str, list]) -> list[Mapping[str, list]]:
+        """The host key maps (action -> key names) in force, later layers on top.
+        ``program_keys`` are the program's own keys (help, quit …) from ``[keys]``."""
+        return [cfg["keys"]]
+
+    def known_actions(self, cfg: dict) -> set[str]:
+        """Every host action this game may take in a game configured by ``cfg``."""
+        return set(self.host_actions)
+
+    def script_buttons(self, cfg: dict) -> set[str] | None:
+        """The buttons a scripted session's presses may name (None: not checked here)."""
+        return {t["button"] for t in cfg["teams"]} if self.buttons_play else None
+
+    def describe(self, cfg: dict) -> str:
+        """Who plays, in a few words, for ``buzzer check-config``."""
+        return f"{len(cfg['teams'])} teams"
+
+
+class Shell(Protocol):
+    """What the shell offers a game's :class:`ShellExtras` (the loop implements it)."""
+
+    cfg: dict
+    state: Any
+    games_started: int
+    """Games started with the new-game key since the program started (0: the first)."""
+
+    def say(self, key: str, /, **params: Any) -> None: ...
+
+    def say_text(self, text: str) -> None: ...
+
+    def enqueue(self, event: Any) -> None: ...
+
+    def members_now(self) -> list[dict]: ...
+
+
+class ShellExtras:
+    """The impure part of a game, run by the shell around the pure rules: host
+    actions that read files, a protocol written when the game ends.  One object per
+    game the shell runs (it may keep what it wrote)."""
+
+    actions: ClassVar[tuple[str, ...]] = ()
+    """Host actions carried out here (the shell calls :meth:`act`)."""
+
+    def act(self, shell: Shell, action: str, now: int) -> None:
+        """Carry out one of :attr:`actions`."""
+
+    def after_step(self, shell: Shell) -> None:
+        """Called after every event the game took (e.g. to keep a protocol up to date)."""

@@ -1,0 +1,51 @@
+"""The «Мафия» table's impure part: the game protocol, written when the judge ends
+the game and kept up to date while the record is completed (roles entered after
+the game, players renamed).  See :func:`controller.games.mafia.protocol.write_game`.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from controller.core.errors import BuzzerError
+from controller.games.base import Shell, ShellExtras
+from controller.games.mafia import game, protocol
+
+
+class MafiaExtras(ShellExtras):
+    def __init__(self) -> None:
+        self.protocol_path: Path | None = None
+        self.protocol_complete = False
+        self._summary: dict | None = None
+
+    def after_step(self, shell: Shell) -> None:
+        """When the judge ends a game, write its protocol; again whenever the record changes
+        until the protocol is complete; after that a player renamed changes the name in the
+        saved protocol (protests entered into the file in the meantime stay)."""
+        summary = game.summary(shell.state)
+        if summary.get("winner") is None or summary == self._summary:
+            return
+        self._summary = summary
+        cfg, lang = shell.cfg, shell.cfg["language"]
+        if self.protocol_complete:
+            try:
+                protocol.rename_players(self.protocol_path, {st["seat"]: st["name"] for st in summary["seats"]},
+                                        cfg["mafia"], lang)
+            except BuzzerError as exc:
+                shell.say_text(str(exc))
+            return
+        first = self.protocol_path is None
+        # the k-th game started with the new-game key is game_number + k: its protocol never
+        # takes the place of an earlier game's
+        settings = dict(cfg["mafia"], game_number=cfg["mafia"]["game_number"] + shell.games_started)
+        self.protocol_path, problem = protocol.write_game(summary, settings, lang, time.localtime())
+        self.protocol_complete = problem is None
+        if problem is None:
+            shell.say("protocol.saved", path=self.protocol_path)
+        elif first:
+            shell.say("protocol.incomplete", path=self.protocol_path,
+                         problem=protocol.problem_text(problem, lang))
+
+
+EXTRAS = MafiaExtras

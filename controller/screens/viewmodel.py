@@ -1,0 +1,160 @@
+"""One view model: what every screen shows, split into the audience's part and the host's.
+
+:func:`build` turns a game's view (``engine.view(state, now)``) and the shell's own
+state (the host notice, the rename dialogue, the key help, the ruling flash, the
+buttons' status) into one plain, JSON-ready value::
+
+    {"seq": 12, "lang": "ru", "title": "Эрудит-квартет",
+     "audience": {"game": {...}, "flash": {...} | None, "inputs": {...}},
+     "host": {"notice": "...", "entry": {...} | None, "help": False,
+              "keys": [{"action", "label", "keys"}], "actions": [...],
+              "undo": {...} | None, "game": {...}, "links": {...}}}
+
+``audience`` is what the projector, ``/``, ``/overlay`` and ``/api/state`` show;
+``host`` is for the host only (the host page, the terminal, the projector when
+``[display] host_overlay`` asks for it).
+
+Convention: a game's view may carry a key ``"host"`` with host-only fields (the
+right answer of a question, once game packs exist).  :func:`build` moves it into
+``host.game``; it never appears under ``audience`` (tests/test_viewmodel.py).
+
+Nothing here names a game: what a game offers comes from its module
+(``HOST_ACTIONS``, :func:`controller.core.engine.actions_now`) and its view.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from controller.core import engine
+from controller.i18n import action_label
+from controller.screens.common import mode_title
+from controller.screens.common import flash_words
+from controller.screens.terminal import mode_keys
+
+HOST_KEY = "host"
+"""The key of a game view's host-only part."""
+
+SHELL_ACTIONS = ("mute",)
+
+LOOP_DIALOGUES = ("rename",)
+"""Actions the loop runs a keyboard dialogue for: not offered as buttons."""
+"""Host actions of the program itself that a host page may send besides the game's."""
+
+
+def split_view(view: Mapping[str, Any]) -> tuple[dict, dict]:
+    """(audience part, host part) of a game's view: the ``"host"`` key moves to the host part."""
+    game = dict(view)
+    host = game.pop(HOST_KEY, None)
+    return game, dict(host) if isinstance(host, Mapping) else {}
+
+
+def flash_value(flash: Mapping[str, Any] | None, lang: str) -> dict | None:
+    """A ruling flash with its words (so that a page needs no catalog to show it)."""
+    if not flash:
+        return None
+    text, team = flash_words(flash, lang)
+    return {"kind": str(flash.get("kind", "")), "team": flash.get("team"), "text": text, "line": team}
+
+
+def undo_preview(state: Any, view: Mapping[str, Any], now: int | None) -> dict | None:
+    """What the host's undo would change: the scores it would restore.
+
+    A game that keeps its undo history as ``state.undo`` (the states before its last
+    rulings, newest first) offers it; its view's ``teams`` with their ``score`` are compared
+    with the view of the state undo would go back to."""
+    history = getattr(state, "undo", None)
+    if not history:
+        return None
+    try:
+        before = engine.view(history[0], now)
+    except Exception:  # an old state the game cannot show: no preview, never a crash
+        return {"changes": []}
+    changes = []
+    for a, b in zip(view.get("teams") or (), before.get("teams") or ()):
+        if isinstance(a, Mapping) and isinstance(b, Mapping) and a.get("score") != b.get("score"):
+            changes.append({"team": a.get("name"), "score": a.get("score"), "after": b.get("score")})
+    return {"changes": changes}
+
+
+def key_help(keys: Mapping[str, Iterable[str]], lang: str) -> list[dict]:
+    """The key help as a list: ``{"action", "label", "keys"}`` in the given order."""
+    return [{"action": a, "label": action_label(a, lang), "keys": list(names)} for a, names in keys.items()]
+
+
+def web_actions(state: Any, lang: str) -> list[dict]:
+    """The host actions the current game takes now, as buttons for the host page."""
+    acts = [a for a in engine.actions_now(state) if a != "resume"]
+    acts += [a for a in SHELL_ACTIONS if a not in acts]
+    # an action without a label of its own needs parameters a button cannot give (a theme, a team)
+    return [{"action": a, "label": action_label(a, lang)} for a in acts
+            if a not in LOOP_DIALOGUES and action_label(a, lang) != a]
+
+
+def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str = "",
+          status: Mapping[str, Any] | None = None, flash: Mapping[str, Any] | None = None,
+          keys: Mapping[str, Iterable[str]] | None = None, actions: list | None = None,
+          undo: dict | None = None, help_on: bool = False, links: Mapping[str, Any] | None = None) -> dict:
+    """The view model (see the module's docstring) from its parts.
+
+    :param view: the game's view (``engine.view(state, now)``)
+    :param status: the loop's status (``backend``, ``connected``, ``missing``, ``detail``,
+        ``notice``, ``entry``); the buttons' part goes to the audience, the rest to the host
+    :param keys: action -> key names of the key help
+    """
+    game, host_game = split_view(view)
+    st = dict(status or {})
+    notice = st.get("notice") or ""
+    return {
+        "seq": int(seq),
+        "lang": lang,
+        "title": title,
+        "audience": {
+            "game": game,
+            "flash": flash_value(flash, lang),
+            "inputs": {"backend": st.get("backend", "none"), "connected": bool(st.get("connected", False)),
+                       "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or "")},
+        },
+        "host": {
+            "notice": str(notice),
+            "entry": st.get("entry"),
+            "help": bool(help_on),
+            "keys": key_help(keys or {}, lang),
+            "actions": list(actions or ()),
+            "undo": undo,
+            "game": host_game,
+            "links": dict(links or {}),
+        },
+    }
+
+
+def audience_only(vm: Mapping[str, Any]) -> dict:
+    """The view model without its host part: what ``/``, ``/overlay`` and ``/api/state`` get
+    without the host's token."""
+    return {k: v for k, v in vm.items() if k != "host"}
+
+
+def projector(vm: Mapping[str, Any], host_overlay: bool) -> tuple[dict, dict | None, dict, bool]:
+    """What the projector draws: ``(game view, flash, status, help overlay)``.
+
+    The audience part always; the host's notice, rename dialogue and key help only with
+    ``host_overlay`` (``[display] host_overlay``)."""
+    aud, host = vm["audience"], vm.get("host") or {}
+    status = dict(aud["inputs"])
+    status["notice"] = host.get("notice", "") if host_overlay else ""
+    status["entry"] = host.get("entry") if host_overlay else None
+    return aud["game"], aud["flash"], status, bool(host_overlay and host.get("help"))
+
+
+def from_loop(loop: Any, seq: int = 0, links: Mapping[str, Any] | None = None, keys: Mapping | None = None) -> dict:
+    """The view model of a running :class:`~controller.app.loop.Loop` now (loop thread)."""
+    now = loop.clock.now()
+    view = engine.view(loop.state, now)
+    lang = loop.cfg["language"]
+    if keys is None:
+        keys = mode_keys(loop.cfg)
+    return build(view, seq=seq, lang=lang, title=mode_title(view.get("mode") or loop.cfg["mode"], lang),
+                 status=loop.status(), flash=loop.current_flash(), keys=keys,
+                 actions=web_actions(loop.state, lang), undo=undo_preview(loop.state, view, now),
+                 help_on=loop.help, links=links)
+

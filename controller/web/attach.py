@@ -1,0 +1,171 @@
+"""The web pages in ``buzzer run``: start the server, feed it view models, say where it is.
+
+:func:`attach` starts a :class:`~controller.web.server.WebServer` for a loop (when
+``[web] enabled``), sets :attr:`Loop.publish <controller.app.loop.Loop.publish>` to a
+:class:`Publisher` and prints the pages' addresses and the host link's QR code in
+the terminal.  The host's ``new_token`` key makes a new token; a new game does too.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from typing import Any
+
+from controller.screens import viewmodel
+from controller.core import engine
+from controller.core.errors import GameError
+from controller.core.events import NS_PER_S, Host
+from controller.i18n import labels, t
+from controller.web import qr
+from controller.web.server import WebError, WebServer, lan_address
+
+log = logging.getLogger(__name__)
+
+LINKS_NOTICE_NS = 60 * NS_PER_S
+
+
+class Publisher:
+    """Builds the view model after a step of the loop and hands it to the server (loop thread).
+
+    It builds one when the game, the notice, the flash, the help or the rename dialogue
+    changed, and at most every ``interval_s`` otherwise (a running countdown); never while
+    a deadline (the arbiter's decision) is near.  A new ``seq`` only when something changed.
+    An error here is logged once and never stops the game."""
+
+    def __init__(self, loop: Any, server: WebServer, interval_s: float = 0.1):
+        self.loop = loop
+        self.server = server
+        self.interval_s = interval_s
+        self.seq = 0
+        self.latest: dict | None = None
+        self._key: tuple | None = None
+        self._at = 0.0
+        self._body: tuple | None = None
+        self._failed = False
+        self.keys = None
+
+    def links(self) -> dict:
+        return self.server_links(self.server)
+
+    @staticmethod
+    def server_links(server: WebServer) -> dict:
+        base = base_url(server)
+        return {"audience": base + "/", "overlay": base + "/overlay", "host": f"{base}/host#token={server.token}"}
+
+    def __call__(self, force: bool = False) -> None:
+        loop = self.loop
+        try:
+            wall = time.monotonic()
+            # the state itself, not its id(): a new state may take a freed one's id
+            key = (loop.state, loop.notice, repr(loop.flash), loop.help, repr(loop.rename), self.server.token)
+            if (not force and self._key is not None and key[0] is self._key[0] and key[1:] == self._key[1:]
+                    and wall - self._at < self.interval_s):
+                return
+            if not force and loop.deadline_near():
+                return  # the decision first; the snapshot right after it
+            self._key, self._at = key, wall
+            if self.keys is None:
+                self.keys = viewmodel.mode_keys(loop.cfg)
+            vm = viewmodel.from_loop(loop, 0, links=self.links(), keys=self.keys)
+            body = (vm["title"], vm["audience"], vm["host"])
+            if body == self._body:
+                return
+            self._body = body
+            self.seq += 1
+            vm["seq"] = self.seq
+            self.latest = vm
+            self.server.publish(vm)
+        except Exception:
+            if not self._failed:
+                log.exception("web: the view model failed; the pages stop updating")
+            self._failed = True
+
+
+def base_url(server: WebServer) -> str:
+    host = server.bind
+    if host in ("0.0.0.0", "::", ""):
+        host = lan_address()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{server.port}"
+
+
+def make_check(loop: Any):
+    """Whether the game takes a host action from the web now (web thread): the action is one
+    of the game's (or the program's mute), and the game's step does not fail on its
+    parameters (a refusal is fine: the loop tells the host)."""
+
+    def check(action: str, params: dict) -> str | None:
+        state = loop.state
+        now_actions = set(engine.actions_now(state))
+        allowed = (now_actions | set(viewmodel.SHELL_ACTIONS) | {"pause"}) - {"rename"}
+        if action not in allowed:
+            return f"{action}: not an action of this game now"
+        if action in now_actions:
+            try:
+                engine.step(state, Host(action, loop.clock.now(), dict(params)))
+            except GameError:
+                pass
+            except Exception:
+                return f"{action}: the game cannot take these parameters"
+        return None
+
+    return check
+
+
+def attach(loop: Any, out=sys.stdout) -> WebServer | None:
+    """Start the web pages of ``loop``'s game (``[web] enabled``); None when disabled or the
+    server cannot start (one line in the terminal and on the host's screen says why)."""
+    cfg = loop.cfg
+    settings = cfg["web"]
+    if not settings["enabled"]:
+        return None
+    lang = cfg["language"]
+    server = WebServer(settings, lang, loop.enqueue, check=make_check(loop), page_labels=labels("web", lang))
+    try:
+        server.start()
+    except WebError as exc:
+        line = t("web_unavailable", lang, problem=str(exc))
+        print(line, file=out, flush=True)
+        loop._notice_text(line, hold_ns=LINKS_NOTICE_NS)
+        return None
+    publisher = Publisher(loop, server, interval_s=settings["update_ms"] / 1000)
+    loop.publish = publisher
+
+    def rotate(quiet: bool = False) -> None:
+        server.rotate_token()
+        publisher(force=True)
+        if not quiet:
+            loop._notice("web_token_new")
+        print(t("web_host_link", lang, url=publisher.links()["host"]), file=out, flush=True)
+
+    loop.shell_actions["new_token"] = rotate
+    previous = loop.on_new_game
+
+    def new_game() -> None:
+        if previous is not None:
+            previous()
+        rotate(quiet=True)
+
+    loop.on_new_game = new_game
+    if server.port != settings["port"]:
+        line = t("web_port_moved", lang, port=settings["port"], used=server.port)
+        print(line, file=out, flush=True)
+        loop._notice_text(line, hold_ns=LINKS_NOTICE_NS)
+    print_links(server, publisher.links(), lang, out)
+    publisher(force=True)
+    return server
+
+
+def print_links(server: WebServer, links: dict, lang: str, out=sys.stdout) -> None:
+    """The pages' addresses, the host link and its QR code, in the terminal."""
+    print(t("web_pages", lang, audience=links["audience"], overlay=links["overlay"]), file=out)
+    print(t("web_host_link", lang, url=links["host"]), file=out)
+    if server.bind in ("127.0.0.1", "localhost", "::1"):
+        print(t("web_local_only", lang), file=out)
+    try:
+        print(qr.half_blocks(qr.matrix(links["host"])), file=out, flush=True)
+    except ValueError:
+        pass

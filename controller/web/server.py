@@ -1,0 +1,511 @@
+"""The web server inside ``buzzer run``: live pages for the hall, the stream and the host's phone.
+
+It runs an asyncio loop on a thread of its own (:class:`WebServer`).  The game loop
+never waits for it: the loop hands it view-model snapshots with :meth:`WebServer.publish`
+(a thread-safe, non-blocking call); every viewer gets the newest snapshot, never a
+backlog, and a viewer that does not take one within ``send_timeout_s`` is dropped.
+A crash in the web thread is logged; the game goes on without its pages.
+
+Endpoints (docs/web.md):
+
+* ``GET /``, ``/overlay``, ``/host`` -- the pages (plain HTML, CSS and JS);
+* ``GET /api/state`` -- the view model (the audience part; with the host's token in
+  ``Authorization: Bearer ...`` the host part too);
+* ``GET /api/stream`` -- a WebSocket: a full snapshot on connect, then every change with
+  its ``seq``; a client that sends ``{"token": "..."}`` gets the host part as well;
+* ``POST /api/host`` -- a host action (``{"host": "right"}``, the scripted session's host
+  line without ``at``) with the token; it goes to the loop as a
+  :class:`~controller.core.events.HostKey`, the keypad's event, through the one sink.
+
+Security (docs/web.md, «Threat model»): read-only pages need nothing; every
+state-changing request needs the host token (random per game, compared in constant
+time, rotatable); POST and WebSocket requests check ``Origin`` and the ``Host`` name;
+no CORS headers; a per-client rate limit on host actions and token attempts; bounded
+bodies and messages; every malformed request gets a 4xx with a short message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import secrets
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Callable, Mapping
+
+from aiohttp import WSMsgType, web
+
+from controller.screens.viewmodel import audience_only
+from controller.core.events import HostKey
+
+log = logging.getLogger(__name__)
+
+PAGES = {"/": "audience.html", "/overlay": "overlay.html", "/host": "host.html"}
+STATIC = {"app.js": "application/javascript", "style.css": "text/css"}
+
+PARAM_TYPES: dict[str, tuple[type, ...]] = {
+    "nominal": (int,), "theme": (str,), "team": (int, str), "button": (str,), "round": (int,),
+    "seconds": (int, float), "winner": (int, str), "seat": (int,), "kind": (str,), "reason": (str,),
+    "name": (str,), "result": (str, int), "value": (int, float, str), "question": (int,), "role": (str,),
+    "points": (int, float), "text": (str,), "delay": (int, float), "accepted": (bool,),
+}
+"""Parameters a host action from the web may carry, with their JSON types (a subset of a
+scripted host line's fields: the ones a single value carries)."""
+
+MAX_TEXT = 200
+"""Longest text parameter (a theme, a name) taken from the web."""
+
+TOKEN_BYTES = 18
+
+
+class WebError(Exception):
+    """The web server cannot start (the port is taken ...): one line for the host."""
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def token_ok(given: str | None, token: str) -> bool:
+    """Constant-time comparison of a token a client sent with the game's."""
+    if not given or not token:
+        return False
+    return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
+
+
+def parse_action(data: Any) -> tuple[str, dict]:
+    """A host action from the web: ``{"host": "right"}``, ``{"host": "question", "nominal": 30}``.
+
+    Raises ValueError with a short message on anything else."""
+    if not isinstance(data, dict):
+        raise ValueError("expected a JSON object")
+    action = data.get("host")
+    if not isinstance(action, str) or not action or len(action) > 40 or not action.replace("_", "").isalnum():
+        raise ValueError('"host" must be an action name')
+    params = {}
+    for k, v in data.items():
+        if k == "host":
+            continue
+        if k == "at":
+            raise ValueError('"at" is not taken from the web: the controller stamps the time')
+        types = PARAM_TYPES.get(k)
+        if types is None:
+            raise ValueError(f"unknown field {k[:40]!r}")
+        if isinstance(v, bool) and bool not in types or not isinstance(v, types):
+            raise ValueError(f"{k}: wrong type")
+        if isinstance(v, str) and len(v) > MAX_TEXT:
+            raise ValueError(f"{k}: longer than {MAX_TEXT} characters")
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and not -1e9 < v < 1e9:
+            raise ValueError(f"{k}: out of range")
+        params[k] = v
+    return action, params
+
+
+class RateLimit:
+    """A token bucket per client address: ``rate`` per second, at most ``burst`` at once."""
+
+    MAX_CLIENTS = 4096
+
+    def __init__(self, rate: float, burst: int):
+        self.rate = rate
+        self.burst = burst
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, client: str, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        level, at = self.buckets.get(client, (float(self.burst), now))
+        level = min(float(self.burst), level + (now - at) * self.rate)
+        if len(self.buckets) >= self.MAX_CLIENTS and client not in self.buckets:
+            # forget the fullest buckets (clients that have been quiet): memory stays bounded
+            for key in [k for k, (lv, _) in self.buckets.items() if lv >= self.burst - 1][: self.MAX_CLIENTS // 2]:
+                del self.buckets[key]
+            if len(self.buckets) >= self.MAX_CLIENTS:
+                self.buckets.clear()
+        if level < 1.0:
+            self.buckets[client] = (level, now)
+            return False
+        self.buckets[client] = (level - 1.0, now)
+        return True
+
+
+@dataclass(eq=False)
+class Viewer:
+    ws: web.WebSocketResponse
+    host: bool = False
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    sent: int = -1
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+        return True
+    except ValueError:
+        return False
+
+
+def lan_address() -> str:
+    """The address other machines on the LAN reach this one at (the interface of the default
+    route; no packet is sent), or 127.0.0.1."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))
+        return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        s.close()
+
+
+def bind_socket(bind: str, port: int, tries: int) -> socket.socket:
+    """A listening socket on ``bind``: ``port``, else (``tries`` > 1) the next free one.
+
+    Raises :class:`WebError` naming the port when none is free."""
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    last: OSError | None = None
+    for p in range(port, port + max(tries, 1)):
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((bind, p))
+            sock.listen(128)
+            sock.setblocking(False)
+            return sock
+        except OSError as exc:
+            sock.close()
+            last = exc
+            if exc.errno not in (98, 48, 10048, 13):  # in use / permission: try the next one
+                break
+    span = f"{port}" if tries <= 1 else f"{port}-{port + tries - 1}"
+    raise WebError(f"web: cannot listen on {bind}:{span}: {last.strerror if last else 'unknown error'}")
+
+
+class WebServer:
+    """The pages and the API on a thread of their own.
+
+    :param settings: the ``[web]`` config section
+    :param lang: the game's language (the pages' texts)
+    :param enqueue: the loop's sink (:meth:`controller.app.loop.Loop.enqueue`)
+    :param check: ``check(action, params)`` -> a problem or None: whether the game takes the
+        action now (called in the web thread; must not block)
+    :param page_labels: label name -> text for the pages (from the catalogs)
+    """
+
+    def __init__(self, settings: Mapping[str, Any], lang: str, enqueue: Callable[[Any], None],
+                 check: Callable[[str, dict], str | None] | None = None,
+                 page_labels: Mapping[str, str] | None = None, token: str | None = None):
+        self.settings = dict(settings)
+        self.lang = lang
+        self.enqueue = enqueue
+        self.check = check
+        self.labels = dict(page_labels or {})
+        self.token = token or new_token()
+        self.limit = RateLimit(float(self.settings["host_rate_per_s"]), int(self.settings["host_burst"]))
+        self.port = 0
+        self.bind = self.settings["bind"]
+        self.viewers: set[Viewer] = set()
+        self.snapshot: dict | None = None
+        self._json: dict[bool, str] = {}
+        self._aloop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._stopped = threading.Event()
+        self.alive = False
+        self.requests = 0
+        self.refused = 0
+        self.actions = 0
+
+    # -- the game loop's side (any thread) ---------------------------------
+    def publish(self, vm: dict) -> None:
+        """Hand the newest view model to the viewers; never blocks, never raises."""
+        aloop = self._aloop
+        if aloop is None or not self.alive:
+            return
+        try:
+            aloop.call_soon_threadsafe(self._set_snapshot, vm)
+        except RuntimeError:  # the web thread has ended
+            self.alive = False
+
+    def rotate_token(self) -> str:
+        """A new host token: the old link stops working, host pages connected with it fall back
+        to the audience view."""
+        self.token = new_token()
+        if self._aloop is not None and self.alive:
+            try:
+                self._aloop.call_soon_threadsafe(self._demote_hosts)
+            except RuntimeError:
+                pass
+        return self.token
+
+    def start(self) -> None:
+        """Bind (raises :class:`WebError` naming the port) and serve on a new thread."""
+        tries = 20 if self.settings.get("next_free_port", True) else 1
+        sock = bind_socket(self.bind, int(self.settings["port"]), tries)
+        self.port = sock.getsockname()[1]
+        started = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(sock, started), name="buzzer-web", daemon=True)
+        self._thread.start()
+        started.wait(10)
+
+    def stop(self) -> None:
+        aloop = self._aloop
+        if aloop is not None and self.alive:
+            try:
+                aloop.call_soon_threadsafe(self._stopped.set)
+                aloop.call_soon_threadsafe(aloop.stop)
+            except RuntimeError:
+                pass
+        if self._thread is not None:
+            self._thread.join(5)
+
+    # -- the web thread ------------------------------------------------------
+    def _run(self, sock: socket.socket, started: threading.Event) -> None:
+        aloop = asyncio.new_event_loop()
+        self._aloop = aloop
+        try:
+            asyncio.set_event_loop(aloop)
+            app = self.make_app()
+            self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+            aloop.run_until_complete(self._runner.setup())
+            aloop.run_until_complete(web.SockSite(self._runner, sock).start())
+            self.alive = True
+            started.set()
+            aloop.run_forever()
+        except Exception:  # the pages are gone; the game goes on
+            log.exception("web server stopped")
+        finally:
+            self.alive = False
+            started.set()
+            try:
+                for v in list(self.viewers):
+                    aloop.run_until_complete(v.ws.close())
+                if self._runner is not None:
+                    aloop.run_until_complete(self._runner.cleanup())
+            except Exception:
+                log.debug("web server clean-up", exc_info=True)
+            aloop.close()
+
+    def _set_snapshot(self, vm: dict) -> None:
+        self.snapshot = vm
+        self._json = {}
+        for v in self.viewers:
+            v.wake.set()
+
+    def _demote_hosts(self) -> None:
+        for v in self.viewers:
+            if v.host:
+                v.host = False
+                v.sent = -1
+                v.wake.set()
+
+    def encoded(self, host: bool) -> str:
+        """The newest snapshot as JSON: the audience part only unless ``host``."""
+        text = self._json.get(host)
+        if text is None:
+            vm = self.snapshot or {"seq": 0, "lang": self.lang, "title": "", "audience": {}}
+            text = self._json[host] = json.dumps(vm if host else audience_only(vm), ensure_ascii=False,
+                                                 separators=(",", ":"))
+        return text
+
+    # -- the application -------------------------------------------------------
+    def make_app(self) -> web.Application:
+        app = web.Application(client_max_size=int(self.settings["max_body_bytes"]),
+                              middlewares=[self._guard])
+        app.router.add_get("/", self.page)
+        app.router.add_get("/overlay", self.page)
+        app.router.add_get("/host", self.page)
+        app.router.add_get("/static/{name}", self.static)
+        app.router.add_get("/api/state", self.state)
+        app.router.add_get("/api/stream", self.stream)
+        app.router.add_post("/api/host", self.host_action)
+        return app
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler):
+        """Security headers on every answer; an unexpected error is a short 500, never a traceback."""
+        self.requests += 1
+        try:
+            resp = await handler(request)
+        except web.HTTPException as exc:
+            if exc.status >= 400:
+                self.refused += 1
+            exc.headers.update(SECURITY_HEADERS)
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("web: %s %s", request.method, request.path)
+            return web.Response(status=500, text="internal error", headers=SECURITY_HEADERS)
+        if not resp.prepared:
+            resp.headers.update(SECURITY_HEADERS)
+        return resp
+
+    def _client(self, request: web.Request) -> str:
+        return request.remote or "?"
+
+    def host_name_ok(self, request: web.Request) -> bool:
+        """The ``Host`` name a browser used is an IP address, localhost or a configured name
+        (a DNS-rebinding page never gets a name of its own through)."""
+        name = (request.host or "").rsplit(":", 1)[0] if not request.host.startswith("[") else request.host
+        name = name.split("]")[0].strip("[").lower()
+        return _is_ip(name) or name == "localhost" or name in [h.lower() for h in self.settings.get("hosts", [])]
+
+    def origin_ok(self, request: web.Request) -> bool:
+        """A request from a page: that page is one of ours (same scheme, host and port)."""
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return True  # not sent by a page (curl, a script): the token still decides
+        return origin == f"{request.scheme}://{request.host}"
+
+    def _bearer(self, request: web.Request) -> str | None:
+        auth = request.headers.get("Authorization", "")
+        if not auth:
+            return None
+        scheme, _, value = auth.partition(" ")
+        return value.strip() if scheme.lower() == "bearer" else ""
+
+    async def page(self, request: web.Request) -> web.Response:
+        name = PAGES[request.path]
+        html = _read(name)
+        html = (html.replace("__LANG__", self.lang)
+                .replace("__LABELS__", json.dumps(self.labels, ensure_ascii=False).replace("</", "<\\/")))
+        return web.Response(text=html, content_type="text/html", charset="utf-8")
+
+    async def static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in STATIC:
+            raise web.HTTPNotFound(text="no such file")
+        return web.Response(text=_read(name), content_type=STATIC[name], charset="utf-8")
+
+    async def state(self, request: web.Request) -> web.Response:
+        given = self._bearer(request)
+        host = False
+        if given is not None:
+            if not self.limit.allow(self._client(request)):
+                raise web.HTTPTooManyRequests(text="too many requests")
+            if not token_ok(given, self.token):
+                raise web.HTTPUnauthorized(text="bad token")
+            host = True
+        return web.Response(text=self.encoded(host), content_type="application/json", charset="utf-8")
+
+    async def host_action(self, request: web.Request) -> web.Response:
+        if not self.origin_ok(request) or not self.host_name_ok(request):
+            raise web.HTTPForbidden(text="foreign origin")
+        if not self.limit.allow(self._client(request)):
+            raise web.HTTPTooManyRequests(text="too many requests")
+        if not token_ok(self._bearer(request), self.token):
+            raise web.HTTPUnauthorized(text="bad or missing token")
+        if request.content_length is not None and request.content_length > int(self.settings["max_body_bytes"]):
+            raise web.HTTPRequestEntityTooLarge(max_size=int(self.settings["max_body_bytes"]),
+                                                actual_size=request.content_length, text="body too large")
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            raise web.HTTPRequestEntityTooLarge(max_size=int(self.settings["max_body_bytes"]),
+                                                actual_size=0, text="body too large") from None
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise web.HTTPBadRequest(text="body is not JSON") from None
+        try:
+            action, params = parse_action(data)
+        except ValueError as exc:
+            raise web.HTTPBadRequest(text=str(exc)) from None
+        problem = self.check(action, params) if self.check is not None else None
+        if problem:
+            raise web.HTTPUnprocessableEntity(text=problem)
+        self.enqueue(HostKey(action, params))
+        self.actions += 1
+        seq = (self.snapshot or {}).get("seq", 0)
+        return web.json_response({"ok": True, "action": action, "seq": seq}, status=202)
+
+    async def stream(self, request: web.Request) -> web.StreamResponse:
+        if not self.origin_ok(request) or not self.host_name_ok(request):
+            raise web.HTTPForbidden(text="foreign origin")
+        if len(self.viewers) >= int(self.settings["max_viewers"]):
+            raise web.HTTPServiceUnavailable(text="too many viewers")
+        ws = web.WebSocketResponse(max_msg_size=1024, heartbeat=20, compress=False)
+        await ws.prepare(request)
+        viewer = Viewer(ws)
+        viewer.wake.set()  # the full snapshot at once
+        self.viewers.add(viewer)
+        sender = asyncio.ensure_future(self._send_loop(viewer))
+        client = self._client(request)
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    break
+                reply = self._viewer_message(viewer, msg.data, client)
+                if reply is not None:
+                    await asyncio.wait_for(ws.send_str(reply), float(self.settings["send_timeout_s"]))
+        except (asyncio.TimeoutError, ConnectionError):
+            pass
+        finally:
+            self.viewers.discard(viewer)
+            sender.cancel()
+            await ws.close()
+        return ws
+
+    def _viewer_message(self, viewer: Viewer, text: str, client: str) -> str | None:
+        """A viewer's message: only ``{"token": "..."}`` (the host page) means something."""
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            self.refused += 1
+            return json.dumps({"error": "not JSON"})
+        if not isinstance(data, dict) or not isinstance(data.get("token"), str):
+            self.refused += 1
+            return json.dumps({"error": "expected {\"token\": ...}"})
+        if not self.limit.allow(client):
+            self.refused += 1
+            return json.dumps({"error": "too many requests"})
+        if not token_ok(data["token"], self.token):
+            self.refused += 1
+            return json.dumps({"error": "bad token"})
+        viewer.host = True
+        viewer.sent = -1
+        viewer.wake.set()
+        return None
+
+    async def _send_loop(self, viewer: Viewer) -> None:
+        """Send the viewer the newest snapshot whenever there is one; a viewer that does not
+        take it within ``send_timeout_s`` is dropped (it never holds the others up)."""
+        timeout = float(self.settings["send_timeout_s"])
+        try:
+            while True:
+                await viewer.wake.wait()
+                viewer.wake.clear()
+                seq = (self.snapshot or {}).get("seq", 0)
+                if seq == viewer.sent and viewer.sent != -1:
+                    continue
+                text = self.encoded(viewer.host)
+                viewer.sent = seq
+                await asyncio.wait_for(viewer.ws.send_str(text), timeout)
+        except (asyncio.TimeoutError, ConnectionError, RuntimeError):
+            self.viewers.discard(viewer)
+            await viewer.ws.close()
+        except asyncio.CancelledError:
+            pass
+
+
+SECURITY_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
+                               "style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+}
+
+_CACHE: dict[str, str] = {}
+
+
+def _read(name: str) -> str:
+    if name not in _CACHE:
+        _CACHE[name] = resources.files("controller.web").joinpath("static", name).read_text(encoding="utf-8")
+    return _CACHE[name]

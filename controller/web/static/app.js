@@ -1,0 +1,196 @@
+// The live pages of buzzer-controller: /, /overlay and /host (docs/web.md).
+// One WebSocket (/api/stream) brings the view model: a full snapshot on connect, then every
+// change with its seq. The host page sends its token over the socket (never in a URL) and
+// host actions to POST /api/host with the token in the Authorization header.
+"use strict";
+(function () {
+  const L = JSON.parse(document.getElementById("labels").textContent || "{}");
+  const page = document.body.dataset.page;
+  const $ = (id) => document.getElementById(id);
+  const token = (location.hash.match(/token=([^&]+)/) || [])[1] || "";
+  let seq = -1, ws = null, retry = 500;
+  window.buzzer = { seq: () => seq, last: null };
+
+  document.querySelectorAll("[data-label]").forEach((el) => { el.textContent = L[el.dataset.label] || ""; });
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function show(node, on) { if (node) node.hidden = !on; }
+  function teamsOf(g) {
+    if (Array.isArray(g.teams)) return g.teams.map((t) => ({ name: t.name, score: t.score, color: t.color,
+      holder: !!t.holder, out: !!(t.locked || t.disabled) }));
+    if (Array.isArray(g.seats)) return g.seats.map((s) => ({ name: (s.seat !== undefined ? s.seat + ". " : "") + (s.name || ""),
+      score: s.fouls !== undefined ? "⚠".repeat(s.fouls || 0) : "", color: null, holder: !!s.speaking, out: !!(s.out || s.removed) }));
+    return [];
+  }
+  function renderTeams(g) {
+    const box = $("teams");
+    if (!box) return;
+    box.replaceChildren(...teamsOf(g).map((t) => {
+      const card = el("div", "team" + (t.holder ? " is-holder" : "") + (t.out ? " is-out" : ""));
+      if (t.color) card.style.setProperty("--team", t.color);
+      card.append(el("span", "name", t.name), el("span", "score", t.score === undefined || t.score === null ? "" : t.score));
+      return card;
+    }));
+  }
+  function renderHeader(vm, g) {
+    const title = $("title");
+    if (title) title.textContent = vm.title || "";
+    const q = g.question || null, parts = [];
+    if (q && q.number !== undefined && q.number !== null) parts.push((L.question || "") + " " + q.number + (q.of ? "/" + q.of : ""));
+    if (q && q.nominal) parts.push(String(q.nominal));
+    const theme = (q && q.theme) || g.theme;
+    if (theme) parts.push(theme);
+    if ($("question")) $("question").textContent = parts.join(" · ");
+  }
+  function renderHolder(g) {
+    const box = $("holder");
+    if (!box) return;
+    const h = (g.teams || []).find((t) => t.holder);
+    show(box, !!h);
+    if (h) {
+      box.replaceChildren(el("span", "label", L.answering || ""), el("span", "name", h.name));
+      box.style.setProperty("--team", h.color || "#888");
+    }
+  }
+  function renderCountdown(g) {
+    const box = $("countdown");
+    if (!box) return;
+    const cd = g.countdown || (g.timer && g.timer.total_ms ? g.timer : null);
+    show(box, !!cd);
+    if (!cd) return;
+    const left = Math.max(0, cd.remaining_ms || 0);
+    box.querySelector(".cd-number").textContent = (left / 1000).toFixed(left < 10000 ? 1 : 0);
+    const total = cd.total_ms || 1;
+    box.querySelector(".fill").style.width = Math.min(100, 100 * left / total) + "%";
+    box.classList.toggle("stopped", cd.running === false);
+  }
+  function renderPresses(g) {
+    const box = $("presses-box"), list = $("presses");
+    if (!box || !list) return;
+    const presses = (g.question && g.question.presses) || [];
+    show(box, presses.length > 0);
+    list.replaceChildren(...presses.map((p, i) => {
+      const gap = i === 0 ? "" : " +" + Number(p.gap_ms || 0).toFixed(1) + " ms";
+      return el("li", p.kind ? "press press-" + p.kind : "press", (p.team || p.button) + gap);
+    }));
+  }
+  function renderStandings(g) {
+    const box = $("standings-box"), table = $("standings");
+    if (!box || !table) return;
+    const rows = g.standings || [];
+    show(box, rows.length > 0);
+    table.replaceChildren(...rows.map((r) => {
+      const tr = el("tr");
+      tr.append(el("td", "place", r.place), el("td", "st-team", r.team), el("td", "points", r.points));
+      return tr;
+    }));
+  }
+  function renderFlash(flash) {
+    const box = $("flash");
+    if (!box) return;
+    show(box, !!flash);
+    if (flash) {
+      box.className = "flash flash-" + flash.kind;
+      box.replaceChildren(el("div", "big", flash.text), ...(flash.line ? [el("div", "line", flash.line)] : []));
+    }
+  }
+  function renderHost(h) {
+    show($("notice"), !!h.notice);
+    if ($("notice")) $("notice").textContent = h.notice || "";
+    const entry = $("entry");
+    show(entry, !!h.entry);
+    if (h.entry) entry.replaceChildren(el("div", "title", h.entry.title), el("div", "text", h.entry.text + "▏"), el("div", "hint", h.entry.hint));
+    const answer = h.game && (h.game.answer || h.game.answers);
+    show($("answer-box"), !!answer);
+    if (answer) $("answer").textContent = Array.isArray(answer) ? answer.join(" / ") : String(answer);
+    const undo = $("undo");
+    if (!h.undo) undo.textContent = L.undo_none || "";
+    else undo.replaceChildren(...(h.undo.changes.length ? h.undo.changes.map((c) => el("div", "change", c.team + ": " + c.score + " → " + c.after))
+      : [el("div", "change", "✓")]));
+    const acts = $("actions");
+    const want = h.actions.map((a) => a.action).join(",");
+    if (acts.dataset.actions !== want) {
+      acts.dataset.actions = want;
+      acts.replaceChildren(...h.actions.map((a) => {
+        const b = el("button", "action action-" + a.action, a.label);
+        b.type = "button";
+        b.dataset.action = a.action;
+        b.addEventListener("click", () => send(a.action));
+        return b;
+      }));
+    }
+    $("keys").replaceChildren(...h.keys.map((k) => {
+      const tr = el("tr");
+      tr.append(el("td", "k", k.keys.join(", ")), el("td", "a", k.label));
+      return tr;
+    }));
+  }
+  function render(vm) {
+    window.buzzer.last = vm;
+    const g = (vm.audience && vm.audience.game) || {};
+    renderHeader(vm, g);
+    renderHolder(g);
+    renderCountdown(g);
+    show($("paused"), !!g.paused);
+    if ($("paused")) $("paused").textContent = L.paused || "";
+    renderTeams(g);
+    renderPresses(g);
+    renderStandings(g);
+    renderFlash(vm.audience && vm.audience.flash);
+    if (page === "host" && vm.host) renderHost(vm.host);
+    document.body.dataset.seq = String(vm.seq);
+  }
+  function status(text, ok) {
+    const c = $("conn");
+    if (c) { c.textContent = text; c.classList.toggle("ok", !!ok); }
+  }
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(proto + "//" + location.host + "/api/stream");
+    ws.onopen = () => {
+      retry = 500;
+      status(L.connected || "", true);
+      if (page === "host" && token) ws.send(JSON.stringify({ token: decodeURIComponent(token) }));
+    };
+    ws.onmessage = (ev) => {
+      let vm;
+      try { vm = JSON.parse(ev.data); } catch (e) { return; }
+      if (vm.error) {
+        if (page === "host") { show($("auth"), true); $("auth").textContent = L.bad_token || vm.error; }
+        return;
+      }
+      if (typeof vm.seq !== "number") return;
+      seq = vm.seq;  // every message is a full snapshot: a missed one is never needed
+      render(vm);
+    };
+    ws.onclose = () => {
+      status(L.offline || "", false);
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 5000);
+    };
+  }
+  async function send(action) {
+    const result = $("result");
+    try {
+      const r = await fetch("/api/host", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Authorization": "Bearer " + decodeURIComponent(token) },
+        body: JSON.stringify({ host: action }),
+      });
+      const text = r.ok ? (L.sent || "") : (L.refused || "") + ": " + (await r.text());
+      result.textContent = text;
+      result.className = "result " + (r.ok ? "ok" : "bad");
+    } catch (e) {
+      result.textContent = L.offline || "";
+      result.className = "result bad";
+    }
+  }
+  if (page === "host" && !token) { show($("auth"), true); $("auth").textContent = L.no_token || ""; }
+  status(L.waiting || "", false);
+  connect();
+})();

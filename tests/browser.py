@@ -1,0 +1,200 @@
+"""Real Debian Chromium, headless, driven over the Chrome DevTools Protocol with aiohttp's
+WebSocket client (no driver, no extra dependency); and a real ``buzzer run`` to point it at.
+
+Used by tests/test_web_browser.py and benchmarks/web.py.  Processes are started and stopped
+by their pid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[1]
+BUZZER = Path(sys.executable).parent / "buzzer"
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--remote-debugging-port=0"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def chromium_path() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        raise AssertionError("chromium is not installed: sh .ci/install-system-deps (apt-get install chromium)")
+    return path
+
+
+def stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
+    """Stop a process this test started, by its pid: SIGTERM, then SIGKILL."""
+    if proc.poll() is not None:
+        return
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout)
+
+
+class Game:
+    """``buzzer run --headless`` in ``tmp`` on a free port; keys are typed into its stdin."""
+
+    def __init__(self, tmp: Path, extra_config: str = "", seconds: float = 300):
+        self.tmp = tmp
+        self.port = free_port()
+        cfg = tmp / "game.toml"
+        cfg.write_text(f'[web]\nport = {self.port}\nnext_free_port = false\n'
+                       f'[journal]\ndir = "{tmp / "journal"}"\nfsync = false\n' + extra_config, encoding="utf-8")
+        self.out_path = tmp / "buzzer-out.txt"
+        self.out = open(self.out_path, "wb")
+        env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+        self.proc = subprocess.Popen([str(BUZZER), "run", "--headless", "--new", "-c", str(cfg), "--seconds", str(seconds)],
+                                     cwd=tmp, stdin=subprocess.PIPE, stdout=self.out, stderr=subprocess.STDOUT, env=env)
+        self.token = self._wait_token()
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def output(self) -> str:
+        return self.out_path.read_text(encoding="utf-8", errors="replace")
+
+    def _wait_token(self, timeout: float = 20) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            m = re.search(r"/host#token=([A-Za-z0-9_-]+)", self.output())
+            if m:
+                return m.group(1)
+            if self.proc.poll() is not None:
+                raise AssertionError("buzzer run ended: " + self.output())
+            time.sleep(0.05)
+        raise AssertionError("no host link in buzzer run's output: " + self.output())
+
+    def type(self, text: str) -> None:
+        """Keys typed in the terminal (a team's key presses its button; host keys act)."""
+        self.proc.stdin.write(text.encode("utf-8"))
+        self.proc.stdin.flush()
+
+    def journal(self) -> str:
+        return "".join(p.read_text(encoding="utf-8") for p in sorted((self.tmp / "journal").glob("*.jsonl")))
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        stop(self.proc)
+        self.out.close()
+
+
+class Chromium:
+    """Headless Chromium with a DevTools port; :meth:`page` opens a tab to drive."""
+
+    def __init__(self, tmp: Path, size: tuple[int, int] = (1280, 900)):
+        self.profile = tmp / "chromium-profile"
+        self.profile.mkdir(exist_ok=True)
+        self.proc = subprocess.Popen([chromium_path(), *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}",
+                                      f"--window-size={size[0]},{size[1]}", "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port_file = self.profile / "DevToolsActivePort"
+        end = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if time.monotonic() > end or self.proc.poll() is not None:
+                stop(self.proc)
+                raise AssertionError("chromium did not open its DevTools port")
+            time.sleep(0.05)
+        self.port = int(port_file.read_text().split()[0])
+
+    async def page(self, url: str) -> "Page":
+        async with aiohttp.ClientSession() as http:
+            # the page's own fragment (#token=...) must not end the DevTools request's URL
+            async with http.put(f"http://127.0.0.1:{self.port}/json/new?{quote(url, safe=':/?=&')}") as r:
+                target = await r.json(content_type=None)
+        page = Page(target["webSocketDebuggerUrl"], target["id"], self.port)
+        await page.connect()
+        return page
+
+    def close(self) -> None:
+        stop(self.proc)
+
+
+class Page:
+    """One tab over CDP: evaluate JavaScript, wait for a condition, take screenshots."""
+
+    def __init__(self, ws_url: str, target_id: str, port: int):
+        self.ws_url = ws_url
+        self.target_id = target_id
+        self.port = port
+        self._id = 0
+        self.session: aiohttp.ClientSession | None = None
+        self.ws = None
+
+    async def connect(self) -> None:
+        self.session = aiohttp.ClientSession()
+        self.ws = await self.session.ws_connect(self.ws_url, max_msg_size=0)
+
+    async def call(self, method: str, **params) -> dict:
+        self._id += 1
+        mid = self._id
+        await self.ws.send_str(json.dumps({"id": mid, "method": method, "params": params}))
+        while True:
+            msg = json.loads((await self.ws.receive(timeout=30)).data)
+            if msg.get("id") == mid:
+                if "error" in msg:
+                    raise AssertionError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+
+    async def eval(self, expression: str):
+        r = await self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in r:
+            raise AssertionError(f"{expression}: {r['exceptionDetails']}")
+        return r["result"].get("value")
+
+    async def wait_for(self, expression: str, timeout: float = 5.0, interval: float = 0.02):
+        """Poll ``expression`` until it is truthy; its value, or AssertionError after ``timeout``."""
+        end = time.monotonic() + timeout
+        value = None
+        while time.monotonic() < end:
+            try:
+                value = await self.eval(expression)
+            except AssertionError:   # the page is still loading (no body yet)
+                value = None
+            if value:
+                return value
+            await asyncio.sleep(interval)
+        raise AssertionError(f"not true within {timeout} s: {expression} (last {value!r})")
+
+    async def screenshot(self, path: Path, transparent: bool = False) -> bytes:
+        if transparent:
+            await self.call("Emulation.setDefaultBackgroundColorOverride", color={"r": 0, "g": 0, "b": 0, "a": 0})
+        data = base64.b64decode((await self.call("Page.captureScreenshot", format="png"))["data"])
+        path.write_bytes(data)
+        return data
+
+    async def close(self) -> None:
+        try:
+            async with aiohttp.ClientSession() as http:
+                async with http.get(f"http://127.0.0.1:{self.port}/json/close/{self.target_id}") as r:
+                    await r.read()
+        finally:
+            if self.ws is not None:
+                await self.ws.close()
+            if self.session is not None:
+                await self.session.close()

@@ -1,0 +1,156 @@
+"""The web pages in a real browser (#14 item 5): Debian's Chromium, headless, over the
+DevTools protocol, against a real ``buzzer run --headless`` whose terminal keys press the
+buttons.  Screenshots land in the test's tmp folder (looked at when the pages change)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pygame  # noqa: E402
+import pytest  # noqa: E402
+
+from tests.browser import Chromium, Game  # noqa: E402
+
+HOLDER = "document.querySelector('#holder:not([hidden]) .name')?.textContent"
+
+
+@pytest.fixture
+def game(tmp_path):
+    g = Game(tmp_path)
+    yield g
+    g.close()
+
+
+@pytest.fixture
+def chromium(tmp_path):
+    c = Chromium(tmp_path, size=(1920, 1080))
+    yield c
+    c.close()
+
+
+def state(game, token=None) -> dict:
+    req = urllib.request.Request(game.base + "/api/state")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def post(game, body: bytes, headers: dict) -> int:
+    req = urllib.request.Request(game.base + "/api/host", data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_a_press_shows_the_holder_on_the_audience_page(game, chromium, tmp_path):
+    async def scenario():
+        page = await chromium.page(game.base + "/")
+        await page.wait_for("document.body.dataset.seq !== undefined")
+        assert await page.eval(HOLDER) is None
+        game.type("n ")          # the next question; reading done: the countdown starts
+        await page.wait_for("!document.getElementById('countdown').hidden")
+        game.type("q")           # Альфа's key presses its button
+        name = await page.wait_for(HOLDER, timeout=3.0)
+        await page.screenshot(tmp_path / "audience-holder.png")
+        text = await page.eval("document.body.innerText")
+        await page.close()
+        return name, text
+
+    name, text = run(scenario())
+    assert name == "Альфа"
+    assert "отвечает" in text.lower() and "порядок нажатий" in text.lower()   # Russian by default
+
+
+def test_the_overlay_is_transparent_with_no_scrollbars_at_1920x1080(game, chromium, tmp_path):
+    async def scenario():
+        page = await chromium.page(game.base + "/overlay")
+        await page.wait_for("document.body.dataset.seq !== undefined")
+        await page.call("Emulation.setDeviceMetricsOverride", width=1920, height=1080, deviceScaleFactor=1, mobile=False)
+        fits = await page.eval("document.documentElement.scrollHeight <= innerHeight && "
+                               "document.documentElement.scrollWidth <= innerWidth")
+        png = await page.screenshot(tmp_path / "overlay.png", transparent=True)
+        await page.close()
+        return fits, png
+
+    fits, png = run(scenario())
+    assert fits
+    img = pygame.image.load(io.BytesIO(png), "overlay.png")
+    assert img.get_size() == (1920, 1080)
+    assert img.get_at((960, 200)).a == 0 and img.get_at((10, 10)).a == 0   # the camera shows through
+    assert img.get_at((200, 1080 - 60)).a > 0                               # the lower third is drawn
+
+
+def test_right_on_the_host_page_changes_the_score_and_the_journal(game, chromium, tmp_path):
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.wait_for("!!document.querySelector('button[data-action=right]')")
+        game.type("n q")   # question, reading done, Альфа presses
+        await page.wait_for(HOLDER, timeout=3.0)
+        await page.eval("document.querySelector('button[data-action=right]').click()")
+        await page.wait_for("document.getElementById('result').textContent.length > 0")
+        result = await page.eval("document.getElementById('result').className")
+        await page.wait_for("document.querySelector('#teams .team .score').textContent === '10'")
+        await page.screenshot(tmp_path / "host-after-right.png")
+        await page.close()
+        return result
+
+    assert run(scenario()) == "result ok"
+    # the projector draws the audience part of the same view model
+    for _ in range(100):
+        teams = state(game)["audience"]["game"]["teams"]
+        if teams[0]["score"] == 10:
+            break
+        time.sleep(0.05)
+    assert teams[0]["name"] == "Альфа" and teams[0]["score"] == 10
+    actions = [json.loads(line.split(" ", 1)[1]).get("action") for line in game.journal().splitlines()[1:]]
+    assert "right" in actions
+
+
+def test_a_request_without_the_token_changes_nothing(game, chromium, tmp_path):
+    game.type("n ")
+    before = None
+    for _ in range(100):
+        before = state(game)
+        if before["audience"]["game"].get("countdown"):
+            break
+        time.sleep(0.05)
+    journal_before = game.journal()
+    right = json.dumps({"host": "right"}).encode()
+    assert post(game, right, {"Content-Type": "application/json"}) == 401
+    assert post(game, right, {"Authorization": "Bearer wrong-token"}) == 401
+    # from a page of another origin, even with the token
+    assert post(game, right, {"Authorization": "Bearer " + game.token, "Origin": "http://evil.example"}) == 403
+
+    async def from_the_page():
+        page = await chromium.page(game.base + "/host")  # no token in the link
+        await page.wait_for("!document.getElementById('auth').hidden")
+        status = await page.eval("fetch('/api/host', {method: 'POST', body: '{\"host\": \"withdraw\"}'})"
+                                 ".then(r => r.status)")
+        text = await page.eval("document.getElementById('auth').textContent")
+        hidden = await page.eval("document.getElementById('actions').children.length")
+        await page.close()
+        return status, text, hidden
+
+    status, text, buttons = run(from_the_page())
+    assert status == 401 and "ключ" in text and buttons == 0
+    after = state(game)
+    assert after["audience"]["game"]["teams"] == before["audience"]["game"]["teams"]
+    assert after["audience"]["game"]["question"]["number"] == before["audience"]["game"]["question"]["number"]
+    assert "host" not in after                      # no token: no host part
+    assert game.journal().count('"type":"host"') == journal_before.count('"type":"host"')

@@ -1,0 +1,156 @@
+"""The web server (controller/web/server.py): security and robustness, through real HTTP on
+127.0.0.1 with the server on its own thread, as ``buzzer run`` starts it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+
+import aiohttp
+import pytest
+
+from controller.app import config as config_mod
+from controller.core.events import HostKey
+from controller.web import server as server_mod
+from controller.web.server import RateLimit, WebError, WebServer, parse_action, token_ok
+
+from tests.browser import free_port
+
+
+def settings(**over):
+    s = dict(config_mod.load(None)["web"])
+    s.update({"port": free_port(), "next_free_port": False, **over})
+    return s
+
+
+@pytest.fixture
+def served():
+    got = []
+    srv = WebServer(settings(), "ru", got.append, page_labels={"waiting": "Ждём"})
+    srv.start()
+    srv.publish({"seq": 1, "lang": "ru", "title": "T",
+                 "audience": {"game": {"teams": [{"name": "A", "score": 0}]}, "flash": None, "inputs": {}},
+                 "host": {"notice": "n", "game": {"answer": "Волга"}, "actions": [], "keys": [], "undo": None}})
+    yield srv, got
+    srv.stop()
+
+
+async def _request(srv, method, path, **kw):
+    async with aiohttp.ClientSession() as s:
+        async with s.request(method, f"http://127.0.0.1:{srv.port}{path}", **kw) as r:
+            return r.status, await r.text(), r.headers
+
+
+def request(srv, method, path, **kw):
+    return asyncio.run(_request(srv, method, path, **kw))
+
+
+def test_parse_action_takes_a_scripted_host_line_without_at():
+    assert parse_action({"host": "question", "nominal": 30}) == ("question", {"nominal": 30})
+    assert parse_action({"host": "right"}) == ("right", {})
+    for bad in ([], {"host": ""}, {"host": 5}, {"host": "right", "at": 1}, {"host": "right", "x": 1},
+                {"host": "question", "nominal": "30"}, {"host": "a b"}, {"host": "right", "name": "x" * 500},
+                {"host": "question", "nominal": True}):
+        with pytest.raises(ValueError):
+            parse_action(bad)
+
+
+def test_token_compare_and_rate_limit():
+    assert token_ok("abc", "abc") and not token_ok("abd", "abc") and not token_ok(None, "abc") and not token_ok("", "")
+    rl = RateLimit(rate=1.0, burst=2)
+    assert rl.allow("x", 0.0) and rl.allow("x", 0.0) and not rl.allow("x", 0.0)
+    assert rl.allow("y", 0.0)                 # per client
+    assert rl.allow("x", 1.5)                 # refilled
+
+
+def test_the_answer_never_reaches_the_audience_endpoints(served):
+    srv, _ = served
+    status, text, headers = request(srv, "GET", "/api/state")
+    assert status == 200 and "Волга" not in text and json.loads(text)["seq"] == 1
+    assert "Access-Control-Allow-Origin" not in headers
+    status, text, _ = request(srv, "GET", "/api/state", headers={"Authorization": f"Bearer {srv.token}"})
+    assert status == 200 and json.loads(text)["host"]["game"]["answer"] == "Волга"
+    assert request(srv, "GET", "/api/state", headers={"Authorization": "Bearer nope"})[0] == 401
+
+    async def stream():
+        async with aiohttp.ClientSession() as s:
+            async with s.ws_connect(f"http://127.0.0.1:{srv.port}/api/stream") as ws:
+                first = json.loads((await ws.receive(timeout=5)).data)
+                await ws.send_str(json.dumps({"token": "wrong"}))
+                refused = json.loads((await ws.receive(timeout=5)).data)
+                await ws.send_str(json.dumps({"token": srv.token}))
+                host = json.loads((await ws.receive(timeout=5)).data)
+                return first, refused, host
+
+    first, refused, host = asyncio.run(stream())
+    assert first["seq"] == 1 and "host" not in first and "Волга" not in json.dumps(first, ensure_ascii=False)
+    assert refused == {"error": "bad token"}
+    assert host["host"]["game"]["answer"] == "Волга"
+    status, text, _ = request(srv, "GET", "/")
+    assert status == 200 and "Ждём" in text and srv.token not in text
+
+
+def test_host_actions_need_the_token_and_our_origin(served):
+    srv, got = served
+    body = json.dumps({"host": "right"})
+    auth = {"Authorization": f"Bearer {srv.token}"}
+    assert request(srv, "POST", "/api/host", data=body)[0] == 401
+    assert request(srv, "POST", "/api/host", data=body, headers={"Authorization": "Bearer x" + srv.token})[0] == 401
+    assert request(srv, "POST", "/api/host", data=body, headers={**auth, "Origin": "http://evil.example"})[0] == 403
+    assert request(srv, "POST", "/api/host", data=body, headers={**auth, "Host": "evil.example"})[0] == 403
+    assert got == []
+    status, text, _ = request(srv, "POST", "/api/host", data=json.dumps({"host": "question", "nominal": 30}),
+                              headers={**auth, "Origin": f"http://127.0.0.1:{srv.port}"})
+    assert status == 202 and json.loads(text)["ok"] is True
+    assert got == [HostKey("question", {"nominal": 30})]   # the keypad's event, into the loop's sink
+
+
+def test_malformed_requests_get_a_short_4xx(served):
+    srv, got = served
+    auth = {"Authorization": f"Bearer {srv.token}"}
+    for data, code in ((b"{", 400), (b"\xff\xfe", 400), (b"[]", 400), (b'{"host": "x", "at": 1}', 400),
+                       (b"x" * 100_000, 413), (b'{"host": "right", "team": [1]}', 400)):
+        status, text, _ = request(srv, "POST", "/api/host", data=data, headers=auth)
+        assert status == code, (data[:20], status, text)
+        assert len(text) < 200 and "Traceback" not in text
+    assert request(srv, "GET", "/api/host")[0] == 405
+    assert request(srv, "GET", "/static/../server.py")[0] == 404
+    assert got == []
+
+
+def test_a_client_that_sends_too_fast_is_refused(served):
+    srv, got = served
+    codes = [request(srv, "POST", "/api/host", data="{}", headers={"Authorization": "Bearer bad"})[0]
+             for _ in range(int(srv.settings["host_burst"]) + 3)]
+    assert codes[0] == 401 and codes[-1] == 429
+
+
+def test_a_busy_port_is_one_line_naming_it_or_the_next_free_one():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        with pytest.raises(WebError) as exc:
+            WebServer(settings(port=port), "ru", print).start()
+        assert str(port) in str(exc.value) and "\n" not in str(exc.value)
+        srv = WebServer(settings(port=port, next_free_port=True), "ru", print)
+        srv.start()
+        try:
+            assert srv.port > port
+        finally:
+            srv.stop()
+
+
+def test_a_new_token_shuts_the_old_link_out(served):
+    srv, got = served
+    old = srv.token
+    srv.rotate_token()
+    assert request(srv, "POST", "/api/host", data='{"host": "right"}', headers={"Authorization": f"Bearer {old}"})[0] == 401
+    assert request(srv, "POST", "/api/host", data='{"host": "right"}',
+                   headers={"Authorization": f"Bearer {srv.token}"})[0] == 202
+
+
+def test_the_pages_are_package_data():
+    for name in ("audience.html", "overlay.html", "host.html", "app.js", "style.css"):
+        assert server_mod._read(name)

@@ -710,10 +710,19 @@ def print_table(r: dict) -> None:
             print(line)
 
 
+def festival(quick: bool) -> dict:
+    """The festival over a real mosquitto (benchmarks/festival.py): event -> board latency,
+    messages per second, the board's CPU, the hall's decision p99 with publishing on vs off."""
+    mod = _import_bench("festival")
+    if mod is None:
+        return {"festival_note": "benchmarks/festival.py not importable"}
+    return mod.measure(quick)
+
+
 MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
     ("fairness", fairness), ("arbiter", arbiter), ("storm", storm), ("render", render),
     ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
-    ("e2e", e2e), ("web", web),
+    ("e2e", e2e), ("web", web), ("festival", festival),
 ]
 
 

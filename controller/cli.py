@@ -30,6 +30,7 @@ COMMANDS = [
     "controller.games.mafia.tournament",
     "controller.screens.screenshot",
     "controller.content.packs",
+    "controller.festival.command",
 ]
 
 

@@ -26,6 +26,8 @@ warning       a short beep (10 seconds left)                           0.2 s
 false_start   a harsh double buzz                                      0.38 s
 start         a clear high tone: the clock is running                  0.4 s
 tick          a short wood-block click for the last seconds            0.06 s
+press-1 … 8   a team's own press sound: each its own pitch, odd ones   0.2 s
+              one blip, even ones two (``[[teams]] sound``)
 ============  =======================================================  =======
 """
 
@@ -206,6 +208,26 @@ SOUNDS: dict[str, Callable[[], list[float]]] = {
 }
 """Every sound the controller plays, by the name a Sound effect uses."""
 
+TEAM_PITCHES = (523.25, 659.25, 783.99, 1046.5, 1174.66, 1567.98, 1760.0, 2093.0)
+"""The fundamentals of the teams' press sounds (C5 E5 G5 C6 D6 G6 A6 C7): far enough apart
+that the hall tells one team's from another's, none the same as the common ``press``."""
+
+
+def team_press(number: int) -> list[float]:
+    """Team ``number``'s (1-based) press sound: one blip (odd numbers) or two quick ones
+    (even), at its own pitch."""
+    f = TEAM_PITCHES[number - 1]
+    blip = _note(0.09 if number % 2 == 0 else 0.2, [(f, 1.0), (f * 2, 0.25), (f * 3, 0.06)],
+                 attack=0.0008, release=0.02, decay=0.06)
+    n = _samples(0.2)
+    s = _mix(n, (0, blip), (_samples(0.105), blip)) if number % 2 == 0 else _mix(n, (0, blip))
+    return _normalize(s, 0.7)
+
+
+TEAM_SOUNDS: dict[str, Callable[[], list[float]]] = {
+    f"press-{k}": (lambda k=k: team_press(k)) for k in range(1, len(TEAM_PITCHES) + 1)}
+"""The teams' own press sounds (``[[teams]] sound = "press-3"``)."""
+
 
 # --- output ----------------------------------------------------------------------------
 
@@ -230,7 +252,7 @@ def write_all(directory: Path) -> list[Path]:
     """Render every sound into ``directory``/<name>.wav; return the paths."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, make in SOUNDS.items():
+    for name, make in {**SOUNDS, **TEAM_SOUNDS}.items():
         path = directory / f"{name}.wav"
         write_wav(path, make())
         paths.append(path)

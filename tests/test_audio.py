@@ -187,3 +187,53 @@ def test_missing_configured_dir_warns_and_uses_bundled(tmp_path, disk, caplog):
 
 def test_bundled_sounds_are_the_repository_sounds():
     assert (bundled_sounds_dir() / "press.wav").read_bytes() == (SOUNDS / "press.wav").read_bytes()
+
+
+# --- each team's own press sound (#15 item 6) ---------------------------------------------------
+
+def _dominant_hz(samples, rate=44100):
+    """The strongest frequency of a stretch of samples (zero crossings are enough for our blips)."""
+    crossings = sum(1 for a, b in zip(samples, samples[1:]) if (a < 0) != (b < 0))
+    return crossings / 2 / (len(samples) / rate)
+
+
+def test_a_teams_press_plays_its_own_sound_and_others_the_common_one(disk, tmp_path, monkeypatch):
+    from controller.app import config as config_mod
+    cfg = config_mod.build({"sound": {"volume": 1.0},
+                            "teams": [{"name": "Альфа", "button": "A", "sound": "press-1"},
+                                      {"name": "Бета", "button": "B"}]})
+    audio = Audio(cfg)
+    try:
+        assert audio.available, audio.problem
+        time.sleep(0.02)
+        audio.handle(Sound("press", "A"))
+        time.sleep(0.3)
+    finally:
+        audio.close()
+    left, _ = _captured(disk)
+    start = _first_nonzero(left)
+    window = left[start:start + 2000]
+    own = _wav(SOUNDS / "press-1.wav")
+    assert _dominant_hz(window) == pytest.approx(_dominant_hz(own[:2000]), rel=0.05)
+    assert _dominant_hz(window) == pytest.approx(523.25, rel=0.05)          # C5, not the common 1320 Hz
+    monkeypatch.setenv("SDL_DISKAUDIOFILE", str(tmp_path / "b.raw"))
+    audio = Audio(cfg)
+    try:
+        time.sleep(0.02)
+        audio.handle(Sound("press", "B"))                                   # Бета has none: the common one
+        time.sleep(0.3)
+    finally:
+        audio.close()
+    left, _ = _captured(tmp_path / "b.raw")
+    start = _first_nonzero(left)
+    assert _dominant_hz(left[start:start + 2000]) == pytest.approx(1320, rel=0.05)
+
+
+def test_the_team_sounds_differ_in_pitch_and_stay_short():
+    pitches = []
+    for k in range(1, 9):
+        pcm = _wav(SOUNDS / f"press-{k}.wav")
+        assert 0.15 <= len(pcm) / 44100 <= 0.25
+        assert _first_nonzero(pcm) is not None and _first_nonzero(pcm) < 44
+        pitches.append(_dominant_hz(pcm[:1500]))
+    assert all(b > a * 1.05 for a, b in zip(pitches, pitches[1:])), pitches

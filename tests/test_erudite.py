@@ -296,7 +296,7 @@ def test_press_while_reading_takes_the_answer_right():
     fx = g.press("C", 1.3)
     fx += g.run_to(1.4)
     assert g.holder == "Гамма"
-    assert Lamp("C", "on") in fx and Sound("press") in fx
+    assert Lamp("C", "on") in fx and Sound("press", "C") in fx
     assert g.view()["question"]["reading_done"] is False
     assert g.logs("idle_press")[0]["button"] == "B"
 

@@ -30,6 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "even one of another config (said on the screen)")
     p.add_argument("--pack", help="a SIGame package (.siq) to play in Своя игра (sets [own_game] pack; "
                    "docs/packages.md)")
+    p.add_argument("--event", metavar="FILE", help="the organiser's event file: teams, players, themes "
+                   "(docs/event-file.md; sets the config's event_file)")
     p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)
 
@@ -37,12 +39,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("script", help="script file (JSON lines, see docs/scripted-sessions.md)")
     p.add_argument("--config", "-c", help="config file the script's settings apply on top of")
     p.add_argument("--until", type=float, help="stop the virtual clock at this many seconds")
+    from controller.festival.command import add_simulate_options  # the festival's options (docs/festival.md)
+    add_simulate_options(p)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("check-config", help="validate a config file")
     p.add_argument("file", nargs="?", help="config file (default: the one buzzer run uses, config/default.toml)")
     p.add_argument("--print-default", action="store_true", help="print the default config with every key")
     p.add_argument("--print-docs", action="store_true", help="print docs/config.md")
+    p.add_argument("--event", metavar="FILE", help="also check this event file with the config "
+                   "(docs/event-file.md); FILE may itself be an event file")
     p.set_defaults(func=cmd_check_config)
 
 
@@ -51,6 +57,9 @@ def default_config_path() -> str | None:
 
 
 def cmd_simulate(args) -> int:
+    if getattr(args, "festival", None):
+        from controller.festival.hall import simulate
+        return simulate(args)
     script = script_mod.load(args.script)
     run = script_mod.run(script, args.config, until=args.until)
     print_json(script_mod.result(run))
@@ -65,9 +74,28 @@ def cmd_check_config(args) -> int:
         sys.stdout.write(config_mod.docs_markdown())
         return 0
     path = args.file or default_config_path()
+    event = getattr(args, "event", None)
+    if path and _is_event_file(path):
+        # an event file on its own: checked with the config `buzzer run` would use
+        path, event = default_config_path(), path
     cfg = config_mod.load(path)
-    print(f"{_shown_path(path) if path else '(built-in defaults)'}: OK ({describe(cfg)})")
+    if event:
+        cfg = config_mod.attach_event(cfg, Path(event).resolve())
+    shown = _shown_path(event) if event else (_shown_path(path) if path else "(built-in defaults)")
+    print(f"{shown}: OK ({describe(cfg)})")
     return 0
+
+
+def _is_event_file(path: str) -> bool:
+    """Whether a TOML file is an event file (docs/event-file.md) rather than a config; a file
+    that cannot be read is left to the config loader, which names the problem."""
+    import tomllib
+    from controller.content import event as event_mod
+
+    try:
+        return event_mod.looks_like_event(tomllib.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
 
 
 def _shown_path(path: str) -> str:
@@ -82,6 +110,19 @@ def describe(cfg: dict) -> str:
     """What a config sets up, in a few words: ``mode mafia, 10 seats, buttons keyboard``."""
     mode = cfg["mode"]
     who = games.get(mode).describe(cfg)
+    ev = cfg.get("event")
+    if ev:
+        game = ev.get("game") or {}
+        plan = ""
+        if game.get("fights"):
+            plan = f", {len(game['fights'])} fights with themes"
+        elif game.get("pack"):
+            plan = f", package {Path(game['pack']).name}"
+        if game.get("fights"):   # a game of players at the buttons (its plan has fights)
+            who += f", {sum(len(t.get('roster', ())) for t in cfg['teams'])} players"
+        title = f"«{ev['title']}»" if ev.get("title") else "event"
+        return (f"{title}, game {ev.get('game_number') or '-'}: mode {mode}, {who}{plan}, "
+                f"buttons {cfg['buttons']}")
     return f"mode {mode}, {who}, buttons {cfg['buttons']}"
 
 

@@ -43,6 +43,11 @@ SHELL_SCHEMA: list[Section] = [
             "keyboard), gpio (Raspberry Pi pins), serial (our USB box), serial-sim (a virtual box).",
             choices=("keyboard", "gpio", "serial", "serial-sim")),
         Key("language", "str", "ru", "Language of the screen and messages.", choices=LANGUAGES),
+        Key("event_file", "str", "", "The organiser's event file: teams with their players, the themes "
+            "of each fight, a Своя игра package (docs/event-file.md; relative to this config file). "
+            "\"\": none. The run command's --event FILE sets it."),
+        Key("event_game", "int", 0, "Which game of the event file this config plays (1-based); 0: the "
+            "first game of this config's mode.", minimum=0),
     )),
     Section("arbiter", "Who pressed first. Winners are chosen by the edge's timestamp.", (
         Key("settle_ms", "float", 2.0, "How long the arbiter waits after the earliest edge before "
@@ -65,6 +70,8 @@ SHELL_SCHEMA: list[Section] = [
         Key("next_round", "list", ["r"], "Go to the next round.", items="str"),
         Key("captain", "list", ["c"], "Start the captain's timer of this fight type.", items="str"),
         Key("start_clock", "list", ["t"], "«Время!»: start the clock (Брейн-ринг, ЧГК).", items="str"),
+        Key("lineup", "list", ["f3", "numlock"], "Эрудит-квартет: enter a line-up, then three digits: "
+            "team, round, player (docs/event-file.md).", items="str"),
         Key("rename", "list", ["f2"], "Rename a team (a player in Своя игра, a seat in «Мафия»): press it, "
             "pick the team by its number or its button, type the name, Enter (Esc cancels). Needs the "
             "keyboard: a USB keypad cannot type text.", items="str"),
@@ -258,7 +265,7 @@ def _team_checks(teams: Any) -> list[dict]:
     """Validate the ``[[teams]]`` array; return a normalised list."""
     if not isinstance(teams, list) or not all(isinstance(t, dict) for t in teams):
         raise ConfigError("teams", "expected an array of tables ([[teams]])")
-    allowed = {"name", "button", "key", "color", "players"}
+    allowed = {"name", "button", "key", "color", "players", "sound", "roster"}
     out = []
     seen_names, seen_buttons, seen_keys = set(), set(), set()
     for i, t in enumerate(teams):
@@ -286,8 +293,31 @@ def _team_checks(teams: Any) -> list[dict]:
             if value and value in seen:
                 raise ConfigError(f"{path}.{what}", f"duplicate {what} {value!r}")
             seen.add(value)
-        out.append({"name": name, "button": button, "key": key, "color": color.lower(),
-                    "players": players})
+        row = {"name": name, "button": button, "key": key, "color": color.lower(), "players": players}
+        extra = _team_extras(t, path)
+        if extra:
+            row.update(extra)
+        out.append(row)
+    return out
+
+
+def _team_extras(t: dict, path: str) -> dict:
+    """A team's own press sound (``sound``: a bundled sound's name or a WAV file) and its
+    players' names (``roster``, from the event file); present only when given."""
+    out = {}
+    if "sound" in t:
+        if not isinstance(t["sound"], str) or not t["sound"].strip():
+            raise ConfigError(f"{path}.sound", f"expected a sound name or a WAV file, got {_show(t['sound'])}")
+        from controller.sound.names import team_sound_problem
+        problem = team_sound_problem(t["sound"].strip())
+        if problem:
+            raise ConfigError(f"{path}.sound", problem)
+        out["sound"] = t["sound"].strip()
+    if "roster" in t:
+        r = t["roster"]
+        if not isinstance(r, list) or not all(isinstance(n, str) and n for n in r):
+            raise ConfigError(f"{path}.roster", "expected a list of player names")
+        out["roster"] = list(r)
     return out
 
 
@@ -410,6 +440,13 @@ CROSS_CHECKS: list[Callable[[dict], None]] = []
 CROSS_CHECKS.append(_gpio_covers_teams)
 
 
+# --- the festival over MQTT (controller/festival/, docs/festival.md) ---
+from controller.festival.link import SECTION as _FESTIVAL, festival_cross_check as _festival_cross_check  # noqa: E402
+
+SHELL_SCHEMA.append(_FESTIVAL)
+CROSS_CHECKS.append(_festival_cross_check)
+
+
 def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:
     """Load a TOML config file (``None``: the defaults) plus overrides.
 
@@ -440,7 +477,26 @@ def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = N
         if source:
             raise ConfigError(exc.key, exc.problem, source) from None
         raise
+    if cfg.get("event_file"):
+        base = Path(path).resolve().parent if path is not None else Path.cwd()
+        cfg = attach_event(cfg, base / Path(cfg["event_file"]).expanduser(), source)
     return cfg
+
+
+def attach_event(cfg: dict, event_path: str | Path, source: str | None = None) -> dict:
+    """``cfg`` playing the event file at ``event_path`` (docs/event-file.md): its game's
+    teams become [[teams]] and the game goes under ``cfg["event"]``.  A problem of the
+    event file names that file and its key; a game it cannot be used for names
+    ``event_file`` / ``event_game`` of the config."""
+    from controller.content import event as event_mod   # the content layer reads the file
+
+    ev = event_mod.parse_file(event_path)
+    try:
+        out = event_mod.apply(cfg, ev, build)
+    except ConfigError as exc:
+        raise ConfigError(exc.key, exc.problem, exc.source or source) from None
+    out["event_file"] = str(Path(event_path).resolve())
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -512,5 +568,7 @@ def docs_markdown() -> str:
             "| `key` | str | q, z, p, m, a, l … by team order | Keyboard key of the simulated button (pygame key name; \"\" for none). |",
             "| `color` | str | a palette colour | `#rrggbb` colour on the screen. |",
             "| `players` | int | 4 | Players in the team; fewer than the rounds of a fight means "
-            "the captain skips rounds (seed §4.1). |", ""]
+            "the captain skips rounds (seed §4.1). |",
+            "| `sound` | str | none | The team's own press sound, so the hall hears who pressed: press-1 … "
+            "press-8 (bundled) or a WAV file. |", ""]
     return "\n".join(out)

@@ -34,6 +34,7 @@ from controller.core.errors import GameError
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
 from controller.inputs.keys import HostKeys, physical_names
 from controller.core.values import replace
+from controller.app.lineup_entry import LineupEntry, digit_of
 from controller.i18n import action_label, notice, t, translation
 
 log = logging.getLogger(__name__)
@@ -127,11 +128,15 @@ class Loop:
         self.rename: Rename | None = None
         self.pack_media = None
         """The extracted media of a SIGame package being played (controller/content/packs.py)."""
+        self.lineup_entry: LineupEntry | None = None
+        """A line-up being typed on the keypad (controller/app/lineup_entry.py), or None."""
         self.publish: Callable[[], None] | None = None
         """Called after every :meth:`tick_if_due` (loop thread): hands the view model to the web pages
         (:class:`controller.web.attach.Publisher`); it must return at once."""
         self.shell_actions: dict[str, Callable[[], None]] = {}
         """Host actions of a shell part (the web pages' ``new_token``): action -> what it does."""
+        self.link: dict | None = None
+        """The festival link's state (``connected``, ``detail``), when this hall publishes."""
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -162,6 +167,8 @@ class Loop:
         if self.rename is not None:
             self._rename_key([n.lower() for n in names])  # the dialogue takes every key
             return
+        if self.lineup_entry is not None and self._lineup_key([n.lower() for n in names]):
+            return
         now = self.clock.now()
         action = self.host_keys.action(names)
         if action is not None:
@@ -189,6 +196,11 @@ class Loop:
     def _input_status(self, ev: InputStatus) -> None:
         if ev.source == "keypad":
             self._notice("keypad_back" if ev.connected else "keypad_away")
+        elif ev.source == "festival":
+            # the festival's link (controller/festival/hall.py): the status corner, and a
+            # problem as one line for the host; the game goes on either way
+            self.link = {"connected": ev.connected, "detail": ev.detail}
+            self._notice("festival_link_up" if ev.connected else "festival_link_down", detail=ev.detail)
 
     def _host_key(self, key: HostKey, now: int) -> None:
         """Act on a host key from any source (loop thread): the loop's own actions here,
@@ -226,6 +238,19 @@ class Loop:
             return
         if action == "rename":
             self.rename = Rename()
+            self.dirty = True
+            return
+        if action == "digit":   # the keypad's digits while a line-up is typed
+            if self.lineup_entry is not None:
+                self._lineup_digit(str(key.params.get("digit", "")))
+            return
+        if action == "lineup" and not key.params and "lineup" in engine.actions_now(self.state):
+            # the keypad's entry: team, round, player (a web page or a script sends them all)
+            if self.lineup_entry is not None:
+                self.lineup_entry = None
+                self._notice("lineup_entry_cancelled")
+            else:
+                self.lineup_entry = LineupEntry()
             self.dirty = True
             return
         action = self.game.key_action(self.state, action)   # pause on a paused clock resumes it
@@ -294,6 +319,28 @@ class Loop:
             self.rename = None
             self.queue.put(Host("rename", self.clock.now(), {self.game.members: r.number, "name": r.text}))
 
+    def _lineup_key(self, names: list[str]) -> bool:
+        """A key of the window or the terminal while a line-up is typed: digits, Backspace,
+        Esc. Other keys (the line-up key itself, to cancel) go their usual way."""
+        if "escape" in names:
+            self.lineup_entry = None
+            self._notice("lineup_entry_cancelled")
+        elif "backspace" in names:
+            self.lineup_entry.back()
+        elif (d := digit_of(names)) is not None:
+            self._lineup_digit(d)
+        else:
+            return False
+        self.dirty = True
+        return True
+
+    def _lineup_digit(self, digit: str) -> None:
+        params = self.lineup_entry.add(digit)
+        self.dirty = True
+        if params is not None:
+            self.lineup_entry = None
+            self.queue.put(Host("lineup", self.clock.now(), params))
+
     def text_input(self, text: str) -> None:
         """Typed characters (pygame TEXTINPUT, the terminal): the name being typed, if any."""
         r = self.rename
@@ -317,6 +364,10 @@ class Loop:
     def entry(self) -> dict | None:
         """What the rename dialogue shows the host: ``title``, ``text`` (typed), ``hint``; or None."""
         r = self.rename
+        if r is None and self.lineup_entry is not None:
+            lang = self.cfg["language"]
+            return {"title": t("lineup_entry_title", lang), "text": self.lineup_entry.shown(),
+                    "hint": t("lineup_entry_hint", lang)}
         if r is None:
             return None
         lang = self.cfg["language"]
@@ -364,7 +415,9 @@ class Loop:
                 self._pack_sound(f.name[5:])
             elif isinstance(f, Sound):
                 if self.audio is not None:
-                    self.audio.play(f.name)
+                    # a press with a team's own sound (Audio.handle); a plain player just plays the name
+                    handle = getattr(self.audio, "handle", None)
+                    handle(f) if handle is not None else self.audio.play(f.name)
                 if self.backend is not None:
                     self.backend.beep(f.name)
             elif isinstance(f, Lamp):
@@ -553,7 +606,7 @@ class Loop:
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
                 "notice": self.notice_now(),
-                "entry": self.entry()}
+                "entry": self.entry(), **({"link": self.link} if self.link is not None else {})}
 
     def current_flash(self) -> dict | None:
         if self.flash is not None and self.clock.now() < self.flash_until:

@@ -38,12 +38,13 @@ from controller.core.events import Host, Press, Release, Tick, seconds_to_ns
 TAP_NS = 50_000_000
 """A scripted press without ``hold`` is released this long after its edge."""
 
-SETUP_KEYS = {"mode", "teams", "settings", "seed", "config"}
+SETUP_KEYS = {"mode", "teams", "settings", "seed", "config", "event"}
 HOST_PARAMS = {
     "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind", "reason",
     "name", "result", "value", "question", "results", "role", "points", "players", "text", "delay",
     "accepted",  # ЧГК appeals
     "cell", "price",  # a SIGame package's cell (docs/packages.md)
+    "player",    # Эрудит-квартет line-ups (docs/event-file.md)
 }
 """Fields a host line may carry (which ones an action uses depends on the mode)."""
 
@@ -172,6 +173,16 @@ def config_for(script: Script, config_path: str | None = None) -> dict:
             cfg = config_mod.build(settings, base=cfg)
     except ConfigError as exc:
         raise ScriptError(1, f"setup: {exc}", script.source) from None
+    if "event" in setup:
+        # an event file (docs/event-file.md), relative to the script: its teams and themes
+        event = setup["event"]
+        if not isinstance(event, str) or not event:
+            raise ScriptError(1, "setup: \"event\" must be the path of an event file", script.source)
+        base = Path(script.source).resolve().parent if script.source != "<script>" else Path.cwd()
+        try:
+            cfg = config_mod.attach_event(cfg, base / event)
+        except ConfigError as exc:
+            raise ScriptError(1, f"setup: {exc}", script.source) from None
     return cfg
 
 
@@ -225,12 +236,14 @@ def _flashes(fx: list, when: int) -> list[tuple[int, Flash]]:
     return out
 
 
-def _ticks(state: Any, until: int, log: list[Log], flashes: list[tuple[int, Flash]]) -> Any:
+def _ticks(state: Any, until: int, log: list[Log], flashes: list[tuple[int, Flash]], stepped=None) -> Any:
     """Send a Tick at every deadline up to ``until``, each at its own time, as the
     loop of ``buzzer run`` does (it wakes at ``engine.wakeup``): a deadline between
     two script lines fires when it falls due, not when the next line comes."""
     while (due := engine.wakeup(state)) is not None and due <= until:
         state, fx = engine.step(state, Tick(due))
+        if stepped is not None:
+            stepped.append(Tick(due))
         log.extend(f for f in fx if isinstance(f, Log))
         flashes.extend(_flashes(fx, due))
         if engine.wakeup(state) == due:   # a deadline that does not go away: leave it to the next event
@@ -238,8 +251,11 @@ def _ticks(state: Any, until: int, log: list[Log], flashes: list[tuple[int, Flas
     return state
 
 
-def run(script: Script, config_path: str | None = None, until: float | None = None) -> Run:
-    """Play the script through the engine; stop at ``until`` seconds if given."""
+def run(script: Script, config_path: str | None = None, until: float | None = None,
+        stepped: list | None = None) -> Run:
+    """Play the script through the engine; stop at ``until`` seconds if given.  ``stepped``
+    (a list) receives every event the engine took, in order, ticks included: what a hall's
+    journal would hold (``buzzer simulate --festival`` publishes it)."""
     cfg = config_for(script, config_path)
     seed = seed_for(script, cfg)
     from controller.content import packs   # a .siq package as data; a bad one stops the script
@@ -257,8 +273,10 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
         if limit is not None and ev.now > limit:
             break
         try:
-            state = _ticks(state, ev.now, log, flashes)
+            state = _ticks(state, ev.now, log, flashes, stepped)
             state, fx = engine.step(state, ev)
+            if stepped is not None:
+                stepped.append(ev)
         except GameError as exc:
             raise ScriptError(line, str(exc), script.source) from None
         log.extend(f for f in fx if isinstance(f, Log))
@@ -266,8 +284,10 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
         last = max(last, ev.now)
     # the run ends one settle window after the last event, so a press there is decided
     end = limit if limit is not None else last + ArbiterRules.from_config(cfg, seed).settle_ns
-    state = _ticks(state, end, log, flashes)
+    state = _ticks(state, end, log, flashes, stepped)
     state, fx = engine.step(state, Tick(end))
+    if stepped is not None:
+        stepped.append(Tick(end))
     log.extend(f for f in fx if isinstance(f, Log))
     flashes.extend(_flashes(fx, end))
     return Run(state, log, cfg, seed, flashes)

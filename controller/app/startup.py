@@ -27,6 +27,7 @@ from controller.cli import command_name
 from controller.i18n import t, tn
 from controller.screens.common import mode_title
 from controller.inputs.keypad import Keypad
+from controller.festival.hall import attach as attach_festival
 from controller.web.attach import attach as attach_web
 
 JOURNAL_NOTICE_NS = 60 * NS_PER_S
@@ -210,7 +211,8 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     """``buzzer run``: the command line passes the config file and both front ends in
     (the terminal's is used when there is no display or ``--headless`` asks for it)."""
     path = config_path
-    cfg = config_mod.load(path)
+    event = getattr(args, "event", None)
+    cfg = config_mod.load(path, {"event_file": str(Path(event).resolve())} if event else None)
     if args.lang:
         cfg["language"] = args.lang
     if args.fullscreen:
@@ -254,6 +256,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     loop.audio = audio
     keypad = _start_keypad(cfg, loop)
     web = attach_web(loop)   # the live pages ([web]); None when off or the port is taken
+    festival = attach_festival(loop, cfg)
     backend.start()
     try:
         if headless:
@@ -268,6 +271,9 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
             keypad.close()
         if web is not None:
             web.stop()
+        if festival is not None:
+            festival.close()
+            loop.journal = getattr(loop.journal, "_inner", loop.journal)
         _finish(loop, loop.journal, cfg)
         if loop.pack_media is not None:
             loop.pack_media.close()
@@ -279,6 +285,7 @@ def _start_keypad(cfg: dict, loop: Loop):
         return None
     try:
         kp = Keypad.from_config(cfg, loop.enqueue)   # the sink every input uses
+        kp.digits_wanted = lambda: loop.lineup_entry is not None   # a line-up being typed
         kp.start()
         return kp
     except BuzzerError as exc:

@@ -100,12 +100,14 @@ def plays_packages(cfg: dict) -> bool:
         return False
 
 def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = False) -> bool:
-    """Put the package named by ``--pack`` or ``[own_game] pack`` into ``cfg`` (as data).
+    """Put the package named by ``--pack``, ``[own_game] pack`` or the event file's game
+    (``pack = "file.siq"``) into ``cfg`` (as data).
 
     A broken or hostile package is one line on ``out`` and the game goes on without it
     (False); with ``strict`` (``buzzer simulate``) it is raised.  ``--pack`` with another mode
     than own-game is a :class:`ConfigError`."""
-    path = pack_path or cfg.get("own_game", {}).get("pack") or ""
+    from controller.content import event   # the event file may name the game's package
+    path = pack_path or cfg.get("own_game", {}).get("pack") or event.pack_path(cfg) or ""
     if not path:
         return False
     if not plays_packages(cfg):

@@ -14,9 +14,12 @@ from typing import Any, Mapping
 @dataclass(frozen=True, slots=True)
 class Sound:
     """Play one of the named sounds in ``sounds/`` (``press``, ``right``,
-    ``wrong``, ``time_up``, ``warning``, ``false_start``, ``start``)."""
+    ``wrong``, ``time_up``, ``warning``, ``false_start``, ``start``).  ``button``: the
+    button that took the answer right, for ``press`` (the shell plays that team's own
+    press sound when it has one: ``[[teams]] sound``)."""
 
     name: str
+    button: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

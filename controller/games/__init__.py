@@ -69,6 +69,12 @@ def extras(name: str) -> ShellExtras:
     return importlib.import_module(path).EXTRAS() if path else ShellExtras()
 
 
+def extras_class(name: str) -> type[ShellExtras]:
+    """The :class:`ShellExtras` class of the game called ``name`` (the base if it has none)."""
+    path = EXTRAS.get(name)
+    return importlib.import_module(path).EXTRAS if path else ShellExtras
+
+
 def extras_actions(name: str) -> tuple[str, ...]:
     path = EXTRAS.get(name)
     return tuple(importlib.import_module(path).EXTRAS.actions) if path else ()
@@ -79,5 +85,5 @@ def title_key(name: Any) -> str | None:
     return get(name).title_key if name in GAMES else None
 
 
-__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "extras", "extras_actions", "get", "names",
+__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "extras", "extras_actions", "extras_class", "get", "names",
            "of_state", "title_key"]

@@ -159,3 +159,11 @@ class ShellExtras:
 
     def after_step(self, shell: Shell) -> None:
         """Called after every event the game took (e.g. to keep a protocol up to date)."""
+
+    @classmethod
+    def competition_table(cls, competition: str, summaries: list[tuple[str, dict]], cfg: dict,
+                          fmt: str, lang: str) -> str | None:
+        """A table across the finished games of one competition (``summaries``: (hall,
+        summary) of each), as ``fmt`` (``csv`` or ``json``) text, or None when the game
+        has none (a festival's export writes it beside each game's own table)."""
+        return None

@@ -231,7 +231,7 @@ def _decide(s: State, t: int, fx: list) -> State:
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cdn.pause(q.countdown, t))
-    fx += [Lamp(winner.button, "on"), Sound("press")]
+    fx += [Lamp(winner.button, "on"), Sound("press", winner.button)]
     b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button,
           left_s=round(q.countdown.left / 1e9, 3), **b.decision_log(ordered))
     return replace(s, question=q)

@@ -37,6 +37,7 @@ from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, Release, seconds_to_ns
+from controller.games import lineup as lu_rules
 from controller.games import race as b
 from controller.games.race import (ANSWER, BLOCKED, DISABLED, EARLY, LOCKED, PENDING, Answer,
                                        PressRecord)
@@ -95,6 +96,7 @@ class Team:
     button: str
     color: str
     players: int
+    roster: tuple[str, ...] = ()     # the players' names on the entry (event file), if known
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,8 @@ class Rules:
     captain: dict = field(hash=False, compare=True)
     early_block: int = 0
     warn_marks: tuple[int, ...] = ()
+    planned: tuple[tuple[str, ...], ...] = ()   # each fight's themes from the event file
+    texts: tuple = ()                           # ((fight, round, nominal), (text, answer)) from the event file
 
     def fight_type(self, fight: int) -> str:
         return self.fight_types[fight % len(self.fight_types)]
@@ -167,6 +171,7 @@ class State:
     held: frozenset = frozenset()
     stuck: frozenset = frozenset()
     undo: tuple = ()                     # states before the last rulings
+    line: lu_rules.Lineups = lu_rules.Lineups()   # who plays which round [§4.1–4.2]
 
     # -- derived helpers -------------------------------------------------
     def team_of(self, button: str) -> int | None:
@@ -182,6 +187,7 @@ class State:
 
 def rules_from_config(config: dict, seed: int) -> Rules:
     e = config["erudite"]
+    planned, texts, fight_types = _event_plan(config)
     return Rules(
         arbiter=arb.ArbiterRules.from_config(config, seed),
         think=seconds_to_ns(e["think_time_s"]),
@@ -189,18 +195,37 @@ def rules_from_config(config: dict, seed: int) -> Rules:
         nominals=tuple(e["nominals"]),
         fights=e["fights"],
         rounds=e["rounds_per_fight"],
-        fight_types=tuple(e["fight_types"]),
+        fight_types=fight_types or tuple(e["fight_types"]),
         captain={"light": seconds_to_ns(e["captain_light_s"]),
                  "half-dark": seconds_to_ns(e["captain_half_dark_s"]),
                  "dark": seconds_to_ns(e["captain_dark_s"])},
         early_block=seconds_to_ns(e["early_block_s"]),
         warn_marks=tuple(seconds_to_ns(m) for m in e["warn_at_s"]),
+        planned=planned, texts=texts,
     )
+
+
+def _event_plan(config: dict) -> tuple[tuple, tuple, tuple]:
+    """Themes, question texts and fight types of the event file's game (docs/event-file.md):
+    empty without one.  A fight without a ``type`` takes ``erudite.fight_types``."""
+    game = (config.get("event") or {}).get("game") or {}
+    fights = game.get("fights") or []
+    if not fights:
+        return (), (), ()
+    defaults = config["erudite"]["fight_types"]
+    n = max(config["erudite"]["fights"], len(fights))
+    types = tuple(fights[i].get("type") if i < len(fights) and fights[i].get("type")
+                  else defaults[i % len(defaults)] for i in range(n))
+    planned = tuple(tuple(f.get("themes", ())) for f in fights)
+    texts = tuple(((i, q["round"] - 1, q["nominal"]), (q["text"], q["answer"]))
+                  for i, f in enumerate(fights) for q in f.get("questions", ()))
+    return planned, texts, types
 
 
 def initial(config: dict, seed: int) -> State:
     """A new game from a validated config; ``seed`` drives the tie draw."""
-    teams = tuple(Team(t["name"], t["button"], t["color"], t["players"]) for t in config["teams"])
+    teams = tuple(Team(t["name"], t["button"], t["color"], t["players"], tuple(t.get("roster", ())))
+                  for t in config["teams"])
     n = len(teams)
     zeros = (0,) * n
     return State(rules=rules_from_config(config, seed), teams=teams, scores=zeros, won=zeros,
@@ -222,6 +247,8 @@ def _disabled(s: State, team: int, q: Question | None = None) -> str | None:
         return None if team in s.tb_teams else "not_in_tiebreak"
     if (team, fight, rnd) in s.skips:
         return "skipped"
+    if s.line.used and lu_rules.sits_out(s.line, team, _entry_size(s, team), fight, rnd, s.rules.rounds):
+        return "skipped"
     return None
 
 
@@ -237,6 +264,13 @@ def _theme(s: State, fight: int, rnd: int) -> str:
     for key, text in s.themes:
         if key == (fight, rnd):
             return text
+    return ""
+
+
+def _planned_theme(s: State, fight: int, rnd: int) -> str:
+    """The event file's theme of that round ("" when it names none)."""
+    if 0 <= fight < len(s.rules.planned) and 0 <= rnd < len(s.rules.planned[fight]):
+        return s.rules.planned[fight][rnd]
     return ""
 
 
@@ -375,7 +409,7 @@ def _decide(s: State, t: int, fx: list) -> State:
         cd = cdn.pause(cd, stop)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cd)
     s = replace(s, question=q)
-    fx += [Lamp(winner.button, "on"), Sound("press")]
+    fx += [Lamp(winner.button, "on"), Sound("press", winner.button)]
     b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button, **b.decision_log(ordered))
     return s
 
@@ -480,6 +514,8 @@ def _h_question(s: State, h: Host, fx: list) -> State:
     if not isinstance(nominal, int) or isinstance(nominal, bool) or nominal <= 0:
         raise GameError(f"nominal must be a whole number > 0, got {nominal!r}")
     theme = h.params.get("theme")
+    if theme is None and not _theme(s, fight, rnd) and _planned_theme(s, fight, rnd):
+        theme = _planned_theme(s, fight, rnd)   # the event file's: announced with the question [§4.6]
     if theme is not None:
         s = replace(s, themes=tuple(x for x in s.themes if x[0] != (fight, rnd)) + (((fight, rnd), str(theme)),))
     else:
@@ -616,7 +652,7 @@ def _h_undo(s: State, h: Host, fx: list) -> State:
     # theme set or a team renamed since then stays
     restored = replace(prev, now=s.now, held=s.held, stuck=s.stuck, paused=s.paused,
                        captain=s.captain, undo=s.undo[1:], disq_level=s.disq_level, teams=s.teams,
-                       disq_fight=s.disq_fight, skips=s.skips, themes=s.themes,
+                       disq_fight=s.disq_fight, skips=s.skips, themes=s.themes, line=s.line,
                        question=replace(q, theme=s.question.theme))
     if q.holder is not None:
         fx.append(Lamp(s.teams[q.holder].button, "on"))
@@ -695,7 +731,10 @@ def _h_captain(s: State, h: Host, fx: list) -> State:
         cd = cdn.pause(cd, h.at)
     fx.append(Sound("start"))
     b.log(fx, h.at, "captain_start", fight_type=kind, seconds=total / 1e9)
-    return replace(s, captain=cd)
+    s = replace(s, captain=cd)
+    if s.rules.planned and kind != "dark":
+        s = _announce_themes(s, h.at, fx)   # light: all four first; half-dark: this round's [§4.2]
+    return s
 
 
 def _h_disqualify(s: State, h: Host, fx: list) -> State:
@@ -743,19 +782,24 @@ def _h_skip_round(s: State, h: Host, fx: list) -> State:
     if not 0 <= rnd < s.rules.rounds:
         raise GameError(f"round must be 1..{s.rules.rounds}")
     t = s.teams[team]
-    may_skip = max(s.rules.rounds - t.players, 0)
+    if s.line.used and lu_rules.player_at(s.line, team, s.fight, rnd) is not None:
+        b.refuse(fx, h.at, "lineup_round_has_player", team=t.name, round=rnd + 1,
+                 player=_player_name(s, team, lu_rules.player_at(s.line, team, s.fight, rnd)))
+        return s
+    players = lu_rules.players_in_fight(s.line, team, _entry_size(s, team), s.fight) if s.line.used else t.players
+    may_skip = max(s.rules.rounds - players, 0)
     skipped = [k for k in s.skips if k[0] == team and k[1] == s.fight]
     if (team, s.fight, rnd) in s.skips:
         return s
     if len(skipped) >= may_skip:
-        b.refuse(fx, h.at, "skip_not_allowed", team=t.name, players=t.players, skipped=len(skipped))
+        b.refuse(fx, h.at, "skip_not_allowed", team=t.name, players=players, skipped=len(skipped))
         return s
     # a round that is over, or one in which this team already took the answer
     # right, was played: the skip must be another round [§4.1]
     played = _played_in_round(s, s.fight, rnd)
     if rnd < s.round or (rnd == s.round and len(played) >= len(s.rules.nominals)) \
             or any(r.team == team and r.kind == ANSWER for q in played for r in q.presses):
-        b.refuse(fx, h.at, "skip_not_allowed", team=t.name, players=t.players, skipped=len(skipped),
+        b.refuse(fx, h.at, "skip_not_allowed", team=t.name, players=players, skipped=len(skipped),
                 round=rnd + 1, why="round_played")
         return s
     s = replace(s, skips=s.skips | {(team, s.fight, rnd)})
@@ -816,6 +860,10 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "tiebreak": _h_tiebreak,
     "rename": _h_rename,
     "end_game": _h_end_game,
+    "themes": lambda s, h, fx: _h_themes(s, h, fx),
+    "lineup": lambda s, h, fx: _h_lineup(s, h, fx),
+    "absent": lambda s, h, fx: _h_absent(s, h, fx),
+    "arrive": lambda s, h, fx: _h_arrive(s, h, fx),
 }
 """Every host action this mode accepts (documented in docs/modes.md)."""
 
@@ -896,7 +944,7 @@ def view(s: State, now: int | None = None) -> dict:
                     "presses": b.press_rows(s.teams, q.presses),
                     "answers": b.answer_rows(s.teams, q.answers)}
     fight_type = "light" if s.stage == "tiebreak" else s.rules.fight_type(s.fight)
-    return {
+    out = {
         "mode": MODE, "stage": s.stage, "paused": s.paused,
         "fight": s.fight + 1, "fights": s.rules.fights, "round": s.round + 1, "rounds": s.rules.rounds,
         "fight_type": fight_type, "tiebreak": s.stage == "tiebreak" or bool(q and q.fight == -1),
@@ -906,12 +954,13 @@ def view(s: State, now: int | None = None) -> dict:
         "captain": b.countdown_view(s.captain, now),
         "standings": standings(s),
     }
+    return _players_view(s, out) if (s.rules.planned or _players_used(s)) else out
 
 
 def summary(s: State) -> dict:
     """What ``buzzer simulate`` prints (plus the shell's ``events`` log)."""
     questions = list(s.history) + ([s.question] if s.question is not None else [])
-    return {
+    out = {
         "mode": MODE,
         "seed": s.rules.arbiter.seed,
         "stage": s.stage,
@@ -920,6 +969,234 @@ def summary(s: State) -> dict:
         "standings": standings(s),
         "questions": [question_summary(s, q) for q in questions],
     }
+    if _players_used(s):
+        # only a game that knows its players (docs/scripted-sessions.md): each answer's
+        # player, and every player's points [§4.3]
+        for row, q in zip(out["questions"], questions):
+            for a_row, a in zip(row["answers"], q.answers):
+                a_row["player"] = _player_name(s, a.team, lu_rules.player_at(s.line, a.team, q.fight, q.round))
+        out["players"] = players_summary(s)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# line-ups, themes and players' points [§4.1–4.3]; the rules themselves are in
+# controller/games/lineup.py
+
+def _entry_size(s: State, team: int) -> int:
+    """Players on the team's entry: its names from the event file, else ``players``."""
+    t = s.teams[team]
+    return len(t.roster) or t.players
+
+
+def _player_name(s: State, team: int, player: int | None) -> str | None:
+    return None if player is None else lu_rules.player_name(s.teams[team].roster, player)
+
+
+def _upcoming(s: State) -> tuple[int, int]:
+    """(fight, round) the next question belongs to: the current round, or the next one
+    once all its questions are played (-1, 0 in the extra fight)."""
+    if s.stage == "tiebreak":
+        return -1, 0
+    q = s.question
+    if q is not None and q.open:
+        return q.fight, q.round
+    fight, rnd = s.fight, s.round
+    if len(_played_in_round(s, fight, rnd)) >= len(s.rules.nominals):
+        rnd += 1
+        if rnd >= s.rules.rounds:
+            fight, rnd = fight + 1, 0
+        if fight >= s.rules.fights:
+            return s.fight, s.round
+    return fight, rnd
+
+
+def _started(s: State, fight: int, rnd: int | None = None) -> bool:
+    """Whether a question of that fight (round) was announced (a withdrawn one too)."""
+    qs = s.history + ((s.question,) if s.question is not None else ())
+    return any(q.fight == fight and (rnd is None or q.round == rnd) for q in qs)
+
+
+def _announce_themes(s: State, now: int, fx: list, rnd: int | None = None) -> State:
+    """Announce the event file's themes of the fight coming: all of them before a
+    «светлый» fight, the next round's before a «полутёмный» round, and in a «тёмный»
+    fight the next round's (its line-up is closed from then on) [§4.2]."""
+    fight, nxt = _upcoming(s)
+    if fight < 0 or fight >= len(s.rules.planned):
+        return s
+    kind = s.rules.fight_type(fight)
+    rounds = range(len(s.rules.planned[fight])) if kind == "light" and rnd is None else \
+        [nxt if rnd is None else rnd]
+    said = []
+    themes = s.themes
+    for r in rounds:
+        text = _planned_theme(s, fight, r)
+        if text and (fight, r) not in dict(themes):
+            themes = themes + (((fight, r), text),)
+            said.append({"round": r + 1, "theme": text})
+    if said:
+        b.log(fx, now, "themes", fight=fight + 1, fight_type=kind, themes=said)
+    return replace(s, themes=themes)
+
+
+def _h_themes(s: State, h: Host, fx: list) -> State:
+    """Announce the themes the fight type allows now (the event file's; ``round``: that
+    round's only) [§4.2]."""
+    rnd = h.params.get("round")
+    if rnd is not None and (not isinstance(rnd, int) or isinstance(rnd, bool) or not 1 <= rnd <= s.rules.rounds):
+        raise GameError(f"round must be 1..{s.rules.rounds}")
+    if not s.rules.planned:
+        b.refuse(fx, h.at, "themes_none")
+        return s
+    return _announce_themes(s, h.at, fx, None if rnd is None else rnd - 1)
+
+
+def _player_ref(s: State, team: int, h: Host) -> int:
+    """The ``player`` of a host action: his number on the entry (1-based) or his name."""
+    ref = h.params.get("player")
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return ref
+    if isinstance(ref, str):
+        names = s.teams[team].roster
+        for i, n in enumerate(names):
+            if n.casefold() == ref.strip().casefold():
+                return i + 1
+        if ref.strip().isdigit():
+            return int(ref.strip())
+        raise GameError(f"no player {ref!r} in team {s.teams[team].name!r}")
+    raise GameError("this action needs \"player\" (a number on the entry or a name)")
+
+
+def _h_lineup(s: State, h: Host, fx: list) -> State:
+    """``team`` plays round ``round`` of the coming fight with ``player`` (the host's
+    entry of the captain's choice); refused with a notice where §4.1–4.2 and §2.7
+    do not allow it (:func:`controller.games.lineup.check_entry`)."""
+    team = b.team_ref(s.teams, h.params)
+    player = _player_ref(s, team, h)
+    fight, nxt = _upcoming(s)
+    rnd = h.params.get("round")
+    if rnd is None:
+        rnd = nxt + 1
+    if not isinstance(rnd, int) or isinstance(rnd, bool):
+        raise GameError(f"round must be a whole number, got {rnd!r}")
+    rnd -= 1
+    if s.stage == "finished":
+        b.refuse(fx, h.at, "game_over")
+        return s
+    kind = "light" if fight < 0 else s.rules.fight_type(fight)
+    skipped = (team, fight, rnd) in s.skips
+    problem = lu_rules.check_entry(
+        s.line, team=team, fight=fight, rnd=rnd, player=player, entry_size=_entry_size(s, team),
+        rounds=1 if fight < 0 else s.rules.rounds, fight_type=kind, fight_started=_started(s, fight),
+        round_started=_started(s, fight, rnd),
+        themes_announced=any(k[0] == fight for k, _ in s.themes), skipped=skipped)
+    name = s.teams[team].name
+    if problem is not None:
+        key, params = problem
+        b.refuse(fx, h.at, key, team=name, **params)
+        return s
+    s = replace(s, line=lu_rules.assign(s.line, team, fight, rnd, player))
+    b.log(fx, h.at, "lineup", team=name, fight=fight + 1 if fight >= 0 else 0, round=rnd + 1, player=player,
+          name=_player_name(s, team, player))
+    return _drop_disabled(s, h.at, fx)
+
+
+def _h_absent(s: State, h: Host, fx: list) -> State:
+    """An entered player is not here: he cannot be given a round until he comes [§4.1]."""
+    team = b.team_ref(s.teams, h.params)
+    player = _player_ref(s, team, h)
+    if not 1 <= player <= _entry_size(s, team):
+        b.refuse(fx, h.at, "lineup_no_player", team=s.teams[team].name, player=player,
+                 players=_entry_size(s, team))
+        return s
+    s = replace(s, line=lu_rules.mark_absent(s.line, team, player))
+    b.log(fx, h.at, "absent", team=s.teams[team].name, player=player, name=_player_name(s, team, player))
+    return s
+
+
+def _h_arrive(s: State, h: Host, fx: list) -> State:
+    """A latecomer came: he plays from the next fight, or from the coming one when it
+    has not begun [§4.1]."""
+    team = b.team_ref(s.teams, h.params)
+    player = _player_ref(s, team, h)
+    if not 1 <= player <= _entry_size(s, team):
+        b.refuse(fx, h.at, "lineup_no_player", team=s.teams[team].name, player=player,
+                 players=_entry_size(s, team))
+        return s
+    fight, _ = _upcoming(s)
+    fight = max(fight, 0)
+    s = replace(s, line=lu_rules.arrive(s.line, team, player, fight, _started(s, fight)))
+    first = lu_rules.first_fight(s.line, team, player)
+    b.log(fx, h.at, "arrive", team=s.teams[team].name, player=player, name=_player_name(s, team, player),
+          from_fight=first + 1)
+    return s
+
+
+def _players_used(s: State) -> bool:
+    """Whether this game knows its players (an event file's names, or line-ups entered):
+    only then do the view and the summary carry players' points."""
+    return s.line.used or any(t.roster for t in s.teams)
+
+
+def player_points(s: State, fight: int | None = None) -> list[dict]:
+    """Each player's points [§4.3], best first: ``team``, ``player`` (number on the entry),
+    ``name``, ``points``, ``won_points``; of one fight (0-based) or of the whole game."""
+    questions = s.history + ((s.question,) if s.question is not None else ())
+    answers = [(a.team, q.fight, q.round, a.delta, a.result == "right")
+               for q in questions if q.closed != "withdrawn" and (fight is None or q.fight == fight)
+               for a in q.answers]
+    tallied = lu_rules.tally(answers, None, lambda t, f, r: lu_rules.player_at(s.line, t, f, r))
+    rows = []
+    for i, t in enumerate(s.teams):
+        seen = set(tallied.get(i, {}))
+        if fight is None:
+            seen |= {p for (tm, _, _), p in s.line.entries if tm == i}
+            seen |= set(range(1, len(t.roster) + 1))
+        else:
+            seen |= {p for (tm, f, _), p in s.line.entries if tm == i and f == fight}
+        for p in sorted(seen):
+            pts, won = tallied.get(i, {}).get(p, (0, 0))
+            rows.append({"team": t.name, "player": p, "name": lu_rules.player_name(t.roster, p),
+                         "points": pts, "won_points": won})
+    rows.sort(key=lambda r: (-r["points"], -r["won_points"]))
+    return rows
+
+
+def players_summary(s: State) -> dict:
+    """team -> player name -> {points, won_points} (``buzzer simulate``'s ``players``)."""
+    out: dict[str, dict] = {t.name: {} for t in s.teams}
+    for r in sorted(player_points(s), key=lambda r: (r["team"], r["player"])):
+        out[r["team"]][r["name"]] = {"points": r["points"], "won_points": r["won_points"]}
+    return {t.name: out[t.name] for t in s.teams}
+
+
+def _players_view(s: State, view: dict) -> dict:
+    """Add to the view what the screen shows of the players (only in a game that knows
+    them): the player at each team's button this round, the announced themes of the
+    fight, each player's points and the best players of the fight and of the game;
+    under ``host`` what only the host sees (the question's text and answer)."""
+    fight, rnd = _upcoming(s)
+    if s.rules.planned or s.line.used:
+        shown = fight if fight >= 0 else -1
+        n = 1 if fight < 0 else s.rules.rounds
+        view["themes"] = [{"round": r + 1, "theme": _theme(s, shown, r) or None, "current": r == rnd}
+                          for r in range(n)]
+    q = s.question
+    if s.rules.texts and q is not None and q.fight >= 0:
+        text = dict(s.rules.texts).get((q.fight, q.round, q.nominal))
+        if text is not None:
+            view["host"] = {"question_text": text[0], "answer": text[1]}
+    if not _players_used(s):
+        return view
+    cur_fight, cur_round = (q.fight, q.round) if q is not None and q.open else (fight, rnd)
+    for i, card in enumerate(view["teams"]):
+        p = lu_rules.player_at(s.line, i, cur_fight, cur_round)
+        card["player"] = _player_name(s, i, p)
+    fight_rows = player_points(s, cur_fight if cur_fight >= 0 else None)
+    view["player_points"] = player_points(s)
+    view["best_players"] = {"fight": lu_rules.best(fight_rows), "game": lu_rules.best(view["player_points"]),
+                            "fight_number": cur_fight + 1 if cur_fight >= 0 else 0}
+    return view
 
 
 # ---------------------------------------------------------------------------

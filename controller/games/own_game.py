@@ -202,7 +202,7 @@ def _decide(s: State, t: int, fx: list) -> State:
             answer_cd = cdn.pause(answer_cd, t)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses,
                 countdown=cdn.pause(q.countdown, t), answer_cd=answer_cd)
-    fx += [Lamp(winner.button, "on"), Sound("press")]
+    fx += [Lamp(winner.button, "on"), Sound("press", winner.button)]
     b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button, **b.decision_log(ordered))
     return replace(s, question=q)
 

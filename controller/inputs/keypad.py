@@ -211,6 +211,9 @@ class Keypad:
         self.keymap = dict(build_keymap() if keymap is None else keymap)
         self.reconnect_s = reconnect_s
         self.opener = opener or open_device
+        self.digits_wanted: Callable[[], bool] | None = None
+        """While it returns true, the digit keys send ``HostKey("digit", {"digit": d})``
+        instead of their actions (the loop's line-up entry: controller/app/lineup_entry.py)."""
         self.when_key: Callable[[str, str | None], None] | None = None
         """A diagnostic tap, not an input path: called with ``(key name, action or
         None)`` for every key press, mapped or not (``buzzer test-buttons``)."""
@@ -240,6 +243,11 @@ class Keypad:
         if event.type != ecodes.EV_KEY or event.value != 1:
             return None
         action = self.keymap.get(event.code)
+        if self.digits_wanted is not None and self.digits_wanted():
+            name = key_name(event.code)
+            if name.startswith("KEY_KP") and name[6:].isdigit():
+                self.sink(HostKey("digit", {"digit": name[6:]}))
+                return "digit"
         if self.when_key is not None:
             self.when_key(key_name(event.code), action)
         if action is not None:

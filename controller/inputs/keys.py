@@ -65,3 +65,39 @@ class HostKeys:
             if n.lower() in self.actions:
                 return self.actions[n.lower()]
         return None
+
+
+def mode_keys(cfg: dict) -> dict[str, list[str]]:
+    """The host's keys that do something in this game: action -> key names (pygame style).
+
+    The effective map (the game's key layers, see :meth:`~controller.games.base.Game.key_layers`),
+    keeping only the actions this game has and the program's own keys (help, sound,
+    new game, quit); the digit keys become one entry (the game's ``digit_action``:
+    ``seat_number`` / ``team_number``) with the names ``0–9`` and ``[0–9]``.  Used by the
+    help overlay and the terminal help.
+    """
+    game = games.get(cfg["mode"])
+    known = game.known_actions(cfg) | set(HostKeys.GLOBAL) | set(HostKeys.LOOP) | set(games.extras_actions(cfg["mode"]))
+    out: dict[str, list[str]] = {}
+    digits: list[str] = []
+    for key, action in HostKeys.from_config(cfg).actions.items():
+        if action.startswith("digit_"):
+            if action in known:
+                digits.append(key)
+        elif action in known or (action == "pause" and "resume" in known):
+            out.setdefault(action, []).append(key)
+    if digits:
+        names = ["0–9"] if any(k.isdigit() for k in digits) else []
+        names += ["[0–9]"] if any(k.startswith("[") for k in digits) else []
+        out = {game.digit_action: names, **out}
+    # the game's keys first, the program's own (help, sound, new game, quit) last
+    return dict(sorted(out.items(), key=lambda item: item[0] in HostKeys.GLOBAL))
+
+
+def team_keys(cfg: dict, view: dict | None = None) -> list[tuple[str, str]]:
+    """(key, team name) of every team with a keyboard key, in modes where buttons play;
+    with the game's ``view``, the names the teams have now (a team may be renamed)."""
+    if not games.get(cfg["mode"]).buttons_play:
+        return []
+    now = {tm.get("button"): tm["name"] for tm in (view or {}).get("teams") or ()}
+    return [(tm["key"], now.get(tm["button"], tm["name"])) for tm in cfg["teams"] if tm.get("key")]

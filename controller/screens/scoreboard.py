@@ -348,7 +348,14 @@ class Scoreboard:
         else:
             teams = list(view.get("teams") or view.get("players") or ())
             pack = self.pack.draws(view) if "table" not in lay else None
-            if "table" in lay:
+            if "table" in lay and view.get("player_points"):
+                # teams left, players right [§4.3]
+                tbl: Rect = lay["table"]
+                split = tbl.width * 56 // 100
+                self._draw_standings(surface, Rect(tbl.x, tbl.y, split, tbl.height), view, teams)
+                self._draw_player_points(surface, Rect(tbl.x + split + lay["pad"], tbl.y,
+                                                       tbl.width - split - lay["pad"], tbl.height), view, teams)
+            elif "table" in lay:
                 self._draw_standings(surface, lay["table"], view, teams)
             elif pack == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
                 mid = lay["middle"]
@@ -464,11 +471,17 @@ class Scoreboard:
             notice = t(str(notice.get("key", "")), lang, **dict(notice.get("params") or {}))
         lines = [(line1, MUTED), (line2, colour)] + ([(str(notice), AMBER)] if notice else [])
         row = h // 3 if rect.width < rect.height * 6 or notice else h // 2
+        link = status.get("link")
+        if link:   # a hall of a festival: whether its results reach the organisers (docs/festival.md)
+            word = t("festival_link_ok" if link.get("connected") else "festival_link_lost", lang)
+            lines.insert(2, (f"{t('festival_link', lang)}: {word}", GREEN if link.get("connected") else RED))
+            row = h // len(lines)
         dot = max(int(row * 0.45), 4)
         if notice and wide is not None:
             lines.pop()
+            top = len(lines) * row   # under the status lines
             nsize = self.text.fit(str(notice), wide.width, int(row * 0.72))
-            self._text(surface, str(notice), Rect(wide.x, rect.y + 2 * row, wide.width, h - 2 * row), nsize,
+            self._text(surface, str(notice), Rect(wide.x, rect.y + top, wide.width, h - top), nsize,
                        AMBER, align="right", fit=False)
         size = min(self.text.fit(text, rect.width - dot * 2, int(row * 0.66)) for text, _ in lines)
         for k, (text, c) in enumerate(lines):
@@ -483,6 +496,11 @@ class Scoreboard:
         rect: Rect = lay["main"]
         panel = main_panel(view)
         q = view.get("question")
+        if panel in ("captain", "title") and any(x.get("theme") for x in view.get("themes") or ()):
+            # the themes announced so far (a game from an event file): under the captain's timer
+            th = rect.height * 46 // 100
+            self._draw_themes(surface, Rect(rect.x, rect.bottom - th, rect.width, th), view["themes"])
+            rect = Rect(rect.x, rect.y, rect.width, rect.height - th - lay["pad"] // 2)
         if panel == "holder":
             holder = holder_index(view)
             tm = teams[holder]
@@ -734,6 +752,10 @@ class Scoreboard:
                 if x >= inner.right - tag_h:
                     break
                 x += self._tag(surface, t(key, lang), x, tag_y, tag_h, c, inner.right - x) + tag_h // 4
+            if tm.get("player") and x < inner.right - tag_h:
+                # the player at the button this round (a game that knows its players)
+                self._text(surface, str(tm["player"]), Rect(x, tag_y, inner.right - x, tag_h), int(tag_h * 0.85),
+                           ink, align="right")
             if extra is not None and not marks:
                 self._text(surface, f"{t('extra_fight', lang)}: {fmt_score(extra)}",
                            Rect(inner.x, tag_y, inner.width, tag_h), int(tag_h * 0.8), ink, align="left")
@@ -788,6 +810,61 @@ class Scoreboard:
                     text, fg = cells[key]
                     self._text(surface, text, Rect(cx, r.y, cw, r.height), size if key != "won" else size * 4 // 5,
                                fg, bold=key in ("place", "team", "points"), align=align)
+
+    def _draw_themes(self, surface, rect: Rect, themes: list) -> None:
+        """The round themes announced so far, one line each, the coming round's bright."""
+        lang = self.lang
+        self._panel(surface, rect, PANEL_HI, 0.06)
+        pad = max(rect.height // 14, 3)
+        title_h = rect.height // 6
+        self._text(surface, t("screen.themes", lang), Rect(rect.x + pad * 2, rect.y + pad, rect.width - 4 * pad,
+                                                           title_h), int(title_h * 0.7), MUTED, align="left")
+        body = Rect(rect.x + pad * 2, rect.y + pad + title_h, rect.width - 4 * pad, rect.height - title_h - 2 * pad)
+        row_h = body.height // max(len(themes), 1)
+        for i, th in enumerate(themes):
+            r = Rect(body.x, body.y + i * row_h, body.width, row_h)
+            text = th.get("theme") or "—"
+            fg = TEXT if th.get("current") else (MUTED if th.get("theme") else FAINT)
+            self._text(surface, f"{th.get('round', i + 1)}.", Rect(r.x, r.y, r.height, r.height), int(r.height * 0.6),
+                       fg, bold=bool(th.get("current")), align="left")
+            self._text(surface, text, Rect(r.x + r.height, r.y, r.width - r.height, r.height), int(r.height * 0.6),
+                       fg, bold=bool(th.get("current")), align="left")
+
+    def _draw_player_points(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+        """Each player's points [§4.3], best first, and the best players of the fight and of the game."""
+        lang = self.lang
+        rows = list(view.get("player_points") or ())
+        best = view.get("best_players") or {}
+        colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
+        self._panel(surface, rect, PANEL, 0.04)
+        pad = max(rect.width // 40, 4)
+        inner = rect.inflate(-2 * pad, -2 * pad)
+        line_h = max(inner.height // 16, 10)
+        y = inner.y
+        for key, title in (("fight", t("screen.best_fight", lang, fight=best.get("fight_number", ""))),
+                           ("game", t("screen.best_game", lang))):
+            who = best.get(key) or []
+            if not who:
+                continue
+            self._text(surface, title, Rect(inner.x, y, inner.width, line_h), int(line_h * 0.7), AMBER,
+                       bold=True, align="left")
+            y += line_h
+            names = ", ".join(f"{r['name']} ({r['team']}) {fmt_score(r['points'])}" for r in who)
+            self._text(surface, names, Rect(inner.x, y, inner.width, line_h), int(line_h * 0.7), TEXT, align="left")
+            y += line_h + pad // 2
+        room = max((inner.bottom - y) // line_h, 0)
+        for r in rows[:room]:
+            rr = Rect(inner.x, y, inner.width, line_h)
+            sw = line_h * 4 // 10
+            pygame.draw.rect(surface, colours.get(r.get("team"), FAINT),
+                             Rect(rr.x, rr.y + (line_h - sw) // 2, sw, sw), border_radius=sw // 4)
+            self._text(surface, f"{r.get('name', '')} · {r.get('team', '')}",
+                       Rect(rr.x + sw * 2, rr.y, rr.width * 75 // 100 - sw * 2, line_h), int(line_h * 0.6), TEXT,
+                       align="left")
+            self._text(surface, fmt_score(r.get("points", 0)), Rect(rr.x + rr.width * 75 // 100, rr.y,
+                                                                  rr.width * 25 // 100, line_h),
+                       int(line_h * 0.62), TEXT, bold=True, align="right")
+            y += line_h
 
     @staticmethod
     def _standings_columns(x0: int, w: int, has_won: bool, has_tb: bool) -> dict[str, tuple[int, int, str]]:

@@ -20,11 +20,11 @@ import time
 import tty
 from typing import Any, Mapping
 
-from controller import games
 from controller.core import engine
 from controller.screens import common as screen
+from controller.screens import viewmodel
 from controller.i18n import action_label, signed, t
-from controller.inputs.keys import HostKeys, terminal_key_names
+from controller.inputs.keys import mode_keys, team_keys, terminal_key_names
 
 
 def _cell(what: str, data: Mapping[str, Any], lang: str) -> str:
@@ -222,6 +222,9 @@ def status_lines(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str,
             lines.append(t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)))
         elif not status.get("connected", True):
             lines.append(f"{t('backend', lang)}: {t('backend_disconnected', lang)}")
+        link = status.get("link")
+        if link and not link.get("connected"):
+            lines.append(f"{t('festival_link', lang)}: {t('festival_link_lost', lang)}")
         if status.get("notice"):
             lines.append(f"! {status['notice']}")
     return [line for line in lines if line]
@@ -236,42 +239,6 @@ def flash_line(flash: Mapping[str, Any], lang: str) -> str:
     """A ruling flash as a line of its own: «» Верно: Альфа»."""
     text, team = screen.flash_words(flash, lang)
     return f"» {text}" + (f": {team}" if team else "")
-
-
-def mode_keys(cfg: dict) -> dict[str, list[str]]:
-    """The host's keys that do something in this game: action -> key names (pygame style).
-
-    The effective map (the game's key layers, see :meth:`~controller.games.base.Game.key_layers`),
-    keeping only the actions this game has and the program's own keys (help, sound,
-    new game, quit); the digit keys become one entry (the game's ``digit_action``:
-    ``seat_number`` / ``team_number``) with the names ``0–9`` and ``[0–9]``.  Used by the
-    help overlay and the terminal help.
-    """
-    game = games.get(cfg["mode"])
-    known = game.known_actions(cfg) | set(HostKeys.GLOBAL) | set(HostKeys.LOOP) | set(games.extras_actions(cfg["mode"]))
-    out: dict[str, list[str]] = {}
-    digits: list[str] = []
-    for key, action in HostKeys.from_config(cfg).actions.items():
-        if action.startswith("digit_"):
-            if action in known:
-                digits.append(key)
-        elif action in known or (action == "pause" and "resume" in known):
-            out.setdefault(action, []).append(key)
-    if digits:
-        names = ["0–9"] if any(k.isdigit() for k in digits) else []
-        names += ["[0–9]"] if any(k.startswith("[") for k in digits) else []
-        out = {game.digit_action: names, **out}
-    # the game's keys first, the program's own (help, sound, new game, quit) last
-    return dict(sorted(out.items(), key=lambda item: item[0] in HostKeys.GLOBAL))
-
-
-def team_keys(cfg: dict, view: dict | None = None) -> list[tuple[str, str]]:
-    """(key, team name) of every team with a keyboard key, in modes where buttons play;
-    with the game's ``view``, the names the teams have now (a team may be renamed)."""
-    if not games.get(cfg["mode"]).buttons_play:
-        return []
-    now = {tm.get("button"): tm["name"] for tm in (view or {}).get("teams") or ()}
-    return [(tm["key"], now.get(tm["button"], tm["name"])) for tm in cfg["teams"] if tm.get("key")]
 
 
 TERMINAL_LABELS = {"return": "Enter", "space": "Space", "backspace": "Backspace", "escape": "Esc",
@@ -420,8 +387,10 @@ class _Notices:
 def frame(loop) -> list[str]:
     """The status block of ``loop`` now: its view, the buttons' state and the notice (a live
     terminal's block carries the notice; a log has it as a line of its own)."""
-    status = loop.status()
-    return status_lines(engine.view(loop.state, loop.clock.now()), loop.cfg["language"], status)
+    lang = loop.cfg["language"]
+    vm = viewmodel.build(engine.view(loop.state, loop.clock.now()), lang=lang, status=loop.status())
+    view, status = viewmodel.host_screen(vm)
+    return status_lines(view, lang, status)
 
 
 def feed(loop, text: str) -> None:

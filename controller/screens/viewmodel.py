@@ -30,7 +30,7 @@ from controller.core import engine
 from controller.i18n import action_label
 from controller.screens.common import mode_title
 from controller.screens.common import flash_words
-from controller.screens.terminal import mode_keys
+from controller.inputs.keys import mode_keys
 
 HOST_KEY = "host"
 """The key of a game view's host-only part."""
@@ -132,6 +132,14 @@ def audience_only(vm: Mapping[str, Any]) -> dict:
     """The view model without its host part: what ``/``, ``/overlay`` and ``/api/state`` get
     without the host's token."""
     return {k: v for k, v in vm.items() if k != "host"}
+
+
+def host_screen(vm: Mapping[str, Any]) -> tuple[dict, dict]:
+    """What the host's own screen (the terminal) shows: ``(game view, status)``, the game's
+    host-only data put back into the view and the host's notice and entry in the status."""
+    aud, host = vm["audience"], vm.get("host") or {}
+    view = dict(aud["game"], host=host["game"]) if host.get("game") else dict(aud["game"])
+    return view, dict(aud["inputs"], notice=host.get("notice", ""), entry=host.get("entry"))
 
 
 def projector(vm: Mapping[str, Any], host_overlay: bool) -> tuple[dict, dict | None, dict, bool]:

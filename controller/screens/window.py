@@ -14,7 +14,7 @@ import time
 from controller.screens import viewmodel
 from controller.core import engine
 from controller.i18n import t
-from controller.screens.terminal import mode_keys, team_keys
+from controller.inputs.keys import mode_keys, team_keys
 
 
 

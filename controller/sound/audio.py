@@ -32,8 +32,7 @@ from controller.i18n import DEFAULT_LANG, t
 
 log = logging.getLogger(__name__)
 
-SOUND_NAMES = ("press", "right", "wrong", "time_up", "warning", "false_start", "start", "tick")
-"""Every sound the engine may ask for (``sounds/make_sounds.py`` makes them)."""
+from controller.sound.names import SOUND_NAMES, TEAM_SOUND_NAMES, team_sound_problem  # noqa: F401  (re-exported)
 
 RATE = 44_100
 DEFAULTS: Mapping[str, Any] = {"mute": False, "volume": 0.8, "buffer_frames": 256, "dir": ""}
@@ -122,6 +121,10 @@ class Audio:
         """Why there is no sound, when :attr:`available` is false."""
         self._mixer = None
         self._sounds: dict[str, Any] = {}
+        self.team_sounds: dict[str, str] = {t["button"]: t["sound"] for t in (config or {}).get("teams", ())
+                                            if t.get("sound")}
+        """Button -> its team's own press sound (a bundled name or a WAV file)."""
+        self._team: dict[str, Any] = {}
         self._open()
 
     # --- setup ---------------------------------------------------------------------------
@@ -161,6 +164,18 @@ class Audio:
                 continue
             sound.set_volume(self.volume)
             self._sounds[name] = sound
+        for button, spec in self.team_sounds.items():
+            path = Path(spec).expanduser() if spec.lower().endswith(".wav") else \
+                sound_paths(self.sounds_dir, (spec,)).get(spec)
+            try:
+                if path is None or not Path(path).is_file():
+                    raise FileNotFoundError(spec)
+                sound = self._mixer.Sound(str(path))
+            except Exception as exc:  # the team's sound is missing or broken: the common press
+                bad.append(f"{spec} ({exc.__class__.__name__})")
+                continue
+            sound.set_volume(self.volume)
+            self._team[button] = sound
         if missing or bad:
             log.warning("sounds not loaded: %s", ", ".join(missing + bad))
 
@@ -197,8 +212,13 @@ class Audio:
         return True
 
     def handle(self, effect: Any) -> None:
-        """Carry out an effect if it is a :class:`~controller.core.effects.Sound`."""
+        """Carry out an effect if it is a :class:`~controller.core.effects.Sound`: a press
+        by a team with its own sound plays that one, so the hall hears who pressed."""
         if isinstance(effect, Sound):
+            if effect.button is not None and effect.name == "press" and effect.button in self._team:
+                if not self.muted:
+                    self._team[effect.button].play()
+                return
             self.play(effect.name)
 
     def stop(self) -> None:
@@ -221,7 +241,7 @@ class Audio:
     def set_volume(self, volume: float) -> None:
         """Set the volume of every sound, 0..1."""
         self.volume = min(1.0, max(0.0, float(volume)))
-        for sound in self._sounds.values():
+        for sound in (*self._sounds.values(), *self._team.values()):
             sound.set_volume(self.volume)
 
     @property
@@ -232,6 +252,7 @@ class Audio:
     def close(self) -> None:
         """Stop playing and close the mixer."""
         self._sounds.clear()
+        self._team.clear()
         if self._mixer is not None and self.available:
             self._mixer.quit()
         self.available = False

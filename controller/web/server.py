@@ -54,6 +54,7 @@ PARAM_TYPES: dict[str, tuple[type, ...]] = {
     "seconds": (int, float), "winner": (int, str), "seat": (int,), "kind": (str,), "reason": (str,),
     "name": (str,), "result": (str, int), "value": (int, float, str), "question": (int,), "role": (str,),
     "points": (int, float), "text": (str,), "delay": (int, float), "accepted": (bool,),
+    "player": (int, str),  # Эрудит-квартет line-ups (docs/event-file.md)
 }
 """Parameters a host action from the web may carry, with their JSON types (a subset of a
 scripted host line's fields: the ones a single value carries)."""

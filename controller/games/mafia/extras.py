@@ -5,12 +5,16 @@ the game, players renamed).  See :func:`controller.games.mafia.protocol.write_ga
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 from pathlib import Path
 
 from controller.core.errors import BuzzerError
 from controller.games.base import Shell, ShellExtras
-from controller.games.mafia import game, protocol
+from controller.games.mafia import game, protocol, tournament
+
+log = logging.getLogger(__name__)
 
 
 class MafiaExtras(ShellExtras):
@@ -46,6 +50,29 @@ class MafiaExtras(ShellExtras):
         elif first:
             shell.say("protocol.incomplete", path=self.protocol_path,
                          problem=protocol.problem_text(problem, lang))
+
+    @classmethod
+    def competition_table(cls, competition, summaries, cfg, fmt, lang):
+        """The tournament table (docs/mafia.md) of a competition's ended tables; None while no
+        table ended with every role entered."""
+        protocols = []
+        for number, (hall, summary) in enumerate(summaries, start=1):
+            if summary.get("winner") is None:
+                continue
+            try:
+                protocols.append(protocol.from_table(
+                    summary, tournament=competition, stage="festival", game=number, table=number, date="",
+                    ended_at=summary.get("ended_at") or "", settings=cfg.get("mafia")))
+            except BuzzerError as exc:
+                log.warning("festival export: %s, table %s: %s", competition, hall, exc)
+        if not protocols:
+            return None
+        table = tournament.build_table(protocols, cfg.get("mafia"))
+        if fmt == "csv":
+            return tournament.to_csv(table, lang)
+        return json.dumps({"competition": competition, "rows": [
+            {"place": r.place, "name": r.name, "games": r.games, "wins": r.wins, "total": float(r.total)}
+            for r in table.rows]}, ensure_ascii=False, indent=1) + "\n"
 
 
 EXTRAS = MafiaExtras

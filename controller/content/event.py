@@ -1,0 +1,224 @@
+"""The event file: what is played and who plays it (docs/event-file.md).
+
+One TOML file the organiser prepares before the day::
+
+    title = "Изумрудный город: 7 классы"
+
+    [[teams]]
+    name = "Альфа"
+    players = ["Аня", "Борис", "Вера", "Глеб"]     # at most 8, names unique in the team [§2.4]
+    sound = "press-2"                               # optional: its own press sound
+
+    [[games]]
+    mode = "erudite"
+    [[games.fights]]
+    themes = ["Реки", "Кино", "Химия", "Спорт"]
+
+    [[games]]
+    mode = "own-game"
+    pack = "club.siq"
+
+Loading is data only (TOML, never code).  :func:`load` reads and checks the
+file and returns a plain dict; :func:`apply` puts the chosen game and its teams
+into a validated config (``cfg["event"]``, ``cfg["teams"]``), so the journal's
+header, which holds the config, holds the event too and a replay needs no
+file.  Every problem is a :class:`~controller.core.errors.ConfigError` naming
+the file and the key (``event.toml: teams[1].players: at most 8 players
+(seed §2.4), got 9``); the command line prints it as one line, exit code 2.
+
+Without an event file nothing here runs and every game is as before.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+from controller.core.errors import ConfigError
+from controller.games import event_plan
+from controller.games.event_plan import MAX_NAME, MAX_TEXT, _name, _table_list, _text, _unknown  # noqa: F401
+from controller.games.event_plan import _show
+
+MAX_PLAYERS = 8
+"""Players on a team's entry [seed §2.4]."""
+
+MAX_FILE_BYTES = 2_000_000
+"""An event file larger than this is refused (it is a few kilobytes in practice)."""
+
+TEAM_KEYS = {"name", "players", "button", "key", "color", "sound"}
+GAME_KEYS = {"mode", "title", "teams"}
+
+
+def _team(t: dict, i: int) -> dict:
+    path = f"teams[{i}]"
+    _unknown(t, TEAM_KEYS, path)
+    out = {"name": _name(t.get("name"), f"{path}.name")}
+    players = t.get("players", [])
+    if not isinstance(players, list):
+        raise ConfigError(f"{path}.players", "expected a list of player names")
+    if len(players) > MAX_PLAYERS:
+        raise ConfigError(f"{path}.players", f"at most {MAX_PLAYERS} players on an entry (seed §2.4), "
+                          f"got {len(players)}")
+    names: list[str] = []
+    for j, p in enumerate(players):
+        name = _name(p, f"{path}.players[{j}]", "player name")
+        if name.casefold() in (n.casefold() for n in names):
+            raise ConfigError(f"{path}.players[{j}]", f"player {name!r} is named twice in the team")
+        names.append(name)
+    out["players"] = names
+    for key in ("button", "key", "color"):
+        if key in t:
+            out[key] = t[key]      # checked with the config's own [[teams]] rules
+    if "sound" in t:
+        out["sound"] = _name(t["sound"], f"{path}.sound", "sound name or WAV file")
+    return out
+
+
+def _game(g: dict, i: int, team_names: list[str], base: Path | None) -> dict:
+    path = f"games[{i}]"
+    mode = g.get("mode")
+    if mode not in event_plan.PLANS:
+        raise ConfigError(f"{path}.mode", f"expected one of {', '.join(event_plan.PLANS)}, got {_show(mode)}")
+    plan = event_plan.PLANS[mode]
+    _unknown(g, GAME_KEYS | plan.keys, path)
+    out: dict[str, Any] = {"mode": mode, "title": _name(g["title"], f"{path}.title", "title") if "title" in g else ""}
+    teams = g.get("teams", team_names)
+    if not isinstance(teams, list) or not teams:
+        raise ConfigError(f"{path}.teams", "expected a list of team names")
+    for j, name in enumerate(teams):
+        if name not in team_names:
+            raise ConfigError(f"{path}.teams[{j}]", f"no team {_show(name)} in [[teams]]")
+        if teams.index(name) != j:
+            raise ConfigError(f"{path}.teams[{j}]", f"team {name!r} is named twice")
+    out["teams"] = list(teams)
+    out.update(plan.check(g, path, str(base) if base is not None else None))
+    return out
+
+
+def check(data: Mapping[str, Any], base: Path | None = None) -> dict:
+    """Check a parsed event file; return it normalised (pure: no file is opened).
+
+    ``base`` is the folder relative paths (a package, a sound file) are taken from."""
+    _unknown(data, {"title", "teams", "games"}, "")
+    title = _name(data["title"], "title", "title") if "title" in data else ""
+    teams = [_team(t, i) for i, t in enumerate(_table_list(data.get("teams", []), "teams"))]
+    if not teams:
+        raise ConfigError("teams", "an event needs at least one [[teams]] entry")
+    names = [t["name"] for t in teams]
+    for i, n in enumerate(names):
+        if names.index(n) != i:
+            raise ConfigError(f"teams[{i}].name", f"duplicate team name {n!r}")
+    for t in teams:
+        snd = t.get("sound")
+        if snd and snd.lower().endswith(".wav") and base is not None and not Path(snd).is_absolute():
+            t["sound"] = str(base / snd)
+    games = [_game(g, i, names, base) for i, g in enumerate(_table_list(data.get("games", []), "games"))]
+    return {"title": title, "teams": teams, "games": games}
+
+
+def parse_file(path: str | Path) -> dict:
+    """Read and check an event file; a problem names the file and the key."""
+    p = Path(path)
+    source = str(path)
+    try:
+        if not p.exists():
+            raise ConfigError("", "event file not found", source)
+        if p.is_dir():
+            raise ConfigError("", "is a folder, not an event file", source)
+        if p.stat().st_size > MAX_FILE_BYTES:
+            raise ConfigError("", f"larger than {MAX_FILE_BYTES // 1000} kB; is it an event file?", source)
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError("", "not UTF-8 text", source) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("", f"bad TOML: {exc}", source) from None
+    except OSError as exc:
+        raise ConfigError("", f"cannot read: {exc.strerror}", source) from None
+    try:
+        out = check(data, p.resolve().parent)
+    except ConfigError as exc:
+        raise ConfigError(exc.key, exc.problem, source) from None
+    out["source"] = str(p.resolve())
+    return out
+
+
+def looks_like_event(data: Mapping[str, Any]) -> bool:
+    """A parsed TOML that is an event file rather than a config (it has ``[[games]]``,
+    or teams whose ``players`` are names)."""
+    if "games" in data:
+        return True
+    teams = data.get("teams")
+    return isinstance(teams, list) and any(isinstance(t, dict) and isinstance(t.get("players"), list)
+                                           for t in teams)
+
+
+def choose_game(event: dict, mode: str, number: int = 0) -> tuple[int, dict | None]:
+    """The event's game for a config of ``mode``: game ``number`` (1-based) if given,
+    else the first game of that mode; ``(0, None)`` when it has none."""
+    if number:
+        if not 1 <= number <= len(event["games"]):
+            raise ConfigError("event_game", f"the event file has {len(event['games'])} games, got {number}")
+        g = event["games"][number - 1]
+        if g["mode"] != mode:
+            raise ConfigError("event_game", f"game {number} of the event file is {g['mode']}, "
+                              f"the config plays {mode}")
+        return number, g
+    for i, g in enumerate(event["games"]):
+        if g["mode"] == mode:
+            return i + 1, g
+    return 0, None
+
+
+def apply(cfg: dict, event: dict, build) -> dict:
+    """A config that plays ``event``: its chosen game under ``cfg["event"]`` and the
+    game's teams as ``[[teams]]`` (their buttons, keys and colours as the event or the
+    defaults give them; ``players`` is the entry's size).  ``build`` is
+    :func:`controller.app.config.build` (passed in so this module imports no shell)."""
+    number, game = choose_game(event, cfg["mode"], cfg.get("event_game", 0))
+    by_name = {t["name"]: t for t in event["teams"]}
+    chosen = game["teams"] if game is not None else [t["name"] for t in event["teams"]]
+    if cfg["mode"] not in event_plan.PLANS:
+        raise ConfigError("event_file", f"an event file is not used in mode {cfg['mode']}")
+    teams = []
+    for name in chosen:
+        t = by_name[name]
+        row = {k: t[k] for k in ("name", "button", "key", "color", "sound") if k in t}
+        if t["players"]:
+            row["players"] = len(t["players"])
+        teams.append(row)
+    try:
+        out = build({"teams": teams}, base=cfg)
+    except ConfigError as exc:
+        # the teams came from the event file: name them as it does
+        key = exc.key
+        if key.startswith("teams[") and "]" in key:
+            i = int(key[6:key.index("]")])
+            key = f"teams[{[t['name'] for t in event['teams']].index(chosen[i])}]" + key[key.index("]") + 1:]
+        raise ConfigError(key, exc.problem, event.get("source")) from None
+    if game is not None:
+        try:
+            event_plan.PLANS[game["mode"]].fit(out, game, number)
+        except ConfigError as exc:
+            raise ConfigError(exc.key, exc.problem, event.get("source")) from None
+    for row in out["teams"]:
+        roster = by_name[row["name"]]["players"]
+        if roster:
+            row["roster"] = list(roster)
+    out["event"] = {"title": event["title"], "source": event.get("source", ""), "game_number": number,
+                    "game": copy.deepcopy(game) if game is not None else {"mode": cfg["mode"], "title": "",
+                                                                         "teams": chosen}}
+    return out
+
+
+def game_of(cfg: Mapping[str, Any]) -> dict | None:
+    """The event game a config plays (None: no event file)."""
+    ev = cfg.get("event")
+    return None if not ev else ev.get("game")
+
+
+def pack_path(cfg: Mapping[str, Any]) -> str | None:
+    """The Своя игра package the event file names for this game (an absolute path), or None."""
+    game = game_of(cfg)
+    return None if game is None else game.get("pack")

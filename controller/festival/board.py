@@ -1,0 +1,193 @@
+"""``buzzer festival``: the organisers' board -- every hall live, every competition's standings.
+
+One card per hall (and per scheduled hall that has not started): the competition,
+the game's stage, its current question, its leader; under it that game's
+standings as the hall published them.  The board draws from the values every
+game's summary already has (``standings``, ``questions``, ``stage``: see
+:func:`controller.festival.link.headline`), never from one game's own fields.
+
+``--headless`` prints the same as text whenever it changes.  A web page of the
+board is not part of this module (docs/festival.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from controller.i18n import t
+from controller.screens.common import mode_title
+
+BG = (16, 20, 28)
+CARD = (30, 36, 48)
+TEXT = (236, 238, 242)
+MUTED = (150, 158, 172)
+GREEN = (76, 175, 80)
+RED = (229, 57, 53)
+AMBER = (255, 179, 0)
+ROWS = 6
+"""Standings rows a card shows."""
+
+
+def cards(halls: list[dict], schedule: list[dict]) -> list[dict]:
+    """The board's cards: every hall that published, then every scheduled one that did not."""
+    out = list(halls)
+    seen = {(h["competition"], h["hall"]) for h in halls}
+    for item in schedule:
+        if (item["competition"], item["hall"]) not in seen:
+            out.append({"competition": item["competition"], "hall": item["hall"], "game": None, "mode": "",
+                        "finished": False, "headline": {}, "standings": [], "online": None,
+                        "time": item.get("time", "")})
+            seen.add((item["competition"], item["hall"]))
+    return out
+
+
+def _row_words(row: dict) -> tuple[str, str, str]:
+    place = row.get("place_label", row.get("place", row.get("seat", "")))
+    name = row.get("team", row.get("name", ""))
+    points = row.get("points", row.get("total", row.get("status", "")))
+    return str(place), str(name), str(points)
+
+
+def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
+    """A card as (text, colour name) lines: the text board and the window draw the same."""
+    head = f"{card['hall']} · {card['competition']}"
+    if card["game"] is None:
+        state = t("board_waiting", lang) + (f" ({card['time']})" if card.get("time") else "")
+        return [(head, "text"), (state, "muted")]
+    lines = [(head, "text")]
+    state = t("board_finished" if card["finished"] else "board_playing", lang)
+    colour = "green" if card["finished"] else "amber"
+    if card.get("online") is False and not card["finished"]:
+        state, colour = t("board_offline", lang), "red"
+    lines.append((f"{mode_title(card['mode'], lang)} · {state}", colour))
+    h = card["headline"]
+    q = h.get("question") or {}
+    label = q.get("label", q.get("number"))
+    if label is not None:
+        extra = " · ".join(str(q[k]) for k in ("theme", "nominal") if q.get(k) not in (None, ""))
+        lines.append((t("board_question", lang, question=label) + (f" · {extra}" if extra else ""), "muted"))
+    if "leader" in h:
+        lines.append((t("board_leader", lang, name=h["leader"]["name"], points=h["leader"]["points"]), "text"))
+    for row in card["standings"][:ROWS]:
+        place, name, points = _row_words(row)
+        lines.append((f"{place:>3}  {name}  {points}", "muted"))
+    return lines
+
+
+def text_board(halls: list[dict], schedule: list[dict], lang: str) -> str:
+    all_cards = cards(halls, schedule)
+    if not all_cards:
+        return t("board_no_games", lang) + "\n"
+    return "\n".join("\n".join(text for text, _ in card_lines(c, lang)) + "\n" for c in all_cards)
+
+
+class BoardScreen:
+    """Draws the board on a pygame surface."""
+
+    def __init__(self, surface, lang: str):
+        import pygame
+
+        from controller.screens.textcache import TextCache
+
+        self.pygame = pygame
+        self.surface = surface
+        self.lang = lang
+        self.text = TextCache()
+
+    def _put(self, text: str, x: int, y: int, size: int, colour, width: int) -> None:
+        size = self.text.fit(text, width, size)
+        self.surface.blit(self.text.render(text, size, colour), (x, y))
+
+    def draw(self, halls: list[dict], schedule: list[dict], connected: bool, problem: str) -> None:
+        pygame = self.pygame
+        s = self.surface
+        w, h = s.get_size()
+        s.fill(BG)
+        top = h // 12
+        self._put(t("board_title", self.lang), w // 40, top // 5, top * 3 // 5, TEXT, w // 2)
+        status = problem or ("" if connected else "…")
+        if status:
+            self._put(status, w // 2, top // 3, top // 3, RED, w // 2 - w // 40)
+        all_cards = cards(halls, schedule)
+        if not all_cards:
+            self._put(t("board_no_games", self.lang), w // 40, top * 2, top // 2, MUTED, w - w // 20)
+            return
+        cols = 1 if len(all_cards) == 1 else 2 if len(all_cards) <= 4 else 3
+        rows = (len(all_cards) + cols - 1) // cols
+        gap = max(w // 80, 4)
+        cw = (w - gap * (cols + 1)) // cols
+        ch = (h - top - gap * (rows + 1)) // rows
+        palette = {"text": TEXT, "muted": MUTED, "green": GREEN, "red": RED, "amber": AMBER}
+        for i, card in enumerate(all_cards):
+            x = gap + (i % cols) * (cw + gap)
+            y = top + gap + (i // cols) * (ch + gap)
+            pygame.draw.rect(s, CARD, (x, y, cw, ch), border_radius=max(gap // 2, 2))
+            lines = card_lines(card, self.lang)
+            line_h = max(ch // (ROWS + 5), 10)   # the same in every card
+            for k, (text, colour) in enumerate(lines):
+                size = int(line_h * (0.8 if k == 0 else 0.62))
+                self._put(text, x + gap, y + gap // 2 + k * line_h, size, palette[colour], cw - 2 * gap)
+
+
+def run(args, cfg: dict, listener) -> int:
+    """The board until the window is closed (or ``--seconds`` passed); ``--headless``: text."""
+    lang = cfg["language"]
+    schedule = cfg["festival"]["schedule"]
+    listener.start()
+    end = time.monotonic() + args.seconds if args.seconds else None
+    try:
+        if args.headless:
+            return _run_text(listener, schedule, lang, end)
+        return _run_window(args, cfg, listener, schedule, lang, end)
+    finally:
+        listener.close()
+
+
+def _run_text(listener, schedule, lang: str, end: float | None) -> int:
+    shown = None
+    problem = None
+    while end is None or time.monotonic() < end:
+        listener.pump(0.2)
+        if listener.problem != problem:
+            problem = listener.problem
+            if problem:
+                print(f"buzzer: festival: {problem}", file=sys.stderr, flush=True)
+        text = text_board(listener.festival.halls(), schedule, lang)
+        if text != shown:
+            shown = text
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+    return 0
+
+
+def _run_window(args, cfg: dict, listener, schedule, lang: str, end: float | None) -> int:
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    pygame.display.init()
+    pygame.font.init()
+    display = cfg["display"]
+    flags = pygame.FULLSCREEN if getattr(args, "fullscreen", False) or display["fullscreen"] else 0
+    size = (0, 0) if flags else (display["width"], display["height"])
+    surface = pygame.display.set_mode(size, flags)
+    pygame.display.set_caption(t("board_title", lang))
+    screen = BoardScreen(surface, lang)
+    running = True
+    try:
+        while running and (end is None or time.monotonic() < end):
+            listener.pump(0.1)
+            for ev in pygame.event.get():
+                if ev.type == pygame.QUIT or (ev.type == pygame.KEYDOWN and ev.key == pygame.K_ESCAPE):
+                    running = False
+            if listener.festival.changed:
+                listener.festival.changed = False
+                screen.draw(listener.festival.halls(), schedule, listener.connected, listener.problem)
+                pygame.display.flip()
+        if getattr(args, "png", None):
+            screen.draw(listener.festival.halls(), schedule, listener.connected, listener.problem)
+            pygame.image.save(surface, args.png)
+    finally:
+        pygame.display.quit()
+    return 0

@@ -1,0 +1,134 @@
+"""``buzzer festival`` (the board), ``buzzer festival results``, ``buzzer festival export``;
+and the ``--festival`` options of ``buzzer simulate`` (:func:`add_simulate_options`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from controller.app import config as config_mod
+from controller.core.errors import ConfigError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("festival", help="the festival board: every hall's game live, every result "
+                       "(docs/festival.md)")
+    _common(p)
+    p.add_argument("--headless", action="store_true", help="no window: the board as text in the terminal")
+    p.add_argument("--fullscreen", action="store_true", help="full screen on the projector")
+    p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--png", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_board)
+    fsub = p.add_subparsers(dest="festival_command", metavar="COMMAND")
+
+    r = fsub.add_parser("results", help="print every competition's results as published")
+    _common(r)
+    r.add_argument("--json", action="store_true", help="JSON: {\"competitions\": [...]}")
+    r.add_argument("--wait", type=float, default=5.0, help="listen at most this many seconds (default 5)")
+    r.add_argument("--games", type=int, default=0, help="wait until this many games are finished and complete")
+    r.add_argument("--session", help="keep a session of this name on the broker: events published while "
+                   "this board is away are kept for it")
+    r.set_defaults(func=cmd_results)
+
+    e = fsub.add_parser("export", help="write each competition's final table (CSV or JSON) into DIR")
+    _common(e)
+    e.add_argument("dir", help="folder to write the tables into (created if missing)")
+    e.add_argument("--format", choices=("csv", "json"), default="csv", help="file format (default csv)")
+    e.add_argument("--wait", type=float, default=5.0, help="listen at most this many seconds (default 5)")
+    e.set_defaults(func=cmd_export)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", "-c", help="config file with a [festival] section")
+    p.add_argument("--broker", help="broker URL, mqtt://host:1883 or mqtts://host:8883 (default: [festival] broker)")
+
+
+def add_simulate_options(p: argparse.ArgumentParser) -> None:
+    """``buzzer simulate SCRIPT --festival URL --hall NAME [--competition NAME]``."""
+    p.add_argument("--festival", metavar="URL", help="also publish the session to this broker as a hall would "
+                   "(docs/festival.md)")
+    p.add_argument("--hall", help="with --festival: the hall's name")
+    p.add_argument("--competition", help="with --festival: the competition (default: [festival] competition, "
+                   "else the mode)")
+    p.add_argument("--pace", type=float, default=0.0, help=argparse.SUPPRESS)
+    p.add_argument("--festival-timeout", type=float, default=10.0, help=argparse.SUPPRESS)
+
+
+def festival_config(args) -> dict:
+    cfg = config_mod.load(args.config) if args.config else config_mod.load(None)
+    fest = cfg["festival"]
+    url = args.broker or fest["broker"]
+    if not url:
+        raise ConfigError("festival.broker", "no broker: give --broker mqtt://host:1883 or set [festival] broker")
+    return cfg
+
+
+def listener(args, cfg: dict):
+    from controller.festival.hall import broker_of
+    from controller.festival.results import Listener
+
+    fest = cfg["festival"]
+    session = getattr(args, "session", None)
+    if session is None and args.func is cmd_board:
+        import socket
+        session = f"board-{socket.gethostname()}"   # the board's events are kept while it is away
+    client_id = f"buzzer-{session}" if session else None
+    return Listener(broker_of(fest, args.broker), fest["prefix"], fest["ca_file"], client_id=client_id)
+
+
+def cmd_results(args) -> int:
+    from controller.cli import print_json
+
+    cfg = festival_config(args)
+    lst = listener(args, cfg)
+    lst.start()
+    try:
+        lst.collect(args.wait, games=args.games)
+    finally:
+        lst.close()
+    res = lst.festival.results()
+    if args.json:
+        print_json(res)
+    else:
+        sys.stdout.write(text_table(res))
+    return 0
+
+
+def text_table(res: dict) -> str:
+    lines = []
+    for c in res["competitions"]:
+        state = "finished" if c["finished"] else "playing"
+        lines.append(f"{c['name']} · {c['hall']} · {c['mode']} · game {c['game']} ({state})")
+        for row in c["standings"]:
+            name = row.get("team", row.get("name", "?"))
+            place = row.get("place", row.get("seat", ""))
+            points = row.get("points", row.get("status", ""))
+            lines.append(f"  {place:>3}  {name}  {points}")
+    if not lines:
+        lines.append("no games published yet")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_export(args) -> int:
+    from controller.festival import export
+
+    cfg = festival_config(args)
+    lst = listener(args, cfg)
+    lst.start()
+    try:
+        lst.collect(args.wait)
+    finally:
+        lst.close()
+    written = export.write(lst.festival, args.dir, args.format, cfg)
+    for path in written:
+        print(path)
+    if not written:
+        print("no games published yet", file=sys.stderr)
+    return 0
+
+
+def cmd_board(args) -> int:
+    from controller.festival import board
+
+    cfg = festival_config(args)
+    return board.run(args, cfg, listener(args, cfg))

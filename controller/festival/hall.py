@@ -1,0 +1,182 @@
+"""A hall on the festival: ``buzzer run`` with ``[festival] broker`` set, and
+``buzzer simulate SCRIPT --festival URL --hall NAME`` (a rehearsal of the same).
+
+The loop journals every event before it takes effect; :class:`OutboxJournal`
+wraps the loop's journal so that each event, once written, is handed to the
+:class:`~controller.festival.publisher.Publisher` (a queue put: the loop never
+waits for the network).  The link's state comes back to the loop as an
+:class:`~controller.core.events.InputStatus` with source ``festival`` through the
+loop's one input sink: the screen's status corner shows it, and a refused
+password or an unreachable broker is one line for the host.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from controller.app import journal as journal_mod
+from controller.app import script as script_mod
+from controller.core.errors import BuzzerError, ConfigError
+from controller.core.events import InputStatus
+from controller.festival import link
+from controller.festival.publisher import Publisher, game_id_of
+
+log = logging.getLogger(__name__)
+
+CLOSE_TIMEOUT_S = 5.0
+"""At the end of ``buzzer run``, how long the hall waits for the broker's last acknowledgements
+(what is left is sent after the next start, from the journal)."""
+
+
+def broker_of(fest: dict, url: str | None = None) -> link.Broker:
+    try:
+        return link.parse_url(url or fest["broker"], fest["username"], fest["password"])
+    except ValueError as exc:
+        raise ConfigError("festival.broker", str(exc)) from None
+
+
+def state_dir(cfg: dict) -> Path:
+    """Where the acknowledged watermarks live: next to the journals."""
+    return Path(cfg["journal"]["dir"]) / "festival"
+
+
+class OutboxJournal:
+    """The loop's journal, and every event written to it handed on to the publisher."""
+
+    def __init__(self, inner, publisher: Publisher):
+        self._inner = inner
+        self._publisher = publisher
+
+    def append(self, event: Any) -> None:
+        self._inner.append(event)
+        self._publisher.offer([event])
+
+    def append_many(self, events) -> None:
+        events = list(events)
+        self._inner.append_many(events)
+        if events:
+            self._publisher.offer(events)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def info_of(header: dict) -> dict:
+    """What the ``info`` topic says of a game: its mode, config (without ``[festival]``: the
+    broker's password stays in the hall) and seed -- what a board needs to replay it."""
+    config = {k: v for k, v in (header.get("config") or {}).items() if k != "festival"}
+    return {"mode": config.get("mode", ""), "config": config,
+            "seed": header.get("seed", 0), "started": str(header.get("started", ""))}
+
+
+def begin_from_journal(publisher: Publisher, path: Path) -> str:
+    """Hand the publisher the game in the journal at ``path``: its id (a hash of the header
+    line), its header, every event already journaled (those the broker has not
+    acknowledged are sent again)."""
+    contents = journal_mod.read(path)
+    with open(path, "rb") as f:
+        first = f.readline()
+    game = game_id_of(first)
+    publisher.begin_game(game, info_of(contents.header),
+                         [journal_mod.encode_event(e) for e in contents.events])
+    return game
+
+
+def attach(loop, cfg: dict) -> Publisher | None:
+    """Start publishing the loop's game (and every new game the host starts); None when
+    ``[festival] broker`` is not set."""
+    fest = cfg.get("festival") or {}
+    if not fest.get("broker"):
+        return None
+    broker = broker_of(fest)
+
+    def on_status(connected: bool, text: str) -> None:
+        loop.enqueue(InputStatus("festival", connected, text))
+
+    publisher = Publisher(broker, fest["hall"], fest["competition"], state_dir(cfg), prefix=fest["prefix"],
+                          standings_interval_s=fest["standings_interval_ms"] / 1000.0, ca_file=fest["ca_file"],
+                          on_status=on_status)
+    publisher.start()
+    begin_from_journal(publisher, loop.journal.path)
+    loop.journal = OutboxJournal(loop.journal, publisher)
+    start_new_game = loop.on_new_game
+
+    def new_game() -> None:
+        if start_new_game is not None:
+            start_new_game()
+        if not isinstance(loop.journal, OutboxJournal) and loop.journal is not None:
+            begin_from_journal(publisher, loop.journal.path)
+            loop.journal = OutboxJournal(loop.journal, publisher)
+
+    loop.on_new_game = new_game
+    return publisher
+
+
+# ---------------------------------------------------------------------------
+# buzzer simulate SCRIPT --festival URL --hall NAME [--competition NAME]
+
+def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
+    """Play the script as ``buzzer simulate`` does (the same JSON on stdout), journal its
+    events as a hall would and publish them; a restart of the same command sends again
+    only what the broker has not acknowledged."""
+    from controller.cli import print_json
+
+    script = script_mod.load(args.script)
+    stepped: list = []
+    run = script_mod.run(script, args.config, until=args.until, stepped=stepped)
+    cfg = run.config
+    fest = cfg["festival"]
+    hall = args.hall or fest["hall"]
+    competition = args.competition or fest["competition"] or cfg["mode"]
+    for key, value in (("--hall", hall), ("--competition", competition)):
+        problem = link.name_problem(value or "")
+        if problem:
+            raise ConfigError(key, problem if value else "needed with --festival")
+    broker = broker_of(fest, args.festival)
+    records = [journal_mod.encode_event(e) for e in stepped]
+    ident = json.dumps({"hall": hall, "competition": competition, "config": cfg, "seed": run.seed,
+                        "records": records}, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    game = game_id_of(ident)
+    folder = state_dir(cfg)
+    path = folder / f"simulate-{game}.jsonl"
+    header = {"config": cfg, "config_path": args.config, "seed": run.seed, "started": f"simulate {game}"}
+    done = 0
+    if path.exists():
+        contents = journal_mod.read(path)
+        done = len(contents.events)
+        if [journal_mod.encode_event(e) for e in contents.events] != records[:done]:
+            raise BuzzerError(f"{path}: another game's journal under this game's name; move it away")
+    jr = journal_mod.Journal(path, header=header, fsync=cfg["journal"]["fsync"],
+                             truncate_to=journal_mod.read(path).valid_bytes if path.exists() else None)
+    problems: list[str] = []
+
+    def on_status(connected: bool, text: str) -> None:
+        if not connected:
+            problems.append(text)
+            print(f"buzzer: festival: {text}", file=err, flush=True)
+
+    publisher = Publisher(broker, hall, competition, folder, prefix=fest["prefix"],
+                          standings_interval_s=fest["standings_interval_ms"] / 1000.0, ca_file=fest["ca_file"],
+                          on_status=on_status)
+    publisher.start()
+    publisher.begin_game(game, info_of(header), records[:done])
+    pace = max(0.0, float(getattr(args, "pace", 0.0) or 0.0))
+    for rec in records[done:]:
+        ev = journal_mod.decode_event(rec)
+        jr.append(ev)          # journaled first: the journal is the outbox
+        publisher.offer([rec])
+        if pace:
+            time.sleep(pace)
+    jr.close()
+    all_acked = publisher.close(timeout=getattr(args, "festival_timeout", None) or 10.0)
+    print_json(script_mod.result(run))
+    left = publisher.pending()
+    word = "all acknowledged" if all_acked else f"{left} not acknowledged yet (sent again by the same command)"
+    print(f"buzzer: festival: game {game} of hall {hall!r} in {competition!r}: {len(records)} events, "
+          f"{publisher.published} sent ({publisher.resent} again from the journal), {word}", file=err, flush=True)
+    return 0 if all_acked else 1

@@ -1,0 +1,306 @@
+"""The festival's link to the broker: URLs, topics, message formats, the ``[festival]`` config.
+
+Topics (a public interface, documented in docs/festival.md), under ``prefix``
+(default ``buzzer/festival``)::
+
+    <prefix>/<competition>/<hall>/<game>/info       retained: the game's header (mode, config, seed)
+    <prefix>/<competition>/<hall>/<game>/events     QoS 1: one journaled event per message, with its seq
+    <prefix>/<competition>/<hall>/<game>/standings  retained: the latest standings and summary
+    <prefix>/<competition>/<hall>/replay            a board asks the hall to re-send events
+    <prefix>/<competition>/<hall>/status            retained: the hall online or not (its will)
+
+Every payload is a UTF-8 JSON object with ``"v": 1`` and the ``hall``, ``competition``
+and ``game`` of its topic; :func:`parse` checks one message and raises
+:class:`BadMessage` for anything malformed or foreign.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import ssl
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from controller.core.errors import ConfigError
+from controller.core.schema import Key, Section
+
+VERSION = 1
+QUEUE_FULL = 15
+"""paho's MQTT_ERR_QUEUE_SIZE."""
+DEFAULT_PREFIX = "buzzer/festival"
+KINDS = ("info", "events", "standings")
+"""Per-game topics."""
+MAX_PAYLOAD = 4 * 1024 * 1024
+"""A message longer than this is refused unread (a standings summary is far smaller)."""
+MAX_SEQ = 10**9
+NAME_MAX = 64
+_BAD_NAME = re.compile(r"[/+#\x00-\x1f]")
+_GAME_ID = re.compile(r"^[0-9a-f]{6,40}$")
+
+
+class BadMessage(ValueError):
+    """A message on a festival topic that is malformed or not ours (logged, ignored)."""
+
+
+# --------------------------------------------------------------------------
+# names and URLs
+
+def name_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a hall or competition name (it is a topic level), or None."""
+    if not value.strip():
+        return "must not be empty"
+    if len(value) > NAME_MAX:
+        return f"at most {NAME_MAX} characters"
+    if _BAD_NAME.search(value):
+        return "must not contain /, +, # or control characters (it is part of an MQTT topic)"
+    return None
+
+
+@dataclass(frozen=True)
+class Broker:
+    """Where the broker is: ``mqtt://host:port`` (plain) or ``mqtts://host:port`` (TLS)."""
+
+    host: str
+    port: int
+    tls: bool
+    username: str = ""
+    password: str = ""
+
+    @property
+    def url(self) -> str:
+        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+
+
+def url_problem(url: str) -> str | None:
+    try:
+        parse_url(url)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def parse_url(url: str, username: str = "", password: str = "") -> Broker:
+    """``mqtt://host[:1883]`` or ``mqtts://host[:8883]``; ``user:password@`` in the URL
+    is taken too (the config's keys win when set)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"not a broker URL ({exc}): {url!r}") from None
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise ValueError(f"a broker URL starts with mqtt:// or mqtts://, got {url!r}")
+    if not parts.hostname:
+        raise ValueError(f"no host in the broker URL {url!r}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(f"a broker URL is mqtt://host:port, nothing after it: {url!r}")
+    tls = parts.scheme == "mqtts"
+    return Broker(parts.hostname, port or (8883 if tls else 1883), tls,
+                  username or (parts.username or ""), password or (parts.password or ""))
+
+
+# --------------------------------------------------------------------------
+# the [festival] config section
+
+def _schedule(value: list) -> str | None:
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            return f"[{i}]: expected a table {{competition = ..., hall = ..., time = ...}}"
+        unknown = sorted(set(item) - {"competition", "hall", "time"})
+        if unknown:
+            return f"[{i}]: unknown key {unknown[0]!r}; known: competition, hall, time"
+        for k in ("competition", "hall"):
+            if not isinstance(item.get(k), str):
+                return f"[{i}].{k}: expected a string"
+            problem = name_problem(item[k])
+            if problem:
+                return f"[{i}].{k}: {problem}"
+        if not isinstance(item.get("time", ""), str):
+            return f"[{i}].time: expected a string such as \"14:00\""
+    return None
+
+
+def _optional_name(value: str) -> str | None:
+    return name_problem(value) if value else None
+
+
+SECTION = Section("festival", "A festival of many halls (docs/festival.md): this hall publishes its games "
+                  "to an MQTT broker; `buzzer festival` shows them all.", (
+    Key("broker", "str", "", "Broker URL, mqtt://host:1883 or mqtts://host:8883 (TLS); \"\": do not publish.",
+        check=lambda v: url_problem(v) if v else None),
+    Key("hall", "str", "", "This hall's name (a topic level: no /, + or #).", check=_optional_name),
+    Key("competition", "str", "", "The competition played in this hall now (ЧГК, Эрудит-квартет ...).",
+        check=_optional_name),
+    Key("username", "str", "", "User name on the broker (\"\": none)."),
+    Key("password", "str", "", "Password on the broker (keep the file readable by the host only)."),
+    Key("prefix", "str", DEFAULT_PREFIX, "First levels of every festival topic.",
+        check=lambda v: None if v and not re.search(r"[+#\x00]", v) and not v.startswith("/")
+        and not v.endswith("/") else "a topic prefix such as buzzer/festival (no +, #, leading or trailing /)"),
+    Key("ca_file", "str", "", "CA certificate file for mqtts:// (\"\": the system's certificates)."),
+    Key("standings_interval_ms", "float", 200.0, "At most one standings message per this many milliseconds "
+        "(the last standings are always sent).", minimum=0.0, maximum=60000.0),
+    Key("schedule", "list", [], "The board's schedule: a list of {competition, hall, time} tables; the "
+        "board shows each scheduled game, started or not.", check=_schedule),
+))
+
+
+def festival_cross_check(cfg: dict) -> None:
+    f = cfg.get("festival")
+    if f and f["broker"]:
+        for key in ("hall", "competition"):
+            if not f[key]:
+                raise ConfigError(f"festival.{key}", "needed when festival.broker is set")
+
+
+# --------------------------------------------------------------------------
+# topics and messages
+
+def topic(prefix: str, competition: str, hall: str, *rest: str) -> str:
+    return "/".join((prefix, competition, hall) + rest)
+
+
+def split_topic(prefix: str, name: str) -> tuple[str, str, str | None, str]:
+    """``(competition, hall, game or None, kind)`` of a festival topic; BadMessage if foreign."""
+    if not name.startswith(prefix + "/"):
+        raise BadMessage(f"topic {name[:80]!r} is not under {prefix}/")
+    levels = name[len(prefix) + 1:].split("/")
+    if len(levels) == 3 and levels[2] in ("replay", "status"):
+        competition, hall, kind = levels
+        game = None
+    elif len(levels) == 4 and levels[3] in KINDS:
+        competition, hall, game, kind = levels
+        if not _GAME_ID.match(game):
+            raise BadMessage(f"bad game id in topic {name[:80]!r}")
+    else:
+        raise BadMessage(f"unknown festival topic {name[:80]!r}")
+    for value in (competition, hall):
+        if name_problem(value):
+            raise BadMessage(f"bad name in topic {name[:80]!r}")
+    return competition, hall, game, kind
+
+
+def encode(payload: dict, large: bool = False) -> bytes:
+    """A message's payload.  ``large`` (a summary, a config): encoded piece by piece in
+    Python, so the GIL is handed over to the game loop meanwhile (the C encoder holds it
+    for the whole object: milliseconds for a long game's summary)."""
+    obj = {"v": VERSION, **payload}
+    if large:
+        encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+        return "".join(encoder.iterencode(obj)).encode("utf-8")
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _int(obj: dict, key: str, low: int = 0, high: int = MAX_SEQ) -> int:
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise BadMessage(f"{key!r} must be a whole number {low}..{high}")
+    return value
+
+
+def parse(prefix: str, name: str, payload: bytes) -> tuple[str, str, str | None, str, dict]:
+    """Check one message: ``(competition, hall, game, kind, body)`` or BadMessage."""
+    competition, hall, game, kind = split_topic(prefix, name)
+    if len(payload) > MAX_PAYLOAD:
+        raise BadMessage("message too long")
+    if kind == "status" and not payload:
+        return competition, hall, game, kind, {"online": False}
+    try:
+        body = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise BadMessage(f"not UTF-8 JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise BadMessage("not a JSON object")
+    if body.get("v") != VERSION:
+        raise BadMessage(f"unknown version {body.get('v')!r}")
+    if body.get("hall") != hall or body.get("competition") != competition:
+        raise BadMessage("hall or competition differ from the topic's")
+    if game is not None and body.get("game") != game:
+        raise BadMessage("game differs from the topic's")
+    if kind == "events":
+        _int(body, "seq", 1)
+        if not isinstance(body.get("event"), dict):
+            raise BadMessage("'event' must be an object")
+    elif kind == "standings":
+        _int(body, "seq", 0)
+        if not isinstance(body.get("finished"), bool):
+            raise BadMessage("'finished' must be true or false")
+        if not isinstance(body.get("standings"), list) or not all(isinstance(r, dict) for r in body["standings"]):
+            raise BadMessage("'standings' must be a list of objects")
+        if not isinstance(body.get("summary"), dict) or not isinstance(body.get("mode"), str):
+            raise BadMessage("'summary' must be an object and 'mode' a string")
+        if not isinstance(body.get("view", {}), dict):
+            raise BadMessage("'view' must be an object")
+    elif kind == "info":
+        if not isinstance(body.get("config"), dict) or not isinstance(body.get("mode"), str):
+            raise BadMessage("'config' must be an object and 'mode' a string")
+        _int(body, "seed", 0, 2**63)
+    elif kind == "replay":
+        if not isinstance(body.get("game"), str) or not _GAME_ID.match(body["game"]):
+            raise BadMessage("'game' must be a game id")
+        _int(body, "from", 1)
+        _int(body, "to", 1)
+    elif kind == "status":
+        if not isinstance(body.get("online"), bool):
+            raise BadMessage("'online' must be true or false")
+    return competition, hall, game, kind, body
+
+
+# --------------------------------------------------------------------------
+# what a game's standings are, for every mode
+
+def standings_of(summary: dict) -> list:
+    """The standings as ``buzzer simulate`` prints them: ``summary["standings"]``; a game
+    without a standings list («Мафия») is ranked by its table, ``summary["seats"]``."""
+    if isinstance(summary.get("standings"), list):
+        return summary["standings"]
+    return list(summary.get("seats") or [])
+
+
+def finished_of(summary: dict) -> bool:
+    return summary.get("stage") == "finished" or summary.get("phase") == "ended"
+
+
+def headline(summary: dict) -> dict:
+    """A few values for the board's line of a hall: the stage, the current question
+    (its label or number, theme and nominal, whatever the game has), the leader."""
+    out: dict[str, Any] = {}
+    for key in ("stage", "phase", "round", "day", "winner"):
+        if isinstance(summary.get(key), (str, int)) and not isinstance(summary.get(key), bool):
+            out[key] = summary[key]
+    questions = summary.get("questions")
+    if isinstance(questions, list) and questions and isinstance(questions[-1], dict):
+        q = questions[-1]
+        out["question"] = {k: q[k] for k in ("label", "number", "theme", "nominal")
+                           if isinstance(q.get(k), (str, int)) and not isinstance(q.get(k), bool)}
+    rows = standings_of(summary)
+    if rows and isinstance(rows[0], dict) and isinstance(summary.get("standings"), list):
+        first = rows[0]
+        out["leader"] = {"name": str(first.get("team", first.get("name", ""))),
+                         "points": first.get("points", first.get("total"))}
+    return out
+
+
+# --------------------------------------------------------------------------
+# the client
+
+def client(broker: Broker, client_id: str | None = None, clean: bool = True, ca_file: str = ""):
+    """A paho MQTT 3.1.1 client for ``broker`` (not yet connected)."""
+    import paho.mqtt.client as mqtt
+
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id or f"buzzer-{uuid.uuid4().hex[:12]}",
+                    clean_session=clean, protocol=mqtt.MQTTv311)
+    if broker.username:
+        c.username_pw_set(broker.username, broker.password or None)
+    if broker.tls:
+        c.tls_set(ca_certs=ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
+    c.reconnect_delay_set(min_delay=1, max_delay=2)
+    c.max_inflight_messages_set(100)
+    return c
+
+
+def reason_text(reason_code) -> str:
+    """A connection refusal in words (wrong password, not authorised ...)."""
+    text = str(getattr(reason_code, "getName", lambda: reason_code)())
+    return text.lower() if text else "refused"

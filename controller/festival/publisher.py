@@ -1,0 +1,388 @@
+"""A hall's publisher: every journaled event to the broker, nothing lost.
+
+The journal is the outbox.  The loop hands the publisher events it has already
+journaled (:meth:`Publisher.offer`: a put on a queue, never a wait); the
+publisher's own thread numbers them (``seq`` = the event's record number in the
+journal, 1 = the first event after the header), publishes each with QoS 1 and
+keeps, per game, how far the broker has acknowledged them without a hole (the
+*watermark*, in ``<journal dir>/festival/<game>.acked``).  After a restart the
+hall hands the publisher its journal again (:meth:`Publisher.begin_game`) and
+exactly the events past the watermark are sent again; while the process lives,
+paho keeps every unacknowledged message and sends it again after a reconnect.
+A board may receive an event twice: it de-duplicates by (hall, game, seq).
+
+The standings are computed here, off the game loop, from a replica of the game:
+the engine is pure, so the same events from the same config and seed give the
+same state the loop has.  They go out retained, at most every
+``standings_interval_ms``, and again after every reconnect (a broker restarted
+without persistence has forgotten its retained messages).
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import logging
+import os
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from controller.core import engine
+from controller.festival import link
+from controller.app.journal import decode_event, encode_event
+
+log = logging.getLogger(__name__)
+
+REPLAY_MAX = 20000
+"""Events one replay request re-sends at most."""
+ACK_SAVE_S = 0.2
+"""The watermark file is rewritten at most this often (a lost update only means re-sending)."""
+
+
+def game_id_of(data: bytes) -> str:
+    """A game's id: a hash of what identifies it (a journal's header line)."""
+    return hashlib.sha1(data).hexdigest()[:16]
+
+
+@dataclass
+class _Game:
+    id: str
+    info: dict
+    records: list[dict] = field(default_factory=list)
+    watermark: int = 0
+    acked: set[int] = field(default_factory=set)
+    state: Any = None
+    broken: bool = False
+    dirty: bool = True
+    saved: int = -1
+    last_standings: float = 0.0
+    cost: float = 0.0
+
+
+class Publisher:
+    """Publishes one hall's games; start with :meth:`start`, feed with :meth:`begin_game`
+    and :meth:`offer`, end with :meth:`close`.
+
+    :param on_status: ``on_status(connected, text)`` when the link changes (any thread)
+    """
+
+    def __init__(self, broker: link.Broker, hall: str, competition: str, state_dir: str | Path,
+                 prefix: str = link.DEFAULT_PREFIX, standings_interval_s: float = 0.2, ca_file: str = "",
+                 on_status: Callable[[bool, str], None] | None = None):
+        self.broker = broker
+        self.hall = hall
+        self.competition = competition
+        self.prefix = prefix
+        self.state_dir = Path(state_dir)
+        self.interval = standings_interval_s
+        self.on_status = on_status
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._offered = 0     # events offered (the loop thread writes it)
+        self._taken = 0       # of them, taken from the queue (the publisher's thread writes it)
+        self.games: dict[str, _Game] = {}
+        self.current: _Game | None = None
+        self._mids: dict[int, tuple[str, int]] = {}
+        self._lock = threading.Lock()
+        self._acks: collections.deque = collections.deque()   # paho's thread appends, ours takes
+        self._orphans: set[int] = set()   # acknowledged before their mid was recorded
+        self._status: tuple[bool, str] | None = None
+        self._reconnected = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="festival-publisher", daemon=True)
+        self._stop_deadline: float | None = None
+        self._closing = False
+        self.published = 0
+        self.resent = 0
+        hall_key = hashlib.sha1(f"{competition}/{hall}".encode()).hexdigest()[:12]
+        self.client = link.client(broker, client_id=f"buzzer-hall-{hall_key}", clean=True, ca_file=ca_file)
+        self.client.will_set(self._topic("status"), link.encode(self._base(online=False)), qos=1, retain=True)
+        self.client.on_connect = self._on_connect
+        self.client.on_connect_fail = self._on_connect_fail
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_publish = self._on_publish
+        self.client.on_message = self._on_message
+
+    # -- any thread ---------------------------------------------------------------------
+    def start(self) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.client.connect_async(self.broker.host, self.broker.port, keepalive=10)
+        except (OSError, ValueError) as exc:
+            self._set_status(False, f"{self.broker.url}: {exc}")
+        self.client.loop_start()
+        self._thread.start()
+
+    def begin_game(self, game_id: str, info: dict, records: list[dict] | None = None) -> None:
+        """A game starts (or is resumed): its header values and the events already journaled."""
+        self.queue.put(("game", game_id, info, list(records or ())))
+
+    def offer(self, events: list) -> None:
+        """Events just journaled (engine events or their records): queued, never waited for."""
+        events = list(events)
+        self._offered += len(events)     # the loop thread's own counter: no lock on its path
+        self.queue.put(("events", events, time.time()))
+
+    def close(self, timeout: float = 5.0) -> bool:
+        """Send what is left, wait up to ``timeout`` s for the broker's acknowledgements,
+        disconnect.  True if everything was acknowledged."""
+        self.queue.put(("stop", time.monotonic() + timeout))
+        self._thread.join(timeout + 2.0)
+        done = self.pending() == 0
+        self._closing = True
+        try:
+            if self.client.is_connected():
+                info = self.client.publish(self._topic("status"), link.encode(self._base(online=False)), qos=1,
+                                           retain=True)
+                info.wait_for_publish(1.0)
+            self.client.disconnect()
+        except (RuntimeError, ValueError, OSError):
+            pass
+        self.client.loop_stop()
+        return done
+
+    def pending(self) -> int:
+        """Events published (or still on the queue to this thread) and not yet acknowledged."""
+        waiting = self._offered - self._taken
+        with self._lock:
+            self._take_acks()
+            return waiting + sum(len(g.records) - g.watermark for g in self.games.values())
+
+    # -- paho's thread ------------------------------------------------------------------
+    def _set_status(self, connected: bool, text: str) -> None:
+        if self._status == (connected, text):
+            return
+        self._status = (connected, text)
+        log.info("festival: %s", text)
+        if self.on_status is not None:
+            try:
+                self.on_status(connected, text)
+            except Exception:  # the screen's problem must not stop publishing
+                log.exception("festival status")
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if reason_code.is_failure:
+            self._set_status(False, f"{self.broker.url}: {link.reason_text(reason_code)}")
+            return
+        client.subscribe(self._topic("replay"), qos=1)
+        self._reconnected.set()
+        self._set_status(True, f"{self.broker.url}: connected")
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        self._set_status(False, f"{self.broker.url}: unreachable")
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if self._status and self._status[0] and not self._closing:
+            self._set_status(False, f"{self.broker.url}: connection lost")
+
+    def _on_publish(self, client, userdata, mid, reason_code=None, properties=None) -> None:
+        self._acks.append(mid)   # (paho may hold its own locks here: take none of ours)
+
+    def _on_message(self, client, userdata, msg) -> None:
+        try:
+            _, _, _, kind, body = link.parse(self.prefix, msg.topic, msg.payload)
+        except link.BadMessage as exc:
+            log.warning("festival: ignored a message on %s: %s", msg.topic[:80], exc)
+            return
+        if kind == "replay":
+            self.queue.put(("replay", body["game"], body["from"], body["to"]))
+
+    # -- the publisher's thread ---------------------------------------------------------
+    def _topic(self, *rest: str) -> str:
+        return link.topic(self.prefix, self.competition, self.hall, *rest)
+
+    def _base(self, **more) -> dict:
+        return {"hall": self.hall, "competition": self.competition, **more}
+
+    def _take_acks(self) -> None:
+        """(under the lock) move acknowledged mids into their games' watermarks."""
+        while self._acks:
+            mid = self._acks.popleft()
+            if mid not in self._mids:
+                self._orphans.add(mid)
+                continue
+            self._ack(self._mids.pop(mid))
+
+    def _ack(self, where: tuple[str, int] | None) -> None:
+        if where is None:
+            return   # a retained message's acknowledgement: nothing to keep
+        g = self.games.get(where[0])
+        if g is None or where[1] <= g.watermark:
+            return
+        g.acked.add(where[1])
+        while g.watermark + 1 in g.acked:
+            g.watermark += 1
+            g.acked.discard(g.watermark)
+
+    def _ack_path(self, game_id: str) -> Path:
+        return self.state_dir / f"{game_id}.acked"
+
+    def _save_acks(self, force: bool = False) -> None:
+        with self._lock:
+            self._take_acks()
+            todo = [(g.id, g.watermark) for g in self.games.values() if g.watermark != g.saved]
+        for gid, mark in todo:
+            path = self._ack_path(gid)
+            tmp = path.with_name(path.name + ".tmp")
+            try:
+                tmp.write_text(f"{mark}\n")
+                os.replace(tmp, path)
+            except OSError as exc:
+                log.warning("festival: cannot save %s: %s", path, exc.strerror)
+                continue
+            self.games[gid].saved = mark
+
+    def _load_acks(self, game_id: str) -> int:
+        try:
+            return max(0, int(self._ack_path(game_id).read_text().strip() or 0))
+        except (OSError, ValueError):
+            return 0
+
+    def _publish(self, topic: str, payload: bytes, retain: bool = False,
+                 where: tuple[str, int] | None = None) -> None:
+        """Publish with QoS 1; ``where`` (game, seq) is marked acknowledged when the broker says so."""
+        try:
+            info = self.client.publish(topic, payload, qos=1, retain=retain)
+        except (ValueError, RuntimeError) as exc:
+            log.warning("festival: cannot publish on %s: %s", topic, exc)
+            return
+        if info.rc == link.QUEUE_FULL:
+            log.warning("festival: paho's queue is full; %s will be sent after a restart", where)
+            return
+        with self._lock:
+            if info.mid in self._orphans:   # acknowledged already (paho's thread was quicker)
+                self._orphans.discard(info.mid)
+                self._ack(where)
+            else:
+                self._mids[info.mid] = where
+
+    def _publish_event(self, g: _Game, seq: int, sent: float | None = None) -> None:
+        body = self._base(game=g.id, seq=seq, event=g.records[seq - 1])
+        if sent is not None:
+            body["t"] = sent
+        self._publish(self._topic(g.id, "events"), link.encode(body), where=(g.id, seq))
+        self.published += 1
+
+    def _publish_info(self, g: _Game) -> None:
+        self._publish(self._topic(g.id, "info"), link.encode(self._base(game=g.id, **g.info), large=True),
+                      retain=True)
+
+    def _publish_standings(self, g: _Game) -> None:
+        if g.state is None:
+            return
+        began = time.monotonic()
+        try:
+            summary = engine.summary(g.state)
+        except Exception as exc:  # a replica that cannot summarise: say so once, keep the events going
+            log.warning("festival: no standings for game %s: %s", g.id, exc)
+            g.dirty = False
+            return
+        body = self._base(game=g.id, seq=len(g.records), mode=g.info.get("mode", ""),
+                          finished=link.finished_of(summary), standings=link.standings_of(summary),
+                          view=link.headline(summary), summary=summary, t=time.time())
+        self._publish(self._topic(g.id, "standings"), link.encode(body, large=True), retain=True)
+        g.dirty = False
+        g.last_standings = time.monotonic()
+        # a long game's summary costs more: keep this thread's share of the CPU (and of the
+        # GIL the game loop needs) under about 5 %
+        g.cost = g.last_standings - began
+
+    def _step(self, g: _Game, record: dict) -> None:
+        if g.broken:
+            return
+        try:
+            g.state, _ = engine.step(g.state, decode_event(record))
+        except Exception as exc:
+            if type(exc).__name__ != "GameError":
+                log.warning("festival: the replica of game %s stopped: %s", g.id, exc)
+                g.broken = True
+            # a GameError was refused live too: the state did not change
+
+    def _begin(self, game_id: str, info: dict, records: list) -> None:
+        g = self.games.get(game_id)
+        if g is None:
+            g = _Game(game_id, dict(info))
+            g.watermark = g.saved = self._load_acks(game_id)
+            with self._lock:
+                self.games[game_id] = g
+            try:
+                g.state = engine.new_game(info["config"], info["seed"])
+            except Exception as exc:
+                log.warning("festival: game %s: %s", game_id, exc)
+                g.broken = True
+        self.current = g
+        self._publish_info(g)
+        new = [r if isinstance(r, dict) else encode_event(r) for r in records[len(g.records):]]
+        for rec in new:
+            g.records.append(rec)
+            self._step(g, rec)
+        g.watermark = min(g.watermark, len(g.records))
+        for seq in range(g.watermark + 1, len(g.records) + 1):
+            self._publish_event(g, seq)
+            self.resent += 1
+        g.dirty = True
+
+    def _events(self, events: list, sent: float) -> None:
+        g = self.current
+        if g is None:
+            log.warning("festival: %d events before any game; not published", len(events))
+            return
+        for ev in events:
+            rec = ev if isinstance(ev, dict) else encode_event(ev)
+            g.records.append(rec)
+            self._step(g, rec)
+            self._publish_event(g, len(g.records), sent)
+        g.dirty = True
+
+    def _replay(self, game_id: str, first: int, last: int) -> None:
+        g = self.games.get(game_id)
+        if g is None:
+            return
+        last = min(last, len(g.records), first + REPLAY_MAX - 1)
+        for seq in range(max(first, 1), last + 1):
+            self._publish_event(g, seq)
+
+    def _run(self) -> None:
+        while True:
+            try:
+                item = self.queue.get(timeout=0.05)
+            except queue.Empty:
+                item = None
+            while item is not None:
+                kind = item[0]
+                try:
+                    if kind == "game":
+                        self._begin(*item[1:])
+                    elif kind == "events":
+                        self._events(*item[1:])
+                        self._taken += len(item[1])
+                    elif kind == "replay":
+                        self._replay(*item[1:])
+                    elif kind == "stop":
+                        self._stop_deadline = item[1]
+                except Exception:  # never let the publisher's thread die: log it, go on
+                    log.exception("festival publisher")
+                time.sleep(0)   # hand the GIL over between batches: the game loop comes first
+                try:
+                    item = self.queue.get_nowait()
+                except queue.Empty:
+                    item = None
+            if self._reconnected.is_set():
+                self._reconnected.clear()
+                self._publish(self._topic("status"), link.encode(self._base(online=True)), retain=True)
+                for g in self.games.values():
+                    self._publish_info(g)
+                    g.dirty = True
+            now = time.monotonic()
+            for g in self.games.values():
+                if g.dirty and (now - g.last_standings >= max(self.interval, 20 * g.cost)
+                                or self._stop_deadline is not None):
+                    self._publish_standings(g)
+            if now - getattr(self, "_saved_at", 0.0) >= ACK_SAVE_S:
+                self._saved_at = now
+                self._save_acks()
+            if self._stop_deadline is not None and (self.pending() == 0 or now >= self._stop_deadline):
+                self._save_acks()
+                return

@@ -1,0 +1,80 @@
+"""A real mosquitto broker for the festival tests: a free 127.0.0.1 port, a generated
+config and password file, persistence in a temporary folder; stopped (and killed) by pid."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+USER = "hall"
+PASSWORD = "s3cret-festival"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Broker:
+    def __init__(self, folder: Path, port: int | None = None, persistence: bool = True):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.proc: subprocess.Popen | None = None
+        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        passwd = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+        assert os.path.exists(exe), "mosquitto is not installed: run .ci/install-system-deps"
+        self.exe = exe
+        self.passwords = self.folder / "passwords"
+        self.passwords.write_text("")
+        subprocess.run([passwd, "-b", str(self.passwords), USER, PASSWORD], check=True, capture_output=True)
+        os.chmod(self.passwords, 0o600)
+        (self.folder / "data").mkdir(exist_ok=True)
+        self.conf = self.folder / "mosquitto.conf"
+        lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous false", f"password_file {self.passwords}",
+                 f"persistence {'true' if persistence else 'false'}",
+                 f"persistence_location {self.folder / 'data'}/", "autosave_interval 1",
+                 "max_queued_messages 100000", "log_dest stderr", "log_type error", "log_type warning"]
+        if os.geteuid() == 0:
+            lines.append("user root")   # CI runs as root: keep it from dropping to a user that cannot read the files
+        self.conf.write_text("\n".join(lines) + "\n")
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{USER}:{PASSWORD}@127.0.0.1:{self.port}"
+
+    def start(self) -> "Broker":
+        log = open(self.folder / "mosquitto.log", "ab")
+        self.proc = subprocess.Popen([self.exe, "-c", str(self.conf)], stdout=log, stderr=log,
+                                     start_new_session=True)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"mosquitto exited: {(self.folder / 'mosquitto.log').read_text()}")
+                time.sleep(0.05)
+        raise RuntimeError("mosquitto did not listen within 10 s")
+
+    def kill(self) -> None:
+        """SIGKILL by pid (a crash: what is not saved is lost)."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)

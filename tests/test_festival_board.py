@@ -1,0 +1,158 @@
+"""The festival board, export and the fuzz of its topics (a real mosquitto)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import time
+
+import pygame
+import pytest
+
+from controller.festival import link
+from controller.festival.hall import broker_of
+from controller.festival.results import Festival, Listener
+
+from mosquitto import Broker
+from test_festival import CHGK, ERUDITE, buzzer, entry, simulated
+
+
+@pytest.fixture(scope="module")
+def festival(tmp_path_factory):
+    """A broker with two halls' finished games on it, and every message a board got."""
+    folder = tmp_path_factory.mktemp("festival")
+    broker = Broker(folder / "broker").start()
+    lst = Listener(broker_of({"username": "", "password": ""}, broker.url))
+    lst.start()
+    deadline = time.monotonic() + 10
+    while not lst.subscribed and time.monotonic() < deadline:
+        lst.pump(0.05)
+    captured = []
+    original = lst.festival.handle
+
+    def capture(topic, payload, received=None):
+        captured.append((topic, payload))
+        return original(topic, payload, received)
+
+    lst.festival.handle = capture
+    halls = folder / "halls"
+    halls.mkdir()
+    buzzer("simulate", ERUDITE, "--festival", broker.url, "--hall", "Зал 1", "--competition", "Эрудит", cwd=halls)
+    buzzer("simulate", CHGK, "--festival", broker.url, "--hall", "Зал 2", "--competition", "ЧГК", cwd=halls)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and lst.festival.finished_games() < 2:
+        lst.pump(0.1)
+    lst.close()
+    yield broker, halls, captured, lst.festival.results()
+    broker.stop()
+
+
+def test_the_board_shows_every_hall_its_question_leader_and_standings(festival, tmp_path):
+    broker, halls, _, _ = festival
+    cfg = tmp_path / "board.toml"
+    cfg.write_text('[festival]\nschedule = [{competition = "Своя игра", hall = "Зал 3", time = "16:00"}]\n'
+                   '[display]\nwidth = 1280\nheight = 720\n')
+    png = tmp_path / "board.png"
+    buzzer("festival", "--config", cfg, "--broker", broker.url, "--seconds", "2.5", "--png", png, cwd=halls)
+    image = pygame.image.load(str(png))
+    assert image.get_size() == (1280, 720)
+    colours = {image.get_at((x, y))[:3] for x in range(0, 1280, 16) for y in range(0, 720, 16)}
+    assert len(colours) > 5          # cards and text, not an empty screen
+    text = buzzer("festival", "--config", cfg, "--broker", broker.url, "--headless", "--seconds", "2.5",
+                  cwd=halls).stdout
+    erudite = simulated(ERUDITE)["standings"]
+    assert "Зал 1 · Эрудит" in text and "Зал 2 · ЧГК" in text
+    assert f"Лидер: {erudite[0]['team']} ({erudite[0]['points']})" in text
+    assert "Зал 3 · Своя игра" in text and "не начата (16:00)" in text
+    assert "Вопрос 4.3" in text or "Вопрос" in text
+
+
+def test_export_writes_chgk_answers_and_standings(festival, tmp_path):
+    broker, halls, _, _ = festival
+    out = tmp_path / "out"
+    r = buzzer("festival", "export", "--broker", broker.url, "--format", "csv", out, cwd=halls)
+    files = sorted(p.name for p in out.iterdir())
+    assert len(files) == 2, files
+    chgk_file = next(p for p in out.iterdir() if p.name.startswith("ЧГК"))
+    rows = list(csv.reader(chgk_file.open(encoding="utf-8")))
+    assert rows[0] == ["place", "team", "answers", "total"]
+    sim = simulated(CHGK)
+    questions = [q for q in sim["questions"] if not q["shootout"]]
+    for row, st in zip(rows[1:], sim["standings"]):
+        assert row[1] == st["team"]
+        expected = "".join("1" if q["results"].get(st["team"]) else "0" for q in questions)
+        assert row[2] == expected and row[3] == str(st["points"])
+        assert row[2].count("1") == st["right"]
+    erudite_file = next(p for p in out.iterdir() if p.name.startswith("Эрудит"))
+    rows = list(csv.DictReader(erudite_file.open(encoding="utf-8")))
+    assert [(r["team"], int(r["points"])) for r in rows] == [(s["team"], s["points"]) for s in simulated(ERUDITE)["standings"]]
+    buzzer("festival", "export", "--broker", broker.url, "--format", "json", out / "json", cwd=halls)
+    table = json.loads(next((out / "json").glob("ЧГК*.json")).read_text())
+    first = sim["standings"][0]["team"]
+    assert table["rows"][0]["team"] == first
+    assert table["rows"][0]["answers"] == "".join("1" if q["results"].get(first) else "0" for q in questions)
+
+
+def _mutations(rng: random.Random, topic: str, payload: bytes, prefix: str):
+    """A malformed or foreign variant of a real message."""
+    body = json.loads(payload)
+    kind = rng.randrange(12)
+    if kind == 0:
+        return topic, payload[: rng.randrange(len(payload))]                       # cut
+    if kind == 1:
+        return topic, bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200)))  # noise
+    if kind == 2:
+        return topic, json.dumps(rng.choice([[], 1, "x", None, [body]])).encode()  # not an object
+    if kind == 3:
+        return topic, json.dumps({**body, "v": rng.choice([0, 2, "1", None])}).encode()  # other version
+    if kind == 4:
+        return topic, json.dumps({**body, "hall": body.get("hall", "") + "x"}).encode()  # topic mismatch
+    if kind == 5:
+        return topic.replace(prefix, "other/prefix"), payload                      # foreign topic
+    if kind == 6:
+        return topic + "/extra", payload                                           # unknown topic
+    if kind == 7:
+        return topic, json.dumps({**body, "seq": rng.choice([0, -1, 1.5, "3", 10**12, True])}).encode()
+    if kind == 8 and topic.endswith("/events"):
+        return topic, json.dumps({**body, "event": rng.choice([{"type": "boom"}, {}, [], "press"]),
+                                  "seq": body.get("seq", 1) + 1000}).encode()
+    if kind == 9 and topic.endswith("/standings"):
+        return topic, json.dumps({**body, "standings": rng.choice(["x", [1, 2], None]), "seq": 10**6}).encode()
+    if kind == 10:
+        parts = topic.split("/")
+        parts[-2] = rng.choice(["ZZZ", "12", "../x", ""])
+        return "/".join(parts), payload                                            # bad game id
+    return topic, b"\xff\xfe" + payload                                            # not UTF-8
+
+
+def test_fuzz_malformed_and_foreign_messages_change_nothing(festival):
+    broker, halls, captured, expected = festival
+    prefix = link.DEFAULT_PREFIX
+    rng = random.Random(16)
+    real = [(t, p) for t, p in captured if not t.endswith("/status")]
+    board = Festival(prefix)
+    for topic, payload in real:
+        board.handle(topic, payload)
+    before = board.results()
+    assert before == expected
+    fuzz = [_mutations(rng, *rng.choice(real), prefix) for _ in range(3000)]
+    for n, (topic, payload) in enumerate(fuzz):
+        board.handle(topic, payload)
+        if n % 100 == 0:
+            assert board.results() == before, (topic, payload[:200])
+    assert board.results() == before
+    assert board.ignored >= 2900
+    # and through the broker, to a running board
+    c = link.client(broker_of({"username": "", "password": ""}, broker.url))
+    c.connect("127.0.0.1", broker.port)
+    c.loop_start()
+    for topic, payload in fuzz[:500]:
+        if "+" in topic or "#" in topic:
+            continue
+        c.publish(topic, payload, qos=0)
+    c.loop_stop()
+    c.disconnect()
+    late = json.loads(buzzer("festival", "results", "--broker", broker.url, "--json", cwd=halls).stdout)
+    for hall, script in (("Зал 1", ERUDITE), ("Зал 2", CHGK)):
+        assert entry(late, hall)["standings"] == simulated(script)["standings"]

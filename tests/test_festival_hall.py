@@ -1,0 +1,108 @@
+"""``buzzer run`` as a festival hall: the loop's journal is the outbox (a real mosquitto)."""
+
+from __future__ import annotations
+
+import time
+
+from controller.app import config, journal as journal_mod
+from controller.app.loop import Loop
+from controller.core import engine
+from controller.core.events import NS_PER_MS, Host, Press, Release
+from controller.festival.hall import OutboxJournal, attach, broker_of
+from controller.festival.results import Listener
+
+from mosquitto import Broker, free_port
+from test_loop import ManualClock
+
+MS = NS_PER_MS
+
+
+def hall_loop(tmp_path, url: str, hall: str = "Зал 1"):
+    cfg = config.load(None, {"festival": {"broker": url, "hall": hall, "competition": "Эрудит",
+                                          "standings_interval_ms": 0.0},
+                             "journal": {"dir": str(tmp_path / "journal"), "fsync": False}})
+    seed = 5
+    jr = journal_mod.Journal(journal_mod.current_path(cfg["journal"]["dir"]),
+                             header=journal_mod.new_header(cfg, seed, None), fsync=False)
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, seed), clock, journal=jr)
+    return loop, clock, cfg
+
+
+def play(loop, clock, rounds: int) -> None:
+    for i in range(rounds):
+        loop.enqueue(Host("question", clock.now(), {}))
+        loop.drain()
+        clock.advance(300 * MS)
+        button = "ABCD"[i % 4]
+        loop.enqueue(Press(button, clock.now(), clock.now()))
+        loop.drain()
+        clock.advance(10 * MS)
+        loop.tick_if_due()
+        loop.enqueue(Release(button, clock.now(), clock.now()))
+        loop.drain()
+        clock.advance(200 * MS)
+        loop.enqueue(Host("right", clock.now(), {}))
+        loop.drain()
+        clock.advance(8000 * MS)
+        loop.tick_if_due()
+
+
+def listen(url: str) -> Listener:
+    lst = Listener(broker_of({"username": "", "password": ""}, url))
+    lst.start()
+    deadline = time.monotonic() + 10
+    while not lst.subscribed and time.monotonic() < deadline:
+        lst.pump(0.05)
+    assert lst.subscribed
+    return lst
+
+
+def test_a_hall_publishes_every_journaled_event_and_its_standings(tmp_path):
+    broker = Broker(tmp_path / "broker").start()
+    try:
+        board = listen(broker.url)
+        loop, clock, cfg = hall_loop(tmp_path, broker.url)
+        publisher = attach(loop, cfg)
+        assert isinstance(loop.journal, OutboxJournal)
+        play(loop, clock, 6)
+        assert publisher.close(10.0)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            board.pump(0.1)
+            res = board.festival.results()["competitions"]
+            if res and res[0]["from"] == "events" and res[0]["seq"] == len(journal_mod.read(loop.journal.path).events):
+                break
+        board.close()
+        journaled = journal_mod.read(loop.journal.path).events
+        assert res[0]["seq"] == len(journaled) > 0     # every journaled event, each once
+        assert res[0]["standings"] == engine.summary(loop.state)["standings"]
+        assert sorted(row["points"] for row in res[0]["standings"]) != [0, 0, 0, 0]
+        assert res[0]["hall"] == "Зал 1" and res[0]["name"] == "Эрудит"
+        # the loop's own status: the link was up
+        loop.drain()
+        assert loop.status()["link"]["connected"] is True
+    finally:
+        broker.stop()
+
+
+def test_an_unreachable_broker_is_one_line_for_the_host_and_never_slows_the_loop(tmp_path):
+    loop, clock, cfg = hall_loop(tmp_path, f"mqtt://127.0.0.1:{free_port()}")
+    out = []
+    loop.out = type("Out", (), {"write": lambda self, s: out.append(s), "flush": lambda self: None})()
+    publisher = attach(loop, cfg)
+    started = time.perf_counter()
+    play(loop, clock, 6)
+    spent = time.perf_counter() - started
+    assert spent < 1.0          # 6 questions, no network wait in the loop
+    deadline = time.monotonic() + 10
+    while loop.link is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        loop.drain()
+    assert loop.link == {"connected": False, "detail": loop.link["detail"]}
+    assert "unreachable" in loop.link["detail"]
+    shown = [line for line in "".join(out).splitlines() if "нет связи" in line]
+    assert len(shown) == 1 and "unreachable" in shown[0]    # one line for the host
+    assert loop.status()["link"]["connected"] is False       # and the status corner says so
+    assert publisher.pending() > 0            # kept for later: the journal has them
+    assert not publisher.close(0.5)

@@ -29,6 +29,7 @@ COMMANDS = [
     "controller.app.button_check",
     "controller.games.mafia.tournament",
     "controller.screens.screenshot",
+    "controller.content.packs",
     "controller.festival.command",
 ]
 

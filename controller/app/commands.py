@@ -28,6 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "(the old journal is archived, never deleted)")
     p.add_argument("--resume", action="store_true", help="resume the unfinished game without asking, "
                    "even one of another config (said on the screen)")
+    p.add_argument("--pack", help="a SIGame package (.siq) to play in Своя игра (sets [own_game] pack; "
+                   "docs/packages.md)")
     p.add_argument("--event", metavar="FILE", help="the organiser's event file: teams, players, themes "
                    "(docs/event-file.md; sets the config's event_file)")
     p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)

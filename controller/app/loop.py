@@ -126,6 +126,8 @@ class Loop:
         self.games_started = 0
         """Games started with the new-game key since the program started."""
         self.rename: Rename | None = None
+        self.pack_media = None
+        """The extracted media of a SIGame package being played (controller/content/packs.py)."""
         self.lineup_entry: LineupEntry | None = None
         """A line-up being typed on the keypad (controller/app/lineup_entry.py), or None."""
         self.publish: Callable[[], None] | None = None
@@ -409,7 +411,9 @@ class Loop:
 
     def _effects(self, fx: list) -> None:
         for f in fx:
-            if isinstance(f, Sound):
+            if isinstance(f, Sound) and f.name.startswith("pack:"):
+                self._pack_sound(f.name[5:])
+            elif isinstance(f, Sound):
                 if self.audio is not None:
                     # a press with a team's own sound (Audio.handle); a plain player just plays the name
                     handle = getattr(self.audio, "handle", None)
@@ -431,6 +435,14 @@ class Loop:
                 self._notice(f.key, **dict(f.params))
             elif isinstance(f, Log):
                 log.debug("%s %s", f.kind, f.data)
+
+    def _pack_sound(self, member: str) -> None:
+        """A question's audio from the package (controller/content/packs.py): through the mixer."""
+        path = self.pack_media.path(member) if self.pack_media is not None else None
+        played = path is not None and self.audio is not None and hasattr(self.audio, "play_file") \
+            and self.audio.play_file(path)
+        if not played:
+            self._notice("pack.sound_unplayed", name=member.split("/", 1)[-1])
 
     def say(self, key: str, /, **params) -> None:
         """Show the host the notice ``key`` (a game's extras call it)."""

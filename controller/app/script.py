@@ -43,6 +43,7 @@ HOST_PARAMS = {
     "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind", "reason",
     "name", "result", "value", "question", "results", "role", "points", "players", "text", "delay",
     "accepted",  # ЧГК appeals
+    "cell", "price",  # a SIGame package's cell (docs/packages.md)
     "player",    # Эрудит-квартет line-ups (docs/event-file.md)
 }
 """Fields a host line may carry (which ones an action uses depends on the mode)."""
@@ -257,6 +258,9 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
     journal would hold (``buzzer simulate --festival`` publishes it)."""
     cfg = config_for(script, config_path)
     seed = seed_for(script, cfg)
+    from controller.content import packs   # a .siq package as data; a bad one stops the script
+    if packs.plays_packages(cfg):
+        packs.attach(cfg, None, strict=True)
     try:
         state = engine.new_game(cfg, seed)
     except GameError as exc:

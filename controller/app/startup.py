@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from controller.app import config as config_mod
+from controller.content import packs
 from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.sound.audio import Audio
@@ -218,6 +219,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         cfg["display"]["fullscreen"] = True
     if args.windowed:
         cfg["display"]["fullscreen"] = False
+    packs.attach(cfg, getattr(args, "pack", None))   # a .siq package as data (docs/packages.md)
     prepared = prepare_game(cfg, args, str(Path(path).resolve()) if path else None)
     if prepared is None:
         return 0  # the host kept the unfinished game of another config; nothing was changed
@@ -234,6 +236,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     headless = args.headless or not _display_available()
     loop = Loop(cfg, state, clock, journal=jr)
     loop.config_path = prepared.config_path
+    loop.pack_media = packs.open_media(cfg)   # the package's pictures and sounds (resumed: the journal's)
     if resumed:
         loop._notice("resumed", n=resumed)
     else:
@@ -272,6 +275,8 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
             festival.close()
             loop.journal = getattr(loop.journal, "_inner", loop.journal)
         _finish(loop, loop.journal, cfg)
+        if loop.pack_media is not None:
+            loop.pack_media.close()
     return 0
 
 

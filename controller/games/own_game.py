@@ -32,6 +32,7 @@ from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, seconds_to_ns
+from controller.games import own_game_pack as pk
 from controller.games import race as b
 from controller.games.race import (BLOCKED, EARLY, LOCKED, Answer,
                                       Player, PressRecord)
@@ -55,6 +56,13 @@ SECTION = Section("own_game", "Своя игра: individual players, one button
     Key("answer_time_s", "float", 0.0, "Answer countdown after a press; 0 = none.", minimum=0.0),
     Key("max_players", "int", 16, "Most players (buttons) in one game.", minimum=1, maximum=64,
         source="practice"),
+    Key("pack", "str", "", "A SIGame question package (.siq) to play: the board of themes and "
+        "prices, the host picks a cell (docs/packages.md); \"\" = questions announced by the host "
+        "as before. `.venv/bin/buzzer run --pack FILE` sets it too."),
+    Key("pack_max_total_mb", "float", 1024.0, "Largest package accepted, unpacked, in MB (a bigger "
+        "one, or a zip bomb, is refused).", minimum=1.0),
+    Key("pack_max_file_mb", "float", 300.0, "Largest single file of a package, unpacked, in MB.",
+        minimum=1.0),
 ))
 """Своя игра's settings: the ``[own_game]`` section of the config."""
 
@@ -92,6 +100,9 @@ class Question:
         return self.closed is None
 
 
+pk.use_question_type(Question)
+
+
 @dataclass(frozen=True, slots=True)
 class State:
     rules: Rules
@@ -107,6 +118,13 @@ class State:
     theme_count: int = 0             # questions asked in the current theme
     paused: bool = False
     undo: tuple = ()
+    pack: pk.Pack | None = None      # a SIGame package being played (controller/games/own_game_pack.py)
+
+    @property
+    def entry(self) -> str:
+        """What the host's number keys typed, echoed to the host (a package only): «2-» a theme
+        picked, «2-3» the cell opened, a stake being typed."""
+        return pk.entry_text(self) if self.pack is not None else ""
 
     @property
     def button_order(self) -> tuple[str, ...]:
@@ -121,7 +139,8 @@ def initial(config: dict, seed: int) -> State:
                   answer_time=seconds_to_ns(o["answer_time_s"]))
     teams = b.players_from_config(config)
     zeros = (0,) * len(teams)
-    return State(rules=rules, teams=teams, scores=zeros, won=zeros, block_until=zeros)
+    return State(rules=rules, teams=teams, scores=zeros, won=zeros, block_until=zeros,
+                 pack=pk.new(config, len(teams)))
 
 
 # ---------------------------------------------------------------------------
@@ -267,6 +286,8 @@ def _arm(s: State, q: Question, now: int) -> Question:
 
 
 def _h_reading_done(s: State, h: Host, fx: list) -> State:
+    if s.pack is not None and s.pack.phase in ("stake", "final_stakes"):
+        return pk.digit(s, h, fx, 0)    # keypad 0 types a zero of the stake
     q = s.question
     if q is None or not q.open:
         b.refuse(fx, h.at, "no_question")
@@ -285,7 +306,7 @@ def _ruling(s: State, h: Host, fx: list, result: str) -> State:
         return s
     before = s
     team = q.holder
-    delta = q.nominal if result == "right" else -q.nominal
+    delta = q.nominal if result == "right" else pk.wrong_delta(s, -q.nominal)
     q = replace(q, answers=q.answers + (Answer(team, result, delta, h.at, q.wave),),
                 answered=q.answered | {team}, holder=None, answer_cd=None)
     s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] + delta),
@@ -295,7 +316,7 @@ def _ruling(s: State, h: Host, fx: list, result: str) -> State:
     b.log(fx, h.at, "ruling", result=result, team=name, delta=delta, score=s.scores[team])
     if result == "right":
         return replace(s, question=replace(q, closed="right"))
-    if len(q.answered) >= len(s.teams):
+    if len(q.answered) >= len(s.teams) or pk.single_player(s):
         b.log(fx, h.at, "question_closed", reason="exhausted", question=q.number)
         return replace(s, question=replace(q, closed="exhausted"))
     q = _arm(s, replace(q, wave=q.wave + 1), h.at)
@@ -304,14 +325,31 @@ def _ruling(s: State, h: Host, fx: list, result: str) -> State:
 
 
 def _h_right(s: State, h: Host, fx: list) -> State:
+    if s.pack is not None:
+        if pk.typing(s):
+            done = pk.enter(s, h, fx)     # Enter completes the number being typed
+            if done is not None:
+                return done
+        if s.pack.phase == "final_rulings":
+            return pk.final_ruling(s, h, fx, "right")
     return _ruling(s, h, fx, "right")
 
 
 def _h_wrong(s: State, h: Host, fx: list) -> State:
+    if s.pack is not None:
+        if pk.typing(s):
+            done = pk.erase(s)            # Backspace erases the last digit typed
+            if done is not None:
+                return done
+        if s.pack.phase == "final_rulings":
+            return pk.final_ruling(s, h, fx, "wrong")
     return _ruling(s, h, fx, "wrong")
 
 
 def _h_withdraw(s: State, h: Host, fx: list) -> State:
+    cancelled = pk.cancel(s, h, fx)
+    if cancelled is not None:
+        return cancelled
     q = s.question
     if q is None or q.closed == "withdrawn":
         b.refuse(fx, h.at, "no_question")
@@ -411,8 +449,21 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "adjust": _h_adjust,
     "rename": _h_rename,
     "end_game": _h_end_game,
+    # a SIGame package (controller/games/own_game_pack.py; docs/packages.md)
+    "pick": pk.pick,
+    "player": pk.choose_player,
+    "stake": pk.set_stake,
+    "pack_round": pk.next_round,
+    **{f"digit_{d}": (lambda s, h, fx, d=d: pk.digit(s, h, fx, d)) for d in range(10)},
 }
-"""Every host action of Своя игра (documented in docs/modes.md)."""
+"""Every host action of Своя игра (documented in docs/modes.md and docs/packages.md)."""
+
+PACK_ACTIONS = frozenset({"pick", "player", "stake", "pack_round"} | {f"digit_{d}" for d in range(10)})
+
+
+def host_actions(s: State) -> tuple[str, ...]:
+    """The host actions taken now: the package's only while one is played."""
+    return tuple(a for a in HOST_ACTIONS if s.pack is not None or a not in PACK_ACTIONS)
 
 
 def step(s: State, event) -> tuple[State, list]:
@@ -463,7 +514,17 @@ def view(s: State, now: int | None = None) -> dict:
         "countdown": b.countdown_view(q.countdown if live else None, now),
         "answer_countdown": b.countdown_view(q.answer_cd if live else None, now),
         "standings": standings(s),
+        **_pack_view(s),
     }
+
+
+def _pack_view(s: State) -> dict:
+    """The package's board and question (``pack``) and the host's part (``host``: the
+    answer, what is being typed), only while a package is played."""
+    if s.pack is None:
+        return {}
+    audience, host = pk.view(s)
+    return {"pack": audience, "host": {"pack": host}}
 
 
 def summary(s: State) -> dict:
@@ -474,6 +535,7 @@ def summary(s: State) -> dict:
         "won_points": {t.name: s.won[i] for i, t in enumerate(s.teams)},
         "standings": standings(s),
         "questions": [question_summary(s, q) for q in questions],
+        **({"pack": pk.summary(s)} if s.pack is not None else {}),
     }
 
 
@@ -488,6 +550,7 @@ class OwnGame(Game):
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
     in_programme = True
+    plays_packages = True   # a SIGame package (controller/content/packs.py, own_game_pack.py)
     initial = staticmethod(initial)
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)
@@ -501,6 +564,23 @@ class OwnGame(Game):
 
     def describe(self, cfg: dict) -> str:
         return f"{len(cfg['teams'])} players"
+
+    def actions_now(self, state: State) -> tuple[str, ...]:
+        return host_actions(state)
+
+    def key_layers(self, cfg: dict, program_keys) -> list:
+        """With a SIGame package the number keys pick the cell and type stakes (a key the host
+        map already uses, keypad 0 the end-of-reading key, keeps its action: it types a 0 while
+        a stake is typed) and the next-round key moves to the package's next round."""
+        layers = [cfg["keys"]]
+        if (cfg.get("own_game") or {}).get("package"):
+            taken = {n.lower() for names in cfg["keys"].values() for n in names}
+            layers.append({**{f"digit_{d}": [n for n in (str(d), f"[{d}]") if n not in taken] for d in range(10)},
+                           "pack_round": list(cfg["keys"].get("next_round", []))})
+        return layers
+
+    def known_actions(self, cfg: dict) -> set[str]:
+        return set(self.host_actions)
 
 
 GAME = OwnGame()

@@ -28,6 +28,8 @@ from typing import Any, Mapping
 
 import pygame
 
+from controller.screens.pack_screen import PackScreen
+
 from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, MINUS, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
@@ -235,6 +237,8 @@ class Scoreboard:
         self._last_key: Any = None
         self._layer: pygame.Surface | None = None
         self._layer_key: Any = None
+        self.pack = PackScreen()
+        """A SIGame package's board and question; the window sets its ``media_path``."""
 
     def set_team_keys(self, team_keys: list[tuple[str, str]]) -> None:
         """The players' keys of the help overlay, with the teams' names as they are now."""
@@ -343,6 +347,7 @@ class Scoreboard:
             self._draw_mafia(surface, lay, view)
         else:
             teams = list(view.get("teams") or view.get("players") or ())
+            pack = self.pack.draws(view) if "table" not in lay else None
             if "table" in lay and view.get("player_points"):
                 # teams left, players right [§4.3]
                 tbl: Rect = lay["table"]
@@ -352,8 +357,15 @@ class Scoreboard:
                                                        tbl.width - split - lay["pad"], tbl.height), view, teams)
             elif "table" in lay:
                 self._draw_standings(surface, lay["table"], view, teams)
+            elif pack == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
+                mid = lay["middle"]
+                self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), view["pack"])
+                self._draw_teams(surface, lay["cards"], teams)
             else:
-                self._draw_main(surface, lay, view, teams)
+                if pack == "question":
+                    self.pack.draw_question(self, surface, lay["main"], view["pack"])
+                else:
+                    self._draw_main(surface, lay, view, teams)
                 if not press_order_shown(view):
                     self._draw_info(surface, lay["info"].union(lay["presses"]), view)
                 else:

@@ -40,6 +40,12 @@ def _scoreboard(cfg: dict, size):
     return Scoreboard(size, lang=cfg["language"], keys=mode_keys(cfg), team_keys=team_keys(cfg))
 
 
+def _pack_media(board, loop) -> None:
+    """A SIGame package's pictures: the screen loads them from the files the shell extracted."""
+    if getattr(loop, "pack_media", None) is not None:
+        board.pack.media_path = loop.pack_media.path
+
+
 def run_window(loop, seconds: float | None = None) -> None:
     import pygame
 
@@ -47,6 +53,7 @@ def run_window(loop, seconds: float | None = None) -> None:
     cfg = loop.cfg
     surface = _open_window(cfg)
     board = _scoreboard(cfg, surface.get_size())
+    _pack_media(board, loop)
     loop.screen = board
     frame_s = 1.0 / cfg["display"]["fps"]
     end = None if seconds is None else time.monotonic() + seconds
@@ -66,6 +73,7 @@ def run_window(loop, seconds: float | None = None) -> None:
                 elif ev.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
                     surface = pygame.display.get_surface()
                     board = _scoreboard(cfg, surface.get_size())
+                    _pack_media(board, loop)
                     loop.screen = board
                     loop.dirty = True
             # short waits keep key latency low while the queue is idle

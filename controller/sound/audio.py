@@ -197,6 +197,20 @@ class Audio:
         if sound is not None:
             sound.play()
 
+    def play_file(self, path: str) -> bool:
+        """Play a sound file once (a question's audio from a package: loaded when asked, not
+        preloaded); False when it cannot be played (no device, muted, not a sound pygame reads)."""
+        if self.muted or self._mixer is None or not self.available:
+            return False
+        try:
+            sound = self._mixer.Sound(str(path))
+        except Exception as exc:  # pygame.error: a format SDL_mixer cannot read
+            log.warning("cannot play %s: %s", path, exc)
+            return False
+        sound.set_volume(self.volume)
+        sound.play()
+        return True
+
     def handle(self, effect: Any) -> None:
         """Carry out an effect if it is a :class:`~controller.core.effects.Sound`: a press
         by a team with its own sound plays that one, so the hall hears who pressed."""

@@ -1,0 +1,168 @@
+"""The shell's side of SIGame packages: ``buzzer pack show``, a package attached to a
+Своя игра config for ``buzzer run``, and its media extracted for the screen and the mixer.
+
+The game itself only ever sees plain data (:meth:`controller.content.siq.Package.game_data`
+in ``own_game.package``); the files live in a temporary folder that :class:`PackMedia`
+maps archive member names onto, and that is removed when the game ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from controller.content import siq
+from controller.core.errors import BuzzerError, ConfigError
+from controller.i18n import LANGUAGES, t
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("pack", help="SIGame question packages (.siq): show what one holds")
+    psub = p.add_subparsers(dest="pack_command", metavar="ACTION")
+    s = psub.add_parser("show", help="the package's name, rounds, themes and questions")
+    s.add_argument("file", help="the .siq file")
+    s.add_argument("--json", action="store_true", help="print JSON: {name, rounds: [{name, final, themes: "
+                   "[{name, questions: [{price, type, text}]}]}]}")
+    s.add_argument("--config", "-c", help="config whose [own_game] size limits apply (default: the defaults)")
+    s.add_argument("--lang", choices=LANGUAGES, help="language of the text form")
+    s.set_defaults(func=cmd_show)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _limits(config_path: str | None) -> tuple[siq.Limits, str]:
+    from controller.app import config as config_mod
+    cfg = config_mod.load(config_path) if config_path else config_mod.build({})
+    return siq.Limits.from_config(cfg), cfg["language"]
+
+
+def cmd_show(args) -> int:
+    limits, lang = _limits(args.config)
+    lang = args.lang or lang
+    package = siq.read(args.file, limits)
+    if args.json:
+        from controller.cli import print_json
+        print_json(package.summary())
+    else:
+        sys.stdout.write(show_text(package, lang))
+    return 0
+
+
+MEDIA_ORDER = ("text", "image", "audio", "video", "html")
+
+
+def has(q: siq.Question) -> list[str]:
+    """What a question holds: text, image, audio, video (html)."""
+    kinds = {m.kind for m in q.media}
+    return [k for k in MEDIA_ORDER if (k == "text" and q.text) or k in kinds]
+
+
+def type_word(qtype: str, lang: str) -> str:
+    key = f"pack.type.{qtype}"
+    word = t(key, lang)
+    return qtype if word == key else word
+
+
+def show_text(package: siq.Package, lang: str = "ru") -> str:
+    """The package as a host reads it before the game: rounds, themes, each question's price,
+    type, what it holds and its text (the answers are not printed)."""
+    lines = [t("pack.show.title", lang, name=package.name or "?", version=package.version)]
+    for rn, r in enumerate(package.rounds, 1):
+        lines.append("")
+        lines.append(t("pack.show.round_final" if r.final else "pack.show.round", lang, n=rn, name=r.name))
+        for tn, th in enumerate(r.themes, 1):
+            lines.append(f"  {tn}. {th.name}")
+            for qn, q in enumerate(th.questions, 1):
+                what = ", ".join(t(f"pack.has.{k}", lang) for k in has(q)) or t("pack.has.nothing", lang)
+                missing = [m.name for m in q.media if m.member is None]
+                text = q.text.replace("\n", " ")
+                if len(text) > 70:
+                    text = text[:69] + "…"
+                line = f"     {qn}) {q.price:>5}  {type_word(q.type, lang)}  [{what}]  {text}"
+                lines.append(line.rstrip())
+                if missing:
+                    lines.append("        " + t("pack.show.missing", lang, files=", ".join(missing)))
+    n = sum(len(th.questions) for r in package.rounds for th in r.themes)
+    lines.append("")
+    lines.append(t("pack.show.total", lang, rounds=len(package.rounds), questions=n))
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# buzzer run
+
+def plays_packages(cfg: dict) -> bool:
+    """Whether the game ``cfg`` plays takes a SIGame package (its ``plays_packages``)."""
+    from controller import games
+    try:
+        return bool(getattr(games.get(cfg["mode"]), "plays_packages", False))
+    except BuzzerError:
+        return False
+
+def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = False) -> bool:
+    """Put the package named by ``--pack``, ``[own_game] pack`` or the event file's game
+    (``pack = "file.siq"``) into ``cfg`` (as data).
+
+    A broken or hostile package is one line on ``out`` and the game goes on without it
+    (False); with ``strict`` (``buzzer simulate``) it is raised.  ``--pack`` with another mode
+    than own-game is a :class:`ConfigError`."""
+    from controller.content import event   # the event file may name the game's package
+    path = pack_path or cfg.get("own_game", {}).get("pack") or event.pack_path(cfg) or ""
+    if not path:
+        return False
+    if not plays_packages(cfg):
+        raise ConfigError("own_game.pack" if not pack_path else "--pack",
+                          f"a package is played in Своя игра, not in {cfg['mode']}")
+    try:
+        package = siq.read(path, siq.Limits.from_config(cfg))
+    except siq.PackageError as exc:
+        if strict:
+            raise
+        print(f"buzzer: {t('pack.unusable', cfg['language'], problem=exc)}", file=out)
+        cfg["own_game"]["pack"] = ""
+        return False
+    cfg["own_game"]["pack"] = str(Path(path).resolve())
+    cfg["own_game"]["package"] = package.game_data()
+    return True
+
+
+def members_of(data: dict) -> list[str]:
+    """The archive members a package's questions reference (from its game data)."""
+    out: list[str] = []
+    for r in data.get("rounds") or ():
+        for th in r.get("themes") or ():
+            for q in th.get("questions") or ():
+                for m in list(q.get("media") or ()) + list(q.get("answer_media") or ()):
+                    if m.get("member") and m["member"] not in out:
+                        out.append(m["member"])
+    return out
+
+
+class PackMedia:
+    """The extracted media of the package being played: member name -> file."""
+
+    def __init__(self, extracted: siq.Extracted | None):
+        self.extracted = extracted
+
+    def path(self, member: str | None) -> str | None:
+        return self.extracted.path(member) if self.extracted is not None else None
+
+    def close(self) -> None:
+        if self.extracted is not None:
+            self.extracted.cleanup()
+            self.extracted = None
+
+
+def open_media(cfg: dict, out=sys.stderr) -> PackMedia | None:
+    """Extract the media of the package in ``cfg`` (a resumed game's too: the journal's config
+    names the file). A file that is gone or refused: one line, and the game goes on without
+    pictures and sounds."""
+    o = cfg.get("own_game") or {}
+    data, path = o.get("package"), o.get("pack")
+    if not plays_packages(cfg) or not data or not path:
+        return None
+    try:
+        return PackMedia(siq.extract_media(path, members_of(data), siq.Limits.from_config(cfg)))
+    except BuzzerError as exc:
+        print(f"buzzer: {t('pack.no_media', cfg.get('language', 'ru'), problem=exc)}", file=out)
+        return PackMedia(None)

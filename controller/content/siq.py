@@ -1,0 +1,548 @@
+"""A reader of SIGame question packages (``.siq``): data, never code.
+
+A ``.siq`` file is a zip archive holding ``content.xml`` (the package: rounds,
+themes, questions) and media folders (``Images``, ``Audio``, ``Video``,
+``Html``).  Two formats are in use and both are read:
+
+* version 5: ``<question price type>`` with ``<params><param name="question"
+  type="content"><item type="image" isRef="True" placement="...">`` items, the
+  answer in ``<right><answer>`` (and an optional ``param name="answer"``);
+* version 4: ``<question price>`` with an optional ``<type name="cat|bagcat|
+  auction|sponsored">`` and a ``<scenario>`` of ``<atom type="...">`` whose
+  media references start with ``@``; an ``<atom type="marker"/>`` separates
+  the question from what is shown with the answer.
+
+Real files are lenient and so is the reader: XML namespaces are ignored, a
+byte-order mark is accepted, zip member names may be URI-encoded
+(``%D0%A1...``), optional attributes may be missing.
+
+A package is untrusted input (docs/packages.md «Safety»):
+
+* the archive's declared sizes are checked against :class:`Limits` before
+  anything is read, and every read counts the bytes it really gets (a member
+  that inflates past its declared size is a zip bomb);
+* a member whose name is absolute or climbs out (``..``) makes the package
+  refused: nothing is ever written under a name taken from the archive;
+* only media files that questions reference, from the media folders, are
+  extracted, into a new temporary folder under generated names
+  (``0001.png``);
+* the XML may not carry a document type declaration (no DTD, no entities,
+  hence no external entities and no entity expansion bombs).
+
+Every problem is a :class:`PackageError`: one line naming what is wrong.
+Nothing here touches the game: :meth:`Package.game_data` is the plain data
+the game (``controller/games/own_game.py``) is given.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import shutil
+import tempfile
+import urllib.parse
+import xml.etree.ElementTree as ET
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from controller.core.errors import BuzzerError
+
+MB = 1024 * 1024
+
+MEDIA_FOLDERS = {"image": "Images", "audio": "Audio", "video": "Video", "html": "Html"}
+"""Media kind -> the folder of the archive its files live in."""
+
+CONTENT_XML_MAX = 32 * MB
+"""Largest ``content.xml`` read (the biggest real packages are a few MB of text)."""
+
+MEMBERS_MAX = 20000
+"""Most files in one archive."""
+
+
+class PackageError(BuzzerError):
+    """A package that cannot be read or is refused; the message is one line naming the problem."""
+
+    def __init__(self, path, problem: str):
+        self.problem = problem
+        super().__init__(f"{path}: {problem}" if path else problem)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Size bounds of a package (``[own_game] pack_max_total_mb`` / ``pack_max_file_mb``)."""
+
+    total: int = 1024 * MB   # all files of the archive, uncompressed
+    file: int = 300 * MB     # any one file, uncompressed
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "Limits":
+        o = cfg.get("own_game", {})
+        return cls(total=int(o.get("pack_max_total_mb", 1024) * MB), file=int(o.get("pack_max_file_mb", 300) * MB))
+
+
+# ---------------------------------------------------------------------------
+# the package as data
+
+@dataclass(frozen=True)
+class Media:
+    kind: str                 # image | audio | video | html
+    name: str                 # the file name as the package gives it (or a link)
+    member: str | None = None  # the archive member holding it ("Images/x.png"), None: not in the archive
+
+
+@dataclass(frozen=True)
+class Question:
+    price: int
+    type: str                 # simple | noRisk | secret | stake | stakeAll | forAll | choice | ... (v5 names)
+    raw_type: str             # as the package spells it ("" when absent)
+    text: str                 # the question's text ("" when it has none)
+    media: tuple[Media, ...] = ()
+    answer: str = ""
+    answer_text: str = ""     # text shown with the answer (after a v4 marker, a v5 answer param)
+    answer_media: tuple[Media, ...] = ()
+    say: str = ""             # what the host says (v5 placement="replic", v4 atom "say")
+    secret_theme: str = ""    # «кот в мешке»: the theme it is given under
+    secret_price: int | None = None
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    questions: tuple[Question, ...]
+
+
+@dataclass(frozen=True)
+class Round:
+    name: str
+    final: bool
+    themes: tuple[Theme, ...]
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: int
+    rounds: tuple[Round, ...]
+    source: str = ""
+    members: dict = field(default_factory=dict, compare=False, repr=False)
+    """Decoded member name -> the zip's own name (of the members the questions reference)."""
+
+    def summary(self) -> dict:
+        """``buzzer pack show --json``: the public JSON shape (docs/packages.md)."""
+        return {"name": self.name, "rounds": [
+            {"name": r.name, "final": r.final, "themes": [
+                {"name": th.name, "questions": [{"price": q.price, "type": q.type, "text": q.text}
+                                                for q in th.questions]}
+                for th in r.themes]}
+            for r in self.rounds]}
+
+    def game_data(self) -> dict:
+        """What the game is given (plain data, journaled in the game's header): media as
+        archive member names, which the shell maps onto the files it extracted."""
+        def media(ms):
+            return [{"kind": m.kind, "name": m.name, "member": m.member} for m in ms]
+        return {"name": self.name, "source": self.source, "rounds": [
+            {"name": r.name, "final": r.final, "themes": [
+                {"name": th.name, "questions": [
+                    {"price": q.price, "type": q.type, "raw_type": q.raw_type, "text": q.text,
+                     "media": media(q.media), "answer": q.answer, "answer_text": q.answer_text,
+                     "answer_media": media(q.answer_media), "say": q.say,
+                     "secret_theme": q.secret_theme, "secret_price": q.secret_price}
+                    for q in th.questions]}
+                for th in r.themes]}
+            for r in self.rounds]}
+
+    def media_members(self) -> list[str]:
+        out = []
+        for r in self.rounds:
+            for th in r.themes:
+                for q in th.questions:
+                    for m in q.media + q.answer_media:
+                        if m.member and m.member not in out:
+                            out.append(m.member)
+        return out
+
+
+# ---------------------------------------------------------------------------
+# the archive
+
+def _decoded(name: str) -> str:
+    return urllib.parse.unquote(name.replace("\\", "/"))
+
+
+def _unsafe(name: str) -> bool:
+    p = PurePosixPath(name)
+    return (name.startswith("/") or re.match(r"^[A-Za-z]:", name) is not None
+            or any(part == ".." for part in p.parts))
+
+
+class _Archive:
+    """The zip with its names decoded and its sizes checked."""
+
+    def __init__(self, path, limits: Limits):
+        self.path = path
+        self.limits = limits
+        try:
+            self.zip = zipfile.ZipFile(path)
+        except FileNotFoundError:
+            raise PackageError(path, "file not found") from None
+        except IsADirectoryError:
+            raise PackageError(path, "is a folder, not a .siq file") from None
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise PackageError(path, f"not a .siq package (not a zip archive: {exc})") from None
+        infos = self.zip.infolist()
+        if len(infos) > MEMBERS_MAX:
+            raise PackageError(path, f"too many files in the archive ({len(infos)} > {MEMBERS_MAX})")
+        self.by_name: dict[str, zipfile.ZipInfo] = {}
+        self.by_lower: dict[str, zipfile.ZipInfo] = {}
+        total = 0
+        for info in infos:
+            name = _decoded(info.filename)
+            if _unsafe(info.filename.replace("\\", "/")) or _unsafe(name):
+                raise PackageError(path, f"unsafe file name in the archive: {info.filename!r} (refused)")
+            if info.file_size > limits.file:
+                raise PackageError(path, f"{name}: {info.file_size // MB} MB unpacked, more than the "
+                                   f"{limits.file // MB} MB allowed for one file")
+            total += info.file_size
+            self.by_name.setdefault(name, info)
+            self.by_lower.setdefault(name.lower(), info)
+        if total > limits.total:
+            raise PackageError(path, f"{total // MB} MB unpacked, more than the {limits.total // MB} MB "
+                               f"allowed for a package")
+
+    def find(self, name: str) -> zipfile.ZipInfo | None:
+        for n in (name, _decoded(name)):
+            info = self.by_name.get(n) or self.by_lower.get(n.lower())
+            if info is not None:
+                return info
+        return None
+
+    def read(self, info: zipfile.ZipInfo, limit: int, out=None) -> bytes:
+        """The member's bytes (or written to ``out``), never more than its declared size
+        nor ``limit``: a member that inflates past either is refused (a zip bomb)."""
+        cap = min(info.file_size, limit)
+        got = 0
+        chunks = []
+        name = _decoded(info.filename)
+        try:
+            with self.zip.open(info) as f:
+                while True:
+                    chunk = f.read(64 * 1024)
+                    if not chunk:
+                        break
+                    got += len(chunk)
+                    if got > cap:
+                        raise PackageError(self.path, f"{name}: unpacks to more than its declared "
+                                           f"size (a zip bomb?); refused")
+                    if out is None:
+                        chunks.append(chunk)
+                    else:
+                        out.write(chunk)
+        except PackageError:
+            raise
+        except zipfile.BadZipFile as exc:
+            # zipfile stops at the declared size and then finds the checksum wrong
+            raise PackageError(self.path, f"{name}: its data does not match its declared size or checksum "
+                               f"(a damaged file or a zip bomb; {exc}); refused") from None
+        except Exception as exc:  # zlib.error, an encrypted member (RuntimeError), a cut archive ...
+            raise PackageError(self.path, f"{name}: damaged in the archive ({type(exc).__name__}: {exc})") from None
+        return b"".join(chunks)
+
+
+# ---------------------------------------------------------------------------
+# the XML
+
+def _xml_text(data: bytes, path) -> str:
+    """content.xml as text: a BOM (UTF-8, UTF-16) or the declaration's encoding, else UTF-8."""
+    if data.startswith(codecs.BOM_UTF8):
+        enc, data = "utf-8", data[3:]
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        enc = "utf-16"
+    else:
+        m = re.match(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']", data)
+        enc = m.group(1).decode("ascii") if m else "utf-8"
+    try:
+        return data.decode(enc)
+    except (LookupError, UnicodeDecodeError) as exc:
+        raise PackageError(path, f"content.xml: not readable as {enc} text ({exc})") from None
+
+
+def parse_xml(data: bytes, path=None) -> ET.Element:
+    """Parse content.xml with namespaces stripped; a DTD or an entity declaration is refused."""
+    text = _xml_text(data, path).lstrip("\ufeff")
+    if re.search(r"<!\s*(DOCTYPE|ENTITY)", text, re.IGNORECASE):
+        raise PackageError(path, "content.xml declares a DTD or entities (<!DOCTYPE/<!ENTITY): refused")
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise PackageError(path, f"content.xml: not well-formed XML ({exc})") from None
+    for el in root.iter():
+        if isinstance(el.tag, str) and "}" in el.tag:
+            el.tag = el.tag.split("}", 1)[1]
+        for k in [k for k in el.attrib if "}" in k]:
+            el.attrib[k.split("}", 1)[1]] = el.attrib.pop(k)
+    return root
+
+
+def _children(el, tag):
+    return [c for c in el if isinstance(c.tag, str) and c.tag.lower() == tag.lower()]
+
+
+def _child(el, tag):
+    found = _children(el, tag)
+    return found[0] if found else None
+
+
+def _attr(el, name, default=""):
+    for k, v in el.attrib.items():
+        if k.lower() == name.lower():
+            return v
+    return default
+
+
+def _text(el) -> str:
+    return "".join(el.itertext()).strip() if el is not None else ""
+
+
+def _int(value, default=0) -> int:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        try:
+            return int(float(str(value).strip().replace(",", ".")))
+        except (TypeError, ValueError):
+            return default
+
+
+V4_TYPES = {"simple": "simple", "auction": "stake", "cat": "secret", "bagcat": "secret",
+            "sponsored": "noRisk"}
+"""Version 4 question types by their version 5 names."""
+
+V5_ALIASES = {"auction": "stake", "cat": "secret", "bagcat": "secret", "sponsored": "noRisk",
+              "secretpublicprice": "secret", "secretnoquestion": "secret", "secretopenerprice": "secret",
+              "": "simple"}
+
+V5_NAMES = {n.lower(): n for n in ("simple", "stake", "stakeAll", "secret", "noRisk", "forAll", "choice")}
+
+
+def _v5_type(raw: str, final: bool) -> str:
+    low = raw.strip().lower()
+    if not low:
+        return "stakeAll" if final else "simple"
+    if low in V5_ALIASES:
+        return V5_ALIASES[low]
+    return V5_NAMES.get(low, raw.strip())
+
+
+class _Reader:
+    def __init__(self, archive: _Archive | None, path):
+        self.archive = archive
+        self.path = path
+        self.members: dict[str, str] = {}
+
+    def media(self, kind: str, name: str, ref: bool) -> Media:
+        kind = {"voice": "audio", "sound": "audio", "picture": "image"}.get(kind, kind)
+        if not ref or self.archive is None:
+            return Media(kind, name, None)
+        folder = MEDIA_FOLDERS.get(kind)
+        info = None
+        if folder:
+            info = self.archive.find(f"{folder}/{name}")
+        if info is None:
+            return Media(kind, name, None)
+        member = _decoded(info.filename)
+        self.members[member] = info.filename
+        return Media(kind, name, member)
+
+    # -- version 5 ---------------------------------------------------------
+    def question_v5(self, q, final: bool) -> Question:
+        raw = _attr(q, "type")
+        params = _child(q, "params")
+        text, say, media = [], [], []
+        answer_text, answer_media = [], []
+        secret_theme, secret_price = "", None
+        if params is not None:
+            for p in _children(params, "param"):
+                pname = _attr(p, "name").lower()
+                if pname in ("question", "answer"):
+                    items = _children(p, "item")
+                    if not items and _text(p):
+                        items_data = [("text", _text(p), False, "")]
+                    else:
+                        items_data = [(_attr(i, "type", "text").lower() or "text", _text(i),
+                                       _attr(i, "isRef").lower() == "true", _attr(i, "placement").lower())
+                                      for i in items]
+                    for kind, value, ref, placement in items_data:
+                        if kind in ("text", "say"):
+                            if pname == "answer":
+                                answer_text.append(value)
+                            elif placement == "replic" or kind == "say":
+                                say.append(value)
+                            else:
+                                text.append(value)
+                        elif value:
+                            (answer_media if pname == "answer" else media).append(self.media(kind, value, ref))
+                elif pname == "theme":
+                    secret_theme = _text(p)
+                elif pname in ("price", "cost"):
+                    ns = _child(p, "numberSet")
+                    if ns is not None:
+                        lo, hi = _attr(ns, "minimum"), _attr(ns, "maximum")
+                        secret_price = _int(lo, 0) if lo and lo == hi else (_int(lo, 0) or None)
+                    elif _text(p):
+                        secret_price = _int(_text(p), 0) or None
+        elif _child(q, "scenario") is not None:  # a version-4 question inside a version-5 file
+            return self.question_v4(q, final)
+        if not text and say:
+            text, say = say, []
+        return Question(price=_int(_attr(q, "price"), 0), type=_v5_type(raw, final), raw_type=raw,
+                        text="\n".join(t for t in text if t), media=tuple(media),
+                        answer=self.answer(q), answer_text="\n".join(t for t in answer_text if t),
+                        answer_media=tuple(answer_media), say="\n".join(t for t in say if t),
+                        secret_theme=secret_theme, secret_price=secret_price)
+
+    # -- version 4 ---------------------------------------------------------
+    def question_v4(self, q, final: bool) -> Question:
+        raw, secret_theme, secret_price = "", "", None
+        tp = _child(q, "type")
+        if tp is not None:
+            raw = _attr(tp, "name")
+            for p in _children(tp, "param"):
+                pname = _attr(p, "name").lower()
+                if pname == "theme":
+                    secret_theme = _text(p)
+                elif pname == "cost":
+                    secret_price = _int(_text(p), 0) or None
+        low = raw.strip().lower()
+        qtype = ("stakeAll" if final else "simple") if low in ("", "simple") else V4_TYPES.get(low, raw.strip())
+        text, say, media, answer_text, answer_media = [], [], [], [], []
+        after_marker = False
+        scenario = _child(q, "scenario")
+        for atom in _children(scenario, "atom") if scenario is not None else ():
+            kind = _attr(atom, "type", "text").lower() or "text"
+            value = _text(atom)
+            if kind == "marker":
+                after_marker = True
+                continue
+            if kind in ("text", "say"):
+                (answer_text if after_marker else say if kind == "say" else text).append(value)
+                continue
+            if not value:
+                continue
+            ref = value.startswith("@")
+            m = self.media(kind, value[1:] if ref else value, ref)
+            (answer_media if after_marker else media).append(m)
+        if not text and say:
+            text, say = say, []
+        return Question(price=_int(_attr(q, "price"), 0), type=qtype, raw_type=raw,
+                        text="\n".join(t for t in text if t), media=tuple(media), answer=self.answer(q),
+                        answer_text="\n".join(t for t in answer_text if t), answer_media=tuple(answer_media),
+                        say="\n".join(t for t in say if t), secret_theme=secret_theme, secret_price=secret_price)
+
+    @staticmethod
+    def answer(q) -> str:
+        right = _child(q, "right")
+        answers = [_text(a) for a in _children(right, "answer")] if right is not None else []
+        return " / ".join(a for a in answers if a)
+
+    def package(self, root: ET.Element) -> Package:
+        if root.tag.lower() != "package":
+            raise PackageError(self.path, f"content.xml: the root element is <{root.tag}>, not <package>")
+        version = _int(_attr(root, "version"), 4)
+        rounds = []
+        rounds_el = _child(root, "rounds")
+        for r in _children(rounds_el, "round") if rounds_el is not None else ():
+            final = _attr(r, "type").lower() == "final"
+            themes = []
+            themes_el = _child(r, "themes")
+            for th in _children(themes_el, "theme") if themes_el is not None else ():
+                qs = []
+                qs_el = _child(th, "questions")
+                for q in _children(qs_el, "question") if qs_el is not None else ():
+                    if _attr(q, "price") and _int(_attr(q, "price"), 0) < 0:
+                        continue  # an empty cell of the board (SIGame writes price -1)
+                    qs.append(self.question_v4(q, final) if version < 5 and _child(q, "params") is None
+                              else self.question_v5(q, final))
+                themes.append(Theme(_attr(th, "name"), tuple(qs)))
+            rounds.append(Round(_attr(r, "name"), final, tuple(themes)))
+        return Package(name=_attr(root, "name"), version=version, rounds=tuple(rounds),
+                       source=str(self.path or ""), members=dict(self.members))
+
+
+# ---------------------------------------------------------------------------
+# entry points
+
+def read(path, limits: Limits | None = None) -> Package:
+    """Read a ``.siq`` file (nothing is extracted); :class:`PackageError` if it is broken or hostile."""
+    limits = limits or Limits()
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        raise PackageError(path, "file not found") from None
+    except OSError as exc:
+        raise PackageError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if size > limits.total:
+        raise PackageError(path, f"{size // MB} MB, more than the {limits.total // MB} MB allowed for a package")
+    archive = _Archive(path, limits)
+    try:
+        info = archive.find("content.xml")
+        if info is None:
+            raise PackageError(path, "no content.xml in the archive: not a SIGame package")
+        data = archive.read(info, CONTENT_XML_MAX)
+        return _Reader(archive, path).package(parse_xml(data, path))
+    finally:
+        archive.zip.close()
+
+
+SAFE_EXT = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+
+
+@dataclass
+class Extracted:
+    """Media files of a package extracted into a temporary folder: archive member -> file."""
+
+    folder: Path
+    files: dict[str, str]
+
+    def path(self, member: str | None) -> str | None:
+        return self.files.get(member) if member else None
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def extract_media(path, members, limits: Limits | None = None, parent: str | None = None) -> Extracted:
+    """Copy ``members`` (a :class:`Package`: the media files its questions reference; media
+    folders only) into a new temporary folder under generated names; the sizes are checked
+    again while copying."""
+    limits = limits or Limits()
+    if isinstance(members, Package):
+        members = members.media_members()
+    folder = Path(tempfile.mkdtemp(prefix="buzzer-siq-", dir=parent))
+    files: dict[str, str] = {}
+    archive = _Archive(path, limits)
+    written = 0
+    try:
+        for i, member in enumerate(members, 1):
+            if member.split("/", 1)[0] not in MEDIA_FOLDERS.values():
+                continue
+            info = archive.find(member)
+            if info is None or info.is_dir():
+                continue
+            m = SAFE_EXT.search(member)
+            dest = folder / f"{i:04d}{m.group(0).lower() if m else ''}"
+            if written + info.file_size > limits.total:
+                raise PackageError(path, f"media over the {limits.total // MB} MB allowed for a package")
+            with open(dest, "wb") as out:
+                archive.read(info, limits.file, out)
+            written += dest.stat().st_size
+            files[member] = str(dest)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    finally:
+        archive.zip.close()
+    return Extracted(folder, files)

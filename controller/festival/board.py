@@ -131,13 +131,11 @@ class BoardScreen:
                 self._put(text, x + gap, y + gap // 2 + k * line_h, size, palette[colour], cw - 2 * gap)
 
 
-def run(args, cfg: dict, listener) -> int:
-    """The board until the window is closed (or ``--seconds`` passed); ``--headless``: text."""
+def run(args, cfg: dict, listener, page=None) -> int:
+    """The board until the window is closed (or ``--seconds`` passed); ``--headless``: text.
+    ``page`` (:class:`controller.festival.web.BoardPage`) gets the board after every pump."""
     lang = cfg["language"]
     schedule = cfg["festival"]["schedule"]
-    from controller.festival import web
-
-    page = web.start(cfg, sys.stderr)
     listener.start()
     end = time.monotonic() + args.seconds if args.seconds else None
     try:
@@ -146,8 +144,6 @@ def run(args, cfg: dict, listener) -> int:
         return _run_window(args, cfg, listener, schedule, lang, end, page)
     finally:
         listener.close()
-        if page is not None:
-            page.server.stop()
 
 
 def _run_text(listener, schedule, lang: str, end: float | None, page=None) -> int:

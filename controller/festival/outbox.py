@@ -81,9 +81,17 @@ class OutboxProcess:
         here, there = ctx.Pipe(duplex=True)
         nudge_r, nudge_w = ctx.Pipe(duplex=False)   # (a Connection: spawn passes its fd on)
         os.set_blocking(nudge_w.fileno(), False)
-        self._process = ctx.Process(target=_child, args=(there, nudge_r, self.args), name="festival-outbox",
-                                    daemon=True)
-        self._process.start()
+        process = ctx.Process(target=_child, args=(there, nudge_r, self.args), name="festival-outbox", daemon=True)
+        try:
+            process.start()
+        except OSError as exc:   # no process to be had (memory, limits): the game goes on unpublished
+            for end in (here, there, nudge_r, nudge_w):
+                end.close()
+            log.warning("festival: cannot start the publisher: %s", exc)
+            if self.on_status is not None:
+                self.on_status(False, f"cannot start the publisher: {exc.strerror or exc}")
+            return
+        self._process = process
         there.close()
         nudge_r.close()
         self._conn = here

@@ -7,7 +7,8 @@ one board in its own process.
 * messages per second the board takes (as fast as possible);
 * the board's CPU (its process, user + system, per 1,000 messages);
 * the hall's decision latency (the loop's journal + engine step of a press, a Tick)
-  with publishing on and off: p99 delta.
+  with publishing on (``attach``: the publisher's own process, as in ``buzzer run``) and
+  off: p99 delta.
 
     python benchmarks/festival.py [--quick]        (or: python benchmarks/run.py --only festival)
 """

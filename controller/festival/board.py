@@ -6,8 +6,8 @@ standings as the hall published them.  The board draws from the values every
 game's summary already has (``standings``, ``questions``, ``stage``: see
 :func:`controller.festival.link.headline`), never from one game's own fields.
 
-``--headless`` prints the same as text whenever it changes.  A web page of the
-board is not part of this module (docs/festival.md).
+``--headless`` prints the same as text whenever it changes.  The same cards are
+served as a read-only web page (:mod:`controller.festival.web`, ``[festival] web_port``).
 """
 
 from __future__ import annotations
@@ -131,25 +131,28 @@ class BoardScreen:
                 self._put(text, x + gap, y + gap // 2 + k * line_h, size, palette[colour], cw - 2 * gap)
 
 
-def run(args, cfg: dict, listener) -> int:
-    """The board until the window is closed (or ``--seconds`` passed); ``--headless``: text."""
+def run(args, cfg: dict, listener, page=None) -> int:
+    """The board until the window is closed (or ``--seconds`` passed); ``--headless``: text.
+    ``page`` (:class:`controller.festival.web.BoardPage`) gets the board after every pump."""
     lang = cfg["language"]
     schedule = cfg["festival"]["schedule"]
     listener.start()
     end = time.monotonic() + args.seconds if args.seconds else None
     try:
         if args.headless:
-            return _run_text(listener, schedule, lang, end)
-        return _run_window(args, cfg, listener, schedule, lang, end)
+            return _run_text(listener, schedule, lang, end, page)
+        return _run_window(args, cfg, listener, schedule, lang, end, page)
     finally:
         listener.close()
 
 
-def _run_text(listener, schedule, lang: str, end: float | None) -> int:
+def _run_text(listener, schedule, lang: str, end: float | None, page=None) -> int:
     shown = None
     problem = None
     while end is None or time.monotonic() < end:
         listener.pump(0.2)
+        if page is not None:
+            page.update(listener)
         if listener.problem != problem:
             problem = listener.problem
             if problem:
@@ -162,7 +165,7 @@ def _run_text(listener, schedule, lang: str, end: float | None) -> int:
     return 0
 
 
-def _run_window(args, cfg: dict, listener, schedule, lang: str, end: float | None) -> int:
+def _run_window(args, cfg: dict, listener, schedule, lang: str, end: float | None, page=None) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
@@ -178,6 +181,8 @@ def _run_window(args, cfg: dict, listener, schedule, lang: str, end: float | Non
     try:
         while running and (end is None or time.monotonic() < end):
             listener.pump(0.1)
+            if page is not None:
+                page.update(listener)
             for ev in pygame.event.get():
                 if ev.type == pygame.QUIT or (ev.type == pygame.KEYDOWN and ev.key == pygame.K_ESCAPE):
                     running = False

@@ -130,5 +130,13 @@ def cmd_export(args) -> int:
 def cmd_board(args) -> int:
     from controller.festival import board
 
+    from controller.festival import web
+
     cfg = festival_config(args)
-    return board.run(args, cfg, listener(args, cfg))
+    lst = listener(args, cfg)
+    page = web.start(cfg, sys.stderr)    # the board's read-only web page ([festival] web_port)
+    try:
+        return board.run(args, cfg, lst, page)
+    finally:
+        if page is not None:
+            page.server.stop()

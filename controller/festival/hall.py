@@ -2,9 +2,12 @@
 ``buzzer simulate SCRIPT --festival URL --hall NAME`` (a rehearsal of the same).
 
 The loop journals every event before it takes effect; :class:`OutboxJournal`
-wraps the loop's journal so that each event, once written, is handed to the
-:class:`~controller.festival.publisher.Publisher` (a queue put: the loop never
-waits for the network).  The link's state comes back to the loop as an
+wraps the loop's journal so that each event, once written, is handed on for
+publishing: in ``buzzer run`` to :class:`~controller.festival.outbox.OutboxProcess`
+(a child process that reads the journal file and runs the
+:class:`~controller.festival.publisher.Publisher`; the loop only counts and nudges
+it), in ``simulate --festival`` to a Publisher thread (a queue put).  The loop
+never waits for the network.  The link's state comes back to the loop as an
 :class:`~controller.core.events.InputStatus` with source ``festival`` through the
 loop's one input sink: the screen's status corner shows it, and a refused
 password or an unreachable broker is one line for the host.
@@ -24,6 +27,7 @@ from controller.app import script as script_mod
 from controller.core.errors import BuzzerError, ConfigError
 from controller.core.events import InputStatus
 from controller.festival import link
+from controller.festival.outbox import OutboxProcess
 from controller.festival.publisher import Publisher, game_id_of
 
 log = logging.getLogger(__name__)
@@ -82,14 +86,18 @@ def begin_from_journal(publisher: Publisher, path: Path) -> str:
     with open(path, "rb") as f:
         first = f.readline()
     game = game_id_of(first)
-    publisher.begin_game(game, info_of(contents.header),
-                         [journal_mod.encode_event(e) for e in contents.events])
+    if isinstance(publisher, OutboxProcess):   # the child reads the journal itself
+        publisher.begin_journal(game, info_of(contents.header), path, len(contents.events))
+    else:
+        publisher.begin_game(game, info_of(contents.header),
+                             [journal_mod.encode_event(e) for e in contents.events])
     return game
 
 
-def attach(loop, cfg: dict) -> Publisher | None:
+def attach(loop, cfg: dict) -> OutboxProcess | None:
     """Start publishing the loop's game (and every new game the host starts); None when
-    ``[festival] broker`` is not set."""
+    ``[festival] broker`` is not set.  The publisher runs in a child process that reads
+    the journal (:mod:`controller.festival.outbox`): the loop shares no GIL with it."""
     fest = cfg.get("festival") or {}
     if not fest.get("broker"):
         return None
@@ -98,9 +106,9 @@ def attach(loop, cfg: dict) -> Publisher | None:
     def on_status(connected: bool, text: str) -> None:
         loop.enqueue(InputStatus("festival", connected, text))
 
-    publisher = Publisher(broker, fest["hall"], fest["competition"], state_dir(cfg), prefix=fest["prefix"],
-                          standings_interval_s=fest["standings_interval_ms"] / 1000.0, ca_file=fest["ca_file"],
-                          on_status=on_status)
+    publisher = OutboxProcess(broker, fest["hall"], fest["competition"], state_dir(cfg), prefix=fest["prefix"],
+                              standings_interval_s=fest["standings_interval_ms"] / 1000.0,
+                              ca_file=fest["ca_file"], on_status=on_status)
     publisher.start()
     begin_from_journal(publisher, loop.journal.path)
     loop.journal = OutboxJournal(loop.journal, publisher)

@@ -143,6 +143,10 @@ SECTION = Section("festival", "A festival of many halls (docs/festival.md): this
         "(the last standings are always sent).", minimum=0.0, maximum=60000.0),
     Key("schedule", "list", [], "The board's schedule: a list of {competition, hall, time} tables; the "
         "board shows each scheduled game, started or not.", check=_schedule),
+    Key("web_port", "int", 8090, "`buzzer festival` serves the board as a read-only web page on this TCP port "
+        "(0: no page; the [web] section's limits apply).", minimum=0, maximum=65535),
+    Key("web_bind", "str", "127.0.0.1", "Address the board's page listens on: 127.0.0.1 (this computer "
+        "only) or 0.0.0.0 (every network, e.g. the organisers' Wi-Fi)."),
 ))
 
 

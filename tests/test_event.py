@@ -151,3 +151,19 @@ def test_an_event_file_too_large_is_refused(tmp_path):
     path.write_text("# " + "x" * (event_mod.MAX_FILE_BYTES + 10) + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="larger than"):
         event_mod.parse_file(path)
+
+
+def test_the_example_event_files_package_is_in_the_repository_and_plays(tmp_path):
+    """docs/event-file.md runs `buzzer run -c config/own-game.toml --event examples/event.toml`:
+    the package it names is there and is read into the game (no «file not found»)."""
+    import io
+
+    from controller.content import packs
+    from controller.core import engine
+
+    assert (ROOT / "examples" / "own-game.siq").is_file()
+    cfg = config.load(str(ROOT / "config" / "own-game.toml"))
+    err = io.StringIO()
+    assert packs.attach(cfg, str(ROOT / "examples" / "own-game.siq"), out=err), err.getvalue()
+    view = engine.view(engine.new_game(cfg, 1))
+    assert view["pack"]["board"], "the board of themes and prices"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import os
+import sys
 import json
 import random
 import time
@@ -156,3 +158,21 @@ def test_fuzz_malformed_and_foreign_messages_change_nothing(festival):
     late = json.loads(buzzer("festival", "results", "--broker", broker.url, "--json", cwd=halls).stdout)
     for hall, script in (("Зал 1", ERUDITE), ("Зал 2", CHGK)):
         assert entry(late, hall)["standings"] == simulated(script)["standings"]
+
+
+def test_with_no_display_the_board_runs_as_text_and_says_so(tmp_path):
+    """As `buzzer run` does: no screen to open a window on, the board is printed in the terminal
+    (before, it printed SDL's error and went on silently)."""
+    import socket
+    import subprocess
+
+    with socket.socket() as s:           # a port nothing listens on: the broker is unreachable
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "festival", "--broker", f"mqtt://127.0.0.1:{port}",
+                          "--seconds", "1.5"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "Экран не найден: табло выводится здесь текстом" in run.stderr
+    assert "Ни один зал ещё не начал игру" in run.stdout
+    assert "Traceback" not in run.stderr

@@ -267,3 +267,12 @@ def test_a_round_played_on_the_keyboard_through_the_loop(made, tmp_path):
     finally:
         loop.pack_media.close()
     assert not loop.pack_media.extracted
+
+
+def test_with_a_package_a_plain_question_is_refused_the_board_gives_them(made):
+    from controller.core.effects import Notice
+
+    g = Game(_cfg(made))
+    fx = g.host("question", nominal=100)
+    assert [f.key for f in fx if isinstance(f, Notice)] == ["pack.pick_a_cell"]
+    assert engine.view(g.s)["question"] is None        # nothing opened: the host picks a cell instead

@@ -7,7 +7,6 @@ chose (:func:`run_from_args`), and close the journal at the end (:func:`_finish`
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from controller.core.events import NS_PER_S, Tick
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.cli import command_name
 from controller.i18n import t, tn
-from controller.screens.common import mode_title
+from controller.screens.common import display_available, mode_title
 from controller.inputs.keypad import Keypad
 from controller.festival.hall import attach as attach_festival
 from controller.web.attach import attach as attach_web
@@ -193,13 +192,7 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
     return Prepared(engine.new_game(cfg, seed), EngineClock(), jr, cfg, seed, config_path, notices)
 
 
-def _display_available() -> bool:
-    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
-        return False
-    if sys.platform.startswith("linux"):
-        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-                    or os.environ.get("SDL_VIDEODRIVER") in ("kmsdrm", "fbcon"))
-    return True
+_display_available = display_available   # the screens' own test (controller/screens/common.py)
 
 
 FrontEnd = Callable[[Loop, "float | None"], None]

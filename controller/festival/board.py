@@ -17,7 +17,7 @@ import sys
 import time
 
 from controller.i18n import t
-from controller.screens.common import mode_title
+from controller.screens.common import display_available, mode_title
 
 BG = (16, 20, 28)
 CARD = (30, 36, 48)
@@ -139,7 +139,9 @@ def run(args, cfg: dict, listener, page=None) -> int:
     listener.start()
     end = time.monotonic() + args.seconds if args.seconds else None
     try:
-        if args.headless:
+        if args.headless or not display_available():
+            if not args.headless:   # as buzzer run does: no screen, the board as text
+                print(t("festival.no_display", lang), file=sys.stderr, flush=True)
             return _run_text(listener, schedule, lang, end, page)
         return _run_window(args, cfg, listener, schedule, lang, end, page)
     finally:

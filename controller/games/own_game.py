@@ -253,6 +253,9 @@ def _h_question(s: State, h: Host, fx: list) -> State:
     if s.stage == "finished":
         b.refuse(fx, h.at, "game_over")
         return s
+    if s.pack is not None:   # a package's questions are picked on its board (own_game_pack.pick)
+        b.refuse(fx, h.at, "pack.pick_a_cell")
+        return s
     if s.question is not None and s.question.open:
         b.refuse(fx, h.at, "question_open")
         return s

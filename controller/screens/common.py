@@ -14,6 +14,9 @@ a state the window shows is never missing from the terminal.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import math
 from typing import Any, Mapping
 
@@ -40,6 +43,16 @@ PRESS_TAG_KEYS = {"early": "early", "false_start": "false_start", "blocked": "bl
 # COUNTED: the press kinds that took part in the race (numbered in the press order), as the
 # button race (controller.games.race) names them -- one definition for the engine and the screens
 
+
+
+def display_available() -> bool:
+    """A screen to open a window on (else the front ends run in the terminal)."""
+    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+        return False
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                    or os.environ.get("SDL_VIDEODRIVER") in ("kmsdrm", "fbcon"))
+    return True
 
 
 def mode_title(mode: Any, lang: str) -> str:

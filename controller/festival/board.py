@@ -139,7 +139,7 @@ def run(args, cfg: dict, listener, page=None) -> int:
     listener.start()
     end = time.monotonic() + args.seconds if args.seconds else None
     try:
-        if args.headless or not display_available():
+        if args.headless or (not display_available() and not getattr(args, "png", None)):
             if not args.headless:   # as buzzer run does: no screen, the board as text
                 print(t("festival.no_display", lang), file=sys.stderr, flush=True)
             return _run_text(listener, schedule, lang, end, page)

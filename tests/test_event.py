@@ -167,3 +167,23 @@ def test_the_example_event_files_package_is_in_the_repository_and_plays(tmp_path
     assert packs.attach(cfg, str(ROOT / "examples" / "own-game.siq"), out=err), err.getvalue()
     view = engine.view(engine.new_game(cfg, 1))
     assert view["pack"]["board"], "the board of themes and prices"
+
+
+def test_a_chgk_game_from_the_event_file_names_its_tour_and_gives_the_host_the_question(tmp_path):
+    """The event file's ЧГК tours: the tour's title in the header for everyone; the question's
+    text and answer for the host only (the view model keeps them off the audience's part)."""
+    from controller.core import engine
+    from controller.core.events import Host
+    from controller.screens import common, viewmodel
+
+    cfg_path = tmp_path / "chgk.toml"
+    cfg_path.write_text(f'mode = "chgk"\nevent_file = "{EXAMPLE}"\nevent_game = 2\n', encoding="utf-8")
+    cfg = config.load(str(cfg_path))
+    state = engine.new_game(cfg, 1)
+    state, _ = engine.step(state, Host("question", 1_000_000, {}))
+    view = engine.view(state)
+    assert view["tour_title"] == "Тур 1"
+    assert view["host"]["question"] == {"text": "Вопрос 1", "answer": "Ответ 1"}
+    assert "Тур 1" in common.structure(view, "ru")     # the header: «Тур 1/4 · Тур 1»
+    vm = viewmodel.build(view, lang="ru")
+    assert "Ответ 1" not in str(vm["audience"]) and vm["host"]["game"]["question"]["answer"] == "Ответ 1"

@@ -166,6 +166,8 @@ def structure(view: Mapping[str, Any], lang: str) -> str:
             parts.append(t("fight_n", lang, n=view["fight"]))
         if view.get("tour"):
             parts.append(t("tour_n", lang, n=view["tour"]) + (f"/{view['tours']}" if view.get("tours") else ""))
+            if view.get("tour_title"):        # the event file's name of the tour
+                parts.append(view["tour_title"])
         if view.get("round") and view.get("rounds"):
             parts.append(t("round_n_of", lang, n=view["round"], total=view["rounds"]))
         elif view.get("round"):

@@ -79,6 +79,7 @@ class Rules:
     answer: int
     blitz: int
     prize_places: int
+    plan: tuple = ()     # the event file's tours: ((title, ((text, answer), …)), …) [docs/event-file.md]
 
     @property
     def total(self) -> int:
@@ -108,8 +109,29 @@ def initial(config: dict, seed: int) -> State:
     c = config["chgk"]
     rules = Rules(tours=c["tours"], per_tour=c["questions_per_tour"], discussion=seconds_to_ns(c["discussion_s"]),
                   warn_marks=tuple(seconds_to_ns(m) for m in c["warn_at_s"]), answer=seconds_to_ns(c["answer_s"]),
-                  blitz=seconds_to_ns(c["blitz_s"]), prize_places=c["prize_places"])
+                  blitz=seconds_to_ns(c["blitz_s"]), prize_places=c["prize_places"], plan=_event_tours(config))
     return State(rules=rules, teams=b.players_from_config(config))
+
+
+def _event_tours(config: dict) -> tuple:
+    """The tours of the event file's game (their titles, the questions' texts and answers); empty
+    without one."""
+    tours = ((config.get("event") or {}).get("game") or {}).get("tours") or ()
+    return tuple((t.get("title", ""), tuple((q["text"], q["answer"]) for q in t.get("questions", ())))
+                 for t in tours)
+
+
+def planned(rules: Rules, key: tuple[str, int] | None) -> tuple[str, str, str]:
+    """(tour title, question text, answer) the event file gives for question ``key``; empty
+    strings where it gives none (a shoot-out question never has one)."""
+    if key is None or key[0] != MAIN or not rules.plan:
+        return "", "", ""
+    tour, k = divmod(key[1] - 1, rules.per_tour)
+    if tour >= len(rules.plan):
+        return "", "", ""
+    title, questions = rules.plan[tour]
+    text, answer = questions[k] if k < len(questions) else ("", "")
+    return title, text, answer
 
 
 # ---------------------------------------------------------------------------
@@ -511,7 +533,18 @@ def view(s: State, now: int | None = None) -> dict:
         "standings": standings(s),
         "shootout": {"needed": bool(tied), "teams": [s.teams[i].name for i in (s.shootout_teams or tied)],
                      "questions": s.shootout_count, "running": s.stage == SHOOTOUT},
+        **_planned_view(s),
     }
+
+
+def _planned_view(s: State) -> dict:
+    """The event file's tour title for everyone; the question's text and answer for the host only
+    (under ``host``: the view model keeps it off the audience's screens)."""
+    title, text, answer = planned(s.rules, s.current)
+    out: dict = {"tour_title": title} if title else {}
+    if text or answer:
+        out["host"] = {"question": {"text": text, "answer": answer}}
+    return out
 
 
 def summary(s: State) -> dict:

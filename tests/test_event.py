@@ -183,7 +183,7 @@ def test_a_chgk_game_from_the_event_file_names_its_tour_and_gives_the_host_the_q
     state, _ = engine.step(state, Host("question", 1_000_000, {}))
     view = engine.view(state)
     assert view["tour_title"] == "Тур 1"
-    assert view["host"]["question"] == {"text": "Вопрос 1", "answer": "Ответ 1"}
+    assert view["host"] == {"question_text": "Вопрос 1", "answer": "Ответ 1"}
     assert "Тур 1" in common.structure(view, "ru")     # the header: «Тур 1/4 · Тур 1»
     vm = viewmodel.build(view, lang="ru")
-    assert "Ответ 1" not in str(vm["audience"]) and vm["host"]["game"]["question"]["answer"] == "Ответ 1"
+    assert "Ответ 1" not in str(vm["audience"]) and vm["host"]["game"]["answer"] == "Ответ 1"

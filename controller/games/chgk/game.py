@@ -543,7 +543,7 @@ def _planned_view(s: State) -> dict:
     title, text, answer = planned(s.rules, s.current)
     out: dict = {"tour_title": title} if title else {}
     if text or answer:
-        out["host"] = {"question": {"text": text, "answer": answer}}
+        out["host"] = {"question_text": text, "answer": answer}   # the shape Эрудит-квартет's view has
     return out
 
 

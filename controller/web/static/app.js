@@ -105,7 +105,8 @@
     const entry = $("entry");
     show(entry, !!h.entry);
     if (h.entry) entry.replaceChildren(el("div", "title", h.entry.title), el("div", "text", h.entry.text + "▏"), el("div", "hint", h.entry.hint));
-    const answer = h.game && (h.game.answer || h.game.answers);
+    // a game's host-only data: the answer at the top of it, or in its package's part
+    const answer = h.game && (h.game.answer || h.game.answers || (h.game.pack && h.game.pack.answer));
     show($("answer-box"), !!answer);
     if (answer) $("answer").textContent = Array.isArray(answer) ? answer.join(" / ") : String(answer);
     const undo = $("undo");

@@ -276,3 +276,16 @@ def test_with_a_package_a_plain_question_is_refused_the_board_gives_them(made):
     fx = g.host("question", nominal=100)
     assert [f.key for f in fx if isinstance(f, Notice)] == ["pack.pick_a_cell"]
     assert engine.view(g.s)["question"] is None        # nothing opened: the host picks a cell instead
+
+
+def test_the_host_page_offers_the_package_actions_as_forms(made):
+    """A phone replaces the keypad in a package game too: pick (theme, cell), the player of
+    «кот в мешке», a stake, and the next package round, each with its label."""
+    from controller.screens import viewmodel
+
+    g = Game(_cfg(made))
+    acts = {a["action"]: a for a in viewmodel.web_actions(g.s, "ru")}
+    assert [p["name"] for p in acts["pick"]["params"]] == ["theme", "cell"]
+    assert [p["name"] for p in acts["player"]["params"]] == ["team"]
+    assert [p["name"] for p in acts["stake"]["params"]] == ["points", "team"]
+    assert acts["pack_round"]["label"] == "Следующий раунд пакета" and "params" not in acts["pack_round"]

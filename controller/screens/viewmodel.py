@@ -61,6 +61,12 @@ ACTION_PARAMS: dict[str, tuple[dict, ...]] = {
                {"name": "player", "kind": "player", "required": True}),
     "themes": ({"name": "round", "kind": "number", "required": False},),
     "disqualify": ({"name": MEMBER, "kind": "member", "required": False},),
+    # a SIGame package (docs/packages.md): the cell, the player of «кот в мешке», a stake
+    "pick": ({"name": "theme", "kind": "number", "required": True},
+             {"name": "cell", "kind": "number", "required": True}),
+    "player": ({"name": MEMBER, "kind": "member", "required": True},),
+    "stake": ({"name": "points", "kind": "number", "required": True},
+              {"name": MEMBER, "kind": "member", "required": False}),
 }
 """The parameters a host page asks for before it sends an action (a form instead of a
 plain button): ``name`` (the JSON field; :data:`MEMBER` stands for the game's members),

@@ -54,10 +54,6 @@ class Game:
     members: ClassVar[str] = "team"
     """What a rename picks and its parameter name: ``team`` or ``seat``."""
 
-    archive_when_finished: ClassVar[bool] = True
-    """Archive the journal when the game ends.  False where the host goes on entering
-    results after the end (a protocol's roles, a jury's sheet)."""
-
     in_programme: ClassVar[bool] = False
     """The game may be a round of a programme."""
 

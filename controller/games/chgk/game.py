@@ -570,7 +570,6 @@ class Chgk(Game):
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
     buttons_play = False
-    archive_when_finished = False   # the jury's results may still come in
     in_programme = True
     initial = staticmethod(initial)
     step = staticmethod(step)

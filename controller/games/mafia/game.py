@@ -834,7 +834,6 @@ class Mafia(Game):
     buttons_play = False
     digit_action = "seat_number"
     members = "seat"
-    archive_when_finished = False   # roles and protests are entered after the end
     initial = staticmethod(initial)
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)

@@ -155,7 +155,7 @@ def test_a_new_token_shuts_the_old_link_out(served):
 
 def test_the_pages_are_package_data():
     for name in ("audience.html", "overlay.html", "host.html", "app.js", "style.css"):
-        assert server_mod._read(name)
+        assert server_mod._read("controller.web", name)
 
 
 def test_a_rename_from_the_web_is_bounded_and_checked_against_the_games_members():

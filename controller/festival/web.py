@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-from importlib import resources
 from typing import Any
 
 from aiohttp import web
@@ -63,6 +62,10 @@ def snapshot(halls: list[dict], schedule: list[dict], lang: str, connected: bool
 class BoardServer(WebServer):
     """The live pages' server with the board's read-only routes."""
 
+    pages = {"/": "board.html"}
+    static_files = STATIC
+    package = "controller.festival"
+
     def __init__(self, cfg: dict):
         lang = cfg["language"]
         super().__init__(settings_of(cfg), lang, enqueue=lambda event: None,
@@ -75,17 +78,6 @@ class BoardServer(WebServer):
         app.router.add_get("/api/state", self.state)
         app.router.add_get("/api/stream", self.stream)
         return app
-
-    async def page(self, request: web.Request) -> web.Response:
-        html = (_read("board.html").replace("__LANG__", self.lang)
-                .replace("__LABELS__", json.dumps(self.labels, ensure_ascii=False).replace("</", "<\\/")))
-        return web.Response(text=html, content_type="text/html", charset="utf-8")
-
-    async def static(self, request: web.Request) -> web.Response:
-        name = request.match_info["name"]
-        if name not in STATIC:
-            raise web.HTTPNotFound(text="no such file")
-        return web.Response(text=_read(name), content_type=STATIC[name], charset="utf-8")
 
     async def state(self, request: web.Request) -> web.Response:
         return web.Response(text=self.encoded(False), content_type="application/json", charset="utf-8")
@@ -149,10 +141,3 @@ def start(cfg: dict, out) -> BoardPage | None:
     return page
 
 
-_CACHE: dict[str, str] = {}
-
-
-def _read(name: str) -> str:
-    if name not in _CACHE:
-        _CACHE[name] = resources.files("controller.festival").joinpath("static", name).read_text(encoding="utf-8")
-    return _CACHE[name]

@@ -198,6 +198,9 @@ def ports_to_try(settings: Mapping[str, Any]) -> int:
 class WebServer:
     """The pages and the API on a thread of their own.
 
+    A server of other pages (the festival board's) sets :attr:`pages`, :attr:`static_files`
+    and :attr:`package` (whose ``static/`` folder holds them) and keeps the rest.
+
     :param settings: the ``[web]`` config section
     :param lang: the game's language (the pages' texts)
     :param enqueue: the loop's sink (:meth:`controller.app.loop.Loop.enqueue`)
@@ -205,6 +208,10 @@ class WebServer:
         action now (called in the web thread; must not block)
     :param page_labels: label name -> text for the pages (from the catalogs)
     """
+
+    pages: dict = PAGES
+    static_files: dict = STATIC
+    package: str = "controller.web"
 
     def __init__(self, settings: Mapping[str, Any], lang: str, enqueue: Callable[[Any], None],
                  check: Callable[[str, dict], str | None] | None = None,
@@ -387,17 +394,16 @@ class WebServer:
         return value.strip() if scheme.lower() == "bearer" else ""
 
     async def page(self, request: web.Request) -> web.Response:
-        name = PAGES[request.path]
-        html = _read(name)
+        html = _read(self.package, self.pages[request.path])
         html = (html.replace("__LANG__", self.lang)
                 .replace("__LABELS__", json.dumps(self.labels, ensure_ascii=False).replace("</", "<\\/")))
         return web.Response(text=html, content_type="text/html", charset="utf-8")
 
     async def static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        if name not in STATIC:
+        if name not in self.static_files:
             raise web.HTTPNotFound(text="no such file")
-        return web.Response(text=_read(name), content_type=STATIC[name], charset="utf-8")
+        return web.Response(text=_read(self.package, name), content_type=self.static_files[name], charset="utf-8")
 
     async def state(self, request: web.Request) -> web.Response:
         given = self._bearer(request)
@@ -524,10 +530,12 @@ SECURITY_HEADERS = {
                                "style-src 'self'; script-src 'self'; frame-ancestors 'none'",
 }
 
-_CACHE: dict[str, str] = {}
+_CACHE: dict[tuple[str, str], str] = {}
 
 
-def _read(name: str) -> str:
-    if name not in _CACHE:
-        _CACHE[name] = resources.files("controller.web").joinpath("static", name).read_text(encoding="utf-8")
-    return _CACHE[name]
+def _read(package: str, name: str) -> str:
+    """A page file from ``package``'s ``static/`` folder (read once)."""
+    key = (package, name)
+    if key not in _CACHE:
+        _CACHE[key] = resources.files(package).joinpath("static", name).read_text(encoding="utf-8")
+    return _CACHE[key]

@@ -192,9 +192,6 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
     return Prepared(engine.new_game(cfg, seed), EngineClock(), jr, cfg, seed, config_path, notices)
 
 
-_display_available = display_available   # the screens' own test (controller/screens/common.py)
-
-
 FrontEnd = Callable[[Loop, "float | None"], None]
 """Runs the loop until the host quits: ``front_end(loop, seconds)`` (the window's
 :func:`~controller.screens.window.run_window`, the terminal's :func:`~controller.screens.terminal.run_headless`)."""
@@ -226,7 +223,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
 
     lang = cfg["language"]
     print(t("game_seed", lang, seed=seed))
-    headless = args.headless or not _display_available()
+    headless = args.headless or not display_available()
     loop = Loop(cfg, state, clock, journal=jr)
     loop.config_path = prepared.config_path
     loop.pack_media = packs.open_media(cfg)   # the package's pictures and sounds (resumed: the journal's)

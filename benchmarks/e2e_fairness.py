@@ -13,7 +13,7 @@ input path:
   ``prepare_game``, the backend, the audio (SDL's dummy driver) and
   ``controller.screens.window.run_window`` in the main thread, rendering the audience
   screen at 1920x1080 on SDL's dummy video driver.  Two things are patched:
-  ``controller.app.startup._display_available`` says yes (the dummy driver reads as
+  ``controller.app.startup.display_available`` says yes (the dummy driver reads as
   "no display", as in run.py's start-up benchmark), and ``run_window`` is
   wrapped so that, once the loop exists, a driver thread starts and a hook
   on ``Loop.apply`` and ``backend.set_lamp`` watches the loop (it only
@@ -321,7 +321,7 @@ class Session:
             self._box_cpu(box._proc.pid)
         driver_error: list[BaseException] = []
         real_run_window = window_mod.run_window
-        real_display = loop_mod._display_available
+        real_display = loop_mod.display_available
 
         def run_window(loop, seconds=None):
             t = threading.Thread(target=self._drive_safely, args=(loop, box, driver_error),
@@ -338,7 +338,7 @@ class Session:
                 cfg = Path(tmp) / "e2e.toml"
                 cfg.write_text(self._config_text(tmp, box.link_path if box else None), encoding="utf-8")
                 window_mod.run_window = run_window
-                loop_mod._display_available = lambda: True
+                loop_mod.display_available = lambda: True
                 chatter = io.StringIO()
                 with contextlib.redirect_stdout(chatter):
                     rc = cli.main(["run", "--config", str(cfg), "--new"])
@@ -346,7 +346,7 @@ class Session:
                     raise RuntimeError(f"buzzer run exited {rc}: {chatter.getvalue()[-500:]}")
         finally:
             window_mod.run_window = real_run_window
-            loop_mod._display_available = real_display
+            loop_mod.display_available = real_display
             if box is not None:
                 box.close()
         if driver_error:

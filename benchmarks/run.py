@@ -440,7 +440,7 @@ def drift(quick: bool, seed: int = 11) -> dict:
 
 _WINDOW_RUN = (
     "import sys, controller.app.startup as L\n"
-    "L._display_available = lambda: True  # SDL's dummy driver reads as 'no display'\n"
+    "L.display_available = lambda: True  # SDL's dummy driver reads as 'no display'\n"
     "from controller.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )

@@ -6,7 +6,10 @@
 In-process: a real :class:`~controller.app.loop.Loop` stepping on a thread of its own (as a
 front end does), the real web server on its thread, and WebSocket clients on localhost.
 The 200 viewers run in a child process, so that their own CPU time is not the game's; both
-processes stamp messages with CLOCK_MONOTONIC, which is one clock for the machine.
+processes stamp messages with CLOCK_MONOTONIC, which is one clock for the machine.  In a hall
+the viewers are phones: here they run at the lowest priority (nice 19), so that what the
+figure measures is the controller's own cost of serving them (the pages' process, itself at
+``[web] nice`` below the game), not the load generator's.
 
 * ``web_update_p50_ms`` / ``p99``: a press enqueued -> a viewer's WebSocket message shows
   the holder (the arbiter's settle window included);
@@ -45,7 +48,8 @@ from controller.web.attach import Publisher  # noqa: E402
 from controller.web.process import WebProcess  # noqa: E402
 
 VIEWER_SCRIPT = r"""
-import asyncio, json, sys, time, aiohttp
+import asyncio, json, os, sys, time, aiohttp
+os.nice(19)   # the viewers are phones in the hall, not programs on the controller: lowest priority
 async def viewer(url, log, stop):
     async with aiohttp.ClientSession() as s:
         async with s.ws_connect(url) as ws:

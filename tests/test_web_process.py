@@ -90,6 +90,30 @@ def test_the_pages_run_in_another_process_and_the_actions_come_back_to_the_sink(
     assert got == [HostKey("question", {"nominal": 30})]
 
 
+def nice_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def test_the_pages_process_runs_below_the_game_by_web_nice(web):
+    """A crowd of viewers waits for a CPU instead of the buttons: the pages' process adds
+    [web] nice (10 by default) to the game's priority."""
+    srv, _ = web
+    srv.publish(vm(1))
+    assert get_state(srv.port)["seq"] == 1        # running, past its start-up
+    assert nice_of(srv.pid) == min(19, nice_of(os.getpid()) + 10)
+
+
+def test_web_nice_0_keeps_the_pages_at_the_games_priority():
+    srv = WebProcess(settings(nice=0), "ru", lambda ev: None)
+    srv.start()
+    try:
+        srv.publish(vm(1))
+        assert get_state(srv.port)["seq"] == 1
+        assert nice_of(srv.pid) == nice_of(os.getpid())
+    finally:
+        srv.stop()
+
+
 def test_a_refused_action_is_a_422_with_the_games_reason():
     got = []
     srv = WebProcess(settings(), "ru", got.append, check=lambda a, p: None if a == "right" else f"{a}: not now")

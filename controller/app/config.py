@@ -113,6 +113,9 @@ SHELL_SCHEMA: list[Section] = [
         Key("max_viewers", "int", 500, "Most live pages connected at once.", minimum=1, maximum=10000),
         Key("send_timeout_s", "float", 1.0, "A page that does not take an update in this time is dropped "
             "(it reconnects and gets the full state).", minimum=0.05, maximum=30.0),
+        Key("nice", "int", 10, "How much lower the pages' process runs than the game (the Unix nice "
+            "value it adds to its own): on a busy machine the game loop gets a CPU first, and a crowd "
+            "of viewers waits instead of the buttons. 0: the same priority.", minimum=0, maximum=19),
     )),
     Section("sound", "Sounds (controller/sound/audio.py). Without an audio device the game goes on silently.", (
         Key("mute", "bool", False, "Play no sounds."),

@@ -81,6 +81,10 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     sock_fd, vm_fd, ctl_fd, act_fd = (int(a) for a in argv)
     init = read_init(ctl_fd)
+    try:   # lower than the game: a crowd of viewers never takes the CPU from the buttons
+        os.nice(int(init["settings"].get("nice", 0)))
+    except OSError as exc:
+        log.warning("web: could not lower this process's priority: %s", exc)
     sock = socket.socket(fileno=sock_fd)
     for fd in (vm_fd, ctl_fd):
         os.set_blocking(fd, False)

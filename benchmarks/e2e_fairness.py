@@ -647,6 +647,10 @@ def summarise(cells: list[Cell], pairs: list[Pair], throttled: bool) -> list[dic
             "decision_p50_ms": _ms(percentile(dec, 50)), "decision_p99_ms": _ms(percentile(dec, 99)),
             "after_delivery_p50_ms": _ms(percentile(aft, 50)), "after_delivery_p99_ms": _ms(percentile(aft, 99)),
             "follow_measured_p50_ms": _ms(percentile(fol, 50)),
+            "follow_measured_max_ms": _ms(max(fol)) if fol else None,
+            # the callback spacing the program saw in each lost pair: a loss beyond the quiet
+            # period is the documented limit, one within it is a defect
+            "lost_follow_ms": [_ms(p.follow_ns) for p in ps if p.won != p.first and p.follow_ns is not None],
             "stamp_error_max_ms": _ms(max(skew)) if skew else None,
             "stamp_gap_error_max_us": round(max(gap_err) / US, 3) if gap_err else None,
         })

@@ -11,6 +11,7 @@ from gpiozero.pins.mock import MockFactory
 from harness import Played
 
 from controller.core.clock import EngineClock
+from controller.inputs import stall
 
 BASE_S = 5000.0  # the fake monotonic clock starts here (s); engine time 0
 
@@ -43,6 +44,9 @@ def fake_time(monkeypatch):
     """A pinned clock for the mock pins (edge ticks) and, via ``engine_clock()``, the engine."""
     fake = FakeTime()
     monkeypatch.setattr(gpiozero.pins.mock, "monotonic", fake)
+    # on a pinned clock no thread waits for a CPU: the real measure (tests/test_stall.py)
+    # would hold decisions back by however long this machine kept the test waiting
+    monkeypatch.setattr(stall.CpuStall, "since_mark", lambda self: 0)
     return fake
 
 

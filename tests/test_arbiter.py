@@ -160,11 +160,37 @@ def test_press_delivered_after_the_settle_window_loses_and_is_logged_as_lockout(
     s, logs = play(s, [
         Host("question", 1000 * MS),
         Press("B", 2001 * MS, 2001 * MS),
+        Tick(2003 * MS),                    # the loop carries the decision out on time
         Press("A", 2000 * MS, 2005 * MS),   # earlier edge, but 5 ms of jitter > 2 ms settle
     ])
     assert holder(s) == "Бета"
     assert kinds(logs) == {"B": "pending", "A": "lockout"}
     assert final_kinds(s) == {"B": "answer", "A": "lockout"}
+
+
+def test_a_press_delivered_after_the_deadline_but_before_the_tick_takes_part():
+    """The decision is made by the Tick that carries it out, from every press delivered
+    before it: a press stamped before the deadline and delivered after it, while the loop
+    had not yet ticked (it was kept from running), is not passed over."""
+    s = game(settle_ms=2.0)
+    s, logs = play(s, [
+        Host("question", 1000 * MS),
+        Press("B", 2001 * MS, 2001 * MS),
+        Press("A", 2000 * MS, 2005 * MS),   # after the deadline (2003 ms), before any Tick
+    ])
+    assert holder(s) == "Альфа"
+    assert final_kinds(s) == {"A": "answer", "B": "lockout"}
+
+
+def test_a_press_stamped_after_the_deadline_could_not_win_and_fires_the_decision_first():
+    s = game(settle_ms=2.0)
+    s, logs = play(s, [
+        Host("question", 1000 * MS),
+        Press("B", 2001 * MS, 2001 * MS),
+        Press("A", 2004 * MS, 2005 * MS),   # its edge is after the deadline: B has won by then
+    ])
+    assert holder(s) == "Бета"
+    assert kinds(logs) == {"B": "pending", "A": "early"}   # after the winner's settle window
 
 
 def test_a_wider_settle_window_absorbs_the_same_jitter():

@@ -41,10 +41,11 @@ def gpio_game(fake):
     return cfg, loop, backend
 
 
-def lgpio_pair(factory, fake, loop, cfg, first, second, t0_ms, gap_us, delay_ms, follow_ms):
+def lgpio_pair(factory, fake, loop, cfg, first, second, t0_ms, gap_us, delay_ms, follow_ms, wake_ms=None):
     """Edges of ``first`` at t0 and ``second`` gap later; both callbacks delivered
     late by ``delay_ms``, the later edge's first, the earlier one's ``follow_ms``
-    after it.  The loop drains and ticks before, between and after them."""
+    after it.  The loop drains and ticks before, between (``wake_ms`` after the
+    first callback, half of ``follow_ms`` by default) and after them."""
     pins = {b: factory.pin(p) for b, p in cfg["gpio"]["pins"].items()}
 
     def loop_at(ms):
@@ -60,7 +61,7 @@ def lgpio_pair(factory, fake, loop, cfg, first, second, t0_ms, gap_us, delay_ms,
     fake.ms = deliver
     pins[second]._call_when_changed()             # lgpio: the later edge's callback first ...
     loop_at(deliver)
-    loop_at(deliver + follow_ms / 2)              # ... the loop wakes up meanwhile ...
+    loop_at(deliver + (follow_ms / 2 if wake_ms is None else wake_ms))   # ... the loop wakes up meanwhile ...
     fake.ms = deliver + follow_ms
     pins[first]._call_when_changed()              # ... then the earlier edge's
     loop_at(deliver + follow_ms)
@@ -91,15 +92,56 @@ def test_gpio_later_edge_delivered_first_and_late_the_true_first_presser_wins(
 
 def test_limit_an_earlier_edge_whose_callback_follows_after_the_quiet_period_is_late(factory, fake_time):
     """The documented limit: the earlier edge's callback more than [gpio] quiet_ms
-    after the later one's arrives after the decision, which is never taken back."""
+    after the later one's, while the callback thread was not kept from running,
+    arrives after the decision, which is never taken back."""
     cfg, loop, backend = gpio_game(fake_time)
     fake_time.ms = 1000
     loop.enqueue(HostKey("question"))
     loop.drain()
-    lgpio_pair(factory, fake_time, loop, cfg, "A", "B", 2000, 10, 3, QUIET_MS + 1)
+    lgpio_pair(factory, fake_time, loop, cfg, "A", "B", 2000, 10, 3, QUIET_MS + 1, wake_ms=QUIET_MS + 0.5)
     assert loop.state.question.holder == 1         # Бета: named before Альфа's callback ran
     kinds = {r.button: r.kind for r in loop.state.question.presses}
     assert kinds == {"B": "answer", "A": "lockout"}
+    assert backend.lamps["B"] == "on" and backend.lamps["A"] == "off"
+    backend.close()
+
+
+def test_a_starved_callback_thread_holds_the_decision_back_and_the_true_first_presser_wins(
+        factory, fake_time, monkeypatch):
+    """The callback thread waited 10 ms for a CPU after the later edge's callback (a busy
+    Pi, a CPU quota): the loop, due to decide at the end of the quiet period, holds the
+    decision back by as much, and the earlier edge's callback, 5 ms past the quiet period
+    on the wall clock, still takes part."""
+    cfg, loop, backend = gpio_game(fake_time)
+    monkeypatch.setattr(backend._stall, "since_mark", lambda: 10 * NS_PER_MS)
+    fake_time.ms = 1000
+    loop.enqueue(HostKey("question"))
+    loop.drain()
+    last = lgpio_pair(factory, fake_time, loop, cfg, "A", "B", 2000, 10, 3, QUIET_MS + 5, wake_ms=QUIET_MS + 0.5)
+    assert loop.state.question.holder is None      # held at the end of the quiet period
+    fake_time.ms = last + QUIET_MS + 10.1          # Альфа's own quiet period, held back as well
+    loop.tick_if_due()
+    assert loop.state.question.holder == 0
+    kinds = {r.button: r.kind for r in loop.state.question.presses}
+    assert kinds == {"A": "answer", "B": "lockout"}
+    assert backend.lamps["A"] == "on" and backend.lamps["B"] == "off"
+    backend.close()
+
+
+def test_a_starved_loop_decides_from_every_press_delivered_before_its_tick(factory, fake_time):
+    """The loop itself was kept from running past the end of the quiet period (it did
+    not wake in between): the earlier edge's callback came before the loop's Tick, so
+    it takes part, however late that Tick is."""
+    cfg, loop, backend = gpio_game(fake_time)
+    fake_time.ms = 1000
+    loop.enqueue(HostKey("question"))
+    loop.drain()
+    last = lgpio_pair(factory, fake_time, loop, cfg, "C", "A", 2000, 1, 10, QUIET_MS + 20, wake_ms=1)
+    fake_time.ms = last + QUIET_MS + 0.1
+    loop.tick_if_due()
+    names = [t["button"] for t in cfg["teams"]]
+    assert loop.state.question.holder == names.index("C")
+    assert backend.lamps["C"] == "on" and backend.lamps["A"] == "off"
     backend.close()
 
 

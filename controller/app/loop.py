@@ -528,10 +528,12 @@ class Loop:
             arrived = self._take_queued()
         if arrived:
             self._apply_batch(arrived)
-        due = engine.wakeup(self.state)
+        raw = engine.wakeup(self.state)
+        due = self._held(raw)
         if due is not None and due <= now:
             self.apply(Tick(now))
-        elif due is not None and now - self.last_clock_record >= CLOCK_RECORD_NS:
+        elif raw is not None and raw > now and now - self.last_clock_record >= CLOCK_RECORD_NS:
+            # (never while a due deadline is held back: that Tick would decide it)
             # a deadline is pending: record the time so a resume continues from here
             self.last_clock_record = now
             self.apply(Tick(now))
@@ -592,11 +594,26 @@ class Loop:
         whose callbacks a frame would delay (on a busy or throttled machine it also spends
         the CPU time the process is allowed, and the process stalls), and the decision
         is carried out on time.  The frame follows at once."""
-        due = engine.wakeup(self.state)
+        due = engine.wakeup(self.state)   # a held deadline (below) has passed: no frame either
         return due is not None and due - self.clock.now() < FRAME_GUARD_NS
 
+    def _due(self) -> int | None:
+        """The engine's next deadline as the loop keeps it (:meth:`_held`)."""
+        return self._held(engine.wakeup(self.state))
+
+    def _held(self, due: int | None) -> int | None:
+        """``due``, once it has passed, held back by the time the input threads have been kept
+        from running since the latest press (``ButtonBackend.input_stall_ns``): a GPIO quiet
+        period is the callback thread's own time, so a starved machine does not pass over an
+        earlier edge whose callback still waits for a CPU.  A press delivered before the Tick
+        joins the race (``controller.games.race.fire_due``): a later Tick only lets more
+        deliveries in.  Asked only once ``due`` has come (it reads a few /proc files)."""
+        if due is not None and self.backend is not None and due <= self.clock.now():
+            due += self.backend.input_stall_ns()
+        return due
+
     def timeout_s(self, max_wait_s: float) -> float:
-        due = engine.wakeup(self.state)
+        due = self._due()
         if due is None:
             return max_wait_s
         return min(max(due - self.clock.now(), 0) / NS_PER_S, max_wait_s)

@@ -350,9 +350,9 @@ def wakeup(s: State) -> int | None:
     return b.earliest(_deadlines(s))
 
 
-def _advance(s: State, now: int, fx: list) -> State:
+def _advance(s: State, now: int, fx: list, press_at: int | None = None) -> State:
     """Fire every deadline up to ``now`` in time order."""
-    return b.fire_due(s, now, fx, _deadlines, _fire)
+    return b.fire_due(s, now, fx, _deadlines, _fire, press_at=press_at)
 
 
 def _fire(s: State, t: int, what: str, fx: list) -> State:

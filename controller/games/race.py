@@ -270,7 +270,9 @@ def dispatch(s: Any, event: Any, *, actions: Mapping[str, Any], advance: Any, mo
     if not isinstance(event, (Press, Release, Host, Tick)):
         raise GameError(f"not an event: {event!r}")
     fx: list = []
-    s = advance(s, max(s.now, event.now), fx)
+    # a press stamped before a race's decision is due never fires it: delivered after the
+    # deadline but before the Tick that carries the decision out, it joins the race
+    s = advance(s, max(s.now, event.now), fx, press_at=event.at if isinstance(event, Press) else None)
     if isinstance(event, Press):
         if on_press is not None:
             s = on_press(s, event, fx)
@@ -312,19 +314,27 @@ def earliest(deadlines: list[tuple[int, int, str]]) -> int | None:
     return min(deadlines)[0] if deadlines else None
 
 
-def fire_due(s: Any, now: int, fx: list, deadlines: Any, fire: Any) -> Any:
+def fire_due(s: Any, now: int, fx: list, deadlines: Any, fire: Any, press_at: int | None = None) -> Any:
     """Fire a mode's deadlines up to ``now`` in time order, then move its clock to ``now``.
 
     ``deadlines(state)`` lists ``(time, priority, what)``; ``fire(state, t, what, fx)``
     carries one out at time ``t`` (never before the state's clock) and returns the new
     state.  Each is fired at its own time, not at ``now``: a late tick changes nothing.
+
+    ``press_at``: a press with this edge time is being applied.  Firing stops at a race's
+    ``decide`` due at or after that edge: the press may be the earliest, and the decision
+    waits for the shell's Tick, which may come later than the deadline when the input
+    thread was kept from running (``controller.inputs.stall``); every press delivered before
+    that Tick takes part.  The deadlines after it wait too: a press is judged by its edge
+    time against them (a countdown's end, an early-press block), not by whether they have
+    fired.  A press stamped after the deadline could not win: the decision fires first.
     """
     while True:
         d = deadlines(s)
         if not d:
             break
         t, _, what = min(d)
-        if t > now:
+        if t > now or (what == "decide" and press_at is not None and press_at <= t):
             break
         s = fire(s, max(t, s.now), what, fx)
     return s if s.now >= now else replace(s, now=now)

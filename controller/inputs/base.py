@@ -23,6 +23,7 @@ hook                      kind  default here
 ``has_lamp(button)``      may   False: no lamp to light
 ``stats()``               may   ``{}``: no per-input counts (test-buttons)
 ``edges_seen()``          may   ``{}``: no edge counts
+``input_stall_ns()``      may   0: the loop never holds a decision back
 ``press_button(b)``,      may   :class:`~controller.core.errors.BackendError`: only
 ``release_button(b)``           simulated buttons can be pressed by the program
 ========================  ====  ==============================================
@@ -125,6 +126,13 @@ class ButtonBackend:
     def edges_seen(self) -> dict[str, int]:
         """Edges seen per button since start (to list buttons that never moved)."""
         return {}
+
+    def input_stall_ns(self) -> int:
+        """How long the thread delivering this backend's presses has been ready to run without
+        a CPU since its latest press, while that press's quiet period lasts
+        (:mod:`controller.inputs.stall`).  The loop holds a due decision back by as much, so
+        that a quiet period is the input thread's own time.  0 for an ordered stream."""
+        return 0
 
     def press_button(self, button: str) -> None:
         """Press a simulated button (the hardware's own path, as if by hand)."""

@@ -33,6 +33,7 @@ from controller.inputs.base import BackendStatus, ButtonBackend, Sink
 from controller.core.clock import EngineClock
 from controller.app.config import section
 from controller.inputs.debounce import Debouncer, Transition
+from controller.inputs.stall import CpuStall
 from controller.core.errors import BackendError, BackendUnavailable, ConfigError
 from controller.core.events import NS_PER_MS, HostKey, Press, Release
 
@@ -159,6 +160,8 @@ class GPIOBackend(ButtonBackend):
         super().__init__(buttons, clock, sink, opts)
         self._window = int(round(float(opts["debounce_ms"]) * NS_PER_MS))
         self._quiet = int(round(float(opts["quiet_ms"]) * NS_PER_MS))
+        # the quiet period counted in the callback thread's own time (controller.inputs.stall)
+        self._stall = CpuStall(self._quiet)
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._running = False
@@ -281,6 +284,7 @@ class GPIOBackend(ButtonBackend):
             self._deliver(ident, deb.edge(at, active))
             if deb.due() is not None:
                 self._wake.notify()
+        self._stall.mark()   # after the press is queued: it costs a few file reads
 
     def poll(self) -> None:
         """Settle every button whose debounce window has passed.
@@ -352,6 +356,10 @@ class GPIOBackend(ButtonBackend):
         self._inputs.clear()
         self._host_inputs.clear()
         self._buzzer = None
+        self._stall.close()
+
+    def input_stall_ns(self) -> int:
+        return self._stall.since_mark()
 
     # -- outputs ---------------------------------------------------------------
 

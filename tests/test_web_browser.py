@@ -154,3 +154,28 @@ def test_a_request_without_the_token_changes_nothing(game, chromium, tmp_path):
     assert after["audience"]["game"]["question"]["number"] == before["audience"]["game"]["question"]["number"]
     assert "host" not in after                      # no token: no host part
     assert game.journal().count('"type":"host"') == journal_before.count('"type":"host"')
+
+
+def test_a_refusal_on_the_host_page_is_said_in_the_pages_language(game, chromium, tmp_path):
+    """The API's reasons are English (for programs); the host reads the page's language:
+    tapping faster than [web] host_rate_per_s allows says so in Russian."""
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.wait_for("!!document.querySelector('button[data-action=wrong]')")
+        texts = []
+        for _ in range(30):   # the burst (10) runs out long before this
+            await page.eval("document.getElementById('result').textContent = ''")
+            await page.eval("document.querySelector('button[data-action=wrong]').click()")
+            await page.wait_for("document.getElementById('result').textContent.length > 0", timeout=5.0)
+            texts.append(await page.eval("document.getElementById('result').textContent"))
+            if "Слишком часто" in texts[-1]:
+                break
+        tip = await page.eval("document.getElementById('result').title")
+        await page.screenshot(tmp_path / "host-too-fast.png")
+        await page.close()
+        return texts, tip
+
+    texts, tip = run(scenario())
+    assert texts[0] == "Отправлено"                  # nobody holds the answer: the loop tells the host
+    assert texts[-1] == "Отклонено: Слишком часто: подождите секунду и нажмите снова.", texts
+    assert tip == "too many requests"                # the API's own reason, kept for a curious host

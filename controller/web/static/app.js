@@ -268,8 +268,13 @@
         headers: { "Content-Type": "application/json", "Authorization": "Bearer " + decodeURIComponent(token) },
         body: JSON.stringify(body),
       });
-      const text = r.ok ? (L.sent || "") : (L.refused || "") + ": " + (await r.text());
-      result.textContent = text;
+      // the API's own reason is English (for programs): the host reads the page's language,
+      // and the reason stays in the tooltip
+      const why = r.ok ? "" : await r.text();
+      const said = { 401: L.bad_token, 403: L.foreign_origin, 429: L.too_fast, 422: L.not_now,
+                     400: L.bad_request, 413: L.bad_request }[r.status];
+      result.textContent = r.ok ? (L.sent || "") : (L.refused || "") + ": " + (said || why);
+      result.title = why;
       result.className = "result " + (r.ok ? "ok" : "bad");
       return r.ok;
     } catch (e) {

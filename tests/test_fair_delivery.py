@@ -128,6 +128,20 @@ def test_a_starved_callback_thread_holds_the_decision_back_and_the_true_first_pr
     backend.close()
 
 
+def test_the_stall_counts_from_before_the_press_reaches_the_loop(factory, fake_time):
+    """The backend marks the callback thread before it queues the press: the loop can never
+    face a due decision on that press without a mark to hold it back by (a mark taken after
+    the press was queued left a window in which a starved loop decided unheld)."""
+    cfg, loop, backend = gpio_game(fake_time)
+    marks = []
+    sink = backend.sink
+    backend.sink = lambda ev: (marks.append((type(ev).__name__, backend._stall._mark)), sink(ev))
+    fake_time.ms = 2000
+    factory.pin(cfg["gpio"]["pins"]["A"]).drive_low()
+    assert marks and marks[0][0] == "Press" and marks[0][1] is not None
+    backend.close()
+
+
 def test_a_starved_loop_decides_from_every_press_delivered_before_its_tick(factory, fake_time):
     """The loop itself was kept from running past the end of the quiet period (it did
     not wake in between): the earlier edge's callback came before the loop's Tick, so

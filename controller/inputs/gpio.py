@@ -266,6 +266,10 @@ class GPIOBackend(ButtonBackend):
                 if tr.pressed:
                     self.sink(HostKey(ident[5:]))
             return
+        if any(tr.pressed for tr in transitions):
+            # the stall counts from here: before the press is queued, so that the loop can
+            # never decide on it before it can hold the decision back
+            self._stall.mark()
         delivered = self.clock.now()
         for tr in transitions:
             if tr.pressed:
@@ -284,7 +288,6 @@ class GPIOBackend(ButtonBackend):
             self._deliver(ident, deb.edge(at, active))
             if deb.due() is not None:
                 self._wake.notify()
-        self._stall.mark()   # after the press is queued: it costs a few file reads
 
     def poll(self) -> None:
         """Settle every button whose debounce window has passed.

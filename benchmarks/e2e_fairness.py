@@ -927,6 +927,12 @@ def _latency_keys(out: dict, pairs: list[Pair], prefix: str) -> None:
               for p in pairs if p.decision_ns is not None]
     out[f"{prefix}_beyond_delay_p50_ms"] = _ms(percentile(beyond, 50))
     out[f"{prefix}_beyond_delay_p99_ms"] = _ms(percentile(beyond, 99))
+    # from the last callback (GPIO: the earlier edge's, δ after the other) or the hand-over to
+    # the box: what the program adds once it has everything (the quiet period is counted from
+    # there); the serial-simavr pairs have no hand-over time and are left out
+    after = [p.after_delivery_ns for p in pairs if p.after_delivery_ns is not None]
+    out[f"{prefix}_after_delivery_p50_ms"] = _ms(percentile(after, 50))
+    out[f"{prefix}_after_delivery_p99_ms"] = _ms(percentile(after, 99))
     by_delay: dict[float, list[int]] = {}
     for p in pairs:
         if p.decision_ns is not None:
@@ -1008,6 +1014,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in table(res["e2e_fairness"]):
         print(line)
     for k in ("e2e_decision_p50_ms", "e2e_decision_p99_ms", "e2e_decision_beyond_delay_p99_ms",
+              "e2e_decision_after_delivery_p50_ms", "e2e_decision_after_delivery_p99_ms",
               "e2e_decision_throttled_p50_ms", "e2e_decision_throttled_p99_ms",
               "e2e_decision_throttled_beyond_delay_p99_ms", "e2e_throttle", "e2e_throttle_stats", "e2e_note"):
         if k in res:

@@ -63,10 +63,14 @@ class CpuStall:
         self._lock = threading.Lock()
         self.available: bool | None = None                    # None until the first mark
 
-    def _fd(self, tid: int) -> int | None:
-        fd = self._fds.get(tid, _UNREAD)
-        if fd is _UNREAD:
-            with self._lock:
+    def _fd(self, tid: int, fresh: bool = False) -> int | None:
+        """The thread's open ``schedstat`` (kept open: a read is one ``pread``); ``fresh``
+        reopens it (the thread id was reused by a new thread)."""
+        with self._lock:
+            fd = self._fds.get(tid, _UNREAD)
+            if fresh and fd not in (_UNREAD, None):
+                os.close(fd)
+            if fd is _UNREAD or fresh:
                 try:
                     fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY)
                 except OSError:
@@ -78,8 +82,13 @@ class CpuStall:
         delays = {}
         for t in threading.enumerate():
             tid = t.native_id
-            fd = None if tid is None else self._fd(tid)
+            if tid is None:
+                continue
+            fd = self._fd(tid)
             rd = None if fd is None else run_delay_ns(fd)
+            if rd is None and fd is not None:   # a file of an ended thread whose id is in use again
+                fd = self._fd(tid, fresh=True)
+                rd = None if fd is None else run_delay_ns(fd)
             if rd is not None:
                 delays[tid] = rd
         if len(self._fds) > 4 * len(delays) + 16:

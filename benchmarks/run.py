@@ -625,6 +625,12 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
         ("journal append, no fsync p50", _fmt(r.get("journal_nofsync_p50_us"), " µs"), "", ""),
         ("journal group commit (16) per event", _fmt(r.get("journal_group16_per_event_p50_us"), " µs"), "", ""),
     ]
+    if "stall_mark_p50_us" in r:
+        rows.append(("GPIO stall mark (before each press is queued) p50 / p99",
+                     f"{_fmt(r.get('stall_mark_p50_us'))} / {_fmt(r.get('stall_mark_p99_us'), ' µs')}", "", ""))
+        rows.append(("GPIO stall read (at a due decision) p50 / p99",
+                     f"{_fmt(r.get('stall_since_mark_p50_us'))} / {_fmt(r.get('stall_since_mark_p99_us'), ' µs')}",
+                     "", ""))
     if "e2e_fairness" in r:
         won = r.get("e2e_cells_won") or {}
         for label in ("plain", "throttled"):
@@ -722,9 +728,43 @@ def festival(quick: bool) -> dict:
     return mod.measure(quick)
 
 
+def stall(quick: bool) -> dict:
+    """What counting the GPIO quiet period in the threads' own time costs on the press path:
+    ``CpuStall.mark()`` (the callback thread, before each press is queued) and
+    ``since_mark()`` (the loop, once a race's deadline has come), with as many idle Python
+    threads as ``buzzer run`` has on GPIO with the window and the pages (8)."""
+    from controller.inputs.stall import CpuStall
+
+    stop = threading.Event()
+    idle = [threading.Thread(target=stop.wait, daemon=True) for _ in range(7)]
+    for t in idle:
+        t.start()
+    n = 300 if quick else 5000
+    s = CpuStall(window_ns=10 ** 12)
+    marks, reads = [], []
+    try:
+        for _ in range(n):
+            t0 = time.perf_counter_ns()
+            s.mark()
+            t1 = time.perf_counter_ns()
+            s.since_mark()
+            t2 = time.perf_counter_ns()
+            marks.append(t1 - t0)
+            reads.append(t2 - t1)
+    finally:
+        stop.set()
+        s.close()
+    return {"stall_mark_p50_us": round(percentile(marks, 50) / 1000, 1),
+            "stall_mark_p99_us": round(percentile(marks, 99) / 1000, 1),
+            "stall_since_mark_p50_us": round(percentile(reads, 50) / 1000, 1),
+            "stall_since_mark_p99_us": round(percentile(reads, 99) / 1000, 1),
+            "stall_threads": len(idle) + 1, "stall_available": bool(s.available)}
+
+
 MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
     ("fairness", fairness), ("arbiter", arbiter), ("storm", storm), ("render", render),
     ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
+    ("stall", stall),
     ("e2e", e2e), ("web", web), ("festival", festival),
 ]
 

@@ -73,7 +73,7 @@ def test_the_board_shows_every_hall_its_question_leader_and_standings(festival, 
 def test_export_writes_chgk_answers_and_standings(festival, tmp_path):
     broker, halls, _, _ = festival
     out = tmp_path / "out"
-    r = buzzer("festival", "export", "--broker", broker.url, "--format", "csv", out, cwd=halls)
+    buzzer("festival", "export", "--broker", broker.url, "--format", "csv", out, cwd=halls)
     files = sorted(p.name for p in out.iterdir())
     assert len(files) == 2, files
     chgk_file = next(p for p in out.iterdir() if p.name.startswith("ЧГК"))

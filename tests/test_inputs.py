@@ -129,7 +129,7 @@ def test_a_host_key_is_stamped_when_it_came_in_order_with_the_presses():
 
 
 def test_keypad_gpio_host_buttons_and_window_keys_share_one_sink_and_one_event_type(factory):
-    pytest.importorskip("evdev")
+    import evdev  # noqa: F401  (the keypad extra: installed by make test)
     from evdev import InputEvent, ecodes
 
     from controller.inputs.keypad import Keypad
@@ -153,7 +153,7 @@ def test_keypad_gpio_host_buttons_and_window_keys_share_one_sink_and_one_event_t
 
 
 def test_the_keypad_is_wired_to_the_loops_sink_and_reports_itself_typed(tmp_path):
-    pytest.importorskip("evdev")
+    import evdev  # noqa: F401  (the keypad extra: installed by make test)
     from controller.app.startup import _start_keypad
 
     loop, clock = make_loop(keypad={"device": str(tmp_path / "no-such-keypad"), "reconnect_s": 5.0})

@@ -242,7 +242,6 @@ def test_the_host_types_a_line_up_as_three_digits_and_it_is_journaled():
 
 
 def test_the_keypad_sends_digits_only_while_a_line_up_is_typed():
-    evdev = pytest.importorskip("evdev")
     from evdev import InputEvent, ecodes
 
     from controller.inputs.keypad import Keypad

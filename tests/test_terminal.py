@@ -30,7 +30,7 @@ def test_mode_keys_offer_only_what_acts_in_this_game():
 
     erudite = mode_keys(config.load())
     assert "start_clock" not in erudite and erudite["right"] == ["return", "enter"]
-    assert list(erudite)[-5:] == ["help", "mute", "new_token", "new_game", "quit"]     # the program's keys last
+    assert list(erudite)[-6:] == ["help", "mute", "new_token", "host_link", "new_game", "quit"]   # the program's keys last
     mafia = mode_keys(config.load("config/mafia.toml"))
     assert mafia["foul"] == ["[+]", "f"] and mafia["seat_number"] == ["0–9", "[0–9]"]
     assert "question" not in mafia and "right" not in mafia and "digit_4" not in mafia

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 import urllib.request
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

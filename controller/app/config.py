@@ -79,6 +79,10 @@ SHELL_SCHEMA: list[Section] = [
         Key("mute", "list", ["v"], "Sound on / off.", items="str"),
         Key("new_token", "list", ["f9"], "A new host token for the web host page (the old link stops "
             "working; the new one is printed in the terminal).", items="str"),
+        Key("host_link", "list", ["f8"], "Show the host page's link and its QR code on the projector, "
+            "for a host whose terminal is out of sight (press again to hide; it hides itself after a "
+            "minute). The whole hall sees it: show it before the audience comes in, or press the "
+            "new_token key once the phone is connected.", items="str"),
         Key("new_game", "list", ["f12"], "Start a new game (press twice; the old journal is archived).",
             items="str"),
         Key("quit", "list", ["escape"], "Leave the program (asks to press twice).", items="str"),

@@ -137,6 +137,9 @@ class Loop:
         """Host actions of a shell part (the web pages' ``new_token``): action -> what it does."""
         self.link: dict | None = None
         """The festival link's state (``connected``, ``detail``), when this hall publishes."""
+        self.link_on_screen: dict | None = None
+        """The host page's link shown on the projector at the host's request (the ``host_link``
+        key, controller/web/attach.py): ``{"url", "qr", "text", "until"}``, or None."""
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -208,6 +211,9 @@ class Loop:
         action = key.action
         if action in self.shell_actions:
             self.shell_actions[action]()
+            return
+        if action in ("new_token", "host_link"):   # the web pages' own keys, with no pages
+            self._notice("web_off")
             return
         if action == "help":
             self.help = not self.help
@@ -624,6 +630,14 @@ class Loop:
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
                 "notice": self.notice_now(),
                 "entry": self.entry(), **({"link": self.link} if self.link is not None else {})}
+
+    def shown_link(self) -> dict | None:
+        """The host link on the projector now (:attr:`link_on_screen` until it hides itself)."""
+        shown = self.link_on_screen
+        if shown is not None and self.clock.now() >= shown["until"]:
+            self.link_on_screen = shown = None
+            self.dirty = True
+        return shown
 
     def current_flash(self) -> dict | None:
         if self.flash is not None and self.clock.now() < self.flash_until:

@@ -43,7 +43,7 @@ class HostKeys:
 
     actions: dict[str, str] = field(default_factory=dict)
 
-    GLOBAL = ("help", "quit", "mute", "new_game", "new_token")
+    GLOBAL = ("help", "quit", "mute", "new_game", "new_token", "host_link")
     """Keys of the program itself, kept from ``[keys]`` in every mode."""
 
     LOOP = ("rename",)

@@ -324,7 +324,7 @@ class Scoreboard:
         key = self.frame_key(view, now_ns, flash, status, help_overlay)
         self._last_key = key
         overlay = bool(help_overlay or (flash and flash.get("kind") not in SILENT_FLASHES)
-                       or (status and status.get("entry")))
+                       or (status and (status.get("entry") or status.get("host_link"))))
         # Under an overlay the bar must stay below it: draw it into the layer.
         still = key if overlay else key[0]
         lay = self._layout_for(view)
@@ -390,6 +390,8 @@ class Scoreboard:
             self._draw_help(surface)
         if status and status.get("entry"):
             self._draw_entry(surface, status["entry"])
+        if status and status.get("host_link"):
+            self._draw_host_link(surface, status["host_link"])
 
     _show_table = staticmethod(show_table)
     """The full standings table: at the end, and between rounds (:func:`controller.screens.common.show_table`)."""
@@ -1002,6 +1004,40 @@ class Scoreboard:
         pygame.draw.rect(surface, AMBER, Rect(x, box.y + box.height // 6, cursor_w, box.height * 2 // 3))
         self._text(surface, str(entry.get("hint", "")), Rect(inner.x, rect.y + row * 6, inner.width, row * 3 // 2),
                    int(row * 0.7), MUTED, align="left")
+
+    def _draw_host_link(self, surface, link: Mapping[str, Any]) -> None:
+        """The host page's link and its QR code, on the host's request (the host_link key):
+        dark modules on white with a quiet zone of four modules, the caption above, the
+        address below."""
+        W, H = self.size
+        rect = Rect(0, 0, W * 70 // 100, H * 90 // 100)
+        rect.center = (W // 2, H // 2)
+        radius = max(min(W, H) // 40, 4)
+        pygame.draw.rect(surface, AMBER, rect.inflate(6, 6), border_radius=radius)
+        pygame.draw.rect(surface, (18, 22, 36), rect, border_radius=radius)
+        cap_h = rect.height // 6
+        text = str(link.get("text", ""))
+        first, dot, rest = text.partition(". ")   # two lines: what it is, then the warning
+        lines = [first + dot.strip(), rest] if rest else [text]
+        for i, line in enumerate(lines):
+            self._text(surface, line, Rect(rect.x + rect.width // 20, rect.y + cap_h // 6 + i * cap_h * 2 // 5,
+                       rect.width * 9 // 10, cap_h * 2 // 5), int(cap_h * 0.24), TEXT if i == 0 else AMBER,
+                       bold=i == 0)
+        m = link.get("qr") or []
+        n = len(m) + 8
+        side = min(rect.width * 8 // 10, rect.height - cap_h * 2) // max(n, 1) * max(n, 1)
+        if m and side >= n:
+            box = Rect(0, 0, side, side)
+            box.center = (rect.centerx, rect.y + cap_h + (rect.height - cap_h * 2) // 2 + cap_h // 4)
+            pygame.draw.rect(surface, (255, 255, 255), box)
+            cell = side // n
+            for y, row in enumerate(m):
+                for x, dark in enumerate(row):
+                    if dark:
+                        pygame.draw.rect(surface, (0, 0, 0), Rect(box.x + (x + 4) * cell, box.y + (y + 4) * cell,
+                                                                  cell, cell))
+        self._text(surface, str(link.get("url", "")), Rect(rect.x, rect.bottom - cap_h * 3 // 4, rect.width,
+                   cap_h // 2), int(cap_h * 0.3), AMBER)
 
     def _draw_help(self, surface) -> None:
         lang = self.lang

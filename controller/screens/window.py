@@ -90,6 +90,9 @@ def run_window(loop, seconds: float | None = None) -> None:
             vm = viewmodel.build(engine.view(loop.state, now), lang=cfg["language"], status=loop.status(),
                                  flash=loop.current_flash(), help_on=loop.help)
             view, flash, status, help_on = viewmodel.projector(vm, cfg["display"]["host_overlay"])
+            link = loop.shown_link()   # the host asked for it (the host_link key): never in the view model
+            if link is not None:
+                status = dict(status, host_link={k: link[k] for k in ("url", "qr", "text")})
             if help_on:
                 board.set_team_keys(team_keys(cfg, view))  # the names the teams have now
             if loop.dirty or board.needs_redraw(view, now, flash, status, help_on):

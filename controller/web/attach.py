@@ -26,6 +26,15 @@ log = logging.getLogger(__name__)
 
 LINKS_NOTICE_NS = 60 * NS_PER_S
 
+LINK_ON_SCREEN_NS = 60 * NS_PER_S
+"""How long the host_link key keeps the host link on the projector."""
+
+
+def key_name(names) -> str:
+    """Config key names as the host reads them (``["f8"]`` -> ``F8``)."""
+    out = [n.upper() if len(n) == 1 or (n[:1] == "f" and n[1:].isdigit()) else n for n in names or ()]
+    return " / ".join(out) or "—"
+
 
 class Publisher:
     """Builds the view model after a step of the loop and hands it to the server (loop thread).
@@ -157,13 +166,33 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
             loop._notice("web_token_new")
         print(t("web_host_link", lang, url=publisher.links()["host"]), file=out, flush=True)
 
-    loop.shell_actions["new_token"] = rotate
+    def show_link() -> None:
+        """The host_link key: the host link and its QR code on the projector for a minute,
+        or hidden again; printed in the terminal too."""
+        if loop.shown_link() is not None:
+            loop.link_on_screen = None
+        else:
+            url = publisher.links()["host"]
+            keys = loop.cfg["keys"]
+            text = t("web_link_on_screen", lang, key=key_name(keys.get("host_link")),
+                     new=key_name(keys.get("new_token")))
+            loop.link_on_screen = {"url": url, "qr": qr.matrix(url), "text": text,
+                                   "until": loop.clock.now() + LINK_ON_SCREEN_NS}
+            print_links(server, publisher.links(), lang, out)
+        loop.dirty = True
+
+    def rotate_and_hide(quiet: bool = False) -> None:
+        loop.link_on_screen = None   # a new key: the link on the screen is the old one
+        rotate(quiet)
+
+    loop.shell_actions["new_token"] = rotate_and_hide
+    loop.shell_actions["host_link"] = show_link
     previous = loop.on_new_game
 
     def new_game() -> None:
         if previous is not None:
             previous()
-        rotate(quiet=True)
+        rotate_and_hide(quiet=True)
 
     loop.on_new_game = new_game
     if server.port != settings["port"]:

@@ -5,9 +5,9 @@ test can kill it with SIGKILL anywhere and check that nothing is lost.
     python -m controller.app.drill --journal DIR --script GAME.jsonl --resume
 
 Without ``--resume`` it starts a new journal and feeds every event of the
-script, in delivery order, through :meth:`controller.app.loop.Loop.apply` -- the
-same path ``buzzer run`` uses: journal (fsync) first, then the engine, then the
-effects.  After each event it appends ``<n> <digest of the state>`` to the
+script, in delivery order, with the Ticks the loop makes at each deadline
+(:func:`feed`), through :meth:`controller.app.loop.Loop.apply` -- the same path
+``buzzer run`` uses: journal (fsync) first, then the engine, then the effects.  After each event it appends ``<n> <digest of the state>`` to the
 digests file (not fsync'ed: it says what the process had reached, to compare
 with what the journal gives back).
 
@@ -23,14 +23,15 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import os
 import sys
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")   # stdout is the result's JSON
 
 from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.app import script as script_mod
-from controller.core.arbiter import ArbiterRules
 from controller.core.clock import ManualClock
-from controller.core.events import Tick
 from controller.app.loop import Loop
 
 
@@ -54,12 +55,13 @@ def digest(state) -> str:
 
 
 def feed(script: script_mod.Script, cfg: dict) -> list:
-    """The events the drill feeds: the script's timeline plus the closing tick."""
-    events = [ev for _, ev in script_mod.timeline(script)]
-    last = max((ev.now for ev in events), default=0)
-    # as buzzer simulate does: one settle window past the last event
-    events.append(Tick(last + ArbiterRules.from_config(cfg, script_mod.seed_for(script, cfg)).settle_ns))
-    return events
+    """The events the drill feeds: what the loop of ``buzzer run`` applies for the script --
+    its timeline with a Tick at every deadline as it falls due (the loop wakes at
+    ``engine.wakeup``; a race is decided by that Tick, not by a later press), and the closing
+    tick one settle window past the last event, as ``buzzer simulate`` plays it."""
+    stepped: list = []
+    script_mod.run(script, stepped=stepped)
+    return stepped
 
 
 def main(argv=None) -> int:

@@ -16,8 +16,10 @@
   default, ``unit=1`` for a test written in engine nanoseconds.  ``now`` is the
   time of the last event sent (a press: its delivery), in the test's unit;
   ``host(action)`` without a time acts then.
-* Ticks come only when a test asks (``tick``, ``run_to``): ticks carry no
-  information, so a test sees each deadline fire at the event that passes it.
+* Ticks come only when a test asks (``tick``, ``run_to``): a test sees each
+  deadline fire at the event that passes it -- except a race's decision, which a
+  press stamped before it does not fire (that press joins the race, as one
+  delivered before the loop's Tick does: controller/games/race.py, ``fire_due``).
   ``wakeups=True`` also sends a Tick at every wakeup before each event, as the
   loop does.
 

@@ -122,6 +122,32 @@ def test_simulate_error_in_a_real_process_has_no_traceback(tmp_path):
     assert ":2:" in one_error_line(proc.stderr)
 
 
+@pytest.mark.parametrize("line, field", [
+    ('{"at": 1e400, "host": "question"}', "at"),
+    ('{"at": NaN, "host": "question"}', "at"),
+    ('{"at": Infinity, "tick": true}', "at"),
+    ('{"at": 1e300, "host": "question"}', "at"),
+    ('{"at": 2, "press": "A", "delivered": 1e400}', "delivered"),
+    ('{"at": 2, "press": "A", "quiet": NaN}', "quiet"),
+    ('{"at": 2, "host": "question", "nominal": 1e400}', "nominal"),
+    ('{"at": 2, "host": "question", "nominal": -Infinity}', "nominal"),
+    ('{"at": 2, "host": "rename", "team": 1, "name": "X", "value": [1, NaN]}', "value"),
+    ('{"at": 2, "host": "question", "nominal": 1e300}', "nominal"),
+    ('{"at": 2, "host": "question", "nominal": 1000000000000000000000000000000000000000000}', "nominal"),
+    ('{"setup": {"teams": [], "settings": {"erudite.think_time_s": 1e400}}}', "settings"),
+])
+def test_a_non_finite_or_huge_number_in_a_script_is_one_line_naming_line_and_field(tmp_path, capsys, line,
+                                                                                    field):
+    """JSON allows 1e400 (infinity) and Python's parser NaN: a script line with one is refused
+    by line and field like any other bad line (exit 2), never an OverflowError's traceback."""
+    head = [] if line.startswith('{"setup"') else [{"setup": {"teams": TEAMS}}, {"at": 1, "host": "question"}]
+    path = write_lines(tmp_path, [*head, line])
+    rc, out, err = buzzer(capsys, "simulate", path)
+    assert rc == 2 and out == ""
+    msg = one_error_line(err)
+    assert msg.startswith(f"buzzer: {path}:{len(head) + 1}: ") and f'"{field}"' in msg
+
+
 # =========================================================================
 # buzzer check-config
 

@@ -262,6 +262,22 @@ def test_protocol_command_checks_renders_and_enters_protests(tmp_path, capsys):
     assert "too late: entered 10 min 1 s after the game ended" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("extra, problem", [
+    (["--at", "2015-03-06T12:10:01"], "protests: too late: entered 10 min 1 s after the game ended"),
+    (["--at", "2015-03-06T11:00:00"], "protests: entered 1 h 0 min before the game ended"),
+    (["--at", "2015-03-06T12:05:00", "--seat", "42"], "protests.seat: no player at seat 42"),
+])
+def test_a_refused_protest_names_the_protocol_file(tmp_path, capsys, extra, problem):
+    """docs/cli.md: `buzzer: <file>: <key>: <problem>`, the file the protest was for."""
+    folder = write_folder(tmp_path / "p", [game(1, "town", TEN)])
+    path = folder / "game01.json"
+    before = path.read_text(encoding="utf-8")
+    assert main(["protocol", "protest", str(path), "--text", "Не согласен", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"buzzer: {path}: {problem}")
+    assert path.read_text(encoding="utf-8") == before
+
+
 @pytest.mark.parametrize("players, message", [
     (TEN + [("Лишний", "civilian")], "players[10].seat: no seat 11 at a table of 10 seats"),
     (TEN[:4], "players: 4 players at a table of 10 seats"),

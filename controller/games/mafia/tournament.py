@@ -313,7 +313,14 @@ def protocol_command(args) -> int:
         at = dt.datetime.now()
         if protocol.ended_at and dt.datetime.fromisoformat(protocol.ended_at).tzinfo is not None:
             at = at.astimezone()
-    save(add_protest(protocol, args.text, at, args.seat, settings), path)
+    try:
+        entered = add_protest(protocol, args.text, at, args.seat, settings)
+    except ProtocolError as exc:
+        if exc.source is not None:
+            raise
+        # the protest is refused by what the protocol says (its end time, its seats): name the file
+        raise ProtocolError(exc.field, exc.problem, str(path), reason=exc.reason, params=exc.params) from None
+    save(entered, path)
     print(f"{path}: protest entered at {at.isoformat(timespec='seconds')}")
     return 0
 

@@ -200,6 +200,26 @@ def test_check_config_without_a_file_checks_the_default_config():
     assert proc.stdout == "config/default.toml: OK (mode erudite, 4 teams, buttons keyboard)\n"
 
 
+def test_check_config_takes_the_config_as_c_or_config_like_every_subcommand(tmp_path, capsys):
+    """`-c FILE` / `--config FILE` is the config in every subcommand; check-config takes it too,
+    and the positional FILE keeps working."""
+    path = tmp_path / "good.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    positional = buzzer(capsys, "check-config", path)
+    assert positional[0] == 0 and "2 teams" in positional[1]
+    assert buzzer(capsys, "check-config", "-c", path) == positional
+    assert buzzer(capsys, "check-config", "--config", path) == positional
+    assert buzzer(capsys, "check-config", path, "-c", path) == positional      # the same file twice: fine
+    other = ROOT / "config" / "mafia.toml"
+    rc, out, err = buzzer(capsys, "check-config", path, "--config", other)
+    assert rc == 2 and out == ""
+    msg = one_error_line(err)
+    assert str(path) in msg and str(other) in msg and "--config" in msg
+    event = ROOT / "examples" / "event.toml"   # an event file as FILE: checked with the --config
+    assert buzzer(capsys, "check-config", event, "-c", ROOT / "config" / "default.toml") == \
+        buzzer(capsys, "check-config", event)
+
+
 def test_check_config_the_shipped_default(capsys):
     rc, out, _ = buzzer(capsys, "check-config", ROOT / "config" / "default.toml")
     assert rc == 0 and "OK" in out

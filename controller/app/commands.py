@@ -10,6 +10,7 @@ from controller import games
 from controller.app import config as config_mod
 from controller.app import script as script_mod
 from controller.app import startup
+from controller.core.errors import ConfigError
 from controller.screens import terminal, window
 from controller.i18n import LANGUAGES
 from controller.cli import print_json
@@ -45,6 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("check-config", help="validate a config file")
     p.add_argument("file", nargs="?", help="config file (default: the one buzzer run uses, config/default.toml)")
+    p.add_argument("--config", "-c", metavar="FILE", help="the config file, as in the other subcommands "
+                   "(the same as FILE)")
     p.add_argument("--print-default", action="store_true", help="print the default config with every key")
     p.add_argument("--print-docs", action="store_true", help="print docs/config.md")
     p.add_argument("--event", metavar="FILE", help="also check this event file with the config "
@@ -73,11 +76,18 @@ def cmd_check_config(args) -> int:
     if args.print_docs:
         sys.stdout.write(config_mod.docs_markdown())
         return 0
-    path = args.file or default_config_path()
+    given = getattr(args, "config", None)
     event = getattr(args, "event", None)
-    if path and _is_event_file(path):
-        # an event file on its own: checked with the config `buzzer run` would use
-        path, event = default_config_path(), path
+    if given and args.file and not event and _is_event_file(args.file):
+        # an event file as FILE with --config: checked with that config
+        path, event = given, args.file
+    else:
+        if given and args.file and Path(given).resolve() != Path(args.file).resolve():
+            raise ConfigError("", f"two configs given: {args.file} and --config {given}; give one")
+        path = args.file or given or default_config_path()
+        if path and _is_event_file(path):
+            # an event file on its own: checked with the config `buzzer run` would use
+            path, event = default_config_path(), path
     cfg = config_mod.load(path)
     if event:
         cfg = config_mod.attach_event(cfg, Path(event).resolve())

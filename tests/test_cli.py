@@ -177,19 +177,19 @@ def test_check_config_good_file(tmp_path, capsys):
     path.write_text(GOOD, encoding="utf-8")
     rc, out, err = buzzer(capsys, "check-config", path)
     assert rc == 0 and err == ""
-    assert "OK" in out and "2 teams" in out
+    assert "OK" in out and "2 команды" in out
 
 
 def test_check_config_describes_a_mafia_table_by_its_seats(capsys):
     rc, out, _ = buzzer(capsys, "check-config", ROOT / "config" / "mafia.toml")
     assert rc == 0
-    assert out.endswith("mafia.toml: OK (mode mafia, 10 seats, 10 player names, buttons keyboard)\n")
-    assert "teams" not in out
+    assert out.endswith("mafia.toml: OK (Мафия, 10 мест, 10 имён игроков, кнопки: keyboard)\n")
+    assert "команд" not in out
 
 
 def test_check_config_names_own_game_players_and_programme_rounds(capsys):
-    assert "3 players" in buzzer(capsys, "check-config", ROOT / "config" / "own-game.toml")[1]
-    assert "3 rounds" in buzzer(capsys, "check-config", ROOT / "examples" / "programme.toml")[1]
+    assert "3 игрока" in buzzer(capsys, "check-config", ROOT / "config" / "own-game.toml")[1]
+    assert "3 раунда" in buzzer(capsys, "check-config", ROOT / "examples" / "programme.toml")[1]
 
 
 def test_check_config_without_a_file_checks_the_default_config():
@@ -197,7 +197,21 @@ def test_check_config_without_a_file_checks_the_default_config():
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "check-config"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == ""
-    assert proc.stdout == "config/default.toml: OK (mode erudite, 4 teams, buttons keyboard)\n"
+    assert proc.stdout == "config/default.toml: OK (Эрудит-квартет, 4 команды, кнопки: keyboard)\n"
+
+
+def test_check_config_answers_in_the_configs_language_with_the_games_title(tmp_path, capsys):
+    """`FILE: OK` stays as it is (what a script looks for); the summary is for people: in the
+    config's language, naming the game by its title, not by its mode id."""
+    path = tmp_path / "good.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    assert buzzer(capsys, "check-config", path)[1] == f"{path}: OK (Эрудит-квартет, 2 команды, кнопки: keyboard)\n"
+    path.write_text('language = "en"\n' + GOOD, encoding="utf-8")
+    assert buzzer(capsys, "check-config", path)[1] == f"{path}: OK (Erudite Quartet, 2 teams, buttons keyboard)\n"
+    en = tmp_path / "mafia-en.toml"
+    en.write_text('mode = "mafia"\nlanguage = "en"\n', encoding="utf-8")
+    out = buzzer(capsys, "check-config", en)[1]
+    assert out == f"{en}: OK (Mafia, 10 seats, buttons keyboard)\n" and "mode" not in out
 
 
 def test_check_config_takes_the_config_as_c_or_config_like_every_subcommand(tmp_path, capsys):
@@ -206,7 +220,7 @@ def test_check_config_takes_the_config_as_c_or_config_like_every_subcommand(tmp_
     path = tmp_path / "good.toml"
     path.write_text(GOOD, encoding="utf-8")
     positional = buzzer(capsys, "check-config", path)
-    assert positional[0] == 0 and "2 teams" in positional[1]
+    assert positional[0] == 0 and "2 команды" in positional[1]
     assert buzzer(capsys, "check-config", "-c", path) == positional
     assert buzzer(capsys, "check-config", "--config", path) == positional
     assert buzzer(capsys, "check-config", path, "-c", path) == positional      # the same file twice: fine

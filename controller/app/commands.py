@@ -12,7 +12,7 @@ from controller.app import script as script_mod
 from controller.app import startup
 from controller.core.errors import ConfigError
 from controller.screens import terminal, window
-from controller.i18n import LANGUAGES
+from controller.i18n import DEFAULT_LANG, LANGUAGES, t, tn
 from controller.cli import print_json
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent.parent / "config" / "default.toml"
@@ -92,7 +92,8 @@ def cmd_check_config(args) -> int:
     if event:
         cfg = config_mod.attach_event(cfg, Path(event).resolve())
     shown = _shown_path(event) if event else (_shown_path(path) if path else "(built-in defaults)")
-    print(f"{shown}: OK ({describe(cfg)})")
+    # "FILE: OK" is the part a script may look for; what follows is for people, in the config's language
+    print(f"{shown}: OK ({describe(cfg, cfg.get('language', DEFAULT_LANG))})")
     return 0
 
 
@@ -116,24 +117,26 @@ def _shown_path(path: str) -> str:
         return str(path)
 
 
-def describe(cfg: dict) -> str:
-    """What a config sets up, in a few words: ``mode mafia, 10 seats, buttons keyboard``."""
+def describe(cfg: dict, lang: str = DEFAULT_LANG) -> str:
+    """What a config sets up, in a few words of ``lang``: «Мафия, 10 мест, кнопки keyboard»
+    (the game's title, never its mode id)."""
     mode = cfg["mode"]
-    who = games.get(mode).describe(cfg)
+    game = games.get(mode)
+    title = t(game.title_key, lang) if game.title_key else mode
+    who = [tn(key, n, lang) for key, n in game.describe(cfg)]
     ev = cfg.get("event")
     if ev:
-        game = ev.get("game") or {}
-        plan = ""
-        if game.get("fights"):
-            plan = f", {len(game['fights'])} fights with themes"
-        elif game.get("pack"):
-            plan = f", package {Path(game['pack']).name}"
-        if game.get("fights"):   # a game of players at the buttons (its plan has fights)
-            who += f", {sum(len(t.get('roster', ())) for t in cfg['teams'])} players"
-        title = f"«{ev['title']}»" if ev.get("title") else "event"
-        return (f"{title}, game {ev.get('game_number') or '-'}: mode {mode}, {who}{plan}, "
-                f"buttons {cfg['buttons']}")
-    return f"mode {mode}, {who}, buttons {cfg['buttons']}"
+        played = ev.get("game") or {}
+        plan = []
+        if played.get("fights"):   # a game of players at the buttons (its plan has fights)
+            who.append(tn("check.players_n", sum(len(team.get("roster", ())) for team in cfg["teams"]), lang))
+            plan.append(tn("check.fights_n", len(played["fights"]), lang))
+        elif played.get("pack"):
+            plan.append(t("check.package", lang, name=Path(played["pack"]).name))
+        event_title = f"«{ev['title']}»" if ev.get("title") else t("check.event", lang)
+        parts = ", ".join([title, *who, *plan, t("check.buttons", lang, backend=cfg["buttons"])])
+        return t("check.event_game", lang, event=event_title, number=ev.get("game_number") or "-", summary=parts)
+    return ", ".join([title, *who, t("check.buttons", lang, backend=cfg["buttons"])])
 
 
 def cmd_run(args) -> int:

@@ -122,6 +122,32 @@ def test_simulate_error_in_a_real_process_has_no_traceback(tmp_path):
     assert ":2:" in one_error_line(proc.stderr)
 
 
+@pytest.mark.parametrize("line, field", [
+    ('{"at": 1e400, "host": "question"}', "at"),
+    ('{"at": NaN, "host": "question"}', "at"),
+    ('{"at": Infinity, "tick": true}', "at"),
+    ('{"at": 1e300, "host": "question"}', "at"),
+    ('{"at": 2, "press": "A", "delivered": 1e400}', "delivered"),
+    ('{"at": 2, "press": "A", "quiet": NaN}', "quiet"),
+    ('{"at": 2, "host": "question", "nominal": 1e400}', "nominal"),
+    ('{"at": 2, "host": "question", "nominal": -Infinity}', "nominal"),
+    ('{"at": 2, "host": "rename", "team": 1, "name": "X", "value": [1, NaN]}', "value"),
+    ('{"at": 2, "host": "question", "nominal": 1e300}', "nominal"),
+    ('{"at": 2, "host": "question", "nominal": 1000000000000000000000000000000000000000000}', "nominal"),
+    ('{"setup": {"teams": [], "settings": {"erudite.think_time_s": 1e400}}}', "settings"),
+])
+def test_a_non_finite_or_huge_number_in_a_script_is_one_line_naming_line_and_field(tmp_path, capsys, line,
+                                                                                    field):
+    """JSON allows 1e400 (infinity) and Python's parser NaN: a script line with one is refused
+    by line and field like any other bad line (exit 2), never an OverflowError's traceback."""
+    head = [] if line.startswith('{"setup"') else [{"setup": {"teams": TEAMS}}, {"at": 1, "host": "question"}]
+    path = write_lines(tmp_path, [*head, line])
+    rc, out, err = buzzer(capsys, "simulate", path)
+    assert rc == 2 and out == ""
+    msg = one_error_line(err)
+    assert msg.startswith(f"buzzer: {path}:{len(head) + 1}: ") and f'"{field}"' in msg
+
+
 # =========================================================================
 # buzzer check-config
 
@@ -151,19 +177,19 @@ def test_check_config_good_file(tmp_path, capsys):
     path.write_text(GOOD, encoding="utf-8")
     rc, out, err = buzzer(capsys, "check-config", path)
     assert rc == 0 and err == ""
-    assert "OK" in out and "2 teams" in out
+    assert "OK" in out and "2 команды" in out
 
 
 def test_check_config_describes_a_mafia_table_by_its_seats(capsys):
     rc, out, _ = buzzer(capsys, "check-config", ROOT / "config" / "mafia.toml")
     assert rc == 0
-    assert out.endswith("mafia.toml: OK (mode mafia, 10 seats, 10 player names, buttons keyboard)\n")
-    assert "teams" not in out
+    assert out.endswith("mafia.toml: OK (Мафия, 10 мест, 10 имён игроков, кнопки: keyboard)\n")
+    assert "команд" not in out
 
 
 def test_check_config_names_own_game_players_and_programme_rounds(capsys):
-    assert "3 players" in buzzer(capsys, "check-config", ROOT / "config" / "own-game.toml")[1]
-    assert "3 rounds" in buzzer(capsys, "check-config", ROOT / "examples" / "programme.toml")[1]
+    assert "3 игрока" in buzzer(capsys, "check-config", ROOT / "config" / "own-game.toml")[1]
+    assert "3 раунда" in buzzer(capsys, "check-config", ROOT / "examples" / "programme.toml")[1]
 
 
 def test_check_config_without_a_file_checks_the_default_config():
@@ -171,7 +197,41 @@ def test_check_config_without_a_file_checks_the_default_config():
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "check-config"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == ""
-    assert proc.stdout == "config/default.toml: OK (mode erudite, 4 teams, buttons keyboard)\n"
+    assert proc.stdout == "config/default.toml: OK (Эрудит-квартет, 4 команды, кнопки: keyboard)\n"
+
+
+def test_check_config_answers_in_the_configs_language_with_the_games_title(tmp_path, capsys):
+    """`FILE: OK` stays as it is (what a script looks for); the summary is for people: in the
+    config's language, naming the game by its title, not by its mode id."""
+    path = tmp_path / "good.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    assert buzzer(capsys, "check-config", path)[1] == f"{path}: OK (Эрудит-квартет, 2 команды, кнопки: keyboard)\n"
+    path.write_text('language = "en"\n' + GOOD, encoding="utf-8")
+    assert buzzer(capsys, "check-config", path)[1] == f"{path}: OK (Erudite Quartet, 2 teams, buttons keyboard)\n"
+    en = tmp_path / "mafia-en.toml"
+    en.write_text('mode = "mafia"\nlanguage = "en"\n', encoding="utf-8")
+    out = buzzer(capsys, "check-config", en)[1]
+    assert out == f"{en}: OK (Mafia, 10 seats, buttons keyboard)\n" and "mode" not in out
+
+
+def test_check_config_takes_the_config_as_c_or_config_like_every_subcommand(tmp_path, capsys):
+    """`-c FILE` / `--config FILE` is the config in every subcommand; check-config takes it too,
+    and the positional FILE keeps working."""
+    path = tmp_path / "good.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    positional = buzzer(capsys, "check-config", path)
+    assert positional[0] == 0 and "2 команды" in positional[1]
+    assert buzzer(capsys, "check-config", "-c", path) == positional
+    assert buzzer(capsys, "check-config", "--config", path) == positional
+    assert buzzer(capsys, "check-config", path, "-c", path) == positional      # the same file twice: fine
+    other = ROOT / "config" / "mafia.toml"
+    rc, out, err = buzzer(capsys, "check-config", path, "--config", other)
+    assert rc == 2 and out == ""
+    msg = one_error_line(err)
+    assert str(path) in msg and str(other) in msg and "--config" in msg
+    event = ROOT / "examples" / "event.toml"   # an event file as FILE: checked with the --config
+    assert buzzer(capsys, "check-config", event, "-c", ROOT / "config" / "default.toml") == \
+        buzzer(capsys, "check-config", event)
 
 
 def test_check_config_the_shipped_default(capsys):

@@ -91,9 +91,9 @@ def test_a_bad_event_file_is_one_line_naming_the_key_and_exit_2(tmp_path, capsys
 def test_check_config_accepts_the_example_event_file_alone_or_with_a_config(capsys):
     rc, out, _ = buzzer(capsys, "check-config", EXAMPLE)
     assert rc == 0
-    assert "OK («Изумрудный город: 7 классы», game 1: mode erudite, 4 teams, 16 players, 3 fights" in out
+    assert "OK («Изумрудный город: 7 классы», игра 1: Эрудит-квартет, 4 команды, 16 игроков, 3 боя с темами" in out
     rc, out, _ = buzzer(capsys, "check-config", ROOT / "config" / "own-game.toml", "--event", EXAMPLE)
-    assert rc == 0 and "game 3: mode own-game, 3 players, package own-game.siq" in out
+    assert rc == 0 and "игра 3: Своя игра, 3 игрока, пакет own-game.siq" in out
 
 
 def test_the_event_file_key_of_a_config_is_relative_to_the_config(tmp_path, capsys):

@@ -214,3 +214,24 @@ def test_a_second_mafia_game_after_new_game_writes_its_own_protocol(tmp_path):
         loop.start_new_game()
     assert [p.name for p in written] == ["game-001-table-1.json", "game-002-table-1.json"]
     assert [(mafia_protocol.load(p).winner, mafia_protocol.load(p).game) for p in written] == [("town", 1), ("mafia", 2)]
+
+
+def test_a_host_action_whose_parameters_the_game_refuses_is_told_in_the_catalogs_language_only(caplog):
+    """A web action the check let through (the game moved on in between) that the engine then
+    refuses: the host reads why in the UI's language; no English line lands in the terminal's
+    status (the log at WARNING is printed there by ``buzzer run``)."""
+    import io
+    import logging
+
+    from controller.i18n import action_label, t
+
+    loop, clock = make_loop()
+    loop.out = io.StringIO()
+    with caplog.at_level(logging.WARNING):
+        loop.enqueue(HostKey("rename", {"team": 9, "name": "X"}))
+        loop.drain()
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert "unknown team" not in loop.out.getvalue()
+    label = action_label("rename", "ru")
+    assert loop.notice == t("refused_params", "ru", action=label)
+    assert loop.notice != t("refused", "ru", action=label)   # rename is available: its parameters were wrong

@@ -262,6 +262,43 @@ def test_protocol_command_checks_renders_and_enters_protests(tmp_path, capsys):
     assert "too late: entered 10 min 1 s after the game ended" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("extra, problem", [
+    (["--at", "2015-03-06T12:10:01"], "protests: too late: entered 10 min 1 s after the game ended"),
+    (["--at", "2015-03-06T11:00:00"], "protests: entered 1 h 0 min before the game ended"),
+    (["--at", "2015-03-06T12:05:00", "--seat", "42"], "protests.seat: no player at seat 42"),
+])
+def test_a_refused_protest_names_the_protocol_file(tmp_path, capsys, extra, problem):
+    """docs/cli.md: `buzzer: <file>: <key>: <problem>`, the file the protest was for."""
+    folder = write_folder(tmp_path / "p", [game(1, "town", TEN)])
+    path = folder / "game01.json"
+    before = path.read_text(encoding="utf-8")
+    assert main(["protocol", "protest", str(path), "--text", "Не согласен", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"buzzer: {path}: {problem}")
+    assert path.read_text(encoding="utf-8") == before
+
+
+def test_protocol_check_answers_in_the_language_asked_for_and_keeps_file_ok_for_scripts(tmp_path, capsys):
+    """The success line of `protocol check`: `FILE: ok` as always (what a script looks for), the
+    rest in words of --lang, else of the --config's language, else Russian."""
+    folder = write_folder(tmp_path / "p", [game(1, "town", TEN)])
+    path = folder / "game01.json"
+    assert main(["protocol", "check", str(path)]) == 0
+    ru = capsys.readouterr().out
+    assert ru.startswith(f"{path}: ok (") and "игра 1, стол 1, 10 мест" in ru and "Победа мирных" in ru
+    words = ru[len(f"{path}: ok ("):]
+    assert "game" not in words and "winner" not in words and "town" not in words
+    assert main(["protocol", "check", str(path), "--lang", "en"]) == 0
+    en = capsys.readouterr().out
+    assert en.startswith(f"{path}: ok (game 1, table 1, 10 seats, ") and en.endswith("Town wins)\n")
+    cfg = tmp_path / "en.toml"
+    cfg.write_text('mode = "mafia"\nlanguage = "en"\n', encoding="utf-8")
+    assert main(["protocol", "check", str(path), "-c", str(cfg)]) == 0
+    assert capsys.readouterr().out == en
+    assert main(["protocol", "protest", str(path), "--text", "Не согласен", "--at", "2015-03-06T12:05:00"]) == 0
+    assert capsys.readouterr().out == f"{path}: протест внесён, время 2015-03-06T12:05:00\n"
+
+
 @pytest.mark.parametrize("players, message", [
     (TEN + [("Лишний", "civilian")], "players[10].seat: no seat 11 at a table of 10 seats"),
     (TEN[:4], "players: 4 players at a table of 10 seats"),
@@ -282,7 +319,7 @@ def test_protocol_check_refuses_an_impossible_table(tmp_path, capsys, players, m
     if len(players) < 10:
         cfg.write_text(f"[mafia]\nseats = {len(players)}\n", encoding="utf-8")
         assert main(["protocol", "check", str(path), "-c", str(cfg)]) == 0
-        assert "4 seats" in capsys.readouterr().out
+        assert "4 места" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------- a whole game, end to end

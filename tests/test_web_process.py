@@ -126,6 +126,38 @@ def test_a_refused_action_is_a_422_with_the_games_reason():
         srv.stop()
 
 
+def test_parameters_the_game_refuses_are_a_422_naming_the_reason_and_never_reach_the_loop():
+    """POST /api/host with an unknown team or a nominal of 0 (the game's step fails on them):
+    422 with the game's reason, not 202 and a refusal in the host's terminal afterwards."""
+    from types import SimpleNamespace
+
+    from controller import games
+    from controller.core import engine
+    from controller.core.clock import ManualClock
+    from controller.web.attach import make_check
+
+    cfg = config_mod.load(None)
+    loop = SimpleNamespace(state=engine.new_game(cfg, 1), clock=ManualClock(), game=games.get(cfg["mode"]))
+    got = []
+    srv = WebProcess(settings(), "ru", got.append, check=make_check(loop))
+    srv.start()
+    try:
+        for body, reason in (({"host": "rename", "team": 9, "name": "X"}, "unknown team 9"),
+                             ({"host": "rename", "team": 0, "name": "X"}, "unknown team 0"),
+                             ({"host": "question", "nominal": -5}, "nominal"),
+                             ({"host": "question", "nominal": 0}, "nominal")):
+            req = urllib.request.Request(f"http://127.0.0.1:{srv.port}/api/host", data=json.dumps(body).encode(),
+                                         headers={"Authorization": f"Bearer {srv.token}"}, method="POST")
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(req, timeout=10)
+            assert err.value.code == 422 and reason in err.value.read().decode("utf-8")
+        assert got == []
+        assert post(srv.port, srv.token, {"host": "rename", "team": 2, "name": "X"}) == 202
+        assert got == [HostKey("rename", {"team": 2, "name": "X"})]
+    finally:
+        srv.stop()
+
+
 def test_a_stuck_web_process_never_blocks_publish_and_the_newest_snapshot_arrives_after(web):
     srv, _ = web
     srv.publish(vm(1))

@@ -178,3 +178,29 @@ def test_a_rename_from_the_web_is_bounded_and_checked_against_the_games_members(
     assert "needs" in check("rename", {})                      # no keyboard dialogue from the web
     other = ({"team", "seat"} - {game.members}).pop()
     assert f'"{game.members}"' in check("rename", {other: 2, "name": "Ястребы"})   # the game's own word
+
+
+@pytest.mark.parametrize("action, params, reason", [
+    ("rename", {"team": 9, "name": "X"}, "unknown team 9"),
+    ("rename", {"team": 0, "name": "X"}, "unknown team 0"),
+    ("question", {"nominal": -5}, "nominal"),
+    ("question", {"nominal": 0}, "nominal"),
+])
+def test_parameters_that_make_the_game_fail_are_a_422_with_the_reason(action, params, reason):
+    """docs/web.md: 422 for parameters that make the game fail, with the game's reason; not a
+    202 "ok" followed by a refusal on the host's screen."""
+    from types import SimpleNamespace
+
+    from controller import games
+    from controller.app.config import load as load_config
+    from controller.core import engine
+    from controller.core.clock import ManualClock
+    from controller.web.attach import make_check
+
+    cfg = load_config(None)
+    loop = SimpleNamespace(state=engine.new_game(cfg, 1), clock=ManualClock(), game=games.get(cfg["mode"]))
+    check = make_check(loop)
+    got = check(action, params)
+    assert got is not None and got.startswith(f"{action}: ") and reason in got
+    ok = {"rename": {"team": 2, "name": "X"}, "question": {"nominal": 10}}[action]
+    assert check(action, ok) is None

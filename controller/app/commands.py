@@ -10,8 +10,9 @@ from controller import games
 from controller.app import config as config_mod
 from controller.app import script as script_mod
 from controller.app import startup
+from controller.core.errors import ConfigError
 from controller.screens import terminal, window
-from controller.i18n import LANGUAGES
+from controller.i18n import DEFAULT_LANG, LANGUAGES, t, tn
 from controller.cli import print_json
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent.parent / "config" / "default.toml"
@@ -45,6 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("check-config", help="validate a config file")
     p.add_argument("file", nargs="?", help="config file (default: the one buzzer run uses, config/default.toml)")
+    p.add_argument("--config", "-c", metavar="FILE", help="the config file, as in the other subcommands "
+                   "(the same as FILE)")
     p.add_argument("--print-default", action="store_true", help="print the default config with every key")
     p.add_argument("--print-docs", action="store_true", help="print docs/config.md")
     p.add_argument("--event", metavar="FILE", help="also check this event file with the config "
@@ -73,16 +76,24 @@ def cmd_check_config(args) -> int:
     if args.print_docs:
         sys.stdout.write(config_mod.docs_markdown())
         return 0
-    path = args.file or default_config_path()
+    given = getattr(args, "config", None)
     event = getattr(args, "event", None)
-    if path and _is_event_file(path):
-        # an event file on its own: checked with the config `buzzer run` would use
-        path, event = default_config_path(), path
+    if given and args.file and not event and _is_event_file(args.file):
+        # an event file as FILE with --config: checked with that config
+        path, event = given, args.file
+    else:
+        if given and args.file and Path(given).resolve() != Path(args.file).resolve():
+            raise ConfigError("", f"two configs given: {args.file} and --config {given}; give one")
+        path = args.file or given or default_config_path()
+        if path and _is_event_file(path):
+            # an event file on its own: checked with the config `buzzer run` would use
+            path, event = default_config_path(), path
     cfg = config_mod.load(path)
     if event:
         cfg = config_mod.attach_event(cfg, Path(event).resolve())
     shown = _shown_path(event) if event else (_shown_path(path) if path else "(built-in defaults)")
-    print(f"{shown}: OK ({describe(cfg)})")
+    # "FILE: OK" is the part a script may look for; what follows is for people, in the config's language
+    print(f"{shown}: OK ({describe(cfg, cfg.get('language', DEFAULT_LANG))})")
     return 0
 
 
@@ -106,24 +117,26 @@ def _shown_path(path: str) -> str:
         return str(path)
 
 
-def describe(cfg: dict) -> str:
-    """What a config sets up, in a few words: ``mode mafia, 10 seats, buttons keyboard``."""
+def describe(cfg: dict, lang: str = DEFAULT_LANG) -> str:
+    """What a config sets up, in a few words of ``lang``: «Мафия, 10 мест, кнопки keyboard»
+    (the game's title, never its mode id)."""
     mode = cfg["mode"]
-    who = games.get(mode).describe(cfg)
+    game = games.get(mode)
+    title = t(game.title_key, lang) if game.title_key else mode
+    who = [tn(key, n, lang) for key, n in game.describe(cfg)]
     ev = cfg.get("event")
     if ev:
-        game = ev.get("game") or {}
-        plan = ""
-        if game.get("fights"):
-            plan = f", {len(game['fights'])} fights with themes"
-        elif game.get("pack"):
-            plan = f", package {Path(game['pack']).name}"
-        if game.get("fights"):   # a game of players at the buttons (its plan has fights)
-            who += f", {sum(len(t.get('roster', ())) for t in cfg['teams'])} players"
-        title = f"«{ev['title']}»" if ev.get("title") else "event"
-        return (f"{title}, game {ev.get('game_number') or '-'}: mode {mode}, {who}{plan}, "
-                f"buttons {cfg['buttons']}")
-    return f"mode {mode}, {who}, buttons {cfg['buttons']}"
+        played = ev.get("game") or {}
+        plan = []
+        if played.get("fights"):   # a game of players at the buttons (its plan has fights)
+            who.append(tn("check.players_n", sum(len(team.get("roster", ())) for team in cfg["teams"]), lang))
+            plan.append(tn("check.fights_n", len(played["fights"]), lang))
+        elif played.get("pack"):
+            plan.append(t("check.package", lang, name=Path(played["pack"]).name))
+        event_title = f"«{ev['title']}»" if ev.get("title") else t("check.event", lang)
+        parts = ", ".join([title, *who, *plan, t("check.buttons", lang, backend=cfg["buttons"])])
+        return t("check.event_game", lang, event=event_title, number=ev.get("game_number") or "-", summary=parts)
+    return ", ".join([title, *who, t("check.buttons", lang, backend=cfg["buttons"])])
 
 
 def cmd_run(args) -> int:

@@ -400,11 +400,14 @@ class Loop:
         try:
             self.state, fx = engine.step(self.state, event)
         except GameError as exc:
-            # the engine refused the event as malformed (the keys never send one): say which
-            # action, in the game's language; the details are for the log
-            log.warning("%s", exc)
+            # the engine refused the event as malformed (the keys never send one; a web action's
+            # parameters are checked before, but the game may have moved on since): say which
+            # action, in the game's language.  The English details only at INFO: the log's
+            # warnings are printed into the terminal's status (buzzer run)
+            log.info("%s", exc)
             action = event.action if isinstance(event, Host) else type(event).__name__
-            self._notice("refused", action=action_label(action, self.cfg["language"]))
+            key = "refused_params" if isinstance(event, Host) and event.params else "refused"
+            self._notice(key, action=action_label(action, self.cfg["language"]))
             return []
         self._effects(fx)
         self.dirty = True

@@ -23,6 +23,7 @@ This module parses and runs scripts; it is used by ``buzzer simulate`` and
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -58,12 +59,50 @@ class Script:
     source: str = "<script>"
 
 
+MAX_SECONDS = 1_000_000_000
+"""The largest time a script line may name (about 31 years; in ns it still fits 64 bits)."""
+
+
 def _number(value: Any, line: int, name: str, source: str) -> float:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise ScriptError(line, f"\"{name}\" must be a number of seconds, got {value!r}", source)
     if value < 0:
         raise ScriptError(line, f"\"{name}\" must be >= 0, got {value!r}", source)
+    if value > MAX_SECONDS:
+        raise ScriptError(line, f"\"{name}\" must be at most {MAX_SECONDS} seconds, got {value!r}", source)
     return float(value)
+
+
+MAX_NUMBER = 10 ** 12
+"""The largest magnitude of any number in a script line (no count, price or time comes near;
+beyond it a time in ns would overflow a float)."""
+
+
+def _bad_number(value: Any) -> bool:
+    """Whether a parsed JSON value is or holds NaN, an infinity (``NaN``, ``Infinity``, or a
+    number too large for a float such as ``1e400``) or a number beyond :data:`MAX_NUMBER`."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float):
+        return not math.isfinite(value) or abs(value) > MAX_NUMBER
+    if isinstance(value, int):
+        return abs(value) > MAX_NUMBER
+    if isinstance(value, dict):
+        return any(_bad_number(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_bad_number(v) for v in value)
+    return False
+
+
+def _sane_numbers(obj: dict, line: int, source: str) -> None:
+    """Refuse a line whose field holds a non-finite or out-of-range number, naming the field."""
+    for name, value in obj.items():
+        if _bad_number(value):
+            shown = json.dumps(value)
+            if len(shown) > 40:
+                shown = shown[:37] + "..."
+            raise ScriptError(line, f"\"{name}\" must hold finite numbers between -{MAX_NUMBER} and {MAX_NUMBER}, "
+                              f"got {shown}", source)
 
 
 def parse(lines: Iterable[str], source: str = "<script>") -> Script:
@@ -79,6 +118,10 @@ def parse(lines: Iterable[str], source: str = "<script>") -> Script:
             raise ScriptError(n, f"not valid JSON ({exc.msg} at column {exc.colno})", source) from None
         if not isinstance(obj, dict):
             raise ScriptError(n, "each line must be a JSON object", source)
+        if "setup" in obj and isinstance(obj["setup"], dict):
+            _sane_numbers(obj["setup"], n, source)
+        else:
+            _sane_numbers(obj, n, source)
         if "setup" in obj:
             if script.events or script.setup:
                 raise ScriptError(n, "\"setup\" is allowed only on the first line", source)

@@ -120,9 +120,10 @@ class Game:
         """The buttons a scripted session's presses may name (None: not checked here)."""
         return {t["button"] for t in cfg["teams"]} if self.buttons_play else None
 
-    def describe(self, cfg: dict) -> str:
-        """Who plays, in a few words, for ``buzzer check-config``."""
-        return f"{len(cfg['teams'])} teams"
+    def describe(self, cfg: dict) -> list[tuple[str, int]]:
+        """Who plays, for ``buzzer check-config``: counted phrases as (catalog key, count)
+        pairs, put in words in the config's language (``[("check.teams_n", 4)]``: «4 команды»)."""
+        return [("check.teams_n", len(cfg["teams"]))]
 
 
 class Shell(Protocol):

@@ -565,8 +565,8 @@ class OwnGame(Game):
         if n > most:
             raise ConfigError("teams", f"Своя игра takes at most {most} players, got {n}")
 
-    def describe(self, cfg: dict) -> str:
-        return f"{len(cfg['teams'])} players"
+    def describe(self, cfg: dict) -> list[tuple[str, int]]:
+        return [("check.players_n", len(cfg["teams"]))]
 
     def actions_now(self, state: State) -> tuple[str, ...]:
         return host_actions(state)

@@ -286,8 +286,8 @@ class Programme(Game):
     def script_buttons(self, cfg: dict) -> set[str] | None:
         return None   # each round may have its own teams: the round's game checks its presses
 
-    def describe(self, cfg: dict) -> str:
-        return f"{len(cfg['programme']['rounds'])} rounds"
+    def describe(self, cfg: dict) -> list[tuple[str, int]]:
+        return [("check.rounds_n", len(cfg["programme"]["rounds"]))]
 
 
 GAME = Programme()

@@ -108,7 +108,9 @@ def make_check(loop: Any):
     """Whether the game takes a host action from the web now (the reader thread of the web
     process's actions; :class:`~controller.web.server.WebServer`'s thread): the action is one
     of the game's (or the program's mute), and the game's step does not fail on its
-    parameters (a refusal is fine: the loop tells the host)."""
+    parameters (a :class:`GameError`, e.g. an unknown team or a nominal of 0: the request
+    gets a 422 with that reason).  A refusal of the game's rules (no answer to judge) is fine:
+    the loop tells the host."""
 
     def check(action: str, params: dict) -> str | None:
         state = loop.state
@@ -130,8 +132,8 @@ def make_check(loop: Any):
         if action in now_actions:
             try:
                 engine.step(state, Host(action, loop.clock.now(), dict(params)))
-            except GameError:
-                pass
+            except GameError as exc:
+                return f"{action}: {exc}"
             except Exception:
                 return f"{action}: the game cannot take these parameters"
         return None

@@ -847,9 +847,9 @@ class Mafia(Game):
     def key_layers(self, cfg, program_keys):
         return [{**program_keys, **cfg["mafia"]["keys"]}]   # the judge's own map; digits type seat numbers
 
-    def describe(self, cfg: dict) -> str:
+    def describe(self, cfg: dict) -> list[tuple[str, int]]:
         seats, names = cfg["mafia"]["seats"], len(cfg["mafia"]["players"])
-        return f"{seats} seats" + (f", {names} player names" if names else "")
+        return [("check.seats_n", seats)] + ([("check.player_names_n", names)] if names else [])
 
 
 GAME = Mafia()

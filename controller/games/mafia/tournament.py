@@ -39,7 +39,7 @@ from typing import Any, Iterable, Mapping
 from controller.app import config
 from controller.games.mafia.protocol import (CSS, ProtocolError, Protocol, _f, _won, add_protest, check_extra_points,
                                        fmt_points, game_points, load, parse_time, render_html, save)
-from controller.i18n import LANGUAGES, labels
+from controller.i18n import DEFAULT_LANG, LANGUAGES, labels, t, tn
 from controller.games.mafia.game import validate_settings
 
 __all__ = ["game_points", "validate_extra_points", "standings", "build_table", "load_folder",
@@ -288,12 +288,19 @@ def tournament_command(args) -> int:
 
 
 def protocol_command(args) -> int:
-    """``buzzer protocol check|html|protest``."""
+    """``buzzer protocol check|html|protest``.  What it prints is in ``--lang``, else the
+    language of ``--config``, else Russian; ``FILE: ok`` of ``check`` stays as it is for scripts."""
     settings = _settings(args)
+    if args.lang is None:
+        args.lang = config.load(args.config)["language"] if getattr(args, "config", None) else DEFAULT_LANG
+    lang = args.lang
     if args.action == "check":
         for path in args.files:
             p = load(path, settings)
-            print(f"{path}: ok (game {p.game}, table {p.table}, {p.seats} seats, {p.stage}, winner {p.winner})")
+            words = ", ".join([t("protocol_cli.game", lang, game=p.game), t("protocol_cli.table", lang, table=p.table),
+                               tn("check.seats_n", p.seats, lang), p.stage,
+                               t("town_wins" if p.winner == "town" else "mafia_wins", lang)])
+            print(f"{path}: ok ({words})")
         return 0
     if args.action == "html":
         path = args.files[0]
@@ -313,8 +320,15 @@ def protocol_command(args) -> int:
         at = dt.datetime.now()
         if protocol.ended_at and dt.datetime.fromisoformat(protocol.ended_at).tzinfo is not None:
             at = at.astimezone()
-    save(add_protest(protocol, args.text, at, args.seat, settings), path)
-    print(f"{path}: protest entered at {at.isoformat(timespec='seconds')}")
+    try:
+        entered = add_protest(protocol, args.text, at, args.seat, settings)
+    except ProtocolError as exc:
+        if exc.source is not None:
+            raise
+        # the protest is refused by what the protocol says (its end time, its seats): name the file
+        raise ProtocolError(exc.field, exc.problem, str(path), reason=exc.reason, params=exc.params) from None
+    save(entered, path)
+    print(t("protocol_cli.protest_entered", lang, path=path, at=at.isoformat(timespec="seconds")))
     return 0
 
 
@@ -340,5 +354,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--at", help="protest: time of the entry, ISO 8601 (default: now)")
     q.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
                    "seats: the table of a protocol that does not record its own)")
-    q.add_argument("--lang", choices=LANGUAGES, default="ru")
+    q.add_argument("--lang", choices=LANGUAGES, help="language of the output and the page "
+                   "(default: the --config's, else ru)")
     q.set_defaults(func=protocol_command, finalists=None)

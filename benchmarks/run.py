@@ -2,8 +2,10 @@
 """Benchmarks of buzzer-controller: fairness, latency, storms, timers, start-up.
 
     python benchmarks/run.py            # the full set (about 15 minutes, most of it e2e)
-    python benchmarks/run.py --quick    # the same measurements, smaller (< 2 min)
-    python benchmarks/run.py --out FILE # where the JSON goes (default benchmarks/results.json)
+    python benchmarks/run.py --quick    # the same measurements, smaller (< 2 min),
+                                        # written to benchmarks/results-quick.json (not committed)
+    python benchmarks/run.py --out FILE # where the JSON goes (default benchmarks/results.json,
+                                        # or results-quick.json with --quick)
     python benchmarks/run.py --plot docs/img/fairness.png   # also draw the fairness sweep
 
 Prints a table with PASS/MISS against the targets of docs/performance.md and
@@ -772,11 +774,15 @@ MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller samples: the whole run in under 2 minutes")
-    parser.add_argument("--out", default=str(HERE / "results.json"), help="JSON file to write")
+    parser.add_argument("--out", help="JSON file to write (default benchmarks/results.json, "
+                        "or benchmarks/results-quick.json with --quick)")
     parser.add_argument("--only", help="comma-separated measures to run: " + ",".join(m for m, _ in MEASURES))
     parser.add_argument("--plot", help="also draw the fairness sweep to this PNG (pygame, headless)")
     parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
     args = parser.parse_args(argv)
+    if args.out is None:
+        # a quick run must not overwrite the committed full figures
+        args.out = str(HERE / ("results-quick.json" if args.quick else "results.json"))
     only = set(args.only.split(",")) if args.only else None
     results: dict[str, Any] = {"quick": args.quick, "machine": machine(),
                                "command": "python benchmarks/run.py" + (" --quick" if args.quick else "")}

@@ -159,6 +159,29 @@ def test_no_audio_device_one_warning_and_silent(monkeypatch, caplog):
     assert "the game goes on without sound" in caplog.records[-1].getMessage()
 
 
+def test_no_audio_device_is_said_in_the_game_language(monkeypatch, caplog):
+    """«Звука нет: …» names the reason in Russian; SDL's English words stay out of the host's line
+    (only the driver's name, short, in parentheses)."""
+    import re
+
+    import pygame
+
+    def no_device(*args, **kwargs):
+        raise pygame.error("ALSA: Couldn't open audio device: No such file or directory")
+
+    monkeypatch.setattr(pygame.mixer, "init", no_device)
+    with caplog.at_level(logging.WARNING):
+        audio = Audio()
+    line = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING][-1]
+    assert line == "Звука нет: не найдено звуковое устройство (ALSA); игра идёт без звука"
+    assert not re.search(r"[A-Za-z]{3,}", line.replace("ALSA", ""))   # no English words
+    assert audio.available is False
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        Audio({"language": "en"}).close()
+    assert caplog.records[-1].getMessage() == "no audio device (ALSA): the game goes on without sound"
+
+
 def test_configured_dir_overrides_some_sounds(tmp_path, disk):
     custom = tmp_path / "mysounds"
     custom.mkdir()

@@ -154,7 +154,7 @@ def _no_gpio_env():
 
 
 @pytest.mark.parametrize("argv", [
-    ["test-buttons", "--seconds", "0.2"],
+    ["test-buttons", "--config", "{cfg}", "--seconds", "0.2"],
     ["run", "--config", "{cfg}", "--headless", "--new", "--seconds", "0.2"],
 ], ids=["test-buttons", "run-gpio"])
 def test_without_gpio_hardware_the_error_is_one_line_on_stderr(tmp_path, argv):
@@ -177,6 +177,53 @@ def test_a_missing_script_file_is_one_line(factory, tmp_path, capsys):
     rc = main(["test-buttons", "--script", str(tmp_path / "nope.txt"), "--seconds", "0.1", "--no-lamps"])
     assert rc == 2
     assert capsys.readouterr().err == f"buzzer: {tmp_path / 'nope.txt'}: file not found\n"
+
+
+@pytest.fixture
+def no_gpio(monkeypatch):
+    """A laptop: no pin factory (whatever this machine has)."""
+    from controller.core.errors import BackendUnavailable
+    from controller.inputs import gpio
+
+    class NoPins:
+        def __init__(self, *args, **kwargs):
+            raise BackendUnavailable("no GPIO pin factory (default): Unable to load any default pin factory! "
+                                     "(lgpio: No module named 'lgpio')")
+
+    monkeypatch.setattr(gpio, "GPIOBackend", NoPins)
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("buzzer: "), err
+    return err[len("buzzer: "):].rstrip("\n")
+
+
+def test_on_a_laptop_with_the_keyboard_config_it_says_what_it_is_for(no_gpio, capsys):
+    assert main(["test-buttons", "--seconds", "0.1"]) == 2       # the default config: keyboard buttons
+    line = _one_line(capsys)
+    assert line.startswith("test-buttons проверяет кнопки, подключённые к GPIO Raspberry Pi")
+    assert "клавиши клавиатуры" in line and "проверять не нужно" in line and "buzzer run" in line
+    assert "--config" in line and "pin factory" not in line and "lgpio" not in line
+
+
+def test_on_a_laptop_a_serial_config_is_sent_to_buzzer_run(no_gpio, tmp_path, capsys):
+    cfg = write(tmp_path, "box.toml", 'buttons = "serial"\n')
+    assert main(["test-buttons", "--config", cfg, "--seconds", "0.1"]) == 2
+    line = _one_line(capsys)
+    assert 'buttons = "serial"' in line and "кнопочный блок проверяется в buzzer run" in line
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["--script", "{tmp}/missing.txt"], "{tmp}/missing.txt: file not found"),
+    (["--seconds", "-1"], "--seconds -1: нужно число секунд, 0 или больше (без --seconds — до Ctrl+C)"),
+    (["--lamp-s", "0"], "--lamp-s 0: нужно число секунд больше 0"),
+], ids=["missing-script", "negative-seconds", "zero-lamp-s"])
+def test_a_bad_argument_is_its_own_error_before_any_hardware(no_gpio, tmp_path, capsys, args, expected):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    argv = ["test-buttons", *args] if "--seconds" in args else ["test-buttons", "--seconds", "0.1", *args]
+    assert main(argv) == 2
+    assert _one_line(capsys) == expected.replace("{tmp}", str(tmp_path))
 
 
 def test_runs_without_python_evdev_as_make_run_installs_it(tmp_path):

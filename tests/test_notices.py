@@ -100,3 +100,12 @@ def test_a_notice_about_nothing_in_particular_stays_its_six_seconds():
     assert shown(loop).startswith("«Время!»: старт отсчёта — не в этой игре")
     clock.advance(6_000 * MS)
     assert shown(loop) == ""
+
+
+def test_a_key_of_another_game_is_named_in_words_without_its_internal_id():
+    loop, clock = make_loop("config/brain-ring.toml")
+    keys(loop, clock, "space")                  # the end of reading: not a Брейн-ринг key
+    assert shown(loop) == "Конец чтения, старт — не в этой игре"
+    loop, clock = make_loop("config/chgk.toml")
+    keys(loop, clock, "return")                 # «right»: ЧГК has no host ruling by key
+    assert shown(loop) == "Ответ верный — не в этой игре"

@@ -15,7 +15,7 @@ from controller.cli import main
 from controller.core.events import NS_PER_S, Host
 from controller.games.mafia.protocol import ProtocolError, from_dict, from_table, save
 from controller.games.mafia import game as mafia
-from controller.games.mafia.tournament import build_table, game_points, standings, to_csv, to_html, validate_extra_points
+from controller.games.mafia.tournament import build_table, game_points, standings, to_csv, to_html, to_text, validate_extra_points
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -143,7 +143,17 @@ def test_then_a_lot_whose_seed_is_recorded():
     assert [r.by_lot for r in table.rows] == [True, True, False]
     rows = list(csv.reader(io.StringIO(to_csv(table))))
     assert rows[0][-1] == "Жребий" and [r[-1] for r in rows[1:]] == ["12345", "12345", ""]
-    assert "seed 12345" in to_html(table)
+    line = "Равные места решил жребий номер 12345 (тот же жребий ещё раз: --seed 12345)"
+    assert to_text(table).splitlines()[-1] == line and line in to_html(table)
+    assert "Жребий: seed" not in to_text(table)     # not the program's word for it
+
+
+def test_a_table_the_lot_did_not_touch_says_so():
+    g = proto(1, "town", [("C", "civilian", 0, True), ("D", "civilian"), ("X", "mafia")])
+    table = build_table([g], seed=365416)
+    assert not any(r.by_lot for r in table.rows)
+    assert to_text(table).splitlines()[-1] == "Жребий не понадобился: полностью равных мест нет"
+    assert "365416" not in to_text(table)
 
 
 # ---------------------------------------------------------------- finalists (§4.6)
@@ -245,7 +255,8 @@ def test_command_runs_as_a_real_process(tmp_path):
     (folder / "broken.json").unlink()
     run = subprocess.run([sys.executable, "-m", "controller.cli", "tournament", str(folder)],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
-    assert run.returncode == 0 and "Жребий: seed" in run.stdout
+    assert run.returncode == 0 and run.stdout.splitlines()[-1].startswith(("Равные места решил жребий номер ",
+                                                                           "Жребий не понадобился"))
 
 
 def test_protocol_command_checks_renders_and_enters_protests(tmp_path, capsys):

@@ -152,9 +152,33 @@ def _say_pair(say, text, a: Press, b: Press, quiet_ms: float) -> None:
         verdict=(text["pair_fair"] if fair else text["pair_unfair"]).format(quiet=f"{quiet_ms:g}"))
 
 
-def run(args) -> int:
+def _checked_args(args, text) -> list[tuple[float, str, str, int]]:
+    """The command line's own mistakes, each its one-line error: a duration below zero, a
+    script file that cannot be read. Returns the script's steps (none without ``--script``)."""
+    if args.seconds is not None and not args.seconds >= 0:
+        raise ConfigError("", text["bad_seconds"].format(value=f"{args.seconds:g}"))
+    if not args.lamp_s > 0:
+        raise ConfigError("", text["bad_lamp_s"].format(value=f"{args.lamp_s:g}"))
+    return _parse_script(args.script) if args.script else []
+
+
+def _gpio_backend(cfg, text, buttons, clock, sink):
+    """The GPIO backend the check listens to. Without GPIO (a laptop) and a config whose buttons
+    are not on GPIO, say what the check is for and what to do instead of the pin factory's
+    error: the buttons of such a config need no check here."""
+    from controller.core.errors import BackendUnavailable
     from controller.inputs.gpio import GPIOBackend
 
+    try:
+        return GPIOBackend(buttons, clock, sink, cfg["gpio"])
+    except BackendUnavailable:
+        if cfg["buttons"] == "gpio":
+            raise   # a GPIO table: the pin factory's error says what to install
+        key = "no_gpio_keyboard" if cfg["buttons"].startswith("keyboard") else "no_gpio_other"
+        raise ConfigError("", text[key].format(backend=cfg["buttons"])) from None
+
+
+def run(args) -> int:
     cfg = config_mod.load(args.config or default_config_path())
     lang = args.lang or cfg.get("language", "ru")
     text = labels("test_buttons", lang, default="en")
@@ -178,7 +202,8 @@ def run(args) -> int:
         if not isinstance(ev, HostKey):   # its keys are shown by when_key, with their names
             sink(ev)
 
-    backend = GPIOBackend(buttons, clock, sink, gpio)
+    steps = _checked_args(args, text)   # a bad argument first: its own error, before any hardware
+    backend = _gpio_backend(cfg, text, buttons, clock, sink)
     keypad = None
     stop = threading.Event()
     driver = None
@@ -211,7 +236,6 @@ def run(args) -> int:
         for key, action in keypad_mod.keymap_names(keymap).items():
             say("keypad_key", key=key, action=action)
 
-        steps = _parse_script(args.script) if args.script else []
         if steps and type(backend.factory).__name__ != "MockFactory":
             raise ConfigError("", text["script_mock"])
 

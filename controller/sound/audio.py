@@ -73,6 +73,15 @@ def sound_paths(configured_dir: str | os.PathLike = "",
     return found
 
 
+def _short_detail(exc: BaseException) -> str:
+    """The audio driver a library error names, for the host's line: ``" (ALSA)"`` from
+    "ALSA: Couldn't open audio device: ..."; nothing when it names none."""
+    head = str(exc).split(":", 1)[0].strip()
+    if ":" in str(exc) and head and len(head) <= 16 and " " not in head:
+        return f" ({head})"
+    return ""
+
+
 @contextlib.contextmanager
 def _quiet_stderr():
     """Silence C libraries writing to fd 2 while the mixer opens.
@@ -134,7 +143,7 @@ class Audio:
             import pygame
             import pygame.mixer as mixer
         except (ImportError, NotImplementedError) as exc:  # pygame built without SDL_mixer
-            self._give_up(f"pygame mixer unavailable ({exc})")
+            self._give_up(t("no_sound_mixer", self.lang), exc)
             return
         try:
             if mixer.get_init():
@@ -144,7 +153,7 @@ class Audio:
                 mixer.init(RATE, -16, 2, self.buffer_frames)
             mixer.set_num_channels(16)
         except (pygame.error, NotImplementedError) as exc:
-            self._give_up(f"no audio device ({exc})")
+            self._give_up(t("no_sound_device", self.lang) + _short_detail(exc), exc)
             return
         self._mixer = mixer
         self.available = True
@@ -179,10 +188,14 @@ class Audio:
         if missing or bad:
             log.warning("sounds not loaded: %s", ", ".join(missing + bad))
 
-    def _give_up(self, problem: str) -> None:
+    def _give_up(self, problem: str, exc: BaseException | None = None) -> None:
+        """No sound: one line in the game's language (``problem``); the library's own words
+        (``exc``) only in the debug log."""
         self.available = False
         self.problem = problem
         log.warning("%s", t("no_sound", self.lang, problem=problem))
+        if exc is not None:
+            log.debug("sound: %s", exc)
 
     # --- playing -------------------------------------------------------------------------
 

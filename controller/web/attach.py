@@ -3,7 +3,8 @@
 :func:`attach` starts a :class:`~controller.web.process.WebProcess` (the pages' own process) for a loop (when
 ``[web] enabled``), sets :attr:`Loop.publish <controller.app.loop.Loop.publish>` to a
 :class:`Publisher` and prints the pages' addresses and the host link's QR code in
-the terminal.  The host's ``new_token`` key makes a new token; a new game does too.
+the terminal.  The host's ``new_token`` key makes a new token; a new game does too.  The token
+is kept next to the journal (:mod:`controller.web.host_token`): a resumed game keeps its link.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from controller.screens import viewmodel
@@ -18,7 +20,7 @@ from controller.core import engine
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_S, Host
 from controller.i18n import labels, t
-from controller.web import qr
+from controller.web import host_token, qr
 from controller.web.process import WebProcess
 from controller.web.server import WebError, WebServer, lan_address
 
@@ -149,8 +151,10 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     if not settings["enabled"]:
         return None
     lang = cfg["language"]
+    keep = _token_keeper(loop)
     # the pages in a process of their own: no viewer can take the game loop's GIL (docs/web.md)
-    server = WebProcess(settings, lang, loop.enqueue, check=make_check(loop), page_labels=labels("web", lang))
+    server = WebProcess(settings, lang, loop.enqueue, check=make_check(loop), page_labels=labels("web", lang),
+                        token=keep.token() if keep else None)
     try:
         server.start()
     except WebError as exc:
@@ -163,6 +167,8 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
 
     def rotate(quiet: bool = False) -> None:
         server.rotate_token()
+        if keep:
+            keep.save(server.token)
         publisher(force=True)
         if not quiet:
             loop._notice("web_token_new")
@@ -204,6 +210,28 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     print_links(server, publisher.links(), lang, out)
     publisher(force=True)
     return server
+
+
+class _TokenKeeper:
+    """Where the loop's game keeps its host token: its journal directory."""
+
+    def __init__(self, journal_dir: str):
+        self.dir = journal_dir
+
+    def token(self) -> str:
+        return host_token.for_game(self.dir)
+
+    def save(self, token: str) -> None:
+        host_token.save(self.dir, token)
+
+
+def _token_keeper(loop: Any) -> _TokenKeeper | None:
+    """A keeper for a loop that journals its game (``buzzer run``); None otherwise (a test's
+    loop without a journal: a token for this process only)."""
+    path = getattr(getattr(loop, "journal", None), "path", None)
+    if path is None:
+        return None
+    return _TokenKeeper(str(Path(path).parent))   # where this game's journal really is
 
 
 def print_links(server: WebProcess | WebServer, links: dict, lang: str, out=sys.stdout) -> None:

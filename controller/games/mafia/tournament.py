@@ -197,6 +197,14 @@ def _cells(row: Standing, table: TournamentTable, L: Mapping[str, str], comma: b
             L["yes"] if row.finalist else "", str(table.seed) if row.by_lot else ""]
 
 
+def lot_line(table: TournamentTable, L: Mapping[str, str]) -> str:
+    """What the lot did, in the host's words: which number decided tied places and how to draw
+    the same again; or that no lot was needed (the drawn number then changes nothing)."""
+    if any(row.by_lot for row in table.rows):
+        return L["seed"].format(seed=table.seed)
+    return L["seed_unused"]
+
+
 def to_csv(table: TournamentTable, lang: str = "ru") -> str:
     """The table as CSV (comma-separated, a header row of labels).  The "lot"
     column holds the lot's seed on the rows whose place the lot decided."""
@@ -222,7 +230,7 @@ def to_text(table: TournamentTable, lang: str = "ru") -> str:
     lines += ["", L["finalists"].format(n=len(table.finalists), names=", ".join(table.finalists))]
     if table.winners:
         lines.append(L["winners"].format(names=", ".join(table.winners)))
-    lines.append(L["seed"].format(seed=table.seed))
+    lines.append(lot_line(table, L))
     return "\n".join(lines) + "\n"
 
 
@@ -247,7 +255,7 @@ def to_html(table: TournamentTable, lang: str = "ru") -> str:
     out.append(f"<p>{e(L['finalists'].format(n=len(table.finalists), names=', '.join(table.finalists)))}</p>")
     if table.winners:
         out.append(f"<p><strong>{e(L['winners'].format(names=', '.join(table.winners)))}</strong></p>")
-    out.append(f"<p>{e(L['seed'].format(seed=table.seed))}</p>\n</body>\n</html>\n")
+    out.append(f"<p>{e(lot_line(table, L))}</p>\n</body>\n</html>\n")
     return "\n".join(out)
 
 

@@ -1,0 +1,54 @@
+"""``make bench`` (``benchmarks/run.py --quick``) must not overwrite the committed
+full figures in ``benchmarks/results.json``: a quick run writes ``results-quick.json``
+unless ``--out`` says otherwise."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PATH = ROOT / "benchmarks" / "run.py"
+
+
+@pytest.fixture()
+def run(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("bench_run_out", PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "HERE", tmp_path)  # the default output directory
+    yield module
+    sys.modules.pop(spec.name, None)
+
+
+def _main(run, *args):
+    # --only with no known measure: the run only writes its JSON (machine info)
+    return run.main(["--only", "none", *args])
+
+
+def test_quick_run_writes_results_quick_not_results(run, tmp_path):
+    _main(run, "--quick")
+    assert json.loads((tmp_path / "results-quick.json").read_text())["quick"] is True
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_full_run_writes_results(run, tmp_path):
+    _main(run)
+    assert json.loads((tmp_path / "results.json").read_text())["quick"] is False
+    assert not (tmp_path / "results-quick.json").exists()
+
+
+def test_out_wins(run, tmp_path):
+    _main(run, "--quick", "--out", str(tmp_path / "mine.json"))
+    assert (tmp_path / "mine.json").exists()
+    assert not (tmp_path / "results-quick.json").exists() and not (tmp_path / "results.json").exists()
+
+
+def test_quick_results_are_not_committed():
+    assert "/benchmarks/results-quick.json" in (ROOT / ".gitignore").read_text().splitlines()
+    assert "benchmarks/run.py --quick" in (ROOT / "Makefile").read_text()

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from controller.core import engine
-from controller.i18n import action_label
+from controller.i18n import action_label, t
 from controller.screens.common import mode_title
 from controller.screens.common import flash_words
 from controller.inputs.keys import mode_keys
@@ -37,6 +37,13 @@ HOST_KEY = "host"
 
 SHELL_ACTIONS = ("mute",)
 """Host actions of the program itself that a host page may send besides the game's."""
+
+DESTRUCTIVE = ("end_game", "next_round", "next_fight", "skip_round", "pack_round", "next_game", "new_game",
+               "quit", "town_wins", "mafia_wins")
+"""Host actions that end a stage of the game (a round, a fight, the game) or cannot be taken
+back with a tap: a host page asks for a second tap before it sends them, as the keyboard asks
+for a second press before it quits.  Their buttons carry ``confirm``: the text the first tap
+shows (``web.confirm``)."""
 
 LOOP_DIALOGUES = ("rename",)
 """Actions the loop runs a keyboard dialogue for when they come without parameters: a host
@@ -132,6 +139,9 @@ def web_actions(state: Any, lang: str, members: str = "team") -> list[dict]:
         if action_label(a, lang) == a or (a in LOOP_DIALOGUES and a not in ACTION_PARAMS):
             continue
         item = {"action": a, "label": action_label(a, lang)}
+        if a in DESTRUCTIVE:
+            label = item["label"]
+            item["confirm"] = t("web.confirm", lang, action=label[:1].lower() + label[1:])
         params = action_params(a, members)
         if params:
             item["params"] = params

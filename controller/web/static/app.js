@@ -129,6 +129,14 @@
           forms.append(f);
           f.hidden = open !== a.action;
           b.addEventListener("click", () => toggleForm(a.action));
+        } else if (a.confirm) {
+          // an action that ends a stage: the first tap asks, only a second one within 3 s sends it
+          b.addEventListener("click", () => {
+            if (b.classList.contains("armed")) { disarm(b, a); send({ host: a.action }); return; }
+            b.classList.add("armed");
+            b.textContent = a.confirm;
+            b.dataset.timer = String(setTimeout(() => disarm(b, a), CONFIRM_MS));
+          });
         } else {
           b.addEventListener("click", () => send({ host: a.action }));
         }
@@ -141,6 +149,12 @@
       tr.append(el("td", "k", k.keys.join(", ")), el("td", "a", k.label));
       return tr;
     }));
+  }
+  const CONFIRM_MS = 3000;
+  function disarm(b, a) {
+    clearTimeout(Number(b.dataset.timer));
+    b.classList.remove("armed");
+    b.textContent = a.label;
   }
   // An action with parameters (rename, a line-up ...) is a small form: its button opens it.
   function members() {

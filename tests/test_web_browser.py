@@ -179,3 +179,43 @@ def test_a_refusal_on_the_host_page_is_said_in_the_pages_language(game, chromium
     assert texts[0] == "Отправлено"                  # nobody holds the answer: the loop tells the host
     assert texts[-1] == "Отклонено: Слишком часто: подождите секунду и нажмите снова.", texts
     assert tip == "too many requests"                # the API's own reason, kept for a curious host
+
+
+def test_the_press_order_shows_the_waves_and_the_catalog_unit(game, chromium, tmp_path):
+    """Альфа answers wrong, Бета presses later: two waves, each with its own first press, as the
+    projector draws them -- not «1. Альфа / 2. Бета +0.0 ms», a dead heat in English."""
+    rows = "[...document.querySelectorAll('#presses li')]"
+
+    async def scenario():
+        page = await chromium.page(game.base + "/")
+        await page.wait_for("document.body.dataset.seq !== undefined")
+        game.type("n ")
+        await page.wait_for("!document.getElementById('countdown').hidden")
+        game.type("q")                                   # Альфа
+        await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=3.0)
+        assert post(game, b'{"host": "wrong"}', {"Authorization": "Bearer " + game.token}) == 202
+        await page.wait_for(f"({HOLDER}) === undefined", timeout=3.0)
+        await asyncio.sleep(1.0)
+        game.type("z")                                   # Бета, a second later
+        await page.wait_for(f"({HOLDER}) === 'Бета'", timeout=3.0)
+        await page.wait_for(f"{rows}.length === 2")
+        shown = await page.eval(f"{rows}.map(li => [...li.children].map(c => c.textContent))")
+        classes = await page.eval(f"{rows}.map(li => li.className)")
+        colours = await page.eval(f"{rows}.map(li => getComputedStyle(li).color)")
+        text = await page.eval("document.getElementById('presses-box').innerText")
+        await page.screenshot(tmp_path / "audience-waves.png")
+        await page.close()
+        return shown, classes, colours, text
+
+    shown, classes, colours, text = run(scenario())
+    from controller.screens.common import fmt_gap
+    q = state(game)["audience"]["game"]["question"]
+    assert [r["team"] for r in q["presses"]] == ["Альфа", "Бета"]
+    assert len({r["wave"] for r in q["presses"]}) == 2
+    # each wave's race has its own first place and gap, in the projector's words and unit
+    assert shown == [["1.", "Альфа", fmt_gap(q["presses"][0]["gap_ms"], "ru")],
+                     ["1.", "Бета", fmt_gap(q["presses"][1]["gap_ms"], "ru")]]
+    assert shown[1][2].endswith(" с") and "ms" not in text
+    # the earlier wave is faint and a line parts the waves, as on the projector
+    assert "press-old" in classes[0] and "press-old" not in classes[1] and "press-wave" in classes[1]
+    assert colours[0] != colours[1]

@@ -27,9 +27,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from controller.core import engine
-from controller.i18n import action_label, t
+from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
-from controller.screens.common import flash_words
+from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words
 from controller.inputs.keys import mode_keys
 
 HOST_KEY = "host"
@@ -80,6 +80,17 @@ plain button): ``name`` (the JSON field; :data:`MEMBER` stands for the game's me
 ``kind`` (``member``: a pick of the teams or seats; ``number``; ``text``; ``player``: a
 number or a name), ``required`` and, for text, ``max`` characters.  An action name means
 the same in every game that has it (the scripted session's host lines, docs/scripts.md)."""
+
+
+def page_labels(lang: str) -> dict[str, str]:
+    """The live pages' texts (docs/web.md): every ``web.*`` message, and what the press order
+    shows as the projector does -- the gap's unit (``gap_s``), a tag per press kind
+    (``press_<kind>``) and the kinds that are numbered in a wave's race (``counted``)."""
+    out = labels("web", lang)
+    out["gap_s"] = template("gap_s", lang)
+    out.update({"press_" + kind: t(key, lang) for kind, key in PRESS_TAG_KEYS.items()})
+    out["counted"] = ",".join(COUNTED)
+    return out
 
 
 def split_view(view: Mapping[str, Any]) -> tuple[dict, dict]:

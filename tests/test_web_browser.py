@@ -219,3 +219,26 @@ def test_the_press_order_shows_the_waves_and_the_catalog_unit(game, chromium, tm
     # the earlier wave is faint and a line parts the waves, as on the projector
     assert "press-old" in classes[0] and "press-old" not in classes[1] and "press-wave" in classes[1]
     assert colours[0] != colours[1]
+
+
+def test_a_refused_key_shows_no_empty_host_sections(game, chromium, tmp_path):
+    headings = ("Действия", "Отмена вернёт", "Клавиши")
+
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token=not-the-token")
+        await page.wait_for("!document.getElementById('auth').hidden && document.body.dataset.seq !== undefined")
+        await asyncio.sleep(0.3)
+        refused = await page.eval("document.body.innerText")
+        await page.screenshot(tmp_path / "host-bad-token.png")
+        await page.close()
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.wait_for("!!document.querySelector('button[data-action=right]')")
+        accepted = await page.eval("document.body.innerText")
+        await page.close()
+        return refused, accepted
+
+    refused, accepted = run(scenario())
+    assert "Ключ не принят" in refused
+    for heading in headings:
+        assert heading.upper() not in refused.upper(), heading
+        assert heading.upper() in accepted.upper(), heading     # the right key shows them

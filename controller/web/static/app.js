@@ -263,7 +263,11 @@
     renderPresses(g);
     renderStandings(g);
     renderFlash(vm.audience && vm.audience.flash);
-    if (page === "host" && vm.host) renderHost(vm.host);
+    if (page === "host") {
+      // the host's sections only with the host's part (never empty headings under a refused key)
+      document.querySelectorAll(".host-only").forEach((s) => show(s, !!vm.host));
+      if (vm.host) renderHost(vm.host);
+    }
     document.body.dataset.seq = String(vm.seq);
   }
   function status(text, ok) {

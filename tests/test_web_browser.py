@@ -242,3 +242,31 @@ def test_a_refused_key_shows_no_empty_host_sections(game, chromium, tmp_path):
     for heading in headings:
         assert heading.upper() not in refused.upper(), heading
         assert heading.upper() in accepted.upper(), heading     # the right key shows them
+
+
+def test_the_overlay_fits_a_phone_and_obs(game, chromium, tmp_path):
+    """/overlay is for OBS at 1920×1080, and on a phone (390×844) «Отвечает Альфа» is not cut
+    off either: every box of the lower third lies inside the screen."""
+    boxes = ("(() => [...document.querySelectorAll('.lower-third > :not([hidden]), .lower-third .team')]"
+             ".map(e => { const r = e.getBoundingClientRect(); return [e.id || e.className, r.left, r.right]; }))()")
+
+    async def scenario():
+        game.type("n ")
+        await asyncio.sleep(0.5)
+        game.type("q")
+        out = {}
+        for w, h, mobile in ((390, 844, True), (390, 844, False), (1920, 1080, False)):
+            page = await chromium.page(game.base + "/overlay")
+            await page.call("Emulation.setDeviceMetricsOverride", width=w, height=h, deviceScaleFactor=1, mobile=mobile)
+            await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=5.0)
+            await asyncio.sleep(0.2)
+            out[w, mobile] = (await page.eval("[innerWidth, document.documentElement.scrollWidth]"), await page.eval(boxes))
+            await page.screenshot(tmp_path / f"overlay-{w}x{h}{'-mobile' if mobile else ''}.png", transparent=True)
+            await page.close()
+        return out
+
+    for (w, mobile), ((inner, scroll), rects) in run(scenario()).items():
+        assert inner == w and scroll <= w, (w, mobile, inner, scroll)
+        assert any(name == "holder" for name, _, _ in rects)
+        for name, left, right in rects:
+            assert 0 <= left and right <= w, (w, mobile, name, left, right)

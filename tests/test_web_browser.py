@@ -270,3 +270,24 @@ def test_the_overlay_fits_a_phone_and_obs(game, chromium, tmp_path):
         assert any(name == "holder" for name, _, _ in rects)
         for name, left, right in rects:
             assert 0 <= left and right <= w, (w, mobile, name, left, right)
+
+
+def test_the_host_page_names_the_keys_as_the_host_reads_them(game, chromium, tmp_path):
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.wait_for("document.querySelectorAll('#keys tr').length > 3")
+        rows = await page.eval("[...document.querySelectorAll('#keys tr')].map(r => [...r.children].map(c => c.textContent))")
+        await page.close()
+        return rows
+
+    rows = run(scenario())
+    keys = {label: k for k, label in rows}
+    raw = state(game, game.token)["host"]["keys"]
+    named = {r["label"]: r["keys"] for r in raw}
+    from controller.screens.common import key_label
+    for label, names in named.items():     # the projector's key help words, one label per key
+        assert keys[label] == ", ".join(dict.fromkeys(key_label(n, "ru") for n in names)), label
+    shown = [name for text in keys.values() for name in text.split(", ")]
+    assert {"Пробел", "Num 0", "Enter"} <= set(shown)
+    for raw_name in ("return", "enter", "space", "[0]", "[.]", "pause"):
+        assert raw_name not in shown, raw_name

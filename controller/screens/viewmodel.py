@@ -7,7 +7,7 @@ buttons' status) into one plain, JSON-ready value::
     {"seq": 12, "lang": "ru", "title": "Эрудит-квартет",
      "audience": {"game": {...}, "flash": {...} | None, "inputs": {...}},
      "host": {"notice": "...", "entry": {...} | None, "help": False,
-              "keys": [{"action", "label", "keys"}], "actions": [...],
+              "keys": [{"action", "label", "keys", "key_labels"}], "actions": [...],
               "undo": {...} | None, "game": {...}, "links": {...}}}
 
 ``audience`` is what the projector, ``/``, ``/overlay`` and ``/api/state`` show;
@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 from controller.core import engine
 from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
-from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words
+from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label
 from controller.inputs.keys import mode_keys
 
 HOST_KEY = "host"
@@ -129,8 +129,12 @@ def undo_preview(state: Any, view: Mapping[str, Any], now: int | None) -> dict |
 
 
 def key_help(keys: Mapping[str, Iterable[str]], lang: str) -> list[dict]:
-    """The key help as a list: ``{"action", "label", "keys"}`` in the given order."""
-    return [{"action": a, "label": action_label(a, lang), "keys": list(names)} for a, names in keys.items()]
+    """The key help as a list: ``{"action", "label", "keys", "key_labels"}`` in the given order
+    (``keys``: the key names as in config ``[keys]``; ``key_labels``: as the host reads them,
+    «Пробел», «Num 0», as on the projector's key help)."""
+    return [{"action": a, "label": action_label(a, lang), "keys": list(names),
+             "key_labels": list(dict.fromkeys(key_label(str(n), lang) for n in names))}
+            for a, names in keys.items()]
 
 
 def action_params(action: str, members: str = "team") -> list[dict]:

@@ -167,7 +167,7 @@
     }
     $("keys").replaceChildren(...h.keys.map((k) => {
       const tr = el("tr");
-      tr.append(el("td", "k", k.keys.join(", ")), el("td", "a", k.label));
+      tr.append(el("td", "k", (k.key_labels || k.keys).join(", ")), el("td", "a", k.label));
       return tr;
     }));
   }

@@ -73,6 +73,7 @@ class Host:
 
     async def tap(self, action: str, twice: bool = False) -> None:
         """Tap the action's button (``twice``: an action that ends a stage asks for a second tap)."""
+        await self.page.wait_for(f"!!document.querySelector('button[data-action={action}]')", timeout=5.0)
         await self.page.eval("document.getElementById('result').textContent = ''")
         await self.touch(action)
         if twice:

@@ -22,6 +22,7 @@ from controller.core import engine  # noqa: E402
 from controller.app import script as script_mod  # noqa: E402
 from controller.screens import scoreboard as sb  # noqa: E402
 from controller.screens.scoreboard import Scoreboard, layout  # noqa: E402
+from controller.screens.common import key_label  # noqa: E402
 from controller.core.events import Host, seconds_to_ns  # noqa: E402
 from controller.i18n import messages  # noqa: E402
 
@@ -255,7 +256,7 @@ def test_help_overlay_lists_the_host_keys():
     centre = pygame.Rect(400, 200, 480, 300)
     assert share(surface, centre, RED_TEAM) < 0.01          # the overlay covers the holder panel
     assert share(surface, pygame.Rect(0, 0, 1280, 720), sb.AMBER) > 0.005   # its frame and title
-    assert sb._key_label("[+]", "ru") == "Num +" and sb._key_label("space", "ru") == "Пробел"
+    assert key_label("[+]", "ru") == "Num +" and key_label("space", "ru") == "Пробел"
 
 
 def test_help_overlay_starts_with_the_players_keys_and_shows_this_games_keys():

@@ -179,3 +179,115 @@ def test_a_refusal_on_the_host_page_is_said_in_the_pages_language(game, chromium
     assert texts[0] == "Отправлено"                  # nobody holds the answer: the loop tells the host
     assert texts[-1] == "Отклонено: Слишком часто: подождите секунду и нажмите снова.", texts
     assert tip == "too many requests"                # the API's own reason, kept for a curious host
+
+
+def test_the_press_order_shows_the_waves_and_the_catalog_unit(game, chromium, tmp_path):
+    """Альфа answers wrong, Бета presses later: two waves, each with its own first press, as the
+    projector draws them -- not «1. Альфа / 2. Бета +0.0 ms», a dead heat in English."""
+    rows = "[...document.querySelectorAll('#presses li')]"
+
+    async def scenario():
+        page = await chromium.page(game.base + "/")
+        await page.wait_for("document.body.dataset.seq !== undefined")
+        game.type("n ")
+        await page.wait_for("!document.getElementById('countdown').hidden")
+        game.type("q")                                   # Альфа
+        await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=3.0)
+        assert post(game, b'{"host": "wrong"}', {"Authorization": "Bearer " + game.token}) == 202
+        await page.wait_for(f"({HOLDER}) === undefined", timeout=3.0)
+        await asyncio.sleep(1.0)
+        game.type("z")                                   # Бета, a second later
+        await page.wait_for(f"({HOLDER}) === 'Бета'", timeout=3.0)
+        await page.wait_for(f"{rows}.length === 2")
+        shown = await page.eval(f"{rows}.map(li => [...li.children].map(c => c.textContent))")
+        classes = await page.eval(f"{rows}.map(li => li.className)")
+        colours = await page.eval(f"{rows}.map(li => getComputedStyle(li).color)")
+        text = await page.eval("document.getElementById('presses-box').innerText")
+        await page.screenshot(tmp_path / "audience-waves.png")
+        await page.close()
+        return shown, classes, colours, text
+
+    shown, classes, colours, text = run(scenario())
+    from controller.screens.common import fmt_gap
+    q = state(game)["audience"]["game"]["question"]
+    assert [r["team"] for r in q["presses"]] == ["Альфа", "Бета"]
+    assert len({r["wave"] for r in q["presses"]}) == 2
+    # each wave's race has its own first place and gap, in the projector's words and unit
+    assert shown == [["1.", "Альфа", fmt_gap(q["presses"][0]["gap_ms"], "ru")],
+                     ["1.", "Бета", fmt_gap(q["presses"][1]["gap_ms"], "ru")]]
+    assert shown[1][2].endswith(" с") and "ms" not in text
+    # the earlier wave is faint and a line parts the waves, as on the projector
+    assert "press-old" in classes[0] and "press-old" not in classes[1] and "press-wave" in classes[1]
+    assert colours[0] != colours[1]
+
+
+def test_a_refused_key_shows_no_empty_host_sections(game, chromium, tmp_path):
+    headings = ("Действия", "Отмена вернёт", "Клавиши")
+
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token=not-the-token")
+        await page.wait_for("!document.getElementById('auth').hidden && document.body.dataset.seq !== undefined")
+        await asyncio.sleep(0.3)
+        refused = await page.eval("document.body.innerText")
+        await page.screenshot(tmp_path / "host-bad-token.png")
+        await page.close()
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.wait_for("!!document.querySelector('button[data-action=right]')")
+        accepted = await page.eval("document.body.innerText")
+        await page.close()
+        return refused, accepted
+
+    refused, accepted = run(scenario())
+    assert "Ключ не принят" in refused
+    for heading in headings:
+        assert heading.upper() not in refused.upper(), heading
+        assert heading.upper() in accepted.upper(), heading     # the right key shows them
+
+
+def test_the_overlay_fits_a_phone_and_obs(game, chromium, tmp_path):
+    """/overlay is for OBS at 1920×1080, and on a phone (390×844) «Отвечает Альфа» is not cut
+    off either: every box of the lower third lies inside the screen."""
+    boxes = ("(() => [...document.querySelectorAll('.lower-third > :not([hidden]), .lower-third .team')]"
+             ".map(e => { const r = e.getBoundingClientRect(); return [e.id || e.className, r.left, r.right]; }))()")
+
+    async def scenario():
+        game.type("n ")
+        await asyncio.sleep(0.5)
+        game.type("q")
+        out = {}
+        for w, h, mobile in ((390, 844, True), (390, 844, False), (1920, 1080, False)):
+            page = await chromium.page(game.base + "/overlay")
+            await page.call("Emulation.setDeviceMetricsOverride", width=w, height=h, deviceScaleFactor=1, mobile=mobile)
+            await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=5.0)
+            await asyncio.sleep(0.2)
+            out[w, mobile] = (await page.eval("[innerWidth, document.documentElement.scrollWidth]"), await page.eval(boxes))
+            await page.screenshot(tmp_path / f"overlay-{w}x{h}{'-mobile' if mobile else ''}.png", transparent=True)
+            await page.close()
+        return out
+
+    for (w, mobile), ((inner, scroll), rects) in run(scenario()).items():
+        assert inner == w and scroll <= w, (w, mobile, inner, scroll)
+        assert any(name == "holder" for name, _, _ in rects)
+        for name, left, right in rects:
+            assert 0 <= left and right <= w, (w, mobile, name, left, right)
+
+
+def test_the_host_page_names_the_keys_as_the_host_reads_them(game, chromium, tmp_path):
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.wait_for("document.querySelectorAll('#keys tr').length > 3")
+        rows = await page.eval("[...document.querySelectorAll('#keys tr')].map(r => [...r.children].map(c => c.textContent))")
+        await page.close()
+        return rows
+
+    rows = run(scenario())
+    keys = {label: k for k, label in rows}
+    raw = state(game, game.token)["host"]["keys"]
+    named = {r["label"]: r["keys"] for r in raw}
+    from controller.screens.common import key_label
+    for label, names in named.items():     # the projector's key help words, one label per key
+        assert keys[label] == ", ".join(dict.fromkeys(key_label(n, "ru") for n in names)), label
+    shown = [name for text in keys.values() for name in text.split(", ")]
+    assert {"Пробел", "Num 0", "Enter"} <= set(shown)
+    for raw_name in ("return", "enter", "space", "[0]", "[.]", "pause"):
+        assert raw_name not in shown, raw_name

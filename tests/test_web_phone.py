@@ -61,16 +61,24 @@ class Host:
         self.notices: set[str] = set()
         self.shots = 0
 
-    async def tap(self, action: str) -> None:
+    async def touch(self, action: str) -> None:
+        """One real tap on the button's centre (touch events, as a phone sends them)."""
         sel = f"button[data-action={action}]"
         await self.page.wait_for(f"!!document.querySelector('{sel}')", timeout=5.0)
-        # a real tap on the button's centre (touch events, as a phone sends them)
         box = await self.page.eval(f"(() => {{ const b = document.querySelector('{sel}'); b.scrollIntoView({{block: 'center'}});"
                                    f" const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
-        await self.page.eval("document.getElementById('result').textContent = ''")
         for kind in ("touchStart", "touchEnd"):
             points = [{"x": box[0], "y": box[1]}] if kind == "touchStart" else []
             await self.page.call("Input.dispatchTouchEvent", type=kind, touchPoints=points)
+
+    async def tap(self, action: str, twice: bool = False) -> None:
+        """Tap the action's button (``twice``: an action that ends a stage asks for a second tap)."""
+        await self.page.wait_for(f"!!document.querySelector('button[data-action={action}]')", timeout=5.0)
+        await self.page.eval("document.getElementById('result').textContent = ''")
+        await self.touch(action)
+        if twice:
+            await self.page.wait_for(f"document.querySelector('button[data-action={action}]').classList.contains('armed')")
+            await self.touch(action)
         if not await self.page.eval(f"!!document.querySelector('form[data-action={action}]')"):
             await self.page.wait_for("document.getElementById('result').textContent.length > 0", timeout=5.0)
             result = await self.page.eval("document.getElementById('result').textContent")
@@ -158,7 +166,7 @@ def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
         await host.tap("pause")
         for view in (page, audience):
             await view.wait_for("document.getElementById('paused').hidden", timeout=3.0)
-        await host.tap("next_round")
+        await host.tap("next_round", twice=True)
         # round 2: Альфа right (10), Бета right (20): the last question ends the game
         await question(3, 10)
         await press("q", "Альфа")
@@ -221,3 +229,40 @@ def test_a_rename_on_the_phone_shows_on_the_audience_page(game, chromium, tmp_pa
     renames = [e for e in hosts if e.get("type") == "host" and e.get("action") == "rename"]
     assert len(renames) == 1 and renames[0]["params"] == {"team": 2, "name": "Ястребы"}
     assert [t["name"] for t in state(game)["audience"]["game"]["teams"]][:2] == ["Альфа", "Ястребы"]
+
+
+def test_ending_the_game_on_the_phone_needs_a_second_tap(game, chromium, tmp_path):
+    button = "document.querySelector('button[data-action=end_game]')"
+
+    def ended() -> bool:
+        return any(json.loads(line.split(" ", 1)[1]).get("action") == "end_game"
+                   for line in game.journal().splitlines()[1:])
+
+    async def scenario():
+        page = await phone(chromium, f"{game.base}/host#token={game.token}")
+        host = Host(page, tmp_path)
+        await page.wait_for(f"!!{button}")
+        label = await page.eval(f"{button}.textContent")
+        await host.touch("end_game")                 # one tap: the button asks, nothing is sent
+        asked = await page.wait_for(f"{button}.textContent.startsWith('Нажмите ещё раз') && {button}.textContent")
+        await host.screenshot("end-game-armed")
+        await asyncio.sleep(0.5)
+        sent_after_one = ended() or await page.eval("document.getElementById('result').textContent")
+        # the question goes on: the time to confirm runs out, the button is itself again
+        await page.wait_for(f"{button}.textContent === {json.dumps(label)}", timeout=4.0)
+        await host.touch("end_game")                 # a tap after that asks again ...
+        await page.wait_for(f"{button}.classList.contains('armed')")
+        await asyncio.sleep(3.5)
+        sent_after_late = ended()
+        await host.tap("end_game", twice=True)       # ... two taps within the time end the game
+        for _ in range(100):
+            if ended():
+                break
+            await asyncio.sleep(0.05)
+        await page.close()
+        return label, asked, sent_after_one, sent_after_late
+
+    label, asked, sent_after_one, sent_after_late = run(scenario())
+    assert label == "Закончить игру" and asked == "Нажмите ещё раз: закончить игру"
+    assert not sent_after_one and not sent_after_late
+    assert ended()

@@ -144,6 +144,23 @@ def fmt_gap(ms: float, lang: str) -> str:
     return t("gap_s", lang, s=sign + text)
 
 
+def key_label(name: str, lang: str) -> str:
+    """A key name (pygame's, as in config ``[keys]``) as the host reads it: «Пробел», «Enter»,
+    «Num 0» (the projector's key help and the host page's)."""
+    if name == "enter":  # pygame's name of the keypad Enter
+        return "Num " + t("key_enter", lang)
+    special = {"space": "key_space", "return": "key_enter", "backspace": "key_backspace",
+               "escape": "key_escape", "tab": "key_tab", "delete": "key_delete"}
+    if name in special:
+        return t(special[name], lang)
+    if name.startswith("[") and name.endswith("]") and len(name) > 2:
+        inner = name[1:-1].replace("-", MINUS)
+        return f"Num {inner}"
+    if len(name) == 1:
+        return name.upper()
+    return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
+
+
 def fmt_score(n: Any) -> str:
     if isinstance(n, (int, float)) and not isinstance(n, bool):
         if isinstance(n, float) and n.is_integer():

@@ -31,11 +31,12 @@ import pygame
 from controller.screens.pack_screen import PackScreen
 
 from controller.screens.textcache import TextCache
-from controller.i18n import DEFAULT_LANG, MINUS, action_label, signed, t
+from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
     COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
-    holder_index, info_slots, main_panel, mafia_main, mode_title, press_numbers, press_order_shown, question_head, show_table,
+    holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
+    question_head, show_table,
     structure, team_marks, theme, timer_of)
 
 Rect = pygame.Rect
@@ -196,22 +197,6 @@ def layout(size: tuple[int, int], n_teams: int, kind: str = "game") -> dict[str,
 
 
 # --- the scoreboard --------------------------------------------------------------------
-
-def _key_label(name: str, lang: str) -> str:
-    """A pygame key name as the host reads it on the overlay."""
-    if name == "enter":  # pygame's name of the keypad Enter
-        return "Num " + t("key_enter", lang)
-    special = {"space": "key_space", "return": "key_enter", "backspace": "key_backspace",
-               "escape": "key_escape", "tab": "key_tab", "delete": "key_delete"}
-    if name in special:
-        return t(special[name], lang)
-    if name.startswith("[") and name.endswith("]") and len(name) > 2:
-        inner = name[1:-1].replace("-", MINUS)
-        return f"Num {inner}"
-    if len(name) == 1:
-        return name.upper()
-    return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
-
 
 class Scoreboard:
     """Draws the audience screen.
@@ -1064,7 +1049,7 @@ class Scoreboard:
         col_w = body.width // cols
         rows = []
         for action, names in items:
-            labels = list(dict.fromkeys(_key_label(str(n), lang) for n in names))
+            labels = list(dict.fromkeys(key_label(str(n), lang) for n in names))
             rows.append((", ".join(labels), action_label(action, lang)))
         if self.team_keys:
             rows[0] = (rows[0][0], items[0][0])  # the team names, not an action

@@ -7,7 +7,7 @@ buttons' status) into one plain, JSON-ready value::
     {"seq": 12, "lang": "ru", "title": "Эрудит-квартет",
      "audience": {"game": {...}, "flash": {...} | None, "inputs": {...}},
      "host": {"notice": "...", "entry": {...} | None, "help": False,
-              "keys": [{"action", "label", "keys"}], "actions": [...],
+              "keys": [{"action", "label", "keys", "key_labels"}], "actions": [...],
               "undo": {...} | None, "game": {...}, "links": {...}}}
 
 ``audience`` is what the projector, ``/``, ``/overlay`` and ``/api/state`` show;
@@ -27,9 +27,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from controller.core import engine
-from controller.i18n import action_label
+from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
-from controller.screens.common import flash_words
+from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label
 from controller.inputs.keys import mode_keys
 
 HOST_KEY = "host"
@@ -37,6 +37,13 @@ HOST_KEY = "host"
 
 SHELL_ACTIONS = ("mute",)
 """Host actions of the program itself that a host page may send besides the game's."""
+
+DESTRUCTIVE = ("end_game", "next_round", "next_fight", "skip_round", "pack_round", "next_game", "new_game",
+               "quit", "town_wins", "mafia_wins")
+"""Host actions that end a stage of the game (a round, a fight, the game) or cannot be taken
+back with a tap: a host page asks for a second tap before it sends them, as the keyboard asks
+for a second press before it quits.  Their buttons carry ``confirm``: the text the first tap
+shows (``web.confirm``)."""
 
 LOOP_DIALOGUES = ("rename",)
 """Actions the loop runs a keyboard dialogue for when they come without parameters: a host
@@ -75,6 +82,17 @@ number or a name), ``required`` and, for text, ``max`` characters.  An action na
 the same in every game that has it (the scripted session's host lines, docs/scripts.md)."""
 
 
+def page_labels(lang: str) -> dict[str, str]:
+    """The live pages' texts (docs/web.md): every ``web.*`` message, and what the press order
+    shows as the projector does -- the gap's unit (``gap_s``), a tag per press kind
+    (``press_<kind>``) and the kinds that are numbered in a wave's race (``counted``)."""
+    out = labels("web", lang)
+    out["gap_s"] = template("gap_s", lang)
+    out.update({"press_" + kind: t(key, lang) for kind, key in PRESS_TAG_KEYS.items()})
+    out["counted"] = ",".join(COUNTED)
+    return out
+
+
 def split_view(view: Mapping[str, Any]) -> tuple[dict, dict]:
     """(audience part, host part) of a game's view: the ``"host"`` key moves to the host part."""
     game = dict(view)
@@ -111,8 +129,12 @@ def undo_preview(state: Any, view: Mapping[str, Any], now: int | None) -> dict |
 
 
 def key_help(keys: Mapping[str, Iterable[str]], lang: str) -> list[dict]:
-    """The key help as a list: ``{"action", "label", "keys"}`` in the given order."""
-    return [{"action": a, "label": action_label(a, lang), "keys": list(names)} for a, names in keys.items()]
+    """The key help as a list: ``{"action", "label", "keys", "key_labels"}`` in the given order
+    (``keys``: the key names as in config ``[keys]``; ``key_labels``: as the host reads them,
+    «Пробел», «Num 0», as on the projector's key help)."""
+    return [{"action": a, "label": action_label(a, lang), "keys": list(names),
+             "key_labels": list(dict.fromkeys(key_label(str(n), lang) for n in names))}
+            for a, names in keys.items()]
 
 
 def action_params(action: str, members: str = "team") -> list[dict]:
@@ -132,6 +154,9 @@ def web_actions(state: Any, lang: str, members: str = "team") -> list[dict]:
         if action_label(a, lang) == a or (a in LOOP_DIALOGUES and a not in ACTION_PARAMS):
             continue
         item = {"action": a, "label": action_label(a, lang)}
+        if a in DESTRUCTIVE:
+            label = item["label"]
+            item["confirm"] = t("web.confirm", lang, action=label[:1].lower() + label[1:])
         params = action_params(a, members)
         if params:
             item["params"] = params

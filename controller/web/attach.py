@@ -19,7 +19,7 @@ from controller.screens import viewmodel
 from controller.core import engine
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_S, Host
-from controller.i18n import labels, t
+from controller.i18n import t
 from controller.web import host_token, qr
 from controller.web.process import WebProcess
 from controller.web.server import WebError, WebServer, lan_address
@@ -153,7 +153,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     lang = cfg["language"]
     keep = _token_keeper(loop)
     # the pages in a process of their own: no viewer can take the game loop's GIL (docs/web.md)
-    server = WebProcess(settings, lang, loop.enqueue, check=make_check(loop), page_labels=labels("web", lang),
+    server = WebProcess(settings, lang, loop.enqueue, check=make_check(loop), page_labels=viewmodel.page_labels(lang),
                         token=keep.token() if keep else None)
     try:
         server.start()

@@ -69,14 +69,35 @@
     box.querySelector(".fill").style.width = Math.min(100, 100 * left / total) + "%";
     box.classList.toggle("stopped", cd.running === false);
   }
+  // The press order as the projector draws it: a number in its wave's race, the gap to the
+  // wave's first press in seconds (the catalog's unit), a tag for a press that did not count;
+  // a line between waves, the earlier waves faint.
+  const COUNTED = (L.counted || "").split(",");
+  function fmtGap(ms) {
+    const s = Number(ms || 0) / 1000;
+    return (L.gap_s || "{s}").replace("{s}", (s < 0 ? "\u2212" : "+") + Math.abs(s).toFixed(3));
+  }
   function renderPresses(g) {
     const box = $("presses-box"), list = $("presses");
     if (!box || !list) return;
-    const presses = (g.question && g.question.presses) || [];
+    const q = g.question || {};
+    const presses = q.presses || [];
     show(box, presses.length > 0);
-    list.replaceChildren(...presses.map((p, i) => {
-      const gap = i === 0 ? "" : " +" + Number(p.gap_ms || 0).toFixed(1) + " ms";
-      return el("li", p.kind ? "press press-" + p.kind : "press", (p.team || p.button) + gap);
+    const wave = q.wave !== undefined ? q.wave : Math.max(0, ...presses.map((p) => p.wave || 0));
+    const places = {};
+    let prev = null;
+    list.replaceChildren(...presses.map((p) => {
+      const w = p.wave || 0;
+      const counted = COUNTED.includes(p.kind);
+      const place = counted ? (places[w] = (places[w] || 0) + 1) : null;
+      const li = el("li", "press" + (p.kind ? " press-" + p.kind : "") + (w === wave ? "" : " press-old")
+        + (prev !== null && w !== prev ? " press-wave" : ""));
+      prev = w;
+      li.dataset.wave = String(w);
+      const tag = L["press_" + p.kind];
+      li.append(el("span", "place", place ? place + "." : "·"), el("span", "who", p.team || p.button),
+        tag ? el("span", "tag", tag) : el("span", "gap", fmtGap(p.gap_ms)));
+      return li;
     }));
   }
   function renderStandings(g) {
@@ -129,6 +150,14 @@
           forms.append(f);
           f.hidden = open !== a.action;
           b.addEventListener("click", () => toggleForm(a.action));
+        } else if (a.confirm) {
+          // an action that ends a stage: the first tap asks, only a second one within 3 s sends it
+          b.addEventListener("click", () => {
+            if (b.classList.contains("armed")) { disarm(b, a); send({ host: a.action }); return; }
+            b.classList.add("armed");
+            b.textContent = a.confirm;
+            b.dataset.timer = String(setTimeout(() => disarm(b, a), CONFIRM_MS));
+          });
         } else {
           b.addEventListener("click", () => send({ host: a.action }));
         }
@@ -138,9 +167,15 @@
     }
     $("keys").replaceChildren(...h.keys.map((k) => {
       const tr = el("tr");
-      tr.append(el("td", "k", k.keys.join(", ")), el("td", "a", k.label));
+      tr.append(el("td", "k", (k.key_labels || k.keys).join(", ")), el("td", "a", k.label));
       return tr;
     }));
+  }
+  const CONFIRM_MS = 3000;
+  function disarm(b, a) {
+    clearTimeout(Number(b.dataset.timer));
+    b.classList.remove("armed");
+    b.textContent = a.label;
   }
   // An action with parameters (rename, a line-up ...) is a small form: its button opens it.
   function members() {
@@ -228,7 +263,11 @@
     renderPresses(g);
     renderStandings(g);
     renderFlash(vm.audience && vm.audience.flash);
-    if (page === "host" && vm.host) renderHost(vm.host);
+    if (page === "host") {
+      // the host's sections only with the host's part (never empty headings under a refused key)
+      document.querySelectorAll(".host-only").forEach((s) => show(s, !!vm.host));
+      if (vm.host) renderHost(vm.host);
+    }
     document.body.dataset.seq = String(vm.seq);
   }
   function status(text, ok) {

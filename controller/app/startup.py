@@ -210,6 +210,24 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     if args.windowed:
         cfg["display"]["fullscreen"] = False
     packs.attach(cfg, getattr(args, "pack", None))   # a .siq package as data (docs/packages.md)
+    held = _hold_journal(cfg)
+    try:
+        return _run(args, cfg, path, window, terminal)
+    finally:
+        held.release()
+
+
+def _hold_journal(cfg: dict) -> journal_mod.DirLock:
+    """One ``buzzer run`` per journal directory: a second one is refused before it changes
+    anything (one line, exit code 2) -- two games would mix into one journal."""
+    try:
+        return journal_mod.lock(cfg["journal"]["dir"])
+    except journal_mod.Busy as exc:
+        raise JournalError(t("journal.busy", cfg["language"], path=shown_path(exc.directory),
+                             pid=exc.pid or "?")) from None
+
+
+def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd) -> int:
     prepared = prepare_game(cfg, args, str(Path(path).resolve()) if path else None)
     if prepared is None:
         return 0  # the host kept the unfinished game of another config; nothing was changed

@@ -100,3 +100,71 @@ def test_games_with_their_own_journal_folders_run_side_by_side(tmp_path):
         assert proc.returncode == 0, proc.stderr
     finally:
         first.kill()
+
+
+# =========================================================================
+# the line after an unfinished game
+
+def _played_and_quit(cwd, *args):
+    """``buzzer run --headless ARGS``: question, Гамма (key p) presses, right; the time runs out."""
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "3",
+                             *map(str, args)], cwd=cwd, env=ENV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    out = bytearray()
+    reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
+                              daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 30
+    while b"Q = " not in out and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for k in b"np\n":
+        proc.stdin.write(bytes([k]))
+        proc.stdin.flush()
+        time.sleep(0.15)
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    reader.join(10)
+    return proc.returncode, out.decode(), proc.stderr.read().decode()
+
+
+def _hint(out: str, lang: str = "en") -> str:
+    last = out.strip().splitlines()[-1]
+    head, tail = ("The game is not finished: `", "` resumes it.") if lang == "en" else \
+        ("Игра не окончена: `", "` её продолжит.")
+    assert last.startswith(head) and last.endswith(tail), last
+    return last[len(head):-len(tail)]
+
+
+def test_the_line_after_an_unfinished_game_names_its_config_and_the_command_continues_it(tmp_path):
+    import shlex
+    import shutil
+
+    (tmp_path / "config").mkdir()
+    shutil.copy(ROOT / "config" / "default.toml", tmp_path / "config" / "our game.toml")
+    rc, out, err = _played_and_quit(tmp_path, "-c", "config/our game.toml", "--lang", "en", "--new")
+    assert rc == 0, err
+    command = _hint(out)
+    assert command == "buzzer run -c 'config/our game.toml' --lang en"   # the old line: `buzzer run`
+    # typed again it continues this game, with no question and nothing archived
+    words = shlex.split(command)
+    assert words[:2] == ["buzzer", "run"]
+    proc = run(tmp_path, *words[1:], "--headless", "--seconds", "0.5")
+    assert proc.returncode == 0, proc.stderr
+    assert "Resumed the unfinished game" in proc.stdout and "Гамма 10" in proc.stdout
+    assert not (tmp_path / "journal" / "archive").exists()
+    assert _hint(proc.stdout) == command
+
+
+def test_the_line_after_an_unfinished_game_keeps_the_event_file_and_drops_new(tmp_path):
+    rc, out, err = _played_and_quit(tmp_path, "--event", ROOT / "examples" / "event.toml", "--new")
+    assert rc == 0, err
+    assert _hint(out, "ru") == f"buzzer run --event {ROOT / 'examples' / 'event.toml'}"
+
+
+def test_the_line_after_a_game_resumed_from_another_config_names_that_config(tmp_path):
+    rc, out, err = _played_and_quit(tmp_path)
+    assert rc == 0, err
+    assert _hint(out, "ru") == "buzzer run"                  # the default config needs no -c
+    proc = run(tmp_path, "run", "--headless", "--seconds", "0.5", "-c", OWN_GAME, "--resume")
+    assert proc.returncode == 0, proc.stderr
+    assert _hint(proc.stdout, "ru") == f"buzzer run -c {ROOT / 'config' / 'default.toml'}"

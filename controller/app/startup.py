@@ -227,10 +227,35 @@ def _hold_journal(cfg: dict) -> journal_mod.DirLock:
                              pid=exc.pid or "?")) from None
 
 
+def resume_command(args, config_path: str | None, played: str | None) -> str:
+    """The command line that continues this game, as the host can type it again: the game's
+    config file (``-c``, unless it is the one ``buzzer run`` loads by default), the event file
+    and the language given -- without ``--new`` (which would archive the game), ``--resume``
+    (not needed: the config is the game's own), ``--pack`` (the journal holds the package)
+    and the screen options (they do not change which game continues).
+
+    ``config_path``: the file this run loaded (the default one when ``-c`` was not given);
+    ``played``: the config file of the game being played (another one after ``--resume``)."""
+    import shlex
+
+    words = [command_name(), "run"]
+    given = str(Path(config_path).resolve()) if config_path else None
+    same = played == given
+    if played and (getattr(args, "config", None) or not same):
+        words += ["-c", shown_path(played)]
+    event = getattr(args, "event", None)
+    if event and same:
+        words += ["--event", shown_path(event)]
+    if getattr(args, "lang", None):
+        words += ["--lang", args.lang]
+    return " ".join(words[:1] + [shlex.quote(w) for w in words[1:]])
+
+
 def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd) -> int:
     prepared = prepare_game(cfg, args, str(Path(path).resolve()) if path else None)
     if prepared is None:
         return 0  # the host kept the unfinished game of another config; nothing was changed
+    command = resume_command(args, path, prepared.config_path)
     state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
     resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
@@ -282,7 +307,7 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         if festival is not None:
             festival.close()
             loop.journal = getattr(loop.journal, "_inner", loop.journal)
-        _finish(loop, loop.journal, cfg)
+        _finish(loop, loop.journal, cfg, command)
         if loop.pack_media is not None:
             loop.pack_media.close()
     return 0
@@ -303,7 +328,9 @@ def _start_keypad(cfg: dict, loop: Loop):
         return None
 
 
-def _finish(loop: Loop, jr, cfg: dict) -> None:
+def _finish(loop: Loop, jr, cfg: dict, command: str | None = None) -> None:
+    """Close the journal; a finished game's goes to the archive, an unfinished game gets the
+    line naming ``command``, the command that continues it (:func:`resume_command`)."""
     lang = cfg["language"]
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
@@ -316,4 +343,4 @@ def _finish(loop: Loop, jr, cfg: dict) -> None:
         print(t("game_over_archived", lang, path=dest))
     else:
         jr.close()
-        print(t("game_not_finished", lang, command=command_name()))
+        print(t("game_not_finished", lang, command=command or f"{command_name()} run"))

@@ -126,7 +126,7 @@ def test_buzzer_run_event_plays_the_event_and_journals_it(tmp_path):
                           timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     assert "Альфа" in proc.stdout and "Дельта" in proc.stdout
-    journals = [p for p in (tmp_path / "journal").rglob("*") if p.is_file()]
+    journals = [p for p in (tmp_path / "journal").rglob("*.jsonl") if p.is_file()]
     assert journals
     cfg = journal_mod.read(journals[0]).header["config"]
     assert cfg["event"]["game"]["fights"][0]["themes"][0] == "Реки России"

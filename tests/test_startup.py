@@ -168,3 +168,38 @@ def test_the_line_after_a_game_resumed_from_another_config_names_that_config(tmp
     proc = run(tmp_path, "run", "--headless", "--seconds", "0.5", "-c", OWN_GAME, "--resume")
     assert proc.returncode == 0, proc.stderr
     assert _hint(proc.stdout, "ru") == f"buzzer run -c {ROOT / 'config' / 'default.toml'}"
+
+
+# =========================================================================
+# --pack: the package the host names, or a one-line error before anything changes
+
+def test_a_package_on_the_command_line_that_cannot_be_played_stops_before_anything_is_archived(tmp_path):
+    rc, out, err = _played_and_quit(tmp_path)                  # an unfinished game to lose
+    assert rc == 0, err
+    jdir = tmp_path / "journal"
+    before = snapshot(jdir)
+    (tmp_path / "bad.siq").write_text("not a zip", encoding="utf-8")
+    for pack, lang, words in [(tmp_path / "nope.siq", "ru", "ничего не изменено"),
+                              (tmp_path / "bad.siq", "en", "nothing was changed")]:
+        proc = run(tmp_path, "run", "--headless", "--seconds", "0.5", "-c", OWN_GAME, "--pack", pack,
+                   "--new", "--lang", lang)
+        assert proc.returncode == 2, proc.stdout
+        line = one_line(proc.stderr)
+        assert "--pack" in line and str(pack) in line and words in line
+        assert proc.stdout == ""                               # no game started without the package
+        assert snapshot(jdir) == before                        # --new archived nothing
+    proc = run(tmp_path, "run", "--headless", "--seconds", "0.5", "-c", OWN_GAME, "--pack",
+               ROOT / "examples" / "own-game.siq", "--new")
+    assert proc.returncode == 0, proc.stderr                   # a good package plays
+
+
+def test_a_package_for_a_game_that_plays_none_names_both_games_by_their_titles(tmp_path):
+    pack = ROOT / "examples" / "own-game.siq"
+    proc = run(tmp_path, "run", "--headless", "--seconds", "0.5", "--pack", pack)
+    assert proc.returncode == 2
+    line = one_line(proc.stderr)
+    assert "«Своя игра»" in line and "«Эрудит-квартет»" in line and "erudite" not in line
+    proc = run(tmp_path, "run", "--headless", "--seconds", "0.5", "--pack", pack, "--lang", "en")
+    line = one_line(proc.stderr)
+    assert "Own Game" in line and "Erudite Quartet" in line and "erudite" not in line
+    assert not (tmp_path / "journal").exists()

@@ -209,7 +209,8 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         cfg["display"]["fullscreen"] = True
     if args.windowed:
         cfg["display"]["fullscreen"] = False
-    packs.attach(cfg, getattr(args, "pack", None))   # a .siq package as data (docs/packages.md)
+    pack = getattr(args, "pack", None)
+    packs.attach(cfg, pack, required=bool(pack))   # a .siq package as data (docs/packages.md)
     held = _hold_journal(cfg)
     try:
         return _run(args, cfg, path, window, terminal)

@@ -203,3 +203,18 @@ def test_a_package_for_a_game_that_plays_none_names_both_games_by_their_titles(t
     line = one_line(proc.stderr)
     assert "Own Game" in line and "Erudite Quartet" in line and "erudite" not in line
     assert not (tmp_path / "journal").exists()
+
+
+# =========================================================================
+# what a start prints
+
+def test_a_start_does_not_print_the_tie_seed_the_journal_keeps_it(tmp_path):
+    from controller.app import journal
+
+    for lang in ("ru", "en"):
+        proc = run(tmp_path, "run", "--headless", "--seconds", "0.3", "--new", "--lang", lang)
+        assert proc.returncode == 0, proc.stderr
+        assert "Зерно" not in proc.stdout and "seed" not in proc.stdout.lower()
+        assert "Q = " in proc.stdout                              # the start itself is printed
+        header = journal.read(journal.current_path(tmp_path / "journal")).header
+        assert isinstance(header["seed"], int)

@@ -266,7 +266,9 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     lang = cfg["language"]
-    print(t("game_seed", lang, seed=seed))
+    # the tie seed means nothing to a host: it is in the journal's header (and the log), not
+    # on the terminal
+    logging.getLogger(__name__).info("tie seed: %d", seed)
     headless = args.headless or not display_available()
     loop = Loop(cfg, state, clock, journal=jr)
     loop.config_path = prepared.config_path

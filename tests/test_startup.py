@@ -218,3 +218,57 @@ def test_a_start_does_not_print_the_tie_seed_the_journal_keeps_it(tmp_path):
         assert "Q = " in proc.stdout                              # the start itself is printed
         header = journal.read(journal.current_path(tmp_path / "journal")).header
         assert isinstance(header["seed"], int)
+
+
+def _in_terminal(cwd, *args):
+    """``buzzer run --headless ARGS`` with a terminal on stdin; Enter if it asks a question."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "0.5",
+                             *map(str, args)], cwd=cwd, env=ENV, stdin=slave, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    os.close(slave)
+    out = bytearray()
+    reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
+                              daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 30
+    while (b"Q = " not in out and not out.rstrip().endswith(b"]") and proc.poll() is None
+           and time.monotonic() < deadline):
+        time.sleep(0.02)
+    if b"Q = " not in out:
+        os.write(master, b"\n")          # the question's default (a key in the game would be a ruling)
+    proc.wait(timeout=30)
+    reader.join(10)
+    os.close(master)
+    return proc.returncode, out.decode(), proc.stderr.read().decode()
+
+
+def test_a_journal_without_events_starts_a_new_game_without_a_question(tmp_path):
+    from controller.app import journal
+
+    p = journal.current_path(tmp_path / "journal")
+    proc = run(tmp_path, "run", "--headless", "--seconds", "0.3")    # started, nothing played
+    assert proc.returncode == 0, proc.stderr
+    for starts in (lambda: _in_terminal(tmp_path), lambda: _in_terminal(tmp_path, "--lang", "en"),
+                   lambda: (lambda r: (r.returncode, r.stdout, r.stderr))(
+                       run(tmp_path, "run", "--headless", "--seconds", "0.3"))):
+        before = p.read_bytes()
+        assert journal.read(p).events == []
+        archived = set((tmp_path / "journal" / "archive").glob("*.jsonl"))
+        rc, out, err = starts()
+        assert rc == 0, err
+        assert "Продолжить" not in out and "Resume it?" not in out
+        assert "продолжена" not in out and "Resumed" not in out
+        new = set((tmp_path / "journal" / "archive").glob("*.jsonl")) - archived
+        assert len(new) == 1 and new.pop().read_bytes() == before   # archived as usual, never deleted
+        assert journal.read(p).header["started"] and p.read_bytes() != before
+
+
+def test_a_journal_with_events_still_asks(tmp_path):
+    rc, out, err = _played_and_quit(tmp_path)
+    assert rc == 0, err
+    rc, out, err = _in_terminal(tmp_path)
+    assert rc == 0, err
+    assert "Продолжить её? [Д/н]" in out and "Незавершённая игра продолжена" in out

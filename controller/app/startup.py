@@ -95,6 +95,12 @@ def unplayed(contents: journal_mod.Contents) -> bool:
     return contents.damaged_at is None and all(isinstance(e, Tick) for e in contents.events)
 
 
+def empty(contents: journal_mod.Contents) -> bool:
+    """A journal with its header only: a game started and left before anything happened --
+    nothing to resume (a new game is the same game), so nothing to ask."""
+    return contents.damaged_at is None and not contents.events
+
+
 @dataclass
 class Prepared:
     """What :func:`prepare_game` hands the loop."""
@@ -126,10 +132,10 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
     except BuzzerError as exc:
         dest = journal_mod.archive(jdir, tag="damaged")
         notices.append(t("journal.unreadable", lang, problem=exc, path=shown_path(dest)))
-    if (contents is not None and not getattr(args, "new", False)
+    if (contents is not None and not getattr(args, "new", False) and not empty(contents)
             and (same_game(contents.header, cfg, config_path) or not unplayed(contents))):
-        # (a game nobody has played yet of another config is not worth a question: it is
-        # archived below, as any journal is, and the new game starts)
+        # (a journal without a single event, or a game nobody has played yet of another config,
+        # is not worth a question: it is archived below, as any journal is, and the new game starts)
         header = contents.header
         n = len(contents.events)
         words = {"mode": mode_title((header.get("config") or {}).get("mode"), lang),

@@ -52,10 +52,10 @@ SHELL_SCHEMA: list[Section] = [
     Section("arbiter", "Who pressed first. Winners are chosen by the edge's timestamp.", (
         Key("settle_ms", "float", 2.0, "How long the arbiter waits after the earliest edge before "
             "naming a winner, so that an earlier edge delivered late still wins.", minimum=0.0, maximum=1000.0),
-        Key("tie_rule", "str", "random", "Exact timestamp ties: random (a seeded draw, seed logged) "
+        Key("tie_rule", "str", "random", "Exact timestamp ties: random (a seeded draw, the seed kept in the journal) "
             "or order (the button listed first in [[teams]] wins).", choices=("random", "order")),
-        Key("tie_seed", "int", -1, "Seed of the tie draw; -1 draws one at game start (it is journaled "
-            "and printed, so a replay gives the same result).", minimum=-1),
+        Key("tie_seed", "int", -1, "Seed of the tie draw; -1 draws one at game start (it is kept in "
+            "the journal's header, so a resumed game or a replay draws the same).", minimum=-1),
     )),
     Section("keys", "The keyboard map of the simulated buttons and of the host "
             "(pygame key names, e.g. \"q\", \"space\", \"return\", \"[+]\" for keypad plus). "

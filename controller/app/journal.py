@@ -44,6 +44,7 @@ from controller.core import engine
 log = logging.getLogger(__name__)
 
 CURRENT = "current.jsonl"
+LOCK = "buzzer.lock"
 VERSION = 1
 
 
@@ -249,6 +250,61 @@ class Journal:
 
 def current_path(directory: str | Path) -> Path:
     return Path(directory) / CURRENT
+
+
+class Busy(JournalError):
+    """Another running ``buzzer run`` holds the journal directory (:func:`lock`)."""
+
+    def __init__(self, directory: Path, pid: int | None):
+        self.directory = directory
+        self.pid = pid
+        super().__init__(f"{directory}: in use by another buzzer run (pid {pid or '?'})")
+
+
+class DirLock:
+    """The exclusive hold of one process on a journal directory (:func:`lock`)."""
+
+    def __init__(self, fd: int, path: Path):
+        self._fd: int | None = fd
+        self.path = path
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)   # closing the file releases the lock (the file itself stays)
+            self._fd = None
+
+
+def lock(directory: str | Path) -> DirLock:
+    """Hold ``<directory>/buzzer.lock`` exclusively (``flock``) so that a second ``buzzer run``
+    on the same journal cannot mix its game into it: :class:`Busy` if another process holds it.
+
+    The kernel drops the lock when the holder's process ends, however it ends (a crash or a
+    power cut never leaves a stale lock).  The loser changes nothing: it opens the existing file
+    only to ask; only the holder writes its pid into it."""
+    import fcntl
+
+    d = Path(directory)
+    path = d / LOCK
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot open: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            pid = int(os.pread(fd, 32, 0).decode("ascii", "replace").strip() or 0) or None
+        except (OSError, ValueError):
+            pid = None
+        os.close(fd)
+        raise Busy(d, pid) from None
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    except OSError:
+        pass   # the pid is only for the other process's message
+    return DirLock(fd, path)
 
 
 def _archive_dest(directory: str | Path, tag: str = "") -> Path:

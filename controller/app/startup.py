@@ -95,6 +95,12 @@ def unplayed(contents: journal_mod.Contents) -> bool:
     return contents.damaged_at is None and all(isinstance(e, Tick) for e in contents.events)
 
 
+def empty(contents: journal_mod.Contents) -> bool:
+    """A journal with its header only: a game started and left before anything happened --
+    nothing to resume (a new game is the same game), so nothing to ask."""
+    return contents.damaged_at is None and not contents.events
+
+
 @dataclass
 class Prepared:
     """What :func:`prepare_game` hands the loop."""
@@ -126,10 +132,10 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
     except BuzzerError as exc:
         dest = journal_mod.archive(jdir, tag="damaged")
         notices.append(t("journal.unreadable", lang, problem=exc, path=shown_path(dest)))
-    if (contents is not None and not getattr(args, "new", False)
+    if (contents is not None and not getattr(args, "new", False) and not empty(contents)
             and (same_game(contents.header, cfg, config_path) or not unplayed(contents))):
-        # (a game nobody has played yet of another config is not worth a question: it is
-        # archived below, as any journal is, and the new game starts)
+        # (a journal without a single event, or a game nobody has played yet of another config,
+        # is not worth a question: it is archived below, as any journal is, and the new game starts)
         header = contents.header
         n = len(contents.events)
         words = {"mode": mode_title((header.get("config") or {}).get("mode"), lang),
@@ -209,10 +215,54 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         cfg["display"]["fullscreen"] = True
     if args.windowed:
         cfg["display"]["fullscreen"] = False
-    packs.attach(cfg, getattr(args, "pack", None))   # a .siq package as data (docs/packages.md)
+    pack = getattr(args, "pack", None)
+    packs.attach(cfg, pack, required=bool(pack))   # a .siq package as data (docs/packages.md)
+    held = _hold_journal(cfg)
+    try:
+        return _run(args, cfg, path, window, terminal)
+    finally:
+        held.release()
+
+
+def _hold_journal(cfg: dict) -> journal_mod.DirLock:
+    """One ``buzzer run`` per journal directory: a second one is refused before it changes
+    anything (one line, exit code 2) -- two games would mix into one journal."""
+    try:
+        return journal_mod.lock(cfg["journal"]["dir"])
+    except journal_mod.Busy as exc:
+        raise JournalError(t("journal.busy", cfg["language"], path=shown_path(exc.directory),
+                             pid=exc.pid or "?")) from None
+
+
+def resume_command(args, config_path: str | None, played: str | None) -> str:
+    """The command line that continues this game, as the host can type it again: the game's
+    config file (``-c``, unless it is the one ``buzzer run`` loads by default), the event file
+    and the language given -- without ``--new`` (which would archive the game), ``--resume``
+    (not needed: the config is the game's own), ``--pack`` (the journal holds the package)
+    and the screen options (they do not change which game continues).
+
+    ``config_path``: the file this run loaded (the default one when ``-c`` was not given);
+    ``played``: the config file of the game being played (another one after ``--resume``)."""
+    import shlex
+
+    words = [command_name(), "run"]
+    given = str(Path(config_path).resolve()) if config_path else None
+    same = played == given
+    if played and (getattr(args, "config", None) or not same):
+        words += ["-c", shown_path(played)]
+    event = getattr(args, "event", None)
+    if event and same:
+        words += ["--event", shown_path(event)]
+    if getattr(args, "lang", None):
+        words += ["--lang", args.lang]
+    return " ".join(words[:1] + [shlex.quote(w) for w in words[1:]])
+
+
+def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd) -> int:
     prepared = prepare_game(cfg, args, str(Path(path).resolve()) if path else None)
     if prepared is None:
         return 0  # the host kept the unfinished game of another config; nothing was changed
+    command = resume_command(args, path, prepared.config_path)
     state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
     resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
@@ -222,7 +272,9 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     lang = cfg["language"]
-    print(t("game_seed", lang, seed=seed))
+    # the tie seed means nothing to a host: it is in the journal's header (and the log), not
+    # on the terminal
+    logging.getLogger(__name__).info("tie seed: %d", seed)
     headless = args.headless or not display_available()
     loop = Loop(cfg, state, clock, journal=jr)
     loop.config_path = prepared.config_path
@@ -264,7 +316,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         if festival is not None:
             festival.close()
             loop.journal = getattr(loop.journal, "_inner", loop.journal)
-        _finish(loop, loop.journal, cfg)
+        _finish(loop, loop.journal, cfg, command)
         if loop.pack_media is not None:
             loop.pack_media.close()
     return 0
@@ -285,7 +337,9 @@ def _start_keypad(cfg: dict, loop: Loop):
         return None
 
 
-def _finish(loop: Loop, jr, cfg: dict) -> None:
+def _finish(loop: Loop, jr, cfg: dict, command: str | None = None) -> None:
+    """Close the journal; a finished game's goes to the archive, an unfinished game gets the
+    line naming ``command``, the command that continues it (:func:`resume_command`)."""
     lang = cfg["language"]
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
@@ -298,4 +352,4 @@ def _finish(loop: Loop, jr, cfg: dict) -> None:
         print(t("game_over_archived", lang, path=dest))
     else:
         jr.close()
-        print(t("game_not_finished", lang, command=command_name()))
+        print(t("game_not_finished", lang, command=command or f"{command_name()} run"))

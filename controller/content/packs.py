@@ -99,23 +99,44 @@ def plays_packages(cfg: dict) -> bool:
     except BuzzerError:
         return False
 
-def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = False) -> bool:
+def game_title(mode, lang: str) -> str:
+    """A game by its title in ``lang`` (the registry's ``title_key``)."""
+    from controller import games
+    key = games.title_key(mode)
+    return t(key, lang) if key else str(mode)
+
+
+def package_games(lang: str) -> list[str]:
+    """The titles of the games that play SIGame packages."""
+    from controller import games
+    return [game_title(name, lang) for name in games.names() if plays_packages({"mode": name})]
+
+
+def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = False,
+           required: bool = False) -> bool:
     """Put the package named by ``--pack``, ``[own_game] pack`` or the event file's game
     (``pack = "file.siq"``) into ``cfg`` (as data).
 
-    A broken or hostile package is one line on ``out`` and the game goes on without it
-    (False); with ``strict`` (``buzzer simulate``) it is raised.  ``--pack`` with another mode
-    than own-game is a :class:`ConfigError`."""
+    A broken or hostile package named by the config or the event file is one line on ``out``
+    and the game goes on without it (False); with ``strict`` (``buzzer simulate``) it is raised.
+    With ``required`` (``buzzer run --pack``: the host named ``pack_path`` on the command line)
+    a package that cannot be played is a one-line :class:`~controller.content.siq.PackageError`
+    -- before anything else happens: the host wants that package, not a game without it.  A package for a
+    game that plays none is a :class:`ConfigError` naming both games by their titles."""
     from controller.content import event   # the event file may name the game's package
     path = pack_path or cfg.get("own_game", {}).get("pack") or event.pack_path(cfg) or ""
     if not path:
         return False
+    lang = cfg.get("language", "ru")
     if not plays_packages(cfg):
         raise ConfigError("own_game.pack" if not pack_path else "--pack",
-                          f"a package is played in Своя игра, not in {cfg['mode']}")
+                          t("pack.wrong_game", lang, games=", ".join(package_games(lang)),
+                            game=game_title(cfg["mode"], lang)))
     try:
         package = siq.read(path, siq.Limits.from_config(cfg))
     except siq.PackageError as exc:
+        if required and pack_path:
+            raise siq.PackageError(None, t("pack.bad_arg", lang, problem=exc)) from None
         if strict:
             raise
         print(f"buzzer: {t('pack.unusable', cfg['language'], problem=exc)}", file=out)

@@ -28,13 +28,19 @@ ROOT = Path(__file__).resolve().parents[1]
 LINK = re.compile(r"/host#token=([A-Za-z0-9_-]+)")
 
 
-def _run(cwd: Path, *extra: str, kill: bool = False) -> tuple[str, str]:
+def _run(cwd: Path, *extra: str, kill: bool = False, keys: bytes = b"") -> tuple[str, str]:
     """``buzzer run --headless`` in ``cwd``; the host token it printed, and its whole output.
-    ``kill``: SIGKILL it once the link is out (a crash or a power cut)."""
+    ``keys``: typed at once (``n``: the next question, so the game has an event to resume).
+    ``kill``: SIGKILL it once the link is out and the keys are taken (a crash or a power cut)."""
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "1.5",
                              "--config", str(cwd / "game.toml"), *extra], cwd=cwd, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdin=subprocess.PIPE if keys else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    if keys:
+        proc.stdin.write(keys)
+        proc.stdin.close()
+        proc.stdin = None   # (communicate() would flush it)
     out = b""
     if kill:
         os.set_blocking(proc.stdout.fileno(), False)
@@ -42,6 +48,9 @@ def _run(cwd: Path, *extra: str, kill: bool = False) -> tuple[str, str]:
         while not LINK.search(out.decode(errors="replace")) and time.monotonic() < deadline:
             out += proc.stdout.read() or b""
             time.sleep(0.02)
+        jr = journal.current_path(cwd / "journal")
+        while keys and time.monotonic() < deadline and len(journal.read(jr).events) < 1:
+            time.sleep(0.02)   # the typed question is on disk
         proc.send_signal(signal.SIGKILL)
     rest, err = proc.communicate(timeout=60)
     text = out.decode() + (rest or b"").decode()
@@ -58,7 +67,7 @@ def _game_dir(tmp_path: Path) -> Path:
 
 def test_a_resumed_game_keeps_its_host_token_and_a_new_game_gets_another(tmp_path):
     cwd = _game_dir(tmp_path)
-    first, _ = _run(cwd, kill=True)                 # the game starts; the power goes off
+    first, _ = _run(cwd, kill=True, keys=b"n")      # the game starts; the power goes off
     saved = cwd / "journal" / "host-token"
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600   # only the owner reads it
     again, out = _run(cwd)                          # the Pi boots: the same game goes on
@@ -66,7 +75,7 @@ def test_a_resumed_game_keeps_its_host_token_and_a_new_game_gets_another(tmp_pat
     assert again == first                           # the phone's link still works
     third, _ = _run(cwd)                            # quit and started again: still the same game
     assert third == first
-    fresh, _ = _run(cwd, "--new")                   # a new game: a new link
+    fresh, _ = _run(cwd, "--new", keys=b"n")        # a new game: a new link
     assert fresh != first
     after, _ = _run(cwd)                            # and that new game keeps its own
     assert after == fresh

@@ -291,3 +291,18 @@ def test_the_host_page_names_the_keys_as_the_host_reads_them(game, chromium, tmp
     assert {"Пробел", "Num 0", "Enter"} <= set(shown)
     for raw_name in ("return", "enter", "space", "[0]", "[.]", "pause"):
         assert raw_name not in shown, raw_name
+
+
+def test_the_audience_page_says_when_the_game_is_over(game, chromium, tmp_path):
+    async def scenario():
+        page = await chromium.page(game.base + "/")
+        await page.wait_for("document.body.dataset.seq !== undefined")
+        before = await page.eval("document.getElementById('question').textContent")
+        assert post(game, json.dumps({"host": "end_game"}).encode(),
+                    {"Authorization": "Bearer " + game.token}) == 202
+        await page.wait_for("document.getElementById('question').textContent === 'Игра окончена'", timeout=5.0)
+        await page.screenshot(tmp_path / "audience-game-over.png")
+        await page.close()
+        return before
+
+    assert run(scenario()) != "Игра окончена"

@@ -41,6 +41,10 @@
     const title = $("title");
     if (title) title.textContent = vm.title || "";
     const q = g.question || null, parts = [];
+    if (g.stage === "finished") {   // the end of the game: said as the projector says it
+      if ($("question")) $("question").textContent = L.game_over || "";
+      return;
+    }
     if (q && q.number !== undefined && q.number !== null) parts.push((L.question || "") + " " + q.number + (q.of ? "/" + q.of : ""));
     if (q && q.nominal) parts.push(String(q.nominal));
     const theme = (q && q.theme) || g.theme;

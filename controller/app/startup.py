@@ -227,10 +227,13 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     loop = Loop(cfg, state, clock, journal=jr)
     loop.config_path = prepared.config_path
     loop.pack_media = packs.open_media(cfg)   # the package's pictures and sounds (resumed: the journal's)
+    # the first notice is for the screen: the terminal has said the game was resumed already
+    # (prepare_game), and a terminal front end gives the key hint with its own status
+    # (controller/screens/terminal.py), not above the web pages' addresses
     if resumed:
-        loop._notice("resumed", n=resumed)
+        loop._notice_text(t("resumed", lang, n=resumed), key="resumed", echo=False)
     else:
-        loop._notice("help_hint")  # the host's first hint: H shows every key
+        loop._notice_text(t("help_hint", lang), key="help_hint", echo=False)  # H shows every key
     for text in prepared.notices:  # what happened to the journal: on the screen and in the terminal
         loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS)
     keys = {t["button"]: t["key"] for t in cfg["teams"]}

@@ -41,9 +41,9 @@ from pathlib import Path
 
 from controller.app import config as config_mod
 from controller.core.clock import EngineClock
-from controller.core.errors import ConfigError
+from controller.core.errors import BackendUnavailable, ConfigError, NoPinFactory
 from controller.core.events import NS_PER_MS, HostKey, InputStatus, Press, Release
-from controller.i18n import LANGUAGES, labels
+from controller.i18n import LANGUAGES, labels, t
 from controller.app.commands import default_config_path
 from controller.inputs import keypad as keypad_mod
 
@@ -163,7 +163,7 @@ def run(args) -> int:
     def say(msg, /, **kw):
         print(text[msg].format(**kw), file=out, flush=True)
 
-    teams = {t["button"]: t["name"] for t in cfg["teams"]}
+    teams = {tm["button"]: tm["name"] for tm in cfg["teams"]}
     gpio = cfg["gpio"]
     buttons = list(teams) + [b for b in gpio["pins"] if b not in teams]
     events: queue.Queue = queue.Queue()
@@ -178,14 +178,21 @@ def run(args) -> int:
         if not isinstance(ev, HostKey):   # its keys are shown by when_key, with their names
             sink(ev)
 
-    backend = GPIOBackend(buttons, clock, sink, gpio)
+    try:
+        backend = GPIOBackend(buttons, clock, sink, gpio)
+    except NoPinFactory as exc:   # said in the user's language; keyboard buttons need no check here
+        if cfg["buttons"] == "keyboard":
+            raise BackendUnavailable(text["no_gpio_keyboard"].format(problem=exc.cause)) from None
+        raise BackendUnavailable(t("gpio_no_pin_factory", lang, problem=exc.cause)) from None
     keypad = None
     stop = threading.Event()
     driver = None
     try:
         status = backend.status()
         say("title")
-        if cfg["buttons"] != "gpio":
+        if cfg["buttons"] == "keyboard":
+            say("not_gpio_keyboard")
+        elif cfg["buttons"] != "gpio":
             say("not_gpio", backend=cfg["buttons"])
         say("factory", factory=status.extra["pin_factory"], stamps=status.extra["timestamps"])
         for b in buttons:

@@ -19,7 +19,7 @@ from controller.app import journal as journal_mod
 from controller.sound.audio import Audio
 from controller.inputs import create_backend
 from controller.core.clock import EngineClock
-from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
+from controller.core.errors import BackendUnavailable, BuzzerError, JournalError, NoPinFactory
 from controller.core.events import NS_PER_S, Tick
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.cli import command_name
@@ -239,7 +239,10 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
     options["keys"] = keys
-    backend = create_backend(cfg["buttons"], [t["button"] for t in cfg["teams"]], clock, loop.enqueue, options)
+    try:
+        backend = create_backend(cfg["buttons"], [tm["button"] for tm in cfg["teams"]], clock, loop.enqueue, options)
+    except NoPinFactory as exc:   # buttons = "gpio" off a Pi: said in the host's language
+        raise BackendUnavailable(t("gpio_no_pin_factory", lang, problem=exc.cause)) from None
     loop.backend = backend
     audio = None
     try:

@@ -67,7 +67,25 @@ def test_the_board_shows_every_hall_its_question_leader_and_standings(festival, 
     assert "Зал 1 · Эрудит" in text and "Зал 2 · ЧГК" in text
     assert f"Лидер: {erudite[0]['team']} ({erudite[0]['points']})" in text
     assert "Зал 3 · Своя игра" in text and "не начата (16:00)" in text
-    assert "Вопрос 4.3" in text or "Вопрос" in text
+    # the ЧГК game ended on the shoot-out's second question: in words, not its label «s2»
+    assert simulated(CHGK)["questions"][-1]["label"] == "s2"
+    assert "Перестрелка, вопрос 2" in text and "s2" not in text
+
+
+def test_a_question_is_named_as_the_host_says_it():
+    from controller.festival.board import card_lines
+
+    def question_line(summary):
+        card = {"hall": "Зал 1", "competition": "ЧГК", "game": "g", "mode": "chgk", "finished": False,
+                "online": True, "headline": link.headline(summary), "standings": []}
+        return card_lines(card, "ru")[2][0]
+
+    main = {"number": 39, "label": "4.3", "shootout": False, "tour": 4, "in_tour": 3}
+    assert question_line({"questions": [main]}) == "Тур 4, вопрос 3"
+    shootout = {"number": 2, "label": "s2", "shootout": True, "tour": None, "in_tour": None}
+    assert question_line({"questions": [shootout]}) == "Перестрелка, вопрос 2"
+    erudite = {"number": 3, "theme": "Реки России", "nominal": 30}   # no tours: its number
+    assert question_line({"questions": [erudite]}) == "Вопрос 3 · Реки России · 30"
 
 
 def test_export_writes_chgk_answers_and_standings(festival, tmp_path):

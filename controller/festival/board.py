@@ -50,6 +50,18 @@ def _row_words(row: dict) -> tuple[str, str, str]:
     return str(place), str(name), str(points)
 
 
+def question_words(q: dict, lang: str) -> str:
+    """The current question as the host would say it: «Тур 2, вопрос 5», «Перестрелка, вопрос 2»,
+    «Вопрос 3»; the game's own label («s2», «2.5») only when the headline has nothing better."""
+    number = q.get("number")
+    if q.get("shootout") and number is not None:
+        return t("board_question_shootout", lang, n=number)
+    if q.get("tour") is not None and q.get("in_tour") is not None:
+        return t("board_question_tour", lang, tour=q["tour"], n=q["in_tour"])
+    label = q.get("label", number)
+    return t("board_question", lang, question=label) if label is not None else ""
+
+
 def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
     """A card as (text, colour name) lines: the text board and the window draw the same."""
     head = f"{card['hall']} · {card['competition']}"
@@ -64,10 +76,10 @@ def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
     lines.append((f"{mode_title(card['mode'], lang)} · {state}", colour))
     h = card["headline"]
     q = h.get("question") or {}
-    label = q.get("label", q.get("number"))
-    if label is not None:
+    words = question_words(q, lang)
+    if words:
         extra = " · ".join(str(q[k]) for k in ("theme", "nominal") if q.get(k) not in (None, ""))
-        lines.append((t("board_question", lang, question=label) + (f" · {extra}" if extra else ""), "muted"))
+        lines.append((words + (f" · {extra}" if extra else ""), "muted"))
     if "leader" in h:
         lines.append((t("board_leader", lang, name=h["leader"]["name"], points=h["leader"]["points"]), "text"))
     for row in card["standings"][:ROWS]:

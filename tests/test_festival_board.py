@@ -194,3 +194,16 @@ def test_with_no_display_the_board_runs_as_text_and_says_so(tmp_path):
     assert "Экран не найден: табло выводится здесь текстом" in run.stderr
     assert "Ни один зал ещё не начал игру" in run.stdout
     assert "Traceback" not in run.stderr
+
+
+def test_results_as_text_speak_the_users_language(festival):
+    broker, halls, _, res = festival
+    text = buzzer("festival", "results", "--broker", broker.url, "--wait", "2", cwd=halls).stdout
+    assert "Зал 2 · Что? Где? Когда? · игра " in text and "(окончена)" in text
+    assert "finished" not in text and " game " not in text
+    from controller.festival.command import text_table
+
+    going = {"competitions": [dict(res["competitions"][0], finished=False)]}
+    assert text_table(going, "ru").splitlines()[0].endswith("(идёт)")
+    assert text_table(going, "en").splitlines()[0].endswith("(playing)")
+    assert text_table({"competitions": []}, "ru") == "Ни один зал ещё не начал игру\n"

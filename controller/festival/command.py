@@ -90,22 +90,29 @@ def cmd_results(args) -> int:
     if args.json:
         print_json(res)
     else:
-        sys.stdout.write(text_table(res))
+        sys.stdout.write(text_table(res, cfg["language"]))
     return 0
 
 
-def text_table(res: dict) -> str:
+def text_table(res: dict, lang: str = "ru") -> str:
+    """``buzzer festival results`` as text, in the config's language: per game a line
+    (competition, hall, game, finished or going on), then its standings."""
+    from controller.i18n import t
+    from controller.screens.common import mode_title
+
     lines = []
     for c in res["competitions"]:
-        state = "finished" if c["finished"] else "playing"
-        lines.append(f"{c['name']} · {c['hall']} · {c['mode']} · game {c['game']} ({state})")
+        state = t("board_finished" if c["finished"] else "board_playing", lang)
+        mode = mode_title(c["mode"], lang) if c["mode"] else ""
+        lines.append(" · ".join(x for x in (c["name"], c["hall"], mode, t("results_game", lang, game=c["game"])) if x)
+                     + f" ({state})")
         for row in c["standings"]:
             name = row.get("team", row.get("name", "?"))
             place = row.get("place", row.get("seat", ""))
             points = row.get("points", row.get("status", ""))
             lines.append(f"  {place:>3}  {name}  {points}")
     if not lines:
-        lines.append("no games published yet")
+        lines.append(t("board_no_games", lang))
     return "\n".join(lines) + "\n"
 
 
@@ -123,7 +130,8 @@ def cmd_export(args) -> int:
     for path in written:
         print(path)
     if not written:
-        print("no games published yet", file=sys.stderr)
+        from controller.i18n import t
+        print(t("board_no_games", cfg["language"]), file=sys.stderr)
     return 0
 
 

@@ -207,3 +207,19 @@ def test_results_as_text_speak_the_users_language(festival):
     assert text_table(going, "ru").splitlines()[0].endswith("(идёт)")
     assert text_table(going, "en").splitlines()[0].endswith("(playing)")
     assert text_table({"competitions": []}, "ru") == "Ни один зал ещё не начал игру\n"
+
+
+def test_a_table_of_seats_shows_each_seats_status_in_words():
+    from controller.festival.board import card_lines
+    from controller.festival.command import text_table
+
+    seats = [{"seat": 1, "name": "Анна", "status": "in_game"}, {"seat": 2, "name": "Борис", "status": "silenced"},
+             {"seat": 3, "name": "Вика", "status": "out"}]
+    card = {"hall": "Зал 4", "competition": "Клуб", "game": "g", "mode": "mafia", "finished": False,
+            "online": True, "headline": {}, "standings": seats}
+    rows = [text for text, _ in card_lines(card, "ru")[2:]]
+    assert rows == ["  1  Анна  В игре", "  2  Борис  Без речи", "  3  Вика  Выбыл"]
+    res = {"competitions": [{"name": "Клуб", "hall": "Зал 4", "mode": "mafia", "game": "g", "finished": False,
+                             "standings": seats}]}
+    assert text_table(res, "en").splitlines()[1:] == ["    1  Анна  In game", "    2  Борис  No speech",
+                                                      "    3  Вика  Out"]

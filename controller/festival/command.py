@@ -97,6 +97,7 @@ def cmd_results(args) -> int:
 def text_table(res: dict, lang: str = "ru") -> str:
     """``buzzer festival results`` as text, in the config's language: per game a line
     (competition, hall, game, finished or going on), then its standings."""
+    from controller.festival.board import status_words
     from controller.i18n import t
     from controller.screens.common import mode_title
 
@@ -109,7 +110,7 @@ def text_table(res: dict, lang: str = "ru") -> str:
         for row in c["standings"]:
             name = row.get("team", row.get("name", "?"))
             place = row.get("place", row.get("seat", ""))
-            points = row.get("points", row.get("status", ""))
+            points = row["points"] if "points" in row else status_words(row.get("status", ""), lang)
             lines.append(f"  {place:>3}  {name}  {points}")
     if not lines:
         lines.append(t("board_no_games", lang))

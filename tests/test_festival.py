@@ -242,3 +242,20 @@ def test_festival_config_is_validated(tmp_path):
     bad.write_text('[festival]\nschedule = [{competition = "ЧГК", room = "1"}]\n')
     r = buzzer("check-config", bad, cwd=tmp_path, check=False)
     assert r.returncode == 2 and "festival.schedule" in r.stderr and "room" in r.stderr
+
+
+def test_a_board_waiting_for_games_says_so_when_the_broker_goes_away(broker, hall_dir):
+    board = start("festival", "results", "--broker", broker.url, "--json", "--games", "1", "--wait", "6",
+                  cwd=hall_dir)
+    time.sleep(2.0)
+    broker.kill()
+    try:
+        out, err = board.communicate(timeout=60)
+    finally:
+        broker.start()
+    assert board.returncode == 0, err
+    assert json.loads(out) == {"competitions": []}
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("buzzer: --games 1: ждали 6 с (--wait)") and "пришло 0 из 1" in lines[0]
+    assert "; связь с брокером: " in lines[0] and ("connection lost" in lines[0] or "unreachable" in lines[0])

@@ -223,3 +223,17 @@ def test_a_table_of_seats_shows_each_seats_status_in_words():
                              "standings": seats}]}
     assert text_table(res, "en").splitlines()[1:] == ["    1  Анна  In game", "    2  Борис  No speech",
                                                       "    3  Вика  Out"]
+
+
+def test_waiting_for_more_finished_games_than_came_says_what_it_waited_for_and_why_it_stopped(festival):
+    broker, halls, _, _ = festival
+    r = buzzer("festival", "results", "--broker", broker.url, "--json", "--games", "3", "--wait", "2", cwd=halls)
+    assert len(json.loads(r.stdout)["competitions"]) == 2      # the results that came, as ever
+    line = r.stderr.strip()
+    assert line.count("\n") == 0, r.stderr
+    # a board started after the halls went away: the games are finished by the halls' standings,
+    # but their events are not there for it to count
+    assert line.startswith("buzzer: --games 3: ждали 2 с (--wait) оконченных игр со всеми событиями; "
+                           "до конца ожидания пришло 0 из 3; окончено по таблицам залов, но без всех событий: ещё 2"), line
+    quiet = buzzer("festival", "results", "--broker", broker.url, "--json", "--wait", "1", cwd=halls)
+    assert quiet.stderr == ""     # nothing asked for that did not come: nothing to say

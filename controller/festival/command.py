@@ -83,15 +83,41 @@ def cmd_results(args) -> int:
     lst = listener(args, cfg)
     lst.start()
     try:
-        lst.collect(args.wait, games=args.games)
+        waited = lst.collect(args.wait, games=args.games)
     finally:
         lst.close()
+    _say_waited(waited, cfg["language"])
     res = lst.festival.results()
     if args.json:
         print_json(res)
     else:
         sys.stdout.write(text_table(res, cfg["language"]))
     return 0
+
+
+def waited_line(waited, lang: str) -> str:
+    """Why listening stopped short, in one line ("" when there is nothing to say): the
+    finished games asked for (``--games``) had not all come when ``--wait`` ran out, or the
+    link to the broker was lost.  The results printed are what had come by then."""
+    from controller.i18n import t
+
+    if waited is None:
+        return ""
+    parts = []
+    if waited.games and waited.finished < waited.games:
+        parts.append(t("festival.waited_games", lang, games=waited.games, wait=f"{waited.wait_s:g}",
+                       finished=waited.finished))
+        if waited.by_standings:
+            parts.append(t("festival.waited_by_standings", lang, n=waited.by_standings))
+    if waited.problem:
+        parts.append(t("festival.waited_link", lang, problem=waited.problem))
+    return "; ".join(parts)
+
+
+def _say_waited(waited, lang: str) -> None:
+    line = waited_line(waited, lang)
+    if line:
+        print(f"buzzer: {line}", file=sys.stderr, flush=True)
 
 
 def text_table(res: dict, lang: str = "ru") -> str:
@@ -124,9 +150,10 @@ def cmd_export(args) -> int:
     lst = listener(args, cfg)
     lst.start()
     try:
-        lst.collect(args.wait)
+        waited = lst.collect(args.wait)
     finally:
         lst.close()
+    _say_waited(waited, cfg["language"])
     written = export.write(lst.festival, args.dir, args.format, cfg)
     for path in written:
         print(path)

@@ -108,6 +108,15 @@ def test_command_line_with_mock_factory(tmp_path):
     assert "Never pressed: A (GPIO17), B (GPIO27), C (GPIO22), D (GPIO23)" in proc.stdout
 
 
+def test_on_a_pi_with_a_keyboard_config_it_says_the_teams_keys_show_in_buzzer_run(factory, tmp_path, capsys):
+    cfg = write(tmp_path, "laptop.toml", 'buttons = "keyboard"\n')
+    assert main(["test-buttons", "--config", cfg, "--seconds", "0.1", "--no-lamps"]) == 0
+    out = capsys.readouterr().out
+    assert 'В конфигурации buttons = "keyboard": здесь проверяются выводы GPIO из [gpio]; ' \
+           "клавиши команд видны в buzzer run." in out
+    assert "Кнопочный блок" not in out   # not the serial box's line
+
+
 def test_bad_pin_is_one_line_naming_the_key(factory, tmp_path, capsys):
     cfg = write(tmp_path, "bad.toml", '[gpio]\npins = { A = "GPIO17", B = "GPIO99", C = "GPIO22", D = "GPIO23" }\n')
     rc = main(["test-buttons", "--config", cfg, "--seconds", "0.1"])
@@ -153,13 +162,18 @@ def _no_gpio_env():
     return env
 
 
-@pytest.mark.parametrize("argv", [
-    ["test-buttons", "--config", "{cfg}", "--seconds", "0.2"],
-    ["run", "--config", "{cfg}", "--headless", "--new", "--seconds", "0.2"],
-], ids=["test-buttons", "run-gpio"])
-def test_without_gpio_hardware_the_error_is_one_line_on_stderr(tmp_path, argv):
+@pytest.mark.parametrize("argv, starts", [
+    (["test-buttons", "--seconds", "0.2"],                 # the default config: keyboard buttons
+     "buzzer: test-buttons проверяет кнопки, подключённые к GPIO Raspberry Pi; здесь GPIO нет, а кнопки "
+     "в конфигурации — клавиши клавиатуры"),
+    (["test-buttons", "--config", "{cfg}", "--seconds", "0.2"],
+     "buzzer: На этом компьютере не открыть выводы GPIO ("),
+    (["run", "--config", "{cfg}", "--headless", "--new", "--seconds", "0.2"],
+     "buzzer: На этом компьютере не открыть выводы GPIO ("),
+], ids=["test-buttons-keyboard", "test-buttons-gpio", "run-gpio"])
+def test_without_gpio_hardware_the_error_is_one_line_on_stderr_in_the_users_language(tmp_path, argv, starts):
     """No Pi and no GPIOZERO_PIN_FACTORY: gpiozero's fallback warnings are caught;
-    the user sees one line naming what is missing, and exit code 2."""
+    the user sees one line, in Russian (the default), naming what is missing, and exit code 2."""
     cfg = write(tmp_path, "gpio.toml", 'buttons = "gpio"\n')
     argv = [a.replace("{cfg}", str(cfg)) for a in argv]
     proc = subprocess.run([sys.executable, "-m", "controller.cli", *argv], cwd=tmp_path, env=_no_gpio_env(),
@@ -169,8 +183,10 @@ def test_without_gpio_hardware_the_error_is_one_line_on_stderr(tmp_path, argv):
     assert proc.returncode == 2
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("buzzer: no GPIO pin factory (default): ")
-    assert "PinFactoryFallback" not in proc.stderr and "python3-lgpio" in lines[0]
+    assert lines[0].startswith(starts), lines[0]
+    assert "PinFactoryFallback" not in proc.stderr
+    if "выводы GPIO" in starts:   # a GPIO table: what to install
+        assert "установите python3-lgpio" in lines[0]
 
 
 def test_a_missing_script_file_is_one_line(factory, tmp_path, capsys):

@@ -333,3 +333,39 @@ def test_an_unfinished_game_names_the_venv_command_to_resume_it(tmp_path):
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "Игра не окончена: `.venv/bin/buzzer run` её продолжит."
+
+
+# =========================================================================
+# what ``buzzer run`` prints as it starts
+
+def start(tmp_path, *args, stdin=""):
+    import os
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "0.3",
+                           "--config", "game.toml", *args], cwd=tmp_path, env=env, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return [line for line in proc.stdout.splitlines() if line.strip() and "█" not in line]  # no QR code
+
+
+def test_start_up_says_each_thing_once_and_the_port_line_stands_with_the_addresses(tmp_path):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        (tmp_path / "game.toml").write_text(f"[web]\nport = {port}\nnext_free_port = true\n", encoding="utf-8")
+        lines = start(tmp_path)
+    moved = [i for i, line in enumerate(lines) if f"Занят порт {port}" in line]
+    assert len(moved) == 1, lines                                   # said once, not again as a notice
+    assert lines[moved[0] + 1].startswith("Веб-страницы:"), lines   # right above the addresses
+    # the key hint is the terminal's (with its status, when keys can be typed): not a stray line
+    assert not any("подсказка по клавишам" in line for line in lines[:moved[0] + 2]), lines
+
+
+def test_a_resumed_game_is_announced_once(tmp_path):
+    (tmp_path / "game.toml").write_text("", encoding="utf-8")
+    start(tmp_path, stdin="q")            # a press: the journal holds an event
+    lines = start(tmp_path)               # resumed (nobody to ask: the same game goes on)
+    assert any(line.startswith("Незавершённая игра продолжена") for line in lines), lines
+    assert not any("Игра продолжена после перезапуска" in line for line in lines), lines

@@ -199,14 +199,22 @@ def test_wrong_password_and_unreachable_broker_are_one_line_and_the_game_goes_on
                cwd=hall_dir, check=False)
     assert r.returncode == 1
     assert json.loads(r.stdout)["standings"] == simulated(ERUDITE)["standings"]   # the game went on
-    lines = [line for line in r.stderr.splitlines() if "not authori" in line.lower()]
-    assert len(lines) == 1, r.stderr
-    assert "Traceback" not in r.stderr
+    # one line: nothing was sent, and why (never «31 sent» when the broker refused the hall)
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert "31 events, none sent (" in r.stderr and "not authori" in r.stderr.lower(), r.stderr
+    assert "31 kept in the journal" in r.stderr and " sent (0 again" not in r.stderr
     r = buzzer("simulate", ERUDITE, "--festival", f"mqtt://127.0.0.1:{free_port()}", "--hall", "Зал 1",
                "--festival-timeout", "2", cwd=hall_dir, check=False)
     assert r.returncode == 1
-    assert len([line for line in r.stderr.splitlines() if "unreachable" in line]) == 1, r.stderr
-    assert "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1 and "none sent (" in r.stderr and "unreachable" in r.stderr, r.stderr
+    # the same command with the right password sends them all
+    r = buzzer("simulate", ERUDITE, "--festival", broker.url, "--hall", "Зал 1", cwd=hall_dir)
+    assert "31 events, 31 sent" in r.stderr and "all acknowledged" in r.stderr
+    # refused again: none sent now, though the broker has them all (exit 1: the password is wrong)
+    r = buzzer("simulate", ERUDITE, "--festival", wrong, "--hall", "Зал 1", "--festival-timeout", "2",
+               cwd=hall_dir, check=False)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert "none sent (" in r.stderr and "acknowledged every one before" in r.stderr
     r = buzzer("festival", "results", "--broker", wrong, "--wait", "2", cwd=hall_dir, check=False)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "not authori" in r.stderr.lower()
@@ -234,3 +242,20 @@ def test_festival_config_is_validated(tmp_path):
     bad.write_text('[festival]\nschedule = [{competition = "ЧГК", room = "1"}]\n')
     r = buzzer("check-config", bad, cwd=tmp_path, check=False)
     assert r.returncode == 2 and "festival.schedule" in r.stderr and "room" in r.stderr
+
+
+def test_a_board_waiting_for_games_says_so_when_the_broker_goes_away(broker, hall_dir):
+    board = start("festival", "results", "--broker", broker.url, "--json", "--games", "1", "--wait", "6",
+                  cwd=hall_dir)
+    time.sleep(2.0)
+    broker.kill()
+    try:
+        out, err = board.communicate(timeout=60)
+    finally:
+        broker.start()
+    assert board.returncode == 0, err
+    assert json.loads(out) == {"competitions": []}
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("buzzer: --games 1: ждали 6 с (--wait)") and "пришло 0 из 1" in lines[0]
+    assert "; связь с брокером: " in lines[0] and ("connection lost" in lines[0] or "unreachable" in lines[0])

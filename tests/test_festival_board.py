@@ -67,7 +67,25 @@ def test_the_board_shows_every_hall_its_question_leader_and_standings(festival, 
     assert "Зал 1 · Эрудит" in text and "Зал 2 · ЧГК" in text
     assert f"Лидер: {erudite[0]['team']} ({erudite[0]['points']})" in text
     assert "Зал 3 · Своя игра" in text and "не начата (16:00)" in text
-    assert "Вопрос 4.3" in text or "Вопрос" in text
+    # the ЧГК game ended on the shoot-out's second question: in words, not its label «s2»
+    assert simulated(CHGK)["questions"][-1]["label"] == "s2"
+    assert "Перестрелка, вопрос 2" in text and "s2" not in text
+
+
+def test_a_question_is_named_as_the_host_says_it():
+    from controller.festival.board import card_lines
+
+    def question_line(summary):
+        card = {"hall": "Зал 1", "competition": "ЧГК", "game": "g", "mode": "chgk", "finished": False,
+                "online": True, "headline": link.headline(summary), "standings": []}
+        return card_lines(card, "ru")[2][0]
+
+    main = {"number": 39, "label": "4.3", "shootout": False, "tour": 4, "in_tour": 3}
+    assert question_line({"questions": [main]}) == "Тур 4, вопрос 3"
+    shootout = {"number": 2, "label": "s2", "shootout": True, "tour": None, "in_tour": None}
+    assert question_line({"questions": [shootout]}) == "Перестрелка, вопрос 2"
+    erudite = {"number": 3, "theme": "Реки России", "nominal": 30}   # no tours: its number
+    assert question_line({"questions": [erudite]}) == "Вопрос 3 · Реки России · 30"
 
 
 def test_export_writes_chgk_answers_and_standings(festival, tmp_path):
@@ -176,3 +194,46 @@ def test_with_no_display_the_board_runs_as_text_and_says_so(tmp_path):
     assert "Экран не найден: табло выводится здесь текстом" in run.stderr
     assert "Ни один зал ещё не начал игру" in run.stdout
     assert "Traceback" not in run.stderr
+
+
+def test_results_as_text_speak_the_users_language(festival):
+    broker, halls, _, res = festival
+    text = buzzer("festival", "results", "--broker", broker.url, "--wait", "2", cwd=halls).stdout
+    assert "Зал 2 · Что? Где? Когда? · игра " in text and "(окончена)" in text
+    assert "finished" not in text and " game " not in text
+    from controller.festival.command import text_table
+
+    going = {"competitions": [dict(res["competitions"][0], finished=False)]}
+    assert text_table(going, "ru").splitlines()[0].endswith("(идёт)")
+    assert text_table(going, "en").splitlines()[0].endswith("(playing)")
+    assert text_table({"competitions": []}, "ru") == "Ни один зал ещё не начал игру\n"
+
+
+def test_a_table_of_seats_shows_each_seats_status_in_words():
+    from controller.festival.board import card_lines
+    from controller.festival.command import text_table
+
+    seats = [{"seat": 1, "name": "Анна", "status": "in_game"}, {"seat": 2, "name": "Борис", "status": "silenced"},
+             {"seat": 3, "name": "Вика", "status": "out"}]
+    card = {"hall": "Зал 4", "competition": "Клуб", "game": "g", "mode": "mafia", "finished": False,
+            "online": True, "headline": {}, "standings": seats}
+    rows = [text for text, _ in card_lines(card, "ru")[2:]]
+    assert rows == ["  1  Анна  В игре", "  2  Борис  Без речи", "  3  Вика  Выбыл"]
+    res = {"competitions": [{"name": "Клуб", "hall": "Зал 4", "mode": "mafia", "game": "g", "finished": False,
+                             "standings": seats}]}
+    assert text_table(res, "en").splitlines()[1:] == ["    1  Анна  In game", "    2  Борис  No speech",
+                                                      "    3  Вика  Out"]
+
+
+def test_waiting_for_more_finished_games_than_came_says_what_it_waited_for_and_why_it_stopped(festival):
+    broker, halls, _, _ = festival
+    r = buzzer("festival", "results", "--broker", broker.url, "--json", "--games", "3", "--wait", "2", cwd=halls)
+    assert len(json.loads(r.stdout)["competitions"]) == 2      # the results that came, as ever
+    line = r.stderr.strip()
+    assert line.count("\n") == 0, r.stderr
+    # a board started after the halls went away: the games are finished by the halls' standings,
+    # but their events are not there for it to count
+    assert line.startswith("buzzer: --games 3: ждали 2 с (--wait) оконченных игр со всеми событиями; "
+                           "до конца ожидания пришло 0 из 3; окончено по таблицам залов, но без всех событий: ещё 2"), line
+    quiet = buzzer("festival", "results", "--broker", broker.url, "--json", "--wait", "1", cwd=halls)
+    assert quiet.stderr == ""     # nothing asked for that did not come: nothing to say

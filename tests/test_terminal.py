@@ -72,3 +72,28 @@ def test_a_key_of_another_game_is_named_in_words(capsys):
         loop = Loop(cfg, engine.new_game(cfg, 1), EngineClock(), out=io.StringIO())
         loop.key_down(["t"])                     # Брейн-ринг's «Время!» in Эрудит-квартет
         assert loop.notice.startswith(words)     # what the key does, then its [keys] name
+
+
+def test_in_chgk_the_help_says_what_0_does_on_the_keypad_and_in_the_terminal():
+    """ЧГК: the top row's 0 is a team's digit, the keypad's 0 starts the clock; the help names
+    each once, as the key the host presses, and never lists a 0 for both."""
+    import io
+
+    from controller.app.loop import Loop
+    from controller.core.clock import ManualClock
+    from controller.screens.common import key_label as _key_label
+    from controller.screens.terminal import feed, mode_keys
+
+    cfg = config.load("config/chgk.toml")
+    keys = mode_keys(cfg)
+    assert keys["team_number"] == ["0–9", "[1–9]"] and "[0]" in keys["start_clock"]
+    window = {a: [_key_label(k, "ru") for k in names] for a, names in keys.items()}
+    assert window["team_number"] == ["0–9", "Num 1–9"] and "Num 0" in window["start_clock"]
+    # the terminal: a typed 0 is the digit (the keypad sends the same character)
+    lines = {line[27:]: line[:27].strip() for line in key_help(cfg, "ru").splitlines()}
+    assert lines["Номер команды"] == "0–9"
+    assert lines["«Время!»: старт отсчёта"] == "Пробел, T"
+    loop = Loop(cfg, engine.new_game(cfg, 1), ManualClock(0), out=io.StringIO())
+    feed(loop, "n10")
+    view = engine.view(loop.state)
+    assert view["entry"] == "10" and view["countdown"] is None   # typed the number; no clock started

@@ -41,9 +41,9 @@ from pathlib import Path
 
 from controller.app import config as config_mod
 from controller.core.clock import EngineClock
-from controller.core.errors import ConfigError
+from controller.core.errors import BackendUnavailable, ConfigError, NoPinFactory
 from controller.core.events import NS_PER_MS, HostKey, InputStatus, Press, Release
-from controller.i18n import LANGUAGES, labels
+from controller.i18n import LANGUAGES, labels, t
 from controller.app.commands import default_config_path
 from controller.inputs import keypad as keypad_mod
 
@@ -162,18 +162,20 @@ def _checked_args(args, text) -> list[tuple[float, str, str, int]]:
     return _parse_script(args.script) if args.script else []
 
 
-def _gpio_backend(cfg, text, buttons, clock, sink):
+def _gpio_backend(cfg, text, buttons, clock, sink, lang):
     """The GPIO backend the check listens to. Without GPIO (a laptop) and a config whose buttons
     are not on GPIO, say what the check is for and what to do instead of the pin factory's
-    error: the buttons of such a config need no check here."""
-    from controller.core.errors import BackendUnavailable
+    error: the buttons of such a config need no check here.  A GPIO table without pins gets
+    the pin factory's problem in the user's language, with what to install."""
     from controller.inputs.gpio import GPIOBackend
 
     try:
         return GPIOBackend(buttons, clock, sink, cfg["gpio"])
-    except BackendUnavailable:
+    except BackendUnavailable as exc:
         if cfg["buttons"] == "gpio":
-            raise   # a GPIO table: the pin factory's error says what to install
+            if isinstance(exc, NoPinFactory):
+                raise BackendUnavailable(t("gpio_no_pin_factory", lang, problem=exc.cause)) from None
+            raise
         key = "no_gpio_keyboard" if cfg["buttons"].startswith("keyboard") else "no_gpio_other"
         raise ConfigError("", text[key].format(backend=cfg["buttons"])) from None
 
@@ -187,7 +189,7 @@ def run(args) -> int:
     def say(msg, /, **kw):
         print(text[msg].format(**kw), file=out, flush=True)
 
-    teams = {t["button"]: t["name"] for t in cfg["teams"]}
+    teams = {tm["button"]: tm["name"] for tm in cfg["teams"]}
     gpio = cfg["gpio"]
     buttons = list(teams) + [b for b in gpio["pins"] if b not in teams]
     events: queue.Queue = queue.Queue()
@@ -203,14 +205,16 @@ def run(args) -> int:
             sink(ev)
 
     steps = _checked_args(args, text)   # a bad argument first: its own error, before any hardware
-    backend = _gpio_backend(cfg, text, buttons, clock, sink)
+    backend = _gpio_backend(cfg, text, buttons, clock, sink, lang)
     keypad = None
     stop = threading.Event()
     driver = None
     try:
         status = backend.status()
         say("title")
-        if cfg["buttons"] != "gpio":
+        if cfg["buttons"] == "keyboard":
+            say("not_gpio_keyboard")
+        elif cfg["buttons"] != "gpio":
             say("not_gpio", backend=cfg["buttons"])
         say("factory", factory=status.extra["pin_factory"], stamps=status.extra["timestamps"])
         for b in buttons:

@@ -468,10 +468,13 @@ class Loop:
             text = key
         self._notice_text(text, key=key)
 
-    def _notice_text(self, text: str, key: str | None = None, hold_ns: int | None = None) -> None:
+    def _notice_text(self, text: str, key: str | None = None, hold_ns: int | None = None,
+                     echo: bool = True) -> None:
         """Show ``text`` to the host; ``key`` (the notice's i18n key) says what it depends on,
         so that it leaves once that is over (:mod:`controller.screens.notices`); ``hold_ns`` keeps a
-        notice that depends on nothing longer than usual (the journal's, at start-up)."""
+        notice that depends on nothing longer than usual (the journal's, at start-up).  With no
+        screen (or a headless one) it is printed as a line of its own too, unless ``echo`` is
+        False: the caller has printed it already, or the terminal says it in its own way."""
         now = self.clock.now()
         self.notice = text
         self.notice_at = now
@@ -482,7 +485,7 @@ class Loop:
         self._notice_scope = (scope, None) if scope else None
         self._notice_check = True
         self.dirty = True
-        if self.screen is None or getattr(self.screen, "headless", False):
+        if echo and (self.screen is None or getattr(self.screen, "headless", False)):
             print(f"\n! {text}", file=self.out, flush=True)
 
     def _expire_notice(self) -> None:

@@ -19,7 +19,7 @@ from controller.app import journal as journal_mod
 from controller.sound.audio import Audio
 from controller.inputs import create_backend
 from controller.core.clock import EngineClock
-from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
+from controller.core.errors import BackendUnavailable, BuzzerError, JournalError, NoPinFactory
 from controller.core.events import NS_PER_S, Tick
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.cli import command_name
@@ -279,16 +279,22 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     loop = Loop(cfg, state, clock, journal=jr)
     loop.config_path = prepared.config_path
     loop.pack_media = packs.open_media(cfg)   # the package's pictures and sounds (resumed: the journal's)
+    # the first notice is for the screen: the terminal has said the game was resumed already
+    # (prepare_game), and a terminal front end gives the key hint with its own status
+    # (controller/screens/terminal.py), not above the web pages' addresses
     if resumed:
-        loop._notice("resumed", n=resumed)
+        loop._notice_text(t("resumed", lang, n=resumed), key="resumed", echo=False)
     else:
-        loop._notice("help_hint")  # the host's first hint: H shows every key
+        loop._notice_text(t("help_hint", lang), key="help_hint", echo=False)  # H shows every key
     for text in prepared.notices:  # what happened to the journal: on the screen and in the terminal
         loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS)
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
     options["keys"] = keys
-    backend = create_backend(cfg["buttons"], [t["button"] for t in cfg["teams"]], clock, loop.enqueue, options)
+    try:
+        backend = create_backend(cfg["buttons"], [tm["button"] for tm in cfg["teams"]], clock, loop.enqueue, options)
+    except NoPinFactory as exc:   # buttons = "gpio" off a Pi: said in the host's language
+        raise BackendUnavailable(t("gpio_no_pin_factory", lang, problem=exc.cause)) from None
     loop.backend = backend
     audio = None
     try:

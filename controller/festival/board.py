@@ -17,7 +17,7 @@ import sys
 import time
 
 from controller.i18n import t
-from controller.screens.common import display_available, mode_title
+from controller.screens.common import SEAT_STATUS, display_available, mode_title
 
 BG = (16, 20, 28)
 CARD = (30, 36, 48)
@@ -43,11 +43,35 @@ def cards(halls: list[dict], schedule: list[dict]) -> list[dict]:
     return out
 
 
-def _row_words(row: dict) -> tuple[str, str, str]:
+def _row_words(row: dict, lang: str | None = None) -> tuple[str, str, str]:
+    """A standings row as (place, name, points); a seat's status instead of points (a table of seats),
+    in words when ``lang`` is given (the JSON of /api/state keeps the status as published)."""
     place = row.get("place_label", row.get("place", row.get("seat", "")))
     name = row.get("team", row.get("name", ""))
     points = row.get("points", row.get("total", row.get("status", "")))
+    if lang is not None and "points" not in row and "total" not in row:
+        points = status_words(points, lang)
     return str(place), str(name), str(points)
+
+
+def status_words(status, lang: str) -> str:
+    """A seat's status in words («В игре», «Без речи», «Выбыл»); anything else as it is."""
+    key = SEAT_STATUS.get(status) if isinstance(status, str) else None
+    if key is None and status == "in_game":
+        key = "seat_in_game"
+    return t(key, lang) if key else str(status)
+
+
+def question_words(q: dict, lang: str) -> str:
+    """The current question as the host would say it: «Тур 2, вопрос 5», «Перестрелка, вопрос 2»,
+    «Вопрос 3»; the game's own label («s2», «2.5») only when the headline has nothing better."""
+    number = q.get("number")
+    if q.get("shootout") and number is not None:
+        return t("board_question_shootout", lang, n=number)
+    if q.get("tour") is not None and q.get("in_tour") is not None:
+        return t("board_question_tour", lang, tour=q["tour"], n=q["in_tour"])
+    label = q.get("label", number)
+    return t("board_question", lang, question=label) if label is not None else ""
 
 
 def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
@@ -64,14 +88,14 @@ def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
     lines.append((f"{mode_title(card['mode'], lang)} · {state}", colour))
     h = card["headline"]
     q = h.get("question") or {}
-    label = q.get("label", q.get("number"))
-    if label is not None:
+    words = question_words(q, lang)
+    if words:
         extra = " · ".join(str(q[k]) for k in ("theme", "nominal") if q.get(k) not in (None, ""))
-        lines.append((t("board_question", lang, question=label) + (f" · {extra}" if extra else ""), "muted"))
+        lines.append((words + (f" · {extra}" if extra else ""), "muted"))
     if "leader" in h:
         lines.append((t("board_leader", lang, name=h["leader"]["name"], points=h["leader"]["points"]), "text"))
     for row in card["standings"][:ROWS]:
-        place, name, points = _row_words(row)
+        place, name, points = _row_words(row, lang)
         lines.append((f"{place:>3}  {name}  {points}", "muted"))
     return lines
 

@@ -83,29 +83,63 @@ def cmd_results(args) -> int:
     lst = listener(args, cfg)
     lst.start()
     try:
-        lst.collect(args.wait, games=args.games)
+        waited = lst.collect(args.wait, games=args.games)
     finally:
         lst.close()
+    _say_waited(waited, cfg["language"])
     res = lst.festival.results()
     if args.json:
         print_json(res)
     else:
-        sys.stdout.write(text_table(res))
+        sys.stdout.write(text_table(res, cfg["language"]))
     return 0
 
 
-def text_table(res: dict) -> str:
+def waited_line(waited, lang: str) -> str:
+    """Why listening stopped short, in one line ("" when there is nothing to say): the
+    finished games asked for (``--games``) had not all come when ``--wait`` ran out, or the
+    link to the broker was lost.  The results printed are what had come by then."""
+    from controller.i18n import t
+
+    if waited is None:
+        return ""
+    parts = []
+    if waited.games and waited.finished < waited.games:
+        parts.append(t("festival.waited_games", lang, games=waited.games, wait=f"{waited.wait_s:g}",
+                       finished=waited.finished))
+        if waited.by_standings:
+            parts.append(t("festival.waited_by_standings", lang, n=waited.by_standings))
+    if waited.problem:
+        parts.append(t("festival.waited_link", lang, problem=waited.problem))
+    return "; ".join(parts)
+
+
+def _say_waited(waited, lang: str) -> None:
+    line = waited_line(waited, lang)
+    if line:
+        print(f"buzzer: {line}", file=sys.stderr, flush=True)
+
+
+def text_table(res: dict, lang: str = "ru") -> str:
+    """``buzzer festival results`` as text, in the config's language: per game a line
+    (competition, hall, game, finished or going on), then its standings."""
+    from controller.festival.board import status_words
+    from controller.i18n import t
+    from controller.screens.common import mode_title
+
     lines = []
     for c in res["competitions"]:
-        state = "finished" if c["finished"] else "playing"
-        lines.append(f"{c['name']} · {c['hall']} · {c['mode']} · game {c['game']} ({state})")
+        state = t("board_finished" if c["finished"] else "board_playing", lang)
+        mode = mode_title(c["mode"], lang) if c["mode"] else ""
+        lines.append(" · ".join(x for x in (c["name"], c["hall"], mode, t("results_game", lang, game=c["game"])) if x)
+                     + f" ({state})")
         for row in c["standings"]:
             name = row.get("team", row.get("name", "?"))
             place = row.get("place", row.get("seat", ""))
-            points = row.get("points", row.get("status", ""))
+            points = row["points"] if "points" in row else status_words(row.get("status", ""), lang)
             lines.append(f"  {place:>3}  {name}  {points}")
     if not lines:
-        lines.append("no games published yet")
+        lines.append(t("board_no_games", lang))
     return "\n".join(lines) + "\n"
 
 
@@ -116,14 +150,16 @@ def cmd_export(args) -> int:
     lst = listener(args, cfg)
     lst.start()
     try:
-        lst.collect(args.wait)
+        waited = lst.collect(args.wait)
     finally:
         lst.close()
+    _say_waited(waited, cfg["language"])
     written = export.write(lst.festival, args.dir, args.format, cfg)
     for path in written:
         print(path)
     if not written:
-        print("no games published yet", file=sys.stderr)
+        from controller.i18n import t
+        print(t("board_no_games", cfg["language"]), file=sys.stderr)
     return 0
 
 

@@ -161,12 +161,16 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
             raise BuzzerError(f"{path}: another game's journal under this game's name; move it away")
     jr = journal_mod.Journal(path, header=header, fsync=cfg["journal"]["fsync"],
                              truncate_to=journal_mod.read(path).valid_bytes if path.exists() else None)
-    problems: list[str] = []
+    link_state = {"connected_once": False, "problem": ""}
 
     def on_status(connected: bool, text: str) -> None:
-        if not connected:
-            problems.append(text)
+        if connected:
+            link_state["connected_once"] = True
+            return
+        link_state["problem"] = text
+        if link_state["connected_once"]:   # a link lost mid-way: said when it happens
             print(f"buzzer: festival: {text}", file=err, flush=True)
+        # never connected (refused, unreachable): said once, in the closing line
 
     publisher = Publisher(broker, hall, competition, folder, prefix=fest["prefix"],
                           standings_interval_s=fest["standings_interval_ms"] / 1000.0, ca_file=fest["ca_file"],
@@ -184,7 +188,15 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
     all_acked = publisher.close(timeout=getattr(args, "festival_timeout", None) or 10.0)
     print_json(script_mod.result(run))
     left = publisher.pending()
+    what = f"buzzer: festival: game {game} of hall {hall!r} in {competition!r}: {len(records)} events, "
+    if not link_state["connected_once"]:
+        # the broker never took the connection: nothing went out, whatever paho queued
+        problem = link_state["problem"] or f"{broker.url}: no answer"
+        rest = (f"{left} kept in the journal, sent by the same command" if left
+                else "the broker had acknowledged every one before")
+        print(what + f"none sent ({problem}); {rest}", file=err, flush=True)
+        return 1
     word = "all acknowledged" if all_acked else f"{left} not acknowledged yet (sent again by the same command)"
-    print(f"buzzer: festival: game {game} of hall {hall!r} in {competition!r}: {len(records)} events, "
-          f"{publisher.published} sent ({publisher.resent} again from the journal), {word}", file=err, flush=True)
+    print(what + f"{publisher.published} sent ({publisher.resent} again from the journal), {word}",
+          file=err, flush=True)
     return 0 if all_acked else 1

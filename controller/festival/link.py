@@ -268,7 +268,8 @@ def finished_of(summary: dict) -> bool:
 
 def headline(summary: dict) -> dict:
     """A few values for the board's line of a hall: the stage, the current question
-    (its label or number, theme and nominal, whatever the game has), the leader."""
+    (its label or number, theme and nominal, its tour and number in the tour, whether it is a
+    shoot-out's: whatever the game has), the leader."""
     out: dict[str, Any] = {}
     for key in ("stage", "phase", "round", "day", "winner"):
         if isinstance(summary.get(key), (str, int)) and not isinstance(summary.get(key), bool):
@@ -276,8 +277,10 @@ def headline(summary: dict) -> dict:
     questions = summary.get("questions")
     if isinstance(questions, list) and questions and isinstance(questions[-1], dict):
         q = questions[-1]
-        out["question"] = {k: q[k] for k in ("label", "number", "theme", "nominal")
+        out["question"] = {k: q[k] for k in ("label", "number", "theme", "nominal", "tour", "in_tour")
                            if isinstance(q.get(k), (str, int)) and not isinstance(q.get(k), bool)}
+        if q.get("shootout") is True:
+            out["question"]["shootout"] = True
     rows = standings_of(summary)
     if rows and isinstance(rows[0], dict) and isinstance(summary.get("standings"), list):
         first = rows[0]

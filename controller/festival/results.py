@@ -244,6 +244,16 @@ class Festival:
                 n += 1
         return n
 
+    def finished_by_standings(self) -> int:
+        """Games finished by their hall's standings, but not complete: their events did not
+        all come (a board started after the hall went away), so ``--games`` does not count them."""
+        n = 0
+        for g in self.games.values():
+            s = g.summary() if g.known else None
+            if s is not None and link.finished_of(s) and not g.complete:
+                n += 1
+        return n
+
     def halls(self) -> list[dict]:
         """The board's line per hall: its latest game, that game's headline, online or not."""
         latest: dict[tuple[str, str], Game] = {}
@@ -352,9 +362,10 @@ class Listener:
             pass
         self.client.loop_stop()
 
-    def collect(self, wait_s: float, games: int = 0, quiet_s: float = 0.5) -> None:
+    def collect(self, wait_s: float, games: int = 0, quiet_s: float = 0.5) -> "Waited | None":
         """Listen until every game is settled (its events up to its standings, or nothing
         more to expect) and at least ``games`` games are finished, or ``wait_s`` passed.
+        Returns None when it was so before the time ran out, else what it had then (:class:`Waited`).
         Raises BuzzerError if the broker cannot be reached or refuses."""
         from controller.core.errors import BuzzerError
 
@@ -369,6 +380,24 @@ class Listener:
                 continue
             if (now - max(self.last_message, self.subscribed_at) >= quiet_s and self.festival.settled()
                     and self.festival.finished_games() >= games):
-                return
+                return None
         if not self.subscribed_at:
             raise BuzzerError(f"festival: {self.problem or self.broker.url + ': no answer'}")
+        return Waited(wait_s=wait_s, games=games, finished=self.festival.finished_games(),
+                      by_standings=self.festival.finished_by_standings(),
+                      problem="" if self.subscribed else (self.problem or f"{self.broker.url}: connection lost"))
+
+
+@dataclass(frozen=True)
+class Waited:
+    """What :meth:`Listener.collect` had when its time ran out."""
+
+    wait_s: float
+    games: int
+    """Finished games asked for (``--games``; 0: none)."""
+    finished: int
+    """Finished games with every event (what ``--games`` counts)."""
+    by_standings: int
+    """Games finished by their hall's retained standings whose events did not all come."""
+    problem: str
+    """The broker link's problem at the end ("" while connected)."""

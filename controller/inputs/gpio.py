@@ -34,7 +34,7 @@ from controller.core.clock import EngineClock
 from controller.app.config import section
 from controller.inputs.debounce import Debouncer, Transition
 from controller.inputs.stall import CpuStall
-from controller.core.errors import BackendError, BackendUnavailable, ConfigError
+from controller.core.errors import BackendError, BackendUnavailable, ConfigError, NoPinFactory
 from controller.core.events import NS_PER_MS, HostKey, Press, Release
 
 try:  # gpiozero is a hard dependency, but keep the import error readable
@@ -137,9 +137,7 @@ def _make_pin_factory(name: str, caught: list):
                  if "Falling back from" in str(w.message)]
         if tried:
             exc = f"{exc} ({tried[0]})"
-        hint = ("on a Raspberry Pi install python3-lgpio (Raspberry Pi OS has it) and add the user "
-                "to the gpio group; without a Pi set GPIOZERO_PIN_FACTORY=mock to try the program")
-        raise BackendUnavailable(f"no GPIO pin factory {name or '(default)'}: {exc}; {hint}") from None
+        raise NoPinFactory(name, str(exc)) from None
 
 
 class GPIOBackend(ButtonBackend):

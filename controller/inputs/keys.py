@@ -67,13 +67,26 @@ class HostKeys:
         return None
 
 
+def digit_span(digits) -> str:
+    """Digits as the key help names them: ``0–9``, ``1–9``, ``1–3, 5``."""
+    ds = sorted(set(digits))
+    runs: list[list[int]] = []
+    for d in ds:
+        if runs and d == runs[-1][-1] + 1:
+            runs[-1].append(d)
+        else:
+            runs.append([d])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
 def mode_keys(cfg: dict) -> dict[str, list[str]]:
     """The host's keys that do something in this game: action -> key names (pygame style).
 
     The effective map (the game's key layers, see :meth:`~controller.games.base.Game.key_layers`),
     keeping only the actions this game has and the program's own keys (help, sound,
     new game, quit); the digit keys become one entry (the game's ``digit_action``:
-    ``seat_number`` / ``team_number``) with the names ``0–9`` and ``[0–9]``.  Used by the
+    ``seat_number`` / ``team_number``) with the names ``0–9`` and ``[0–9]`` (only the digits
+    that are number keys: ``[1–9]`` where the keypad's 0 does something else).  Used by the
     help overlay and the terminal help.
     """
     game = games.get(cfg["mode"])
@@ -87,8 +100,10 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
         elif action in known or (action == "pause" and "resume" in known):
             out.setdefault(action, []).append(key)
     if digits:
-        names = ["0–9"] if any(k.isdigit() for k in digits) else []
-        names += ["[0–9]"] if any(k.startswith("[") for k in digits) else []
+        plain = [int(k) for k in digits if k.isdigit()]
+        pad = [int(k[1:-1]) for k in digits if k.startswith("[") and k[1:-1].isdigit()]
+        names = [digit_span(plain)] if plain else []
+        names += [f"[{digit_span(pad)}]"] if pad else []
         out = {game.digit_action: names, **out}
     # the game's keys first, the program's own (help, sound, new game, quit) last
     return dict(sorted(out.items(), key=lambda item: item[0] in HostKeys.GLOBAL))

@@ -24,7 +24,7 @@ from controller.core import engine
 from controller.screens import common as screen
 from controller.screens import viewmodel
 from controller.i18n import action_label, signed, t
-from controller.inputs.keys import mode_keys, team_keys, terminal_key_names
+from controller.inputs.keys import HostKeys, digit_span, mode_keys, team_keys, terminal_key_names
 
 
 def _cell(what: str, data: Mapping[str, Any], lang: str) -> str:
@@ -259,6 +259,27 @@ def _terminal_label(name: str, lang: str) -> str | None:
     return name.upper() if len(name) == 1 or (name[0] == "f" and name[1:].isdigit()) else name
 
 
+def _terminal_keys(keys: list[str], host_keys: HostKeys) -> list[str]:
+    """The keys of a help line (:func:`mode_keys`) that a terminal can type.  A keypad key
+    sends the same character as its plain key (:func:`terminal_key_names`): it stays only if
+    that character does this line's action (in ЧГК the keypad's 0 starts the clock, but a 0
+    typed in a terminal is a team's digit).  The number keys' spans (``0–9``, ``[1–9]``)
+    become one span of the digits a terminal types as numbers."""
+    out, digits = [], set()
+    for k in keys:
+        inner = k[1:-1] if k.startswith("[") and k.endswith("]") and len(k) > 2 else k
+        if "–" in inner or ("," in inner and len(inner) > 1):   # a span of number keys
+            for part in inner.split(","):
+                lo, _, hi = part.strip().partition("–")
+                digits.update(d for d in range(int(lo), int(hi or lo) + 1)
+                              if (host_keys.action(terminal_key_names(str(d))) or "").startswith("digit_"))
+        elif inner != k and host_keys.action(terminal_key_names(inner)) != host_keys.actions.get(k.lower()):
+            continue   # the character does something else when typed
+        else:
+            out.append(k)
+    return ([digit_span(digits)] if digits else []) + out
+
+
 def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
     """The keys of this game, one line each: players' buttons (named as in ``view``), then
     the host's actions."""
@@ -266,7 +287,9 @@ def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
     teams = team_keys(cfg, view)
     if teams:
         lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
+    host_keys = HostKeys.from_config(cfg)
     for action, keys in mode_keys(cfg).items():
+        keys = _terminal_keys(keys, host_keys)
         labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in keys) if x))
         if labels:
             lines.append(f"  {', '.join(labels):<24} {action_label(action, lang)}")

@@ -160,7 +160,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     except WebError as exc:
         line = t("web_unavailable", lang, problem=str(exc))
         print(line, file=out, flush=True)
-        loop._notice_text(line, hold_ns=LINKS_NOTICE_NS)
+        loop._notice_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
         return None
     publisher = Publisher(loop, server, interval_s=settings["update_ms"] / 1000)
     loop.publish = publisher
@@ -206,7 +206,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     if server.port != settings["port"]:
         line = t("web_port_moved", lang, port=settings["port"], used=server.port)
         print(line, file=out, flush=True)
-        loop._notice_text(line, hold_ns=LINKS_NOTICE_NS)
+        loop._notice_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
     print_links(server, publisher.links(), lang, out)
     publisher(force=True)
     return server

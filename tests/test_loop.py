@@ -92,7 +92,7 @@ def test_an_action_of_another_mode_is_a_notice_not_a_crash():
     loop, clock = make_loop()
     loop.enqueue(HostKey("start_clock"))      # Брейн-ринг's «Время!» key in Эрудит-квартет
     loop.drain()
-    assert "start_clock" in loop.notice
+    assert loop.notice == "«Время!»: старт отсчёта — не в этой игре"   # the label, not the action's id
 
 
 def test_terminal_characters_map_to_key_names():

@@ -193,6 +193,18 @@ def test_a_press_stamped_after_the_deadline_could_not_win_and_fires_the_decision
     assert kinds(logs) == {"B": "pending", "A": "early"}   # after the winner's settle window
 
 
+def test_a_press_stamped_exactly_at_the_deadline_is_after_it_with_or_without_a_tick():
+    """The settle window ends at the deadline: an edge stamped there comes after the decision
+    whether the Tick came first or not (ticks carry no information; hypothesis found this edge
+    in tests/test_own_game.py)."""
+    events = [Host("question", 1000 * MS), Press("B", 2001 * MS, 2001 * MS)]
+    late = Press("A", 2003 * MS, 2003 * MS + 500 * US)      # 2001 ms + the 2 ms settle window
+    ticked, logs_t = play(game(settle_ms=2.0), events + [Tick(2003 * MS), late])
+    unticked, logs_u = play(game(settle_ms=2.0), events + [late])
+    assert holder(ticked) == holder(unticked) == "Бета"
+    assert final_kinds(ticked) == final_kinds(unticked) == {"B": "answer", "A": "early"}
+
+
 def test_a_wider_settle_window_absorbs_the_same_jitter():
     s = game(settle_ms=10.0)
     s, _ = play(s, [

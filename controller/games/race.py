@@ -322,19 +322,20 @@ def fire_due(s: Any, now: int, fx: list, deadlines: Any, fire: Any, press_at: in
     state.  Each is fired at its own time, not at ``now``: a late tick changes nothing.
 
     ``press_at``: a press with this edge time is being applied.  Firing stops at a race's
-    ``decide`` due at or after that edge: the press may be the earliest, and the decision
+    ``decide`` due after that edge: the press may be the earliest, and the decision
     waits for the shell's Tick, which may come later than the deadline when the input
     thread was kept from running (``controller.inputs.stall``); every press delivered before
     that Tick takes part.  The deadlines after it wait too: a press is judged by its edge
     time against them (a countdown's end, an early-press block), not by whether they have
-    fired.  A press stamped after the deadline could not win: the decision fires first.
+    fired.  A press stamped at or after the deadline could not win (the settle window ends
+    there): the decision fires first, as a Tick at the deadline would have fired it.
     """
     while True:
         d = deadlines(s)
         if not d:
             break
         t, _, what = min(d)
-        if t > now or (what == "decide" and press_at is not None and press_at <= t):
+        if t > now or (what == "decide" and press_at is not None and press_at < t):
             break
         s = fire(s, max(t, s.now), what, fx)
     return s if s.now >= now else replace(s, now=now)

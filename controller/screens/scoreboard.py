@@ -965,15 +965,20 @@ class Scoreboard:
         else:
             self._text(surface, text, band.inflate(-W // 20, 0), int(band.height * 0.5), ink, bold=True)
 
-    def _draw_entry(self, surface, entry: Mapping[str, Any]) -> None:
-        """The host's text entry (renaming a team): what to do, the text typed so far with a
-        cursor, and the keys; over everything else, so the host sees each letter land."""
+    def _dialog(self, surface, width_pct: int, height_pct: int) -> Rect:
+        """A box over the game, centred, framed in amber (the host's dialogues): its inside."""
         W, H = self.size
-        rect = Rect(0, 0, W * 84 // 100, H * 40 // 100)
+        rect = Rect(0, 0, W * width_pct // 100, H * height_pct // 100)
         rect.center = (W // 2, H // 2)
         radius = max(min(W, H) // 40, 4)
         pygame.draw.rect(surface, AMBER, rect.inflate(6, 6), border_radius=radius)
         pygame.draw.rect(surface, (18, 22, 36), rect, border_radius=radius)
+        return rect
+
+    def _draw_entry(self, surface, entry: Mapping[str, Any]) -> None:
+        """The host's text entry (renaming a team): what to do, the text typed so far with a
+        cursor, and the keys; over everything else, so the host sees each letter land."""
+        rect = self._dialog(surface, 84, 40)
         pad = rect.width // 24
         inner = rect.inflate(-2 * pad, 0)
         row = rect.height // 8
@@ -994,12 +999,7 @@ class Scoreboard:
         """The host page's link and its QR code, on the host's request (the host_link key):
         dark modules on white with a quiet zone of four modules, the caption above, the
         address below."""
-        W, H = self.size
-        rect = Rect(0, 0, W * 70 // 100, H * 90 // 100)
-        rect.center = (W // 2, H // 2)
-        radius = max(min(W, H) // 40, 4)
-        pygame.draw.rect(surface, AMBER, rect.inflate(6, 6), border_radius=radius)
-        pygame.draw.rect(surface, (18, 22, 36), rect, border_radius=radius)
+        rect = self._dialog(surface, 70, 90)
         cap_h = rect.height // 6
         text = str(link.get("text", ""))
         first, dot, rest = text.partition(". ")   # two lines: what it is, then the warning
@@ -1027,10 +1027,7 @@ class Scoreboard:
     def _draw_help(self, surface) -> None:
         lang = self.lang
         W, H = self.size
-        rect = Rect(0, 0, W * 90 // 100, H * 86 // 100)
-        rect.center = (W // 2, H // 2)
-        pygame.draw.rect(surface, AMBER, rect.inflate(6, 6), border_radius=max(min(W, H) // 40, 4))
-        pygame.draw.rect(surface, (18, 22, 36), rect, border_radius=max(min(W, H) // 40, 4))
+        rect = self._dialog(surface, 90, 86)
         title_h = rect.height // 10
         self._text(surface, t("help_title", lang), Rect(rect.x, rect.y + title_h // 4, rect.width, title_h),
                    int(title_h * 0.7), AMBER, bold=True)

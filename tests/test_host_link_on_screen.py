@@ -98,6 +98,7 @@ def test_a_new_token_hides_the_link_on_the_screen_and_a_minute_hides_it_too(game
     loop.drain()
     old = server.token
     assert loop.shown_link()["url"].endswith(old)
+    assert "F8 — скрыть, F9 — новый ключ" in loop.shown_link()["text"]   # the keys as the host reads them
     loop.enqueue(HostKey("new_token"))
     loop.drain()
     assert server.token != old and loop.shown_link() is None

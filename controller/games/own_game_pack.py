@@ -165,7 +165,6 @@ def pick(s, h: Host, fx: list):
         return _set(s, entry="", theme=None)
     q = row[cell - 1]
     s = _set(s, played=p.played | {key}, cell=key, entry="", theme=None, player=None, stake=None)
-    media = [m for m in q.get("media") or () if m.get("member") and m["kind"] == "audio"]
     if rnd.get("final"):
         eligible = tuple(0 if sc > 0 else None for sc in s.scores)
         s = _set(s, play="final", phase="final_stakes", stakes=tuple(None for _ in s.teams),
@@ -184,9 +183,7 @@ def pick(s, h: Host, fx: list):
         b.log(fx, h.at, "cell", theme=theme, cell=cell, type=q.get("type"))
         return _set(s, phase="player")
     s = _open_question(s, h, fx, q["price"], None)
-    for m in media:
-        fx.append(Sound("pack:" + m["member"]))
-    return s
+    return _media_sounds(s, q, fx)
 
 
 def choose_player(s, h: Host, fx: list):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.screens import viewmodel
+from controller.screens.common import key_label
 from controller.core import engine
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_S, Host
@@ -30,12 +31,6 @@ LINKS_NOTICE_NS = 60 * NS_PER_S
 
 LINK_ON_SCREEN_NS = 60 * NS_PER_S
 """How long the host_link key keeps the host link on the projector."""
-
-
-def key_name(names) -> str:
-    """Config key names as the host reads them (``["f8"]`` -> ``F8``)."""
-    out = [n.upper() if len(n) == 1 or (n[:1] == "f" and n[1:].isdigit()) else n for n in names or ()]
-    return " / ".join(out) or "—"
 
 
 class Publisher:
@@ -182,8 +177,8 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
         else:
             url = publisher.links()["host"]
             keys = loop.cfg["keys"]
-            text = t("web_link_on_screen", lang, key=key_name(keys.get("host_link")),
-                     new=key_name(keys.get("new_token")))
+            said = lambda action: " / ".join(key_label(n, lang) for n in keys.get(action) or ()) or "—"  # noqa: E731
+            text = t("web_link_on_screen", lang, key=said("host_link"), new=said("new_token"))
             loop.link_on_screen = {"url": url, "qr": qr.matrix(url), "text": text,
                                    "until": loop.clock.now() + LINK_ON_SCREEN_NS}
             print_links(server, publisher.links(), lang, out)

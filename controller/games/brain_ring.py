@@ -561,7 +561,17 @@ def view(s: State, now: int | None = None) -> dict:
         "teams": teams, "question": question,
         "countdown": b.countdown_view(q.countdown if live else None, now),
         "standings": standings(s),
+        "fight_result": _fight_result(s),
     }
+
+
+def _fight_result(s: State) -> dict | None:
+    """The fight just over (stage ``fight_over``): its number, winner (None: stopped with no
+    winner) and points, for the screen's «Бой окончен» panel."""
+    if s.stage != "fight_over" or not s.fights:
+        return None
+    last = s.fights[-1]
+    return {"fight": last["fight"], "winner": last["winner"], "scores": dict(last["scores"])}
 
 
 def _played(s: State) -> set[int]:
@@ -599,6 +609,10 @@ class BrainRing(Game):
     wakeup = staticmethod(wakeup)
     view = staticmethod(view)
     summary = staticmethod(summary)
+
+    def key_layers(self, cfg: dict, program_keys) -> list:
+        """The next-round key (R) starts the next fight: Брейн-ринг has fights, not rounds."""
+        return [cfg["keys"], {"next_fight": list(cfg["keys"].get("next_round", []))}]
 
     def default_teams(self, cfg: dict, built_in: bool) -> list[dict]:
         """With no [[teams]] named, a fight of ``default_teams`` (two) of the built-in teams."""

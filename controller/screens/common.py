@@ -230,8 +230,11 @@ def teams_of(view: Mapping[str, Any]) -> list:
 def main_panel(view: Mapping[str, Any]) -> str:
     """What the big panel shows: ``holder`` (who answers), ``countdown``, ``captain``
     (the captain's timer), ``question`` (the open question's card), ``closed`` (its
-    outcome) or ``title`` (the mode and structure)."""
+    outcome), ``fight_over`` (a fight just won: its winner, the view's ``fight_result``)
+    or ``title`` (the mode and structure)."""
     q = view.get("question")
+    if view.get("fight_result"):
+        return "fight_over"
     if holder_index(view) is not None:
         return "holder"
     if timer_of(view) is not None:
@@ -289,6 +292,16 @@ def closed_outcome(view: Mapping[str, Any]) -> tuple[str, Mapping[str, Any] | No
     if right is not None:
         return "right", right
     return ("time_up" if q.get("closed") == "time" else "no_answer"), None
+
+
+def fight_over_words(result: Mapping[str, Any], lang: str) -> tuple[str, str | None, str]:
+    """A finished fight as both screens say it: («Бой 1 окончен», the winner's name or None
+    when it was stopped with no winner, the points «3 : 1», the winner's first, then the most)."""
+    head = t("fight_n_over", lang, n=result.get("fight", ""))
+    scores = dict(result.get("scores") or {})
+    order = sorted(scores, key=lambda name: (name != result.get("winner"), -scores[name]))
+    points = " : ".join(fmt_score(scores[name]) for name in order)
+    return head, result.get("winner"), points
 
 
 def team_marks(tm: Mapping[str, Any]) -> list[str]:

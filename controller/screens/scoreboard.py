@@ -35,7 +35,7 @@ from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
     COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
-    holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
+    fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
     question_head, show_table,
     structure, team_marks, theme, timer_of)
 
@@ -519,6 +519,9 @@ class Scoreboard:
         elif panel == "closed":
             self._panel(surface, rect, PANEL, 0.05)
             self._draw_closed(surface, rect, view, teams)
+        elif panel == "fight_over":
+            self._panel(surface, rect, PANEL, 0.05)
+            self._draw_fight_over(surface, rect, view["fight_result"], teams)
         else:
             self._panel(surface, rect, PANEL, 0.05)
             title = mode_title(view.get("mode"), lang)
@@ -583,6 +586,32 @@ class Scoreboard:
         else:
             self._text(surface, t(outcome, lang), rect, int(rect.height * 0.22),
                        AMBER if outcome == "time_up" else MUTED, bold=True)
+
+    def _draw_fight_over(self, surface, rect: Rect, result: Mapping[str, Any], teams: list) -> None:
+        """A fight just over: «Бой 1 окончен», the winner's name under a band of its colour, the points."""
+        lang = self.lang
+        head, winner, points = fight_over_words(result, lang)
+        self._text(surface, head, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width, rect.height * 14 // 100),
+                   int(rect.height * 0.11), MUTED)
+        if winner is None:
+            self._text(surface, t("no_winner", lang), Rect(rect.x, rect.y + rect.height * 30 // 100, rect.width,
+                                                             rect.height * 30 // 100), int(rect.height * 0.18),
+                       AMBER, bold=True)
+        else:
+            idx = next((i for i, tm in enumerate(teams) if tm.get("name") == winner), 0)
+            colour = hex_colour(teams[idx].get("color") if teams else None, idx)
+            inner = rect.inflate(-rect.height // 10, -rect.height // 10)
+            pygame.draw.rect(surface, colour, Rect(inner.x, inner.y + inner.height * 20 // 100, inner.width,
+                                                   inner.height // 14), border_radius=inner.height // 40)
+            self._text(surface, t("winner", lang), Rect(rect.x, rect.y + rect.height * 30 // 100, rect.width,
+                                                          rect.height * 12 // 100), int(rect.height * 0.09),
+                       AMBER, bold=True)
+            self._text(surface, str(winner), Rect(rect.x + rect.width // 20, rect.y + rect.height * 42 // 100,
+                                                  rect.width * 9 // 10, rect.height * 32 // 100),
+                       int(rect.height * 0.28), TEXT, bold=True)
+        if points:
+            self._text(surface, points, Rect(rect.x, rect.y + rect.height * 76 // 100, rect.width,
+                                             rect.height * 16 // 100), int(rect.height * 0.12), TEXT, bold=True)
 
     @staticmethod
     def _draw_bar(surface, rect: Rect) -> None:

@@ -88,6 +88,11 @@ def _main(view: Mapping[str, Any], lang: str) -> str:
             parts.append(t("start_pending", lang))
         text = t("separator", lang).join(parts)
         slots = [s for s in slots if s[0] not in ("index", "nominal")]
+    elif panel == "fight_over":
+        head, winner, points = screen.fight_over_words(view["fight_result"], lang)
+        who = f"{t('winner', lang)}: {winner}" if winner else t("no_winner", lang)
+        text = f"{head} — {who} ({points})"
+        slots = []
     elif panel == "closed":
         outcome, right = screen.closed_outcome(view)
         if right is not None:

@@ -59,16 +59,16 @@ def stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
 class Game:
     """``buzzer run --headless`` in ``tmp`` on a free port; keys are typed into its stdin."""
 
-    def __init__(self, tmp: Path, extra_config: str = "", seconds: float = 300):
+    def __init__(self, tmp: Path, extra_config: str = "", seconds: float = 300, args: tuple = (), top: str = ""):
         self.tmp = tmp
         self.port = free_port()
         cfg = tmp / "game.toml"
-        cfg.write_text(f'[web]\nport = {self.port}\nnext_free_port = false\n'
+        cfg.write_text(top + f'[web]\nport = {self.port}\nnext_free_port = false\n'
                        f'[journal]\ndir = "{tmp / "journal"}"\nfsync = false\n' + extra_config, encoding="utf-8")
         self.out_path = tmp / "buzzer-out.txt"
         self.out = open(self.out_path, "wb")
         env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
-        self.proc = subprocess.Popen([str(BUZZER), "run", "--headless", "--new", "-c", str(cfg), "--seconds", str(seconds)],
+        self.proc = subprocess.Popen([str(BUZZER), "run", "--headless", "--new", "-c", str(cfg), "--seconds", str(seconds), *args],
                                      cwd=tmp, stdin=subprocess.PIPE, stdout=self.out, stderr=subprocess.STDOUT, env=env)
         self.token = self._wait_token()
         self.base = f"http://127.0.0.1:{self.port}"

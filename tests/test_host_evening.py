@@ -106,3 +106,81 @@ def test_brain_ring_the_next_fight_has_a_key_a_help_line_and_a_button(tmp_path):
     assert "Бой 2" in terminal(loop) and "окончен" not in terminal(loop)
     _, drawn = frame(loop, "brain-ring-fight-2")
     assert any("Бой 2" in text for text in drawn) and "Победитель" not in drawn
+
+
+# ---------------------------------------------------------------------------
+# 2. The host page's «Выбрать ячейку…» (Своя игра with a package), in a real Chromium
+
+def api_state(game) -> dict:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(game.base + "/api/state", timeout=5) as r:
+        return json.loads(r.read())
+
+
+def test_the_host_page_picks_a_cell_and_the_board_shows_it_played(tmp_path):
+    import asyncio
+    import time
+    from pathlib import Path
+
+    from tests.browser import Chromium, Game
+    from tests.test_web_phone import phone
+
+    pack = Path(__file__).resolve().parents[1] / "examples" / "own-game.siq"
+    game = Game(tmp_path, top='mode = "own-game"\n', extra_config="[own_game]\npress_window_s = 0.5\n",
+                args=("--pack", str(pack)))
+    chromium = Chromium(tmp_path, size=(390, 844))
+    try:
+        async def scenario():
+            page = await phone(chromium, f"{game.base}/host#token={game.token}")
+            await page.wait_for("!!document.querySelector('button[data-action=pick]')", timeout=20)
+            await page.eval("document.querySelector('button[data-action=pick]').click()")
+            await page.wait_for("!document.querySelector('form[data-action=pick]').hidden")
+            await page.eval("""(() => { const f = document.querySelector('form[data-action=pick]');
+                f.querySelector('[name=theme]').value = '1'; f.querySelector('[name=cell]').value = '2';
+                f.querySelector('button.send').click(); return true; })()""")
+            await page.wait_for("document.getElementById('result').textContent.length > 0")
+            result = await page.eval("[document.getElementById('result').className, "
+                                     "document.getElementById('result').textContent]")
+            assert result[0] == "result ok", result                         # «Отправлено», not a 400
+            await page.wait_for("(window.buzzer.last.audience.game.question || {}).nominal === 200", timeout=10)
+            header = await page.eval("document.getElementById('question').textContent")
+            await page.screenshot(tmp_path / "phone-picked.png")
+            await page.eval("document.querySelector('button[data-action=reading_done]').click()")
+            await page.wait_for("!window.buzzer.last.audience.game.pack.question.live", timeout=20)
+            await page.close()
+            return header
+
+        header = asyncio.run(scenario())
+        assert "200" in header and "Картины" in header
+        view = api_state(game)["audience"]["game"]
+        assert [c["played"] for c in view["pack"]["board"][0]["cells"]] == [False, True]
+        # the projector draws this audience view: the board with the 200 of «Картины» emptied
+        surface = pygame.Surface((1280, 720))
+        drawn: list[str] = []
+        board = sb.Scoreboard((1280, 720), lang="ru")
+        real = board._text
+        board._text = lambda surf, text, *a, **kw: (drawn.append(str(text)), real(surf, text, *a, **kw))[1]
+        board.draw(surface, view, time.monotonic_ns())
+        if OUT:
+            pygame.image.save(surface, os.path.join(OUT, "own-game-board-after-pick.png"))
+        assert "1. Картины" in drawn and drawn.count("200") == 2 and drawn.count("100") == 3
+    finally:
+        chromium.close()
+        game.close()
+
+
+def test_every_form_a_host_page_offers_is_taken_by_the_server_and_the_scripts():
+    """One declaration: a field of any form (ACTION_PARAMS) is a field a scripted host line may
+    carry, and a value of the kind the form sends passes the server's check."""
+    from controller.app.script import HOST_PARAMS
+    from controller.web.server import parse_action
+
+    sample = {"member": 1, "number": 2, "text": "Север", "player": 3}
+    for action in viewmodel.ACTION_PARAMS:
+        for members in ("team", "seat"):
+            params = viewmodel.action_params(action, members)
+            body = {"host": action, **{p["name"]: sample[p["kind"]] for p in params}}
+            assert parse_action(body) == (action, {k: v for k, v in body.items() if k != "host"}), action
+            assert {p["name"] for p in params} <= HOST_PARAMS, action

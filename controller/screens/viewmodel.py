@@ -82,6 +82,24 @@ number or a name), ``required`` and, for text, ``max`` characters.  An action na
 the same in every game that has it (the scripted session's host lines, docs/scripts.md)."""
 
 
+KIND_TYPES: dict[str, tuple[type, ...]] = {"member": (int, str), "number": (int,), "text": (str,),
+                                           "player": (int, str)}
+"""The JSON types of each ``kind`` of :data:`ACTION_PARAMS` (a member by its number, as a host
+page sends it, or by its name or button, as a scripted session may)."""
+
+
+def declared_types(action: str) -> dict[str, tuple[type, ...]]:
+    """The JSON types of the parameters ``action`` declares in :data:`ACTION_PARAMS` (its
+    :data:`MEMBER` under both names, ``team`` and ``seat``); {} for an action with none.  The
+    web server checks a request's fields with these, so that what a host page's form sends
+    is what the server takes (one declaration for both)."""
+    out: dict[str, tuple[type, ...]] = {}
+    for p in ACTION_PARAMS.get(action, ()):
+        for name in (("team", "seat") if p["name"] == MEMBER else (p["name"],)):
+            out[name] = KIND_TYPES[p["kind"]]
+    return out
+
+
 def page_labels(lang: str) -> dict[str, str]:
     """The live pages' texts (docs/web.md): every ``web.*`` message, and what the press order
     shows as the projector does -- the gap's unit (``gap_s``), a tag per press kind

@@ -41,7 +41,7 @@ from typing import Any, Awaitable, Callable, Mapping
 
 from aiohttp import WSMsgType, web
 
-from controller.screens.viewmodel import NAME_MAX, audience_only
+from controller.screens.viewmodel import NAME_MAX, audience_only, declared_types
 from controller.core.events import HostKey
 
 log = logging.getLogger(__name__)
@@ -55,9 +55,13 @@ PARAM_TYPES: dict[str, tuple[type, ...]] = {
     "name": (str,), "result": (str, int), "value": (int, float, str), "question": (int,), "role": (str,),
     "points": (int, float), "text": (str,), "delay": (int, float), "accepted": (bool,),
     "player": (int, str),  # Эрудит-квартет line-ups (docs/event-file.md)
+    "price": (int, float),  # a SIGame package's cell by its price (docs/packages.md)
 }
 """Parameters a host action from the web may carry, with their JSON types (a subset of a
-scripted host line's fields: the ones a single value carries)."""
+scripted host line's fields: the ones a single value carries).  An action that declares its
+parameters for the host page's form (:data:`controller.screens.viewmodel.ACTION_PARAMS`:
+``pick``'s ``theme`` is a number, the plain Своя игра's ``question`` names it in words) is
+checked by that declaration first."""
 
 MAX_TEXT = 200
 """Longest text parameter (a theme, a player) taken from the web."""
@@ -93,12 +97,13 @@ def parse_action(data: Any) -> tuple[str, dict]:
     if not isinstance(action, str) or not action or len(action) > 40 or not action.replace("_", "").isalnum():
         raise ValueError('"host" must be an action name')
     params = {}
+    declared = declared_types(action)
     for k, v in data.items():
         if k == "host":
             continue
         if k == "at":
             raise ValueError('"at" is not taken from the web: the controller stamps the time')
-        types = PARAM_TYPES.get(k)
+        types = declared.get(k) or PARAM_TYPES.get(k)
         if types is None:
             raise ValueError(f"unknown field {k[:40]!r}")
         if isinstance(v, bool) and bool not in types or not isinstance(v, types):

@@ -184,3 +184,71 @@ def test_every_form_a_host_page_offers_is_taken_by_the_server_and_the_scripts():
             body = {"host": action, **{p["name"]: sample[p["kind"]] for p in params}}
             assert parse_action(body) == (action, {k: v for k, v in body.items() if k != "host"}), action
             assert {p["name"] for p in params} <= HOST_PARAMS, action
+
+
+# ---------------------------------------------------------------------------
+# 6. The pages and the projector name a question alike («Вопрос 1/2» in round 2, not 3/2)
+
+def wait_state(game, check, timeout: float = 20.0) -> dict:
+    import time
+
+    end = time.monotonic() + timeout
+    vm = None
+    while time.monotonic() < end:
+        vm = api_state(game)
+        if check(vm["audience"]["game"]):
+            return vm
+        time.sleep(0.05)
+    raise AssertionError(f"not reached within {timeout} s: {vm and vm['audience']['game'].get('question')}")
+
+
+def test_the_pages_and_the_projector_number_round_2s_question_alike(tmp_path):
+    import asyncio
+
+    from tests.browser import Chromium, Game
+    from tests.test_web_phone import phone
+
+    game = Game(tmp_path, extra_config="[erudite]\nfights = 1\nrounds_per_fight = 2\nnominals = [10, 20]\n")
+    chromium = Chromium(tmp_path, size=(1280, 720))
+    try:
+        for n in (1, 2):                                   # round 1: two questions, Альфа right
+            game.type("n")
+            wait_state(game, lambda g: (g.get("question") or {}).get("number") == n)
+            game.type(" ")
+            wait_state(game, lambda g: g.get("countdown"))
+            game.type("q")
+            wait_state(game, lambda g: any(t["holder"] for t in g["teams"]))
+            game.type("\n")
+            wait_state(game, lambda g: not g["question"]["open"])
+        game.type("r")
+        wait_state(game, lambda g: g.get("round") == 2)
+        game.type("n")
+        vm = wait_state(game, lambda g: (g.get("question") or {}).get("number") == 3)
+
+        async def scenario():
+            audience = await chromium.page(game.base + "/")
+            host = await phone(chromium, f"{game.base}/host#token={game.token}")
+            heads = []
+            for page in (audience, host):
+                await page.wait_for("document.getElementById('question').textContent.length > 0", timeout=10)
+                heads.append(await page.eval("document.getElementById('question').textContent"))
+            await audience.screenshot(tmp_path / "audience-round-2.png")
+            await host.screenshot(tmp_path / "host-round-2.png")
+            for page in (audience, host):
+                await page.close()
+            return heads
+
+        heads = asyncio.run(scenario())
+        assert all(h.startswith("Вопрос 1/2 · 10") for h in heads), heads
+        surface = pygame.Surface((1280, 720))
+        drawn: list[str] = []
+        board = sb.Scoreboard((1280, 720), lang="ru")
+        real = board._text
+        board._text = lambda surf, text, *a, **kw: (drawn.append(str(text)), real(surf, text, *a, **kw))[1]
+        board.draw(surface, vm["audience"]["game"], 0)
+        if OUT:
+            pygame.image.save(surface, os.path.join(OUT, "erudite-round-2-question.png"))
+        assert "Вопрос 1/2" in drawn and not any("3/2" in text for text in drawn)
+    finally:
+        chromium.close()
+        game.close()

@@ -45,7 +45,8 @@
       if ($("question")) $("question").textContent = L.game_over || "";
       return;
     }
-    if (q && q.number !== undefined && q.number !== null) parts.push((L.question || "") + " " + q.number + (q.of ? "/" + q.of : ""));
+    // the question as the projector names it (the view model's one derivation: «Вопрос 1/5»)
+    if (q && vm.audience && vm.audience.question_head) parts.push(vm.audience.question_head);
     if (q && q.nominal) parts.push(String(q.nominal));
     const theme = (q && q.theme) || g.theme;
     if (theme) parts.push(theme);

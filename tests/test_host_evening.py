@@ -252,3 +252,106 @@ def test_the_pages_and_the_projector_number_round_2s_question_alike(tmp_path):
     finally:
         chromium.close()
         game.close()
+
+
+# ---------------------------------------------------------------------------
+# 4. A programme: R asks twice; which game of how many, the running totals; the final totals
+
+def press(loop: Loop, clock: ManualClock, button: str) -> None:
+    from controller.core.events import Press
+
+    loop.enqueue(Press(button, clock.now(), clock.now()))
+    clock.advance(300 * MS)
+    loop.tick_if_due()
+    loop.drain()
+
+
+def test_a_programme_asks_before_r_ends_a_game_and_shows_the_running_totals(tmp_path):
+    cfg = config.load("examples/programme.toml")
+    cfg["journal"]["dir"] = str(tmp_path)
+    loop, clock = make_loop(cfg)
+    type_keys(loop, clock, "n ")                          # Своя игра: a question, the reading is over
+    press(loop, clock, "A")
+    type_keys(loop, clock, "\n")                          # Альфа right
+    won = engine.view(loop.state)["teams"][0]["score"]
+    assert won > 0
+    _, drawn = frame(loop, "programme-game-1")
+    assert any("Игра 1 из 3" in text for text in drawn) and f"Всего {won}" in drawn
+    assert "Игра 1 из 3" in terminal(loop) and f"Альфа {won} (место 1) [Всего {won}]" in terminal(loop)
+
+    type_keys(loop, clock, "r")                           # R once: asked, nothing ended
+    assert loop.notice == ("Нажмите ещё раз: игра 1 «Своя игра» закончится, "
+                           "начнётся игра 2 из 3 «Брейн-ринг»")
+    assert engine.view(loop.state)["series"]["round"] == 1
+    _, drawn = frame(loop, "programme-asked")
+    assert any("Игра 1 из 3" in text for text in drawn)
+    clock.advance(4_000 * MS)                             # too late for a second press: asks again
+    type_keys(loop, clock, "r")
+    assert engine.view(loop.state)["series"]["round"] == 1 and loop.notice.startswith("Нажмите ещё раз")
+    type_keys(loop, clock, "r")                           # the second press within 3 s
+    assert engine.view(loop.state)["series"]["round"] == 2
+
+    _, drawn = frame(loop, "programme-game-2")
+    assert any("Игра 2 из 3" in text for text in drawn)
+    assert f"Всего {won}" in drawn and "Всего 0" in drawn   # Альфа's points of game 1 on her card
+    for _ in range(2):                                    # Брейн-ринг: Бета wins the fight 2 : 0
+        type_keys(loop, clock, "nt")
+        press(loop, clock, "B")
+        type_keys(loop, clock, "\n")
+    assert f"Альфа 0 (место 2) [Всего {won}]" in terminal(loop) and "Бета 2 (место 1) [Всего 2]" in terminal(loop)
+    type_keys(loop, clock, "rr")                          # on to ЧГК, then the programme's end
+    assert engine.view(loop.state)["series"]["round"] == 3
+    type_keys(loop, clock, "r")
+    assert loop.notice == "Нажмите ещё раз: последняя игра «Что? Где? Когда?» закончится, итоги программы"
+    type_keys(loop, clock, "r")
+    view = engine.view(loop.state)
+    assert view["stage"] == "finished"
+    _, drawn = frame(loop, "programme-final")
+    assert "Итоги программы" in drawn
+    rows = {r["team"]: r["points"] for r in view["standings"]}
+    assert rows == {"Альфа": won, "Бета": 2, "Гамма": 0}   # every game's points, not the last game's table
+    lines = terminal(loop)
+    assert "Итоги программы" in lines and f"Альфа {won}" in lines
+
+
+def test_the_pages_of_a_programme_say_which_game_and_the_running_totals(tmp_path):
+    import asyncio
+    from pathlib import Path
+
+    from tests.browser import Chromium, Game
+    from tests.test_web_phone import phone
+
+    programme = (Path(__file__).resolve().parents[1] / "examples" / "programme.toml").read_text(encoding="utf-8")
+    programme = programme.replace('button = "A"\n', 'button = "A"\nkey = "q"\n', 1)
+    game = Game(tmp_path, top=programme + "\n")
+    chromium = Chromium(tmp_path, size=(1280, 720))
+    try:
+        game.type("n ")
+        wait_state(game, lambda g: (g.get("question") or {}).get("open") and g["question"].get("armed", True))
+        game.type("q")
+        wait_state(game, lambda g: any(t["holder"] for t in g["teams"]))
+        game.type("\n")
+        wait_state(game, lambda g: g["teams"][0]["score"] > 0)
+        game.type("rr")                                       # the second press: on to game 2
+        wait_state(game, lambda g: g["series"]["round"] == 2)
+
+        async def scenario():
+            audience = await chromium.page(game.base + "/")
+            host = await phone(chromium, f"{game.base}/host#token={game.token}")
+            seen = []
+            for page in (audience, host):
+                await page.wait_for("document.getElementById('title').textContent.includes('Игра 2 из 3')", timeout=10)
+                seen.append(await page.eval("[document.getElementById('title').textContent, "
+                                            "[...document.querySelectorAll('#teams .team')].map(e => e.textContent)]"))
+            await audience.screenshot(tmp_path / "audience-programme.png")
+            for page in (audience, host):
+                await page.close()
+            return seen
+
+        for title, cards in asyncio.run(scenario()):
+            assert title == "Брейн-ринг · Игра 2 из 3"
+            assert cards[0].startswith("Альфа0") and cards[0].endswith("Всего 100")   # game 1's points
+            assert cards[1].endswith("Всего 0")
+    finally:
+        chromium.close()
+        game.close()

@@ -114,6 +114,8 @@ class Loop:
         self.running = True
         self.quit_armed: int | None = None
         self.new_game_armed: int | None = None
+        self.confirm_armed: tuple[str, int] | None = None
+        """(action, when) of a key that ends a stage early and waits for its second press."""
         self.last_clock_record = 0
         self.on_new_game: Callable[[], None] | None = self.start_new_game
         self.dirty = True
@@ -263,6 +265,14 @@ class Loop:
         if action not in engine.actions_now(self.state):  # in a programme: this round's game
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
+        ask = None if key.confirmed else self.game.confirm(self.state, action)
+        if ask is not None:
+            # it ends a stage early (a programme's game, a fight with no winner): a second press acts
+            armed, self.confirm_armed = self.confirm_armed, None
+            if armed is None or armed[0] != action or now - armed[1] >= QUIT_CONFIRM_NS:
+                self.confirm_armed = (action, now)
+                self._notice(ask[0], **ask[1])
+                return
         self.apply(Host(action, now, dict(key.params)))
 
     # -- renaming a team (loop thread) ----------------------------------------

@@ -124,6 +124,9 @@ class HostKey:
     action: str
     params: Mapping[str, Any] = field(default_factory=dict)
     delivered: int = field(default=0, compare=False)
+    confirmed: bool = field(default=False, compare=False)
+    """The source has had the host confirm it already (the host page's second tap): an action
+    that ends a stage early (:meth:`~controller.games.base.Game.confirm`) takes no second key."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,6 +89,13 @@ class Game:
             return "resume"
         return action
 
+    def confirm(self, state: Any, action: str) -> tuple[str, dict] | None:
+        """When the host key for ``action`` ends a stage of the game early (a game of a
+        programme, a fight with no winner): the notice that asks for a second press, as
+        (catalog key, its params); the key then acts only when pressed again within a few
+        seconds, as the quit key (a host page asks for its second tap itself).  None: at once."""
+        return None
+
     def finished(self, state: Any) -> bool:
         """True once the game is over."""
         return getattr(state, "stage", None) == "finished" or getattr(state, "phase", None) == "ended"

@@ -610,6 +610,14 @@ class BrainRing(Game):
     view = staticmethod(view)
     summary = staticmethod(summary)
 
+    def confirm(self, state: State, action: str) -> tuple[str, dict] | None:
+        """The next fight in the middle of one ends it with no winner: the key asks twice."""
+        q = state.question
+        if action == "next_fight" and state.stage == "play" and (q is None or not q.open) and any(
+                x.fight == state.fight for x in state.history + ((q,) if q is not None else ())):
+            return "confirm_fight_end", {"n": state.fight}
+        return None
+
     def key_layers(self, cfg: dict, program_keys) -> list:
         """The next-round key (R) starts the next fight: Брейн-ринг has fights, not rounds."""
         return [cfg["keys"], {"next_fight": list(cfg["keys"].get("next_round", []))}]

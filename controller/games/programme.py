@@ -237,12 +237,23 @@ HOST_ACTIONS = {"next_game": _move_on, "next_round": _move_on}
 
 
 def view(s: State, now: int | None = None) -> dict:
+    """The current round's view, plus ``series`` (which game of how many, the running totals);
+    each team (player) carries its running total as ``series_total``; once the programme is
+    finished its ``standings`` are the programme's totals, every game's points added up."""
     inner = _current(s).view(s.game, now)
-    return dict(inner, series={
+    tot = totals(s)
+    out = dict(inner, series={
         "round": s.index + 1, "rounds": len(s.rounds), "title": s.rounds[s.index].title,
         "mode": s.rounds[s.index].mode, "titles": [r.title for r in s.rounds],
-        "totals": totals(s), "standings": standings(s), "finished": s.stage == "finished"},
+        "totals": tot, "standings": standings(s), "finished": s.stage == "finished"},
         stage=inner["stage"] if s.stage == "play" else "finished")
+    for key in ("teams", "players"):
+        if isinstance(inner.get(key), list):
+            out[key] = [dict(tm, series_total=tot.get(current_name(s, tm.get("name")), 0))
+                        if isinstance(tm, dict) and "name" in tm else tm for tm in inner[key]]
+    if s.stage == "finished":
+        out["standings"] = standings(s)
+    return out
 
 
 def summary(s: State) -> dict:
@@ -270,6 +281,16 @@ class Programme(Game):
 
     def actions_now(self, state: State) -> tuple[str, ...]:
         return tuple(host_actions(state))
+
+    def confirm(self, state: State, action: str) -> tuple[str, dict] | None:
+        """Moving on to the next game (or to the programme's totals) ends the game on: a key asks twice."""
+        if state.stage != "play" or not _moves_on(state, Host(action, 0, {})):
+            return None
+        now = {"n": state.index + 1, "title": state.rounds[state.index].title}
+        if state.index + 1 >= len(state.rounds):
+            return "confirm_programme_end", now
+        return "confirm_next_game", dict(now, next=state.index + 2, of=len(state.rounds),
+                                         next_title=state.rounds[state.index + 1].title)
 
     def finished(self, state: State) -> bool:
         return state.stage == "finished"

@@ -176,6 +176,8 @@ def structure(view: Mapping[str, Any], lang: str) -> str:
     the mode's title when the view has no structure."""
     parts = []
     mode = view.get("mode")
+    if series_head(view, lang):   # a programme: which of its games is on
+        parts.append(series_head(view, lang))
     if view.get("tiebreak"):
         parts.append(t("extra_fight", lang))
     else:
@@ -196,6 +198,23 @@ def structure(view: Mapping[str, Any], lang: str) -> str:
     if not parts and mode:
         parts.append(mode_title(mode, lang))
     return t("separator", lang).join(parts)
+
+
+def series_head(view: Mapping[str, Any], lang: str) -> str:
+    """Which game of a programme is on («Игра 2 из 3»), "" outside one."""
+    series = view.get("series") or {}
+    return t("series_n_of", lang, n=series.get("round"), of=series["rounds"]) if series.get("rounds") else ""
+
+
+def series_total(tm: Mapping[str, Any], lang: str) -> str:
+    """A team's running total in a programme («Всего 35»), "" outside one."""
+    total = tm.get("series_total")
+    return "" if total is None else f"{t('series_total', lang)} {fmt_score(total)}"
+
+
+def standings_title(view: Mapping[str, Any], lang: str) -> str:
+    """The standings table's title: «Итоги программы» at a programme's end, else «Итоги»."""
+    return t("series_standings" if (view.get("series") or {}).get("finished") else "standings", lang)
 
 
 def theme(view: Mapping[str, Any]) -> str | None:

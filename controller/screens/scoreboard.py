@@ -36,7 +36,7 @@ from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-
     COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
-    question_head, show_table,
+    question_head, series_total, show_table, standings_title,
     structure, team_marks, theme, timer_of)
 
 Rect = pygame.Rect
@@ -768,6 +768,10 @@ class Scoreboard:
                 if x >= inner.right - tag_h:
                     break
                 x += self._tag(surface, t(key, lang), x, tag_y, tag_h, c, inner.right - x) + tag_h // 4
+            if series_total(tm, lang) and not tm.get("player") and x < inner.right - tag_h:
+                # a programme's running total, every game so far
+                self._text(surface, series_total(tm, lang), Rect(x, tag_y, inner.right - x, tag_h),
+                           int(tag_h * 0.85), ink, bold=True, align="right")
             if tm.get("player") and x < inner.right - tag_h:
                 # the player at the button this round (a game that knows its players)
                 self._text(surface, str(tm["player"]), Rect(x, tag_y, inner.right - x, tag_h), int(tag_h * 0.85),
@@ -783,7 +787,7 @@ class Scoreboard:
         colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
         title_h = rect.height // 9
         finished = view.get("stage") == "finished"
-        title = t("standings", lang)
+        title = standings_title(view, lang)
         if not finished and view.get("round"):
             title = f"{title}{t('separator', lang)}{self._structure(view)}"
         self._text(surface, title, Rect(rect.x, rect.y, rect.width, title_h), int(title_h * 0.7), TEXT,

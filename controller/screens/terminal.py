@@ -92,7 +92,6 @@ def _main(view: Mapping[str, Any], lang: str) -> str:
         head, winner, points = screen.fight_over_words(view["fight_result"], lang)
         who = f"{t('winner', lang)}: {winner}" if winner else t("no_winner", lang)
         text = f"{head} — {who} ({points})"
-        slots = []
     elif panel == "closed":
         outcome, right = screen.closed_outcome(view)
         if right is not None:
@@ -136,6 +135,8 @@ def _teams(view: Mapping[str, Any], lang: str) -> str:
         text = f"{tm.get('name', '')} {screen.fmt_score(tm.get('score', 0))}"
         if tm.get("place"):
             text += f" ({t('place_n', lang, n=tm['place'])})"
+        if screen.series_total(tm, lang):   # a programme's running total
+            text += f" [{screen.series_total(tm, lang)}]"
         marks = [t(screen.TAG_KEYS[m], lang) for m in screen.team_marks(tm)]
         if tm.get("tiebreak_score") is not None and not marks:
             marks.append(f"{t('extra_fight', lang)}: {screen.fmt_score(tm['tiebreak_score'])}")
@@ -148,7 +149,7 @@ def _teams(view: Mapping[str, Any], lang: str) -> str:
 def _standings(view: Mapping[str, Any], lang: str) -> list[str]:
     """The standings table (between rounds and at the end), one row a line."""
     finished = view.get("stage") == "finished"
-    title = t("standings", lang)
+    title = screen.standings_title(view, lang)
     if not finished and view.get("round"):
         title += t("separator", lang) + screen.structure(view, lang)
     lines = [title + (t("separator", lang) + t("game_over", lang) if finished else "")]

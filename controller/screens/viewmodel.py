@@ -5,7 +5,7 @@ state (the host notice, the rename dialogue, the key help, the ruling flash, the
 buttons' status) into one plain, JSON-ready value::
 
     {"seq": 12, "lang": "ru", "title": "Эрудит-квартет",
-     "audience": {"game": {...}, "question_head": "Вопрос 1/5", "flash": {...} | None,
+     "audience": {"game": {...}, "question_head": "Вопрос 1/5", "series_head": "", "flash": {...} | None,
                   "inputs": {...}},
      "host": {"notice": "...", "entry": {...} | None, "help": False,
               "keys": [{"action", "label", "keys", "key_labels"}], "actions": [...],
@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping
 from controller.core import engine
 from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
-from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head
+from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head, series_head
 from controller.inputs.keys import mode_keys
 
 HOST_KEY = "host"
@@ -205,6 +205,8 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
             "game": game,
             # the question as the projector names it («Вопрос 1/5»: its place in the round)
             "question_head": question_head(game["question"], lang) if game.get("question") else "",
+            # a programme: which of its games is on («Игра 2 из 3»), "" in a single game
+            "series_head": series_head(game, lang),
             "flash": flash_value(flash, lang),
             "inputs": {"backend": st.get("backend", "none"), "connected": bool(st.get("connected", False)),
                        "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or "")},

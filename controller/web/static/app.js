@@ -22,7 +22,7 @@
   function show(node, on) { if (node) node.hidden = !on; }
   function teamsOf(g) {
     if (Array.isArray(g.teams)) return g.teams.map((t) => ({ name: t.name, score: t.score, color: t.color,
-      holder: !!t.holder, out: !!(t.locked || t.disabled) }));
+      holder: !!t.holder, out: !!(t.locked || t.disabled), total: t.series_total }));
     if (Array.isArray(g.seats)) return g.seats.map((s) => ({ name: (s.seat !== undefined ? s.seat + ". " : "") + (s.name || ""),
       score: s.fouls !== undefined ? "⚠".repeat(s.fouls || 0) : "", color: null, holder: !!s.speaking, out: !!(s.out || s.removed) }));
     return [];
@@ -34,12 +34,19 @@
       const card = el("div", "team" + (t.holder ? " is-holder" : "") + (t.out ? " is-out" : ""));
       if (t.color) card.style.setProperty("--team", t.color);
       card.append(el("span", "name", t.name), el("span", "score", t.score === undefined || t.score === null ? "" : t.score));
+      // a programme's running total, every game so far (as the projector's card shows it)
+      if (t.total !== undefined && t.total !== null) {
+        card.classList.add("has-total");
+        card.append(el("span", "total", (L.total || "") + " " + t.total));
+      }
       return card;
     }));
   }
   function renderHeader(vm, g) {
     const title = $("title");
-    if (title) title.textContent = vm.title || "";
+    // a programme: which of its games is on («Игра 2 из 3»), after the game's title
+    const series = (vm.audience && vm.audience.series_head) || "";
+    if (title) title.textContent = (vm.title || "") + (series ? " · " + series : "");
     const q = g.question || null, parts = [];
     if (g.stage === "finished") {   // the end of the game: said as the projector says it
       if ($("question")) $("question").textContent = L.game_over || "";

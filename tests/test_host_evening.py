@@ -355,3 +355,16 @@ def test_the_pages_of_a_programme_say_which_game_and_the_running_totals(tmp_path
     finally:
         chromium.close()
         game.close()
+
+
+def test_brain_ring_r_in_the_middle_of_a_fight_asks_before_it_ends_it_with_no_winner(tmp_path):
+    cfg = config.load("config/brain-ring.toml")
+    cfg["journal"]["dir"] = str(tmp_path)
+    loop, clock = make_loop(cfg)
+    type_keys(loop, clock, "ntz\n")                      # 1 : 0, the fight goes on
+    type_keys(loop, clock, "r")
+    assert loop.notice == "Нажмите ещё раз: бой 1 закончится без победителя"
+    assert engine.view(loop.state)["fight"] == 1
+    type_keys(loop, clock, "r")
+    assert engine.view(loop.state)["fight"] == 2
+    assert engine.summary(loop.state)["fights"][0]["winner"] is None

@@ -368,3 +368,72 @@ def test_brain_ring_r_in_the_middle_of_a_fight_asks_before_it_ends_it_with_no_wi
     type_keys(loop, clock, "r")
     assert engine.view(loop.state)["fight"] == 2
     assert engine.summary(loop.state)["fights"][0]["winner"] is None
+
+
+# ---------------------------------------------------------------------------
+# 3. --pack with an unfinished game without that package in the journal
+
+def test_a_package_asked_for_over_an_unfinished_plain_game_is_said_and_never_resumed_silently(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from controller.app import journal
+    from tests.test_startup import ENV, OWN_GAME, ROOT, _in_terminal, one_line, run, snapshot
+
+    pack = ROOT / "examples" / "own-game.siq"
+    # a plain Своя игра, one question announced, left unfinished
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "30",
+                             "-c", str(OWN_GAME)], cwd=tmp_path, env=ENV, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = bytearray()
+    threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
+                     daemon=True).start()
+    p = journal.current_path(tmp_path / "journal")
+    deadline = time.monotonic() + 60
+    while b"Q = " not in out and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.stdin.write(b"n")
+    proc.stdin.flush()
+    while not (p.exists() and journal.read(p).events) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)                     # the game is left unfinished
+    proc.wait(timeout=60)
+    proc.stdin.close()
+    assert journal.read(p).events and "package" not in journal.read(p).header["config"]["own_game"]
+
+    # no terminal to ask: nothing changes, one line says why and what to add
+    def files():
+        return {k: v for k, v in snapshot(tmp_path / "journal").items() if k.name != "buzzer.lock"}
+
+    before = files()
+    done = run(tmp_path, "run", "--headless", "--seconds", "0.5", "-c", OWN_GAME, "--pack", pack)
+    assert done.returncode == 2
+    line = one_line(done.stderr)
+    assert "без пакета" in line and "«Тестовый пакет»" in line and "--new" in line and "--resume" in line
+    assert files() == before
+
+    # in a terminal: the question says it; Enter starts a new game with the package, the old one archived
+    rc, text, err = _in_terminal(tmp_path, "-c", OWN_GAME, "--pack", pack)
+    assert rc == 0, err
+    assert "«Своя игра» без пакета" in text and "запрошен пакет «Тестовый пакет»" in text
+    assert "Продолжить старую игру без пакета? [д/Н]" in text
+    assert "Продолжить её?" not in text and "Незавершённая игра продолжена" not in text
+    assert "Журнал предыдущей игры перенесён в архив" in text
+    archived = list((tmp_path / "journal" / "archive").glob("*.jsonl"))
+    assert len(archived) == 1 and '"question"' in archived[0].read_text(encoding="utf-8")
+    assert journal.read(p).header["config"]["own_game"]["package"]["name"] == "Тестовый пакет"
+
+
+def test_a_game_with_another_package_is_named_by_its_package():
+    from controller.app import startup
+
+    old = {"config": {"own_game": {"package": {"name": "Осенний кубок", "rounds": []}}}}
+    cfg = config.load("config/own-game.toml")
+    assert not startup.pack_differs(old, cfg)                       # no package asked for: the journal's plays
+    cfg["own_game"]["package"] = {"name": "Тестовый пакет", "rounds": []}
+    assert startup.pack_differs(old, cfg) and not startup.pack_differs({"config": cfg}, cfg)
+    assert startup._pack_words(old["config"], "ru") == "с пакетом «Осенний кубок»"
+    assert startup._pack_words({}, "en") == "without a package"

@@ -90,6 +90,27 @@ def same_game(header: dict, cfg: dict, config_path: str | None) -> bool:
     return "config_path" not in header or header["config_path"] == config_path
 
 
+def _package(config: dict) -> dict | None:
+    """The package a game's config plays (its data), None for a game without one."""
+    return ((config or {}).get("own_game") or {}).get("package") or None
+
+
+def pack_differs(header: dict, cfg: dict) -> bool:
+    """The host asks for a package (``--pack``, the config, the event file) that the journal's
+    game does not play: it has none, or another one.  (Without a package asked for, a
+    resumed game plays the package its journal holds.)"""
+    wanted = _package(cfg)
+    return wanted is not None and _package(header.get("config") or {}) != wanted
+
+
+def _pack_words(config: dict, lang: str) -> str:
+    """«без пакета» / «с пакетом «Имя»»: a game's package, for the start-up question."""
+    package = _package(config)
+    if package is None:
+        return t("journal.pack_none", lang)
+    return t("journal.pack_named", lang, name=package.get("name") or "?")
+
+
 def unplayed(contents: journal_mod.Contents) -> bool:
     """A game nobody has played yet: no press, no host action (clock records at most)."""
     return contents.damaged_at is None and all(isinstance(e, Tick) for e in contents.events)
@@ -145,11 +166,26 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
                  "new_config": _config_words(config_path, lang)}
         same = same_game(header, cfg, config_path)
         asked = getattr(args, "resume", False)
+        repack = same and pack_differs(header, cfg)
+        if repack:   # the package the host asked for is not the journal game's (docs/packages.md)
+            words.update(old_pack=_pack_words(header.get("config") or {}, lang),
+                         new_pack=_package(cfg).get("name") or "?",
+                         pack_path=shown_path(cfg["own_game"].get("pack")),
+                         archive=shown_path(Path(jdir) / "archive"))
         if contents.damaged_at is not None and _interactive() and not asked:
             print(t("journal.damaged_found", lang, line=contents.damaged_at, lines=contents.records,
                     events=words["events"]))
         if asked:
             resume = True  # an answer given in advance -- for another config's game too (and said so)
+            if repack:
+                notices.append(t("journal.resumed_pack_other", lang, **words))
+        elif repack and not _interactive():
+            # never resumed without the package unasked, never archived unasked: change nothing
+            raise JournalError(t("journal.pack_differs_no_terminal", lang, path=shown_path(current), **words))
+        elif repack:
+            # the default: the package the host named, in a new game (the old one archived, never deleted)
+            resume = _ask(t("journal.pack_differs", lang, **words) + " " + t("journal.pack_resume_q", lang, **words),
+                          False, lang)
         elif same:
             resume = _ask(t("journal.unfinished", lang, **words) + " " + t("journal.resume_q", lang), True, lang)
         elif not _interactive():

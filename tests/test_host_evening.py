@@ -437,3 +437,68 @@ def test_a_game_with_another_package_is_named_by_its_package():
     assert startup.pack_differs(old, cfg) and not startup.pack_differs({"config": cfg}, cfg)
     assert startup._pack_words(old["config"], "ru") == "с пакетом «Осенний кубок»"
     assert startup._pack_words({}, "en") == "without a package"
+
+
+# ---------------------------------------------------------------------------
+# 5. The festival board's config exactly as docs/festival.md writes it
+
+def test_the_board_config_of_the_docs_is_taken_as_written(tmp_path):
+    import re
+    import signal
+    import subprocess
+    import threading
+    import time
+    import tomllib
+    from pathlib import Path
+
+    from tests.mosquitto import Broker
+    from tests.test_festival import BUZZER, CHGK, _env, buzzer
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "festival.md").read_text(encoding="utf-8")
+    board_part = doc[doc.index("**3. The board**"):]
+    example = re.search(r"```toml\n(.*?)```", board_part, re.S).group(1)
+    fest = tomllib.loads(example)["festival"]
+    assert set(fest) == {"broker", "username", "password", "schedule"}        # what the text says
+    broker = Broker(tmp_path / "broker")
+    subprocess.run(["mosquitto_passwd", "-b", str(broker.passwords), fest["username"], fest["password"]],
+                   check=True, capture_output=True)                        # the board's user of the example
+    broker.start()
+    board = None
+    try:
+        halls = tmp_path / "halls"
+        halls.mkdir()
+        buzzer("simulate", CHGK, "--festival", broker.url, "--hall", "Зал 1", "--competition", "ЧГК", cwd=halls)
+        # the example as written; only the broker's address is this test's own
+        config = tmp_path / "board.toml"
+        config.write_text(example.replace("192.168.1.10:1883", f"127.0.0.1:{broker.port}"), encoding="utf-8")
+        assert buzzer("check-config", config, cwd=tmp_path).returncode == 0
+        board = subprocess.Popen(BUZZER + ["festival", "-c", str(config), "--headless", "--seconds", "120"],
+                                 cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out = bytearray()
+        threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: board.stdout.read1(4096), b"")],
+                         daemon=True).start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and board.poll() is None:
+            text = out.decode("utf-8", "replace")
+            if "Лидер:" in text and "не начата (16:00)" in text:
+                break
+            time.sleep(0.05)
+        assert board.poll() is None, board.stderr.read().decode()
+        text = out.decode("utf-8", "replace")
+        assert "Зал 1 · ЧГК" in text and "Лидер:" in text            # the board's credentials took it in
+        assert "Зал 2 · Своя игра" in text and "не начата (16:00)" in text
+    finally:
+        if board is not None and board.poll() is None:
+            os.kill(board.pid, signal.SIGTERM)
+            board.wait(timeout=30)
+        broker.stop()
+
+
+def test_a_hall_without_its_names_is_one_line_before_anything_changes(tmp_path):
+    from tests.test_startup import one_line, run
+
+    config = tmp_path / "hall.toml"
+    config.write_text('[festival]\nbroker = "mqtt://127.0.0.1:1883"\nusername = "hall"\n', encoding="utf-8")
+    done = run(tmp_path, "run", "--headless", "--seconds", "0.5", "-c", config)
+    assert done.returncode == 2 and "festival.hall" in one_line(done.stderr)
+    assert not (tmp_path / "journal").exists()

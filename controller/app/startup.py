@@ -27,6 +27,7 @@ from controller.i18n import t, tn
 from controller.screens.common import display_available, mode_title
 from controller.inputs.keypad import Keypad
 from controller.festival.hall import attach as attach_festival
+from controller.festival.link import festival_cross_check
 from controller.web.attach import attach as attach_web
 
 JOURNAL_NOTICE_NS = 60 * NS_PER_S
@@ -253,6 +254,7 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
         cfg["display"]["fullscreen"] = False
     pack = getattr(args, "pack", None)
     packs.attach(cfg, pack, required=bool(pack))   # a .siq package as data (docs/packages.md)
+    festival_cross_check(cfg, hall=True)   # a hall that publishes needs its name and competition (before anything changes)
     held = _hold_journal(cfg)
     try:
         return _run(args, cfg, path, window, terminal)

@@ -150,12 +150,17 @@ SECTION = Section("festival", "A festival of many halls (docs/festival.md): this
 ))
 
 
-def festival_cross_check(cfg: dict) -> None:
+def festival_cross_check(cfg: dict, hall: bool = False) -> None:
+    """A hall's names: with ``[festival] broker``, a config naming the hall or the competition
+    names both (the levels of its topics).  A config naming neither is a board's (``buzzer
+    festival -c``: the broker, its credentials, the schedule; docs/festival.md); ``hall``
+    (``buzzer run``, which publishes the game) asks for both."""
     f = cfg.get("festival")
-    if f and f["broker"]:
+    if f and f["broker"] and (hall or f["hall"] or f["competition"]):
         for key in ("hall", "competition"):
             if not f[key]:
-                raise ConfigError(f"festival.{key}", "needed when festival.broker is set")
+                raise ConfigError(f"festival.{key}", "needed for this hall to publish its game "
+                                  "(festival.broker is set); a board's config needs none")
 
 
 # --------------------------------------------------------------------------

@@ -121,6 +121,23 @@ def test_malformed_requests_get_a_short_4xx(served):
     assert got == []
 
 
+def test_a_lone_surrogate_in_a_text_field_is_a_400_naming_the_field_never_a_traceback(served, capfd):
+    """Issue 24 item 13: ``"\\ud800"`` is valid JSON but no text: it used to be a 500 with a
+    traceback in the terminal."""
+    srv, got = served
+    auth = {"Authorization": f"Bearer {srv.token}"}
+    for field, body in (("name", b'{"host": "rename", "team": 1, "name": "\\ud800"}'),
+                        ("theme", b'{"host": "theme", "theme": "\\udfff\\ud800 x"}'),
+                        ("name", b'{"host": "rename", "team": 1, "name": "ok \\udc80"}')):
+        status, text, _ = request(srv, "POST", "/api/host", data=body, headers=auth)
+        assert status == 400 and text.startswith(f"{field}: ") and "text" in text, (status, text)
+    # the server still serves, and nothing was printed as a traceback
+    status, _, _ = request(srv, "POST", "/api/host", data=json.dumps({"host": "right"}), headers=auth)
+    assert status == 202 and got == [HostKey("right", {})]
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "Error" not in err
+
+
 def test_a_client_that_sends_too_fast_is_refused(served):
     srv, got = served
     codes = [request(srv, "POST", "/api/host", data="{}", headers={"Authorization": "Bearer bad"})[0]

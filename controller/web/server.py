@@ -83,6 +83,16 @@ def token_ok(given: str | None, token: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
 
 
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is Unicode text that UTF-8 can carry (JSON's ``"\\ud800"`` is not:
+    a lone surrogate decodes into a str the journal and the pipes cannot write)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_action(data: Any) -> tuple[str, dict]:
     """A host action from the web: ``{"host": "right"}``, ``{"host": "question", "nominal": 30}``.
 
@@ -105,6 +115,8 @@ def parse_action(data: Any) -> tuple[str, dict]:
             raise ValueError(f"{k}: wrong type")
         if isinstance(v, str) and len(v) > MAX_FIELD.get(k, MAX_TEXT):
             raise ValueError(f"{k}: longer than {MAX_FIELD.get(k, MAX_TEXT)} characters")
+        if isinstance(v, str) and not _is_text(v):
+            raise ValueError(f"{k}: not valid text (a lone UTF-16 surrogate)")
         if isinstance(v, (int, float)) and not isinstance(v, bool) and not -1e9 < v < 1e9:
             raise ValueError(f"{k}: out of range")
         params[k] = v

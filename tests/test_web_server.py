@@ -145,6 +145,39 @@ def test_a_client_that_sends_too_fast_is_refused(served):
     assert codes[0] == 401 and codes[-1] == 429
 
 
+def test_a_flood_of_wrong_tokens_from_the_hosts_address_never_refuses_the_hosts_taps(served):
+    """Issue 24 item 11: the hall's Wi-Fi is one NAT address; guesses from it used to empty the
+    bucket the real host's actions came out of (14 of 18 taps were 429)."""
+    srv, got = served
+    burst = int(srv.settings["host_burst"])
+
+    async def flood_and_tap():
+        async with aiohttp.ClientSession() as guesser, aiohttp.ClientSession() as host:
+            url = f"http://127.0.0.1:{srv.port}/api/host"
+            codes = []
+            for i in range(5 * burst):            # wrong tokens, the same address, one connection
+                async with guesser.post(url, data='{"host": "right"}',
+                                        headers={"Authorization": f"Bearer guess{i}"}) as r:
+                    codes.append(r.status)
+            taps = []
+            for _ in range(burst - 1):            # the host's taps, between more guesses
+                async with host.post(url, data='{"host": "right"}',
+                                     headers={"Authorization": f"Bearer {srv.token}"}) as r:
+                    taps.append(r.status)
+                async with guesser.post(url, data='{"host": "right"}',
+                                        headers={"Authorization": "Bearer nope"}) as r:
+                    codes.append(r.status)
+            async with host.get(f"http://127.0.0.1:{srv.port}/api/state",
+                                headers={"Authorization": f"Bearer {srv.token}"}) as r:
+                state = r.status
+            return codes, taps, state
+
+    codes, taps, state = asyncio.run(flood_and_tap())
+    assert set(codes) <= {401, 429} and codes[-1] == 429      # the guesses are still limited
+    assert taps == [202] * (burst - 1) and state == 200
+    assert got == [HostKey("right", {})] * (burst - 1)
+
+
 def test_a_busy_port_is_one_line_naming_it_or_the_next_free_one():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

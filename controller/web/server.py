@@ -133,6 +133,14 @@ class RateLimit:
         self.burst = burst
         self.buckets: dict[str, tuple[float, float]] = {}
 
+    def exhausted(self, client: str, now: float | None = None) -> bool:
+        """Whether ``client``'s bucket is empty now (nothing is taken from it)."""
+        if client not in self.buckets:
+            return False
+        now = time.monotonic() if now is None else now
+        level, at = self.buckets[client]
+        return min(float(self.burst), level + (now - at) * self.rate) < 1.0
+
     def allow(self, client: str, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
         level, at = self.buckets.get(client, (float(self.burst), now))
@@ -236,7 +244,11 @@ class WebServer:
         self.check = check
         self.labels = dict(page_labels or {})
         self.token = token or new_token()
-        self.limit = RateLimit(float(self.settings["host_rate_per_s"]), int(self.settings["host_burst"]))
+        rate, burst = float(self.settings["host_rate_per_s"]), int(self.settings["host_burst"])
+        self.limit = RateLimit(rate, burst)
+        """The right token's own bucket (keyed by the token): the host's actions, never a guess."""
+        self.failures = RateLimit(rate, burst)
+        """Wrong or missing tokens, per client address and per connection (never the host's)."""
         self.port = 0
         self.bind = self.settings["bind"]
         self.viewers: set[Viewer] = set()
@@ -384,6 +396,25 @@ class WebServer:
     def _client(self, request: web.Request) -> str:
         return request.remote or "?"
 
+    def _connection(self, request: web.Request) -> str:
+        return f"connection {id(request.transport)}"
+
+    def authorise(self, given: str | None, client: str, connection: str) -> str | None:
+        """None when ``given`` is the host token (and the host's own bucket has room), else the
+        refusal: ``"bad token"`` (401) or ``"too many requests"`` (429).
+
+        Wrong tokens fill buckets of their own, per client address and per connection, so a
+        flood of guesses from the hall's one NAT address never gets the real host's taps
+        refused; a connection whose failures are used up is refused without a comparison.
+        The right token is limited only by its own bucket (docs/web.md, «Threat model»)."""
+        if self.failures.exhausted(connection):
+            return "too many requests"
+        if token_ok(given, self.token):
+            return None if self.limit.allow("host") else "too many requests"
+        conn_ok = self.failures.allow(connection)
+        addr_ok = self.failures.allow(client)
+        return "bad token" if conn_ok and addr_ok else "too many requests"
+
     def host_name_ok(self, request: web.Request) -> bool:
         """The ``Host`` name a browser used is an IP address, localhost or a configured name
         (a DNS-rebinding page never gets a name of its own through)."""
@@ -421,19 +452,21 @@ class WebServer:
         given = self._bearer(request)
         host = False
         if given is not None:
-            if not self.limit.allow(self._client(request)):
-                raise web.HTTPTooManyRequests(text="too many requests")
-            if not token_ok(given, self.token):
-                raise web.HTTPUnauthorized(text="bad token")
+            refused = self.authorise(given, self._client(request), self._connection(request))
+            if refused == "too many requests":
+                raise web.HTTPTooManyRequests(text=refused)
+            if refused:
+                raise web.HTTPUnauthorized(text=refused)
             host = True
         return web.Response(text=self.encoded(host), content_type="application/json", charset="utf-8")
 
     async def host_action(self, request: web.Request) -> web.Response:
         if not self.origin_ok(request) or not self.host_name_ok(request):
             raise web.HTTPForbidden(text="foreign origin")
-        if not self.limit.allow(self._client(request)):
-            raise web.HTTPTooManyRequests(text="too many requests")
-        if not token_ok(self._bearer(request), self.token):
+        refused = self.authorise(self._bearer(request), self._client(request), self._connection(request))
+        if refused == "too many requests":
+            raise web.HTTPTooManyRequests(text=refused)
+        if refused:
             raise web.HTTPUnauthorized(text="bad or missing token")
         if request.content_length is not None and request.content_length > int(self.settings["max_body_bytes"]):
             raise web.HTTPRequestEntityTooLarge(max_size=int(self.settings["max_body_bytes"]),
@@ -502,12 +535,10 @@ class WebServer:
         if not isinstance(data, dict) or not isinstance(data.get("token"), str):
             self.refused += 1
             return json.dumps({"error": "expected {\"token\": ...}"})
-        if not self.limit.allow(client):
+        refused = self.authorise(data["token"], client, f"connection {id(viewer)}")
+        if refused:
             self.refused += 1
-            return json.dumps({"error": "too many requests"})
-        if not token_ok(data["token"], self.token):
-            self.refused += 1
-            return json.dumps({"error": "bad token"})
+            return json.dumps({"error": refused})
         viewer.host = True
         viewer.sent = -1
         viewer.wake.set()

@@ -118,6 +118,15 @@ SHELL_SCHEMA: list[Section] = [
         Key("max_viewers", "int", 500, "Most live pages connected at once.", minimum=1, maximum=10000),
         Key("send_timeout_s", "float", 1.0, "A page that does not take an update in this time is dropped "
             "(it reconnects and gets the full state).", minimum=0.05, maximum=30.0),
+        Key("header_timeout_s", "float", 10.0, "A connection that has not sent a whole request header "
+            "(or a request's body) in this time is closed: a slow client cannot hold a file descriptor.",
+            minimum=0.5, maximum=300.0),
+        Key("idle_timeout_s", "float", 15.0, "A keep-alive connection idle this long between requests is "
+            "closed (live pages hold their WebSocket, which has its own heartbeat).",
+            minimum=0.5, maximum=3600.0),
+        Key("max_connections", "int", 700, "Most connections open at once (pages, requests, the host); "
+            "one more is answered 503 and closed. Keep it above max_viewers and below the process's "
+            "file limit (ulimit -n, 1024 by default).", minimum=2, maximum=60000),
         Key("nice", "int", 10, "How much lower the pages' process runs than the game (the Unix nice "
             "value it adds to its own): on a busy machine the game loop gets a CPU first, and a crowd "
             "of viewers waits instead of the buttons. 0: the same priority.", minimum=0, maximum=19),

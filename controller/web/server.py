@@ -313,14 +313,17 @@ class WebServer:
     def _run(self, sock: socket.socket, started: threading.Event, before_serve=None) -> None:
         aloop = asyncio.new_event_loop()
         self._aloop = aloop
+        listener = watchdog = None
         try:
             asyncio.set_event_loop(aloop)
             app = self.make_app()
-            self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+            self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
+                                         keepalive_timeout=float(self.settings.get("idle_timeout_s", 15.0)))
             aloop.run_until_complete(self._runner.setup())
             if before_serve is not None:
                 before_serve(aloop)
-            aloop.run_until_complete(web.SockSite(self._runner, sock).start())
+            listener = aloop.run_until_complete(aloop.create_server(self._protocol_factory(), sock=sock))
+            watchdog = aloop.create_task(self._watch_connections())
             self.alive = True
             started.set()
             aloop.run_forever()
@@ -330,6 +333,10 @@ class WebServer:
             self.alive = False
             started.set()
             try:
+                if listener is not None:
+                    listener.close()
+                if watchdog is not None:
+                    watchdog.cancel()
                 for v in list(self.viewers):
                     aloop.run_until_complete(v.ws.close())
                 if self._runner is not None:
@@ -337,6 +344,52 @@ class WebServer:
             except Exception:
                 log.debug("web server clean-up", exc_info=True)
             aloop.close()
+
+    def _protocol_factory(self):
+        """aiohttp's protocol for each new connection, or, past ``max_connections``, one that
+        answers 503 and closes (the number of file descriptors stays bounded)."""
+        server = self._runner.server
+        limit = int(self.settings.get("max_connections", 700))
+        aloop = asyncio.get_event_loop()
+        pending = 0   # made by this factory, not yet in server.connections
+
+        def seen() -> None:
+            nonlocal pending
+            pending -= 1
+
+        def factory():
+            nonlocal pending
+            if len(server.connections) + pending >= limit:
+                self.refused += 1
+                return _TooMany()
+            # the transport calls connection_made (which adds the handler to
+            # server.connections) with call_soon after this returns; two hops run after it
+            pending += 1
+            aloop.call_soon(aloop.call_soon, seen)
+            return server()
+        return factory
+
+    async def _watch_connections(self) -> None:
+        """Close every connection that has not sent a whole request header within
+        ``header_timeout_s`` of connecting (a slowloris trickling a header byte by byte; aiohttp
+        itself waits for the first header as long as its keep-alive timeout). Idle keep-alive
+        connections are closed by aiohttp after ``idle_timeout_s``."""
+        timeout = float(self.settings.get("header_timeout_s", 10.0))
+        server = self._runner.server
+        first_seen: dict[int, tuple[Any, float]] = {}
+        while True:
+            await asyncio.sleep(min(timeout / 4, 1.0))
+            now = time.monotonic()
+            alive = {}
+            for handler in list(server.connections):
+                key = id(handler)
+                seen = first_seen.get(key)
+                since = seen[1] if seen is not None and seen[0] is handler else now
+                alive[key] = (handler, since)
+                if getattr(handler, "_request_count", 1) == 0 and now - since >= timeout:
+                    handler.force_close()
+                    self.refused += 1
+            first_seen = alive
 
     def _set_snapshot(self, vm: dict) -> None:
         self.snapshot = vm
@@ -472,7 +525,9 @@ class WebServer:
             raise web.HTTPRequestEntityTooLarge(max_size=int(self.settings["max_body_bytes"]),
                                                 actual_size=request.content_length, text="body too large")
         try:
-            body = await request.read()
+            body = await asyncio.wait_for(request.read(), float(self.settings.get("header_timeout_s", 10.0)))
+        except asyncio.TimeoutError:
+            raise web.HTTPRequestTimeout(text="body too slow") from None
         except web.HTTPRequestEntityTooLarge:
             raise web.HTTPRequestEntityTooLarge(max_size=int(self.settings["max_body_bytes"]),
                                                 actual_size=0, text="body too large") from None
@@ -563,6 +618,16 @@ class WebServer:
             await viewer.ws.close()
         except asyncio.CancelledError:
             pass
+
+
+class _TooMany(asyncio.Protocol):
+    """A connection past ``max_connections``: a short 503, then closed."""
+
+    def connection_made(self, transport) -> None:
+        body = b"too many connections"
+        transport.write(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+                        b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+        transport.close()
 
 
 SECURITY_HEADERS = {

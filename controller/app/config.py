@@ -203,6 +203,11 @@ SHELL_SCHEMA: list[Section] = [
         Key("time_query_interval_s", "float", 2.0, "How often the box clock is sampled to map "
             "box time onto the engine clock (display and logs; ordering uses box time).",
             minimum=0.05),
+        Key("stamp_tolerance_ms", "float", 20.0, "An event the box stamps later than its clock can have "
+            "read when the event arrived (its latest reading, plus the time since, 1 % fast) by more "
+            "than this, or earlier than the previous event by more than the debounce and this, is "
+            "refused and the host told (docs/serial-protocol.md, «Plausibility»).", minimum=1.0,
+            maximum=1000.0),
         Key("tie_wait_ms", "float", 0.5, "The box sends every press in edge order on one stream, so "
             "the first press received is the earliest and wins at once; the arbiter waits only this "
             "long for a press with the very same timestamp (an exact tie), and not at all once a "

@@ -16,6 +16,7 @@ buttons and host keys).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
@@ -254,6 +255,13 @@ class Loop:
             # problem as one line for the host; the game goes on either way
             self.link = {"connected": ev.connected, "detail": ev.detail}
             self._notice("festival_link_up" if ev.connected else "festival_link_down", detail=ev.detail)
+        elif ev.source == "serial":
+            # the button box sent something refused or out of order (controller/inputs/serial.py)
+            try:
+                info = json.loads(ev.detail)
+                self._notice("serial_box_" + str(info.pop("kind")), **info)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                self._notice_text(ev.detail)
 
     def _host_key(self, key: HostKey, now: int) -> None:
         """Act on a host key from any source (loop thread): the loop's own actions here,

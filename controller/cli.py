@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    # SDL must not take SIGTERM (it would become a quit event only the window reads):
+    # `buzzer run` handles SIGTERM, SIGINT and SIGHUP itself (controller/app/startup.py)
+    os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -55,6 +55,18 @@ class BoxEvent:
     received_ns: int     # host CLOCK_MONOTONIC when the frame arrived
     seq: int
     boot_id: int
+    late: bool = False
+    """Delivered out of sequence order: an event the link had counted as lost, or a second,
+    different event under a number already delivered (the host was told: ``when_problem``).
+    Not part of the ordered stream."""
+
+
+MAX_DRIFT = 0.01
+"""How much faster than the host's clock the box's may run (an Uno's resonator: 0.5 %)."""
+
+HISTORY = 1024
+"""Events whose content the link remembers by sequence number (a replayed duplicate is
+recognised as the same event; a different one under the same number is a conflict)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,9 @@ class LinkStatus:
     offset_ns: int | None = None
     rtt_ns: int | None = None
     last_error: str = ""
+    refused: int = 0        # events refused: a stamp the box's clock cannot have read, an unused input
+    conflicts: int = 0      # a second, different event under a number already taken
+    late_events: int = 0    # events counted as lost that came after all (delivered, late)
 
     @property
     def overflows(self) -> int:
@@ -100,9 +115,27 @@ class _Session:
     offset_ns: int | None = None        # monotonic - box ns
     pending_offset: int | None = None   # waits for a quiet moment
     samples: collections.deque = field(default_factory=lambda: collections.deque(maxlen=8))
+    ref_ticks: int = 0                  # a box clock reading ...
+    ref_host_ns: int = 0                # ... and a host time at or before the moment it was read
+    last_at: int | None = None          # the stamp of the latest event taken (ticks)
+    history: collections.OrderedDict = field(default_factory=collections.OrderedDict)
+    lost: set = field(default_factory=set)   # numbers counted as lost (a late one is delivered)
+    gone_before: int | None = None      # a REPORT's claim: events before this are no longer held
 
     def box_ns(self, ticks: int) -> int:
         return ticks * 1_000_000_000 // self.tick_hz
+
+    def clock_bound(self, now: int, tolerance_ns: int) -> int:
+        """The latest tick the box's clock can have read by host time ``now``: its latest
+        reading, plus the time since at most :data:`MAX_DRIFT` faster, plus the tolerance."""
+        elapsed = max(now - self.ref_host_ns, 0) * (1 + MAX_DRIFT) + tolerance_ns
+        return self.ref_ticks + int(elapsed * self.tick_hz // 1_000_000_000) + 1
+
+    def remember(self, seq: int, content: tuple) -> None:
+        self.history.setdefault(seq, set()).add(content)
+        self.history.move_to_end(seq)
+        while len(self.history) > HISTORY:
+            self.history.popitem(last=False)
 
 
 class SerialLink:
@@ -119,7 +152,9 @@ class SerialLink:
                  reconnect_min_s: float = 0.05, reconnect_max_s: float = 1.0,
                  time_query_interval_s: float = 2.0, remap_quiet_s: float = 0.5,
                  replay_timeout_s: float = 0.05, debounce_us: int | None = None,
-                 monotonic_ns: Callable[[], int] = time.monotonic_ns):
+                 monotonic_ns: Callable[[], int] = time.monotonic_ns,
+                 inputs_in_use: set[int] | None = None, stamp_tolerance_ms: float = 20.0,
+                 when_problem: Callable[[str, dict], None] | None = None):
         self.port = port
         self.baud = baud
         self.when_event = when_event
@@ -130,6 +165,14 @@ class SerialLink:
         self.replay_timeout_s = replay_timeout_s
         self.debounce_us = debounce_us
         self._now = monotonic_ns
+        self.inputs_in_use = None if inputs_in_use is None else frozenset(inputs_in_use)
+        """Box inputs wired to a button: an event on any other is refused (None: all)."""
+        self.stamp_tolerance_ns = int(stamp_tolerance_ms * 1_000_000)
+        self.when_problem = when_problem
+        """Called (reader thread) with ``(kind, details)`` whenever the box sent something the
+        link refused or could not deliver in order: ``"stamp"``, ``"input"``, ``"conflict"``,
+        ``"lost"``, ``"late"`` (docs/serial-protocol.md, «Plausibility»). Nothing is dropped
+        without it."""
 
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -310,6 +353,8 @@ class SerialLink:
                 expected = hello.seq  # older history predates this program
             s = _Session(hello.boot_id, hello.tick_hz or 1, hello.n_inputs, hello.debounce_us, expected)
             s.offset_ns = now - s.box_ns(hello.now)  # refined by time queries
+            # the box read its clock just before sending: the tolerance covers the way here
+            s.ref_ticks, s.ref_host_ns = hello.now, now
             self._session = s
             self._time_sent.clear()
             self._replay_sent_at = None
@@ -337,28 +382,112 @@ class SerialLink:
                 self._next_hello_req = now + 100_000_000
             return
         d = seq_diff(event.seq, s.expected)
+        content = (event.input, event.pressed, event.at)
         if d < 0:
+            self._on_old_number(event, content, d, now)
+            return
+        if d > 0:
+            if s.gone_before is not None and event.seq == s.gone_before:
+                # the box said (REPORT) it holds nothing before this one, and this is what it
+                # sent on a replay: the events between are gone for good -- counted, logged and
+                # said to the host; one of them that comes after all is delivered, late
+                lost = d
+                log.error("button box events %d..%d are lost (no longer held by the box)",
+                          s.expected, (event.seq - 1) % codec.SEQ_MOD)
+                for i in range(lost):
+                    s.lost.add((s.expected + i) % codec.SEQ_MOD)
+                self._update(add_lost_events=lost)
+                self._problem("lost", n=lost, first=s.expected, last=(event.seq - 1) % codec.SEQ_MOD)
+                s.expected = event.seq
+                s.gone_before = None
+            else:
+                self._request_replay(now, f"got event {event.seq}, expected {s.expected}")
+                return
+        elif s.gone_before is not None:
+            # the box still had it: a REPORT that said otherwise was wrong (or forged)
+            log.warning("button box report said events before %d were gone, but event %d came",
+                        s.gone_before, event.seq)
+            s.gone_before = None
+        s.expected = (s.expected + 1) % codec.SEQ_MOD
+        self._replay_sent_at = None
+        s.remember(event.seq, content)
+        refusal = self._refusal(event, now)
+        if refusal is not None:
+            return
+        s.last_at = event.at if s.last_at is None else max(s.last_at, event.at)
+        self._deliver(event, now)
+
+    def _refusal(self, event: codec.Event, now: int) -> str | None:
+        """Why ``event`` is refused (counted, logged, said to the host), or None: an input the
+        box does not have or no button is wired to; a stamp later than the box's clock can
+        have read by now, or earlier than the box's debounce can explain."""
+        s = self._session
+        if event.input >= s.n_inputs or (self.inputs_in_use is not None and event.input not in self.inputs_in_use):
+            self._update(add_refused=1)
+            log.error("button box event %d on input %d refused: no button is wired to it", event.seq, event.input)
+            self._problem("input", input=event.input, seq=event.seq)
+            return "input"
+        bound = s.clock_bound(now, self.stamp_tolerance_ns)
+        slack = (s.debounce_us * s.tick_hz // 1_000_000) + self.stamp_tolerance_ns * s.tick_hz // 1_000_000_000
+        if event.at > bound or (s.last_at is not None and event.at < s.last_at - slack):
+            ahead_ms = (event.at - bound) * 1000 // s.tick_hz
+            self._update(add_refused=1)
+            log.error("button box event %d (input %d) refused: stamped %s the box's clock allows "
+                      "(%d ms)", event.seq, event.input, "after" if event.at > bound else "before", ahead_ms)
+            self._problem("stamp", input=event.input, seq=event.seq, ms=int(ahead_ms))
+            return "stamp"
+        return None
+
+    def _on_old_number(self, event: codec.Event, content: tuple, d: int, now: int) -> None:
+        """An event numbered below the next one expected: a replayed duplicate (the same event
+        again: dropped), one counted as lost (delivered late), or a different event under a
+        number already taken (a conflict: said to the host, and delivered if it passes the
+        checks, so no real press is hidden behind a forged frame)."""
+        s = self._session
+        seen = s.history.get(event.seq)
+        if seen is not None and content in seen:
+            self._update(add_duplicates=1)
+            return
+        if seen is None and event.seq not in s.lost:
             self._update(add_duplicates=1)
             if d < -256:  # far behind: most likely a reset whose HELLO was lost
                 self._ready = False
                 self._send(codec.HelloRequest())
             return
-        if d > 0:
-            self._request_replay(now, f"got event {event.seq}, expected {s.expected}")
-            return
-        s.expected = (s.expected + 1) % codec.SEQ_MOD
-        self._replay_sent_at = None
+        if seen is None:
+            s.lost.discard(event.seq)
+            self._update(add_late_events=1, add_lost_events=-1)
+            log.warning("button box event %d, counted as lost, came after all: delivered late", event.seq)
+            self._problem("late", input=event.input, seq=event.seq)
+        else:
+            self._update(add_conflicts=1)
+            log.error("button box sent two different events numbered %d (input %d, then input %d)",
+                      event.seq, next(iter(seen))[0], event.input)
+            self._problem("conflict", input=event.input, seq=event.seq)
+        s.remember(event.seq, content)
+        if self._refusal(event, now) is None:
+            self._deliver(event, now, late=True)
+
+    def _deliver(self, event: codec.Event, now: int, late: bool = False) -> None:
+        s = self._session
         if s.pending_offset is not None and now - self._last_event_rx >= self.remap_quiet_s * 1e9:
             s.offset_ns, s.pending_offset = s.pending_offset, None
         self._last_event_rx = now
         box_ns = s.box_ns(event.at)
         box_event = BoxEvent(event.input, event.pressed, event.at, box_ns, box_ns + s.offset_ns,
-                             now, event.seq, s.boot_id)
+                             now, event.seq, s.boot_id, late)
         if self.when_event is not None:
             try:
                 self.when_event(box_event)
             except Exception:  # a bad sink must not kill the reader thread
                 log.exception("button box event handler failed")
+
+    def _problem(self, kind: str, **details) -> None:
+        if self.when_problem is not None:
+            try:
+                self.when_problem(kind, details)
+            except Exception:
+                log.exception("button box problem handler failed")
 
     def _request_replay(self, now: int, why: str) -> None:
         s = self._session
@@ -380,6 +509,9 @@ class SerialLink:
             self._next_hello_req = now + 100_000_000
             return
         s.last_ticks = max(s.last_ticks, reply.now)
+        if sent is not None and reply.now >= s.ref_ticks:
+            # read after the query was sent: a reading with a host time before it
+            s.ref_ticks, s.ref_host_ns = reply.now, sent
         if sent is not None:
             rtt = now - sent
             s.samples.append((rtt, (sent + now) // 2 - s.box_ns(reply.now)))
@@ -391,6 +523,14 @@ class SerialLink:
             self._update(offset_ns=s.offset_ns, rtt_ns=best_rtt)
         if seq_diff(reply.seq, s.expected) > 0:
             self._request_replay(now, f"box has sent up to {reply.seq - 1}")
+        elif self._replay_sent_at is not None or s.gone_before is not None:
+            # the box has sent nothing the link lacks: no replay is pending after all, and a
+            # REPORT that said events were gone was wrong (or forged)
+            if s.gone_before is not None:
+                log.warning("button box report said events before %d were gone; it has sent "
+                            "nothing past %d", s.gone_before, (s.expected - 1) % codec.SEQ_MOD)
+            self._replay_sent_at = None
+            s.gone_before = None
 
     def _on_report(self, report: codec.Report) -> None:
         s = self._session
@@ -403,12 +543,17 @@ class SerialLink:
         self._update(snapshots_dropped=report.snapshots_dropped, events_dropped=report.events_dropped,
                      box_rx_errors=report.rx_errors)
         if s is not None and self._ready and seq_diff(report.oldest_seq, s.expected) > 0:
-            lost = seq_diff(report.oldest_seq, s.expected)
-            log.error("button box events %d..%d are lost (no longer held by the box)",
-                      s.expected, report.oldest_seq - 1)
-            self._update(add_lost_events=lost)
-            s.expected = report.oldest_seq
+            # the box says the events from s.expected on are no longer held. Nothing is skipped
+            # on its word: a replay is asked for, and only when the box answers it with exactly
+            # its oldest event are the ones before counted as lost (_on_event). A REPORT that
+            # cannot be true (oldest past the next event it would send) is ignored.
+            if seq_diff(report.seq, report.oldest_seq) < 0:
+                log.warning("button box report ignored: oldest event %d is past its next one %d",
+                            report.oldest_seq, report.seq)
+                return
+            s.gone_before = report.oldest_seq
             self._replay_sent_at = None
+            self._request_replay(self._now(), f"box holds events from {report.oldest_seq} only")
 
     def _housekeeping(self, now: int) -> None:
         s = self._session

@@ -79,8 +79,11 @@ class Game:
     def _wait_token(self, timeout: float = 20) -> str:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            m = re.search(r"/host#token=([A-Za-z0-9_-]+)", self.output())
-            if m:
+            # not a terminal: the host link is in the journal folder's host-link file (0600),
+            # never in the output (docs/web.md)
+            link = self.tmp / "journal" / "host-link"
+            m = re.search(r"/host#token=([A-Za-z0-9_-]+)", link.read_text(encoding="utf-8")) if link.exists() else None
+            if m and "host-link" in self.output():
                 return m.group(1)
             if self.proc.poll() is not None:
                 raise AssertionError("buzzer run ended: " + self.output())

@@ -259,6 +259,41 @@ def test_check_config_bad_value_is_one_line_naming_the_key(tmp_path, capsys, tex
     assert f"{path}: {key}:" in msg
 
 
+def _number_keys():
+    for sec in config.schema():
+        for k in sec.keys:
+            kind = k.items if k.kind == "list" else k.kind
+            if kind in ("int", "float", "number") and not k.choices:
+                yield sec.name, k
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-inf", "1e300", "-1e300", "1000000000000000000"])
+def test_check_config_refuses_non_finite_and_huge_numbers_for_every_number_key(tmp_path, capsys, bad):
+    """Every number key of the schema: NaN, infinities and absurd magnitudes are one line naming
+    the key (issue 24 item 7: `flash_s = inf` used to pass and kill `buzzer run`)."""
+    keys = list(_number_keys())
+    assert len(keys) > 50
+    for section_name, k in keys:
+        value = f"[{bad}]" if k.kind == "list" else bad
+        text = (f"[{section_name}]\n" if section_name else "") + f"{k.name} = {value}\n"
+        path = tmp_path / "bad.toml"
+        path.write_text(text, encoding="utf-8")
+        rc, out, err = buzzer(capsys, "check-config", path)
+        where = f"{section_name}.{k.name}" if section_name else k.name
+        assert rc == 2 and out == "", (where, bad, out)
+        assert f"{path}: {where}" in one_error_line(err), (where, bad, err)
+
+
+def test_run_with_an_infinite_flash_is_refused_at_start_in_one_line(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("[display]\nflash_s = inf\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless", "-c", str(path)],
+                          cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "display.flash_s: must be a finite number" in one_error_line(proc.stderr)
+
+
 def test_check_config_bad_toml(tmp_path, capsys):
     path = tmp_path / "bad.toml"
     path.write_text("[erudite\nthink_time_s = 7\n", encoding="utf-8")

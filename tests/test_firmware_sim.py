@@ -34,8 +34,11 @@ class Rig:
         self.box = SimulatedBox()
         self.events = []
         self.lock = threading.Lock()
+        # stepped, the simulated box's clock runs at the simulator's pace, not the wall's: the
+        # link's stamp check gets the widest tolerance here (test_wallclock_... checks it at its
+        # default against a box whose clock runs with the wall's)
         self.link = SerialLink(self.box.link_path, when_event=self._got, reconnect_min_s=0.01,
-                               reconnect_max_s=0.05, time_query_interval_s=0.5)
+                               reconnect_max_s=0.05, time_query_interval_s=0.5, stamp_tolerance_ms=1000.0)
         self.link.start()
         self.run_until(lambda: self.link.connected_event.is_set())
 
@@ -198,3 +201,43 @@ def test_unplug_replug_100_times_with_the_real_firmware(rig):
     assert [(e.input, e.pressed) for e in events] == expected     # none lost, none twice, in order
     assert [e.seq for e in events] == list(range(events[0].seq, events[0].seq + 200))
     assert rig.link.status().lost_events == 0
+
+
+def test_wallclock_firmware_presses_pass_the_links_plausibility_checks_at_their_defaults(built):
+    """Issue 24 item 6: the link refuses stamps the box's clock cannot have read and events on
+    inputs with no button; the real firmware, its clock running with the wall's, never trips
+    either: every press and release arrives, none refused, none late."""
+    got = []
+    problems = []
+    lock = threading.Lock()
+
+    def on_event(ev):
+        with lock:
+            got.append(ev)
+
+    with SimulatedBox(wallclock=True) as box:
+        link = SerialLink(box.link_path, when_event=on_event, when_problem=lambda k, d: problems.append((k, d)),
+                          reconnect_min_s=0.01, reconnect_max_s=0.05, time_query_interval_s=0.2,
+                          inputs_in_use={0, 1, 2, 3})
+        link.start()
+        try:
+            assert link.connected_event.wait(20), link.status()
+
+            def until(predicate, timeout=20.0):
+                deadline = time.monotonic() + timeout
+                while not predicate():
+                    assert time.monotonic() < deadline, (link.status(), problems)
+                    time.sleep(0.002)
+
+            for n in range(24):
+                cycle, _ = box.press(n % 4)
+                until(lambda: len(got) >= 2 * n + 1)
+                until(lambda: box.cycle > cycle + 7 * MS)      # held past the 5 ms debounce
+                box.release(n % 4)
+                until(lambda: len(got) >= 2 * n + 2)
+        finally:
+            link.close()
+    assert [(e.input, e.pressed) for e in got] == [(n % 4, p) for n in range(24) for p in (True, False)]
+    assert problems == [] and not any(e.late for e in got)
+    st = link.status()
+    assert st.refused == 0 and st.conflicts == 0 and st.lost_events == 0

@@ -1,6 +1,7 @@
 """SerialBackend / serial-sim: box inputs become Press/Release of button ids
 on the engine clock, ordered by box time; lamps and status reach the user."""
 
+import json
 import queue
 import time
 
@@ -10,7 +11,7 @@ from controller.inputs import create_backend
 from controller.inputs.serial import input_map
 from controller.core.clock import EngineClock
 from controller.core.errors import ConfigError
-from controller.core.events import Press, Release
+from controller.core.events import InputStatus, Press, Release
 from firmware_bridge.virtual_box import VirtualBox
 
 
@@ -65,7 +66,7 @@ def test_presses_map_to_buttons_with_box_time_gaps(real_backend):
     t = box.now_ticks() + 500
     box.press(0, t + 30)            # button B, 30 us later, reported first
     box.press(2, t)                 # button A
-    box.release(2, t + 40_000)
+    box.release(2, t + 10_000)     # (past the debounce; a box never stamps beyond its clock)
     events = drain(q, 3)
     assert [type(e) for e in events] == [Press, Press, Release]
     b, a, a_up = events
@@ -76,11 +77,14 @@ def test_presses_map_to_buttons_with_box_time_gaps(real_backend):
     assert backend.edges_seen() == {"A": 2, "B": 1}
 
 
-def test_unmapped_input_is_ignored(real_backend):
+def test_unmapped_input_is_refused_and_the_host_told(real_backend):
     box, backend, q, _ = real_backend
     box.press(6)
-    assert until(lambda: backend.unknown_inputs == 1)
-    assert q.empty()
+    assert until(lambda: backend.status().extra["refused"] == 1)
+    (status,) = drain(q, 1)
+    assert isinstance(status, InputStatus) and status.source == "serial"
+    assert json.loads(status.detail) == {"kind": "input", "input": 6, "seq": 0, "button": "#6"}
+    assert q.empty()                # no press
 
 
 def test_lamps_follow_set_lamp(real_backend):
@@ -137,3 +141,31 @@ def test_serial_sim_presses_from_keys():
     finally:
         backend.close()
     assert backend.box is None
+
+
+def test_a_refused_box_frame_is_said_to_the_host_in_words():
+    """Issue 24 item 6: what the link refuses reaches the host's notice, naming the button."""
+    import io
+
+    from controller.app import config
+    from controller.app.loop import Loop
+    from controller.core import engine
+    from firmware_bridge import codec
+
+    cfg = config.load()
+    with VirtualBox() as box:
+        clock = EngineClock()
+        loop = Loop(cfg, engine.new_game(cfg, 1), clock, out=io.StringIO())
+        backend = create_backend("serial", ["A", "B", "C", "D"], clock, loop.enqueue,
+                                 {"port": box.path, "reconnect_min_s": 0.01})
+        loop.backend = backend
+        backend.start()
+        try:
+            assert until(lambda: backend.status().connected)
+            box.inject(codec.Event(box.next_seq, 2, True, box.now_ticks() + 3600 * box.tick_hz).encode())
+            assert until(lambda: (loop.drain(), loop.notice)[1] != "" and "Пульт" in loop.notice, 5)
+            assert loop.notice.startswith("Пульт: событие кнопки C отклонено — его время не сходится "
+                                          "с часами пульта ("), loop.notice
+            assert "refused 1" in backend.status().detail
+        finally:
+            backend.close()

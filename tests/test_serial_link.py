@@ -202,3 +202,123 @@ def test_box_that_stops_answering_is_shown(box, link_to):
     assert until(lambda: not link.status().responding, 3)
     box.stop_answering(False)
     assert until(lambda: link.status().responding, 3)
+
+
+# =========================================================================
+# plausibility: a frame with a valid CRC is not trusted blindly (issue 24, item 6)
+
+from firmware_bridge import codec  # noqa: E402
+
+
+class Problems(Collector):
+    def __call__(self, kind, details):
+        super().__call__((kind, details))
+
+
+def _link_with_problems(link_to, **kw):
+    problems = Problems()
+    link, got = link_to(when_problem=problems, **kw)
+    return link, got, problems
+
+
+def test_an_event_stamped_an_hour_ahead_is_refused_and_the_real_press_still_counts(box, link_to):
+    """A forged EVENT with the next number, stamped an hour past the box's clock, used to be
+    delivered and win the race (the press list showed a gap of -3,616,573 ms)."""
+    link, got, problems = _link_with_problems(link_to)
+    n = box.next_seq
+    box.inject(codec.Event(n, 1, True, box.now_ticks() + 3600 * box.tick_hz).encode())
+    assert problems.wait_for(1)[0] == ("stamp", {"input": 1, "seq": n, "ms": problems.events[0][1]["ms"]})
+    assert problems.events[0][1]["ms"] > 3_500_000
+    real = box.press(0)                      # the real press: the same number, the real time
+    events = got.wait_for(1)
+    assert [(e.input, e.ticks) for e in events] == [(0, real)]
+    assert link.status().refused == 1
+    assert [k for k, _ in problems.wait_for(2)] == ["stamp", "conflict"]   # the host hears of both
+
+
+def test_an_event_stamped_long_before_the_previous_one_is_refused(box, link_to):
+    link, got, problems = _link_with_problems(link_to)
+    assert until(lambda: box.now_ticks() > box.tick_hz // 5)     # the box has run 0.2 s
+    box.press(0)
+    first = got.wait_for(1)[0]
+    box.inject(codec.Event(box.next_seq, 1, True, first.ticks - box.tick_hz // 10).encode())   # 100 ms before
+    assert problems.wait_for(1)[0][0] == "stamp"
+    box.press(2)
+    events = got.wait_for(2)
+    assert [e.input for e in events] == [0, 2]
+    assert link.status().refused == 1
+
+
+def test_a_forged_report_of_100_lost_events_drops_no_real_press(box, link_to):
+    """A REPORT whose oldest_seq jumped 100 ahead used to mark "LOST 100" and drop the next
+    real presses as duplicates."""
+    link, got, problems = _link_with_problems(link_to)
+    n = box.next_seq
+    box.inject(codec.Report(n + 100, codec.REPORT_REPLAY_GONE, 0, 0, 0, n + 100).encode())
+    # the link asks the box for a replay; the box has nothing to resend ...
+    assert until(lambda: link.status().replays >= 1)
+    for i in range(3):                       # ... and the real presses come, every one
+        box.tap(i)
+    events = got.wait_for(6)
+    assert [(e.input, e.pressed) for e in events] == [(0, True), (0, False), (1, True), (1, False),
+                                                      (2, True), (2, False)]
+    assert link.status().lost_events == 0
+    assert problems.events == []
+    assert "LOST" not in link.status().__repr__()
+
+
+def test_events_really_gone_from_the_box_are_counted_and_said_to_the_host(link_to):
+    """The genuine case the REPORT is for: the host was away while the box made more events than
+    it holds. The loss is counted and said; what the box still holds is delivered."""
+    with VirtualBox(history=4) as small:
+        problems = Problems()
+        got = Collector()
+        link = SerialLink(small.path, when_event=got, when_problem=problems, reconnect_min_s=0.01)
+        link.start()
+        try:
+            assert link.connected_event.wait(2)
+            small.press(7)
+            got.wait_for(1)
+            small.unplug()                   # the cable is out: 6 more events, the box holds 4
+            for i in range(6):
+                small.press(i)
+            small.replug()
+            events = got.wait_for(5, timeout=5)
+            assert [e.input for e in events] == [7, 2, 3, 4, 5]
+            assert until(lambda: link.status().lost_events == 2)
+            kind, details = problems.wait_for(1)[0]
+            assert kind == "lost" and details["n"] == 2
+        finally:
+            link.close()
+
+
+def test_a_frame_on_an_unused_input_with_the_next_number_hides_no_real_press(box, link_to):
+    """It used to take the number, so that the real press under it looked like a duplicate."""
+    link, got, problems = _link_with_problems(link_to, inputs_in_use={0, 1, 2})
+    n = box.next_seq
+    box.inject(codec.Event(n, 6, True, box.now_ticks()).encode())
+    assert problems.wait_for(1)[0] == ("input", {"input": 6, "seq": n})
+    real = box.press(1)
+    events = got.wait_for(1)
+    assert [(e.input, e.ticks, e.seq) for e in events] == [(1, real, n)]
+    assert events[0].late                      # out of the ordered stream: the host was told
+    box.press(2)                               # and the stream goes on as before
+    assert [(e.input, e.late) for e in got.wait_for(2)][1] == (2, False)
+    assert link.status().refused == 1
+
+
+def test_a_forged_plausible_press_under_the_next_number_does_not_hide_the_real_one(box, link_to):
+    """A forged press on a real input with a plausible stamp cannot be told from a press; the
+    real press under the same number is delivered too, and the host hears of the conflict."""
+    link, got, problems = _link_with_problems(link_to)
+    n = box.next_seq
+    box.inject(codec.Event(n, 3, True, box.now_ticks()).encode())
+    got.wait_for(1)
+    real = box.press(0)
+    events = got.wait_for(2)
+    assert [(e.input, e.seq) for e in events] == [(3, n), (0, n)] and events[1].ticks == real
+    assert problems.wait_for(1)[0] == ("conflict", {"input": 0, "seq": n})
+    assert link.status().conflicts == 1
+    box.press(3)                                # a replay of the same frames is no conflict
+    got.wait_for(3)
+    assert link.status().conflicts == 1

@@ -27,7 +27,7 @@ from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES
 from controller import games
 
-from controller.core.schema import _KIND_OK, _KIND_WORD, Key, Section, _num, _show, check_value, positive  # noqa: F401
+from controller.core.schema import _KIND_OK, _KIND_WORD, NUMBER_LIMIT, Key, Section, _num, _show, check_value, positive  # noqa: F401
 
 _positive = positive
 
@@ -55,7 +55,8 @@ SHELL_SCHEMA: list[Section] = [
         Key("tie_rule", "str", "random", "Exact timestamp ties: random (a seeded draw, the seed kept in the journal) "
             "or order (the button listed first in [[teams]] wins).", choices=("random", "order")),
         Key("tie_seed", "int", -1, "Seed of the tie draw; -1 draws one at game start (it is kept in "
-            "the journal's header, so a resumed game or a replay draws the same).", minimum=-1),
+            "the journal's header, so a resumed game or a replay draws the same).", minimum=-1,
+            maximum=2**32 - 1),
     )),
     Section("keys", "The keyboard map of the simulated buttons and of the host "
             "(pygame key names, e.g. \"q\", \"space\", \"return\", \"[+]\" for keypad plus). "
@@ -89,8 +90,8 @@ SHELL_SCHEMA: list[Section] = [
     )),
     Section("display", "The audience screen.", (
         Key("fullscreen", "bool", False, "Full screen on the projector (the service sets it to true)."),
-        Key("width", "int", 1280, "Window width when not full screen.", minimum=320),
-        Key("height", "int", 720, "Window height when not full screen.", minimum=240),
+        Key("width", "int", 1280, "Window width when not full screen.", minimum=320, maximum=16384),
+        Key("height", "int", 720, "Window height when not full screen.", minimum=240, maximum=16384),
         Key("fps", "int", 30, "Redraws per second while a countdown runs.", minimum=1, maximum=240),
         Key("flash_s", "float", 1.5, "How long a ruling flash («Верно», «Неверно») stays.", minimum=0.0),
         Key("host_overlay", "bool", True, "Draw what only the host needs (notices, the key help, the rename "
@@ -117,6 +118,15 @@ SHELL_SCHEMA: list[Section] = [
         Key("max_viewers", "int", 500, "Most live pages connected at once.", minimum=1, maximum=10000),
         Key("send_timeout_s", "float", 1.0, "A page that does not take an update in this time is dropped "
             "(it reconnects and gets the full state).", minimum=0.05, maximum=30.0),
+        Key("header_timeout_s", "float", 10.0, "A connection that has not sent a whole request header "
+            "(or a request's body) in this time is closed: a slow client cannot hold a file descriptor.",
+            minimum=0.5, maximum=300.0),
+        Key("idle_timeout_s", "float", 15.0, "A keep-alive connection idle this long between requests is "
+            "closed (live pages hold their WebSocket, which has its own heartbeat).",
+            minimum=0.5, maximum=3600.0),
+        Key("max_connections", "int", 700, "Most connections open at once (pages, requests, the host); "
+            "one more is answered 503 and closed. Keep it above max_viewers and below the process's "
+            "file limit (ulimit -n, 1024 by default).", minimum=2, maximum=60000),
         Key("nice", "int", 10, "How much lower the pages' process runs than the game (the Unix nice "
             "value it adds to its own): on a busy machine the game loop gets a CPU first, and a crowd "
             "of viewers waits instead of the buttons. 0: the same priority.", minimum=0, maximum=19),
@@ -184,7 +194,7 @@ SHELL_SCHEMA: list[Section] = [
             "it from `ls /dev/serial/by-id/` (a /dev/ttyUSB* name can change between plug-ins). "
             "Ignored by serial-sim."),
         Key("baud", "int", 1000000, "Line speed; must match the firmware (1 Mbaud: exact at 16 MHz).",
-            minimum=9600),
+            minimum=9600, maximum=4000000),
         Key("inputs", "list", [], "Box input (0..15) of each button of [[teams]], in order; "
             "[] = the buttons in order on inputs 0, 1, 2 ...", items="int", minimum=0),
         Key("reconnect_min_s", "float", 0.05, "First retry delay after the box is unplugged; "
@@ -193,6 +203,11 @@ SHELL_SCHEMA: list[Section] = [
         Key("time_query_interval_s", "float", 2.0, "How often the box clock is sampled to map "
             "box time onto the engine clock (display and logs; ordering uses box time).",
             minimum=0.05),
+        Key("stamp_tolerance_ms", "float", 20.0, "An event the box stamps later than its clock can have "
+            "read when the event arrived (its latest reading, plus the time since, 1 % fast) by more "
+            "than this, or earlier than the previous event by more than the debounce and this, is "
+            "refused and the host told (docs/serial-protocol.md, «Plausibility»).", minimum=1.0,
+            maximum=1000.0),
         Key("tie_wait_ms", "float", 0.5, "The box sends every press in edge order on one stream, so "
             "the first press received is the earliest and wins at once; the arbiter waits only this "
             "long for a press with the very same timestamp (an exact tie), and not at all once a "
@@ -546,6 +561,17 @@ def default_toml() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _range_doc(k) -> str:
+    """`` Range: a .. b.`` for a number key (or a list of numbers): its own limits, else the
+    implicit ones every number has (schema.NUMBER_LIMIT)."""
+    kind = k.items if k.kind == "list" else k.kind
+    if kind not in ("int", "float", "number") or k.choices:
+        return ""
+    low = k.minimum if k.minimum is not None else -NUMBER_LIMIT
+    high = k.maximum if k.maximum is not None else NUMBER_LIMIT
+    return f" Range: {_toml_value(low)} .. {_toml_value(high)}."
+
+
 def docs_markdown() -> str:
     """The text of ``docs/config.md``."""
     out = ["# Configuration reference", "",
@@ -557,7 +583,9 @@ def docs_markdown() -> str:
            "(`seed §4.7`; every rule with its clause is in [rules.md](rules.md)), common `practice`, "
            "or our `default` where the regulations are silent.",
            "", "This page is generated from `controller/app/config.py` "
-           "(`.venv/bin/buzzer check-config --print-docs`).", ""]
+           "(`.venv/bin/buzzer check-config --print-docs`).", "",
+           f"Every number must be finite (`nan` and `inf` are refused) and within its range; a key "
+           f"whose range is not its own lies within -{NUMBER_LIMIT} .. {NUMBER_LIMIT}.", ""]
     for s in schema():
         title = f"`[{s.name}]`" if s.name else "Top level"
         out += [f"## {title}", "", s.doc, "", "| key | type | default | source | meaning |",
@@ -565,7 +593,7 @@ def docs_markdown() -> str:
         for k in s.keys:
             choice = f" One of: {', '.join(map(str, k.choices))}." if k.choices else ""
             out.append(f"| `{k.name}` | {k.kind} | `{_toml_value(k.default)}` | {k.source} | "
-                       f"{k.doc}{choice} |")
+                       f"{k.doc}{choice}{_range_doc(k)} |")
         out.append("")
     out += ["## `[[teams]]`", "",
             "One table per team (in Своя игра: per player).", "",

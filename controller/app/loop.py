@@ -16,7 +16,9 @@ buttons and host keys).
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import queue
 import sys
 import threading
@@ -142,6 +144,8 @@ class Loop:
         self.link_on_screen: dict | None = None
         """The host page's link shown on the projector at the host's request (the ``host_link``
         key, controller/web/attach.py): ``{"url", "qr", "text", "until"}``, or None."""
+        self._wake_r = self._wake_w = -1
+        self._woken = False
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -165,6 +169,53 @@ class Loop:
                 # its Host is stamped when the key came, in order with the presses around it
                 event = replace(event, delivered=self.clock.now())
             self.queue.put(event)
+        self.wake()
+
+    # -- waking a front end that waits in select() (any thread, a signal handler) ------
+    def wake_fd(self) -> int:
+        """A file descriptor that becomes readable whenever an event is enqueued (or
+        :meth:`wake` is called): a front end that waits in ``select()`` on other files (the
+        terminal's stdin) puts it in the set, so a press wakes it at once, never after the
+        select's timeout. Made on first use; :meth:`clear_wake` empties it."""
+        if self._wake_r < 0:
+            r, w = os.pipe()
+            os.set_blocking(r, False)
+            os.set_blocking(w, False)
+            self._wake_r, self._wake_w = r, w
+        return self._wake_r
+
+    def wake(self) -> None:
+        """Make :meth:`wake_fd` readable (one byte until it is cleared); never blocks."""
+        if self._wake_w >= 0 and not self._woken:
+            self._woken = True
+            try:
+                os.write(self._wake_w, b"!")
+            except (BlockingIOError, OSError):
+                pass
+
+    def clear_wake(self) -> None:
+        """Empty :meth:`wake_fd` (before draining the queue: an event enqueued after this
+        writes a new byte)."""
+        if self._wake_r >= 0:
+            self._woken = False
+            try:
+                while os.read(self._wake_r, 4096):
+                    pass
+            except (BlockingIOError, OSError):
+                pass
+
+    def stop(self) -> None:
+        """End the front end's loop (a signal handler may call it): ``running`` goes false and
+        a front end waiting in ``select()`` wakes."""
+        self.running = False
+        self._woken = False
+        self.wake()
+
+    def close_wake(self) -> None:
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                os.close(fd)
+        self._wake_r = self._wake_w = -1
 
     # -- keys from the window or the terminal (loop thread) ------------------
     def key_down(self, names: list[str]) -> None:
@@ -206,6 +257,13 @@ class Loop:
             # problem as one line for the host; the game goes on either way
             self.link = {"connected": ev.connected, "detail": ev.detail}
             self._notice("festival_link_up" if ev.connected else "festival_link_down", detail=ev.detail)
+        elif ev.source == "serial":
+            # the button box sent something refused or out of order (controller/inputs/serial.py)
+            try:
+                info = json.loads(ev.detail)
+                self._notice("serial_box_" + str(info.pop("kind")), **info)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                self._notice_text(ev.detail)
 
     def _host_key(self, key: HostKey, now: int) -> None:
         """Act on a host key from any source (loop thread): the loop's own actions here,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -344,6 +345,7 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     web = attach_web(loop)   # the live pages ([web]); None when off or the port is taken
     festival = attach_festival(loop, cfg)
     backend.start()
+    restore = _stop_on_signals(loop)
     try:
         if headless:
             if not args.headless:
@@ -352,6 +354,7 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         else:
             window(loop, args.seconds)
     finally:
+        restore()
         backend.close()
         if keypad is not None:
             keypad.close()
@@ -363,7 +366,38 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         _finish(loop, loop.journal, cfg, command)
         if loop.pack_media is not None:
             loop.pack_media.close()
+        loop.close_wake()
     return 0
+
+
+STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+
+
+def _stop_on_signals(loop: Loop) -> Callable[[], None]:
+    """SIGTERM (``systemctl stop``, ``timeout``), SIGINT (Ctrl-C) and SIGHUP end the front end's
+    loop like the quit key: the journal is closed and the line naming the command that
+    continues the game is printed (:func:`_finish`). SDL would otherwise take SIGTERM and
+    turn it into a quit event only the window reads (``SDL_NO_SIGNAL_HANDLERS`` is set before
+    pygame starts, and these handlers replace any it installed). Returns what puts the old
+    handlers back."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None   # (a test running the loop on a thread of its own)
+
+    def stop(signum, frame) -> None:
+        loop.stop()
+
+    old = {}
+    for name in STOP_SIGNALS:
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            old[sig] = signal.signal(sig, stop)
+
+    def restore() -> None:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    return restore
 
 
 def _start_keypad(cfg: dict, loop: Loop):

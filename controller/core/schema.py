@@ -8,6 +8,7 @@ game's own settings both check against.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -74,6 +75,25 @@ _KIND_WORD = {
 }
 
 
+NUMBER_LIMIT = 1_000_000
+"""A number key with no range of its own must lie within -NUMBER_LIMIT..NUMBER_LIMIT
+(a million seconds is eleven days; beyond it a time in ns or a pixel count means a typo).
+Every number must be finite: NaN and infinities are refused (docs/config.md)."""
+
+
+def _range_problem(key: Key, value: Any) -> str | None:
+    """Why a number is out of ``key``'s range (its own, else the implicit one), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"must be a finite number, got {_show(value)}"
+    low = key.minimum if key.minimum is not None else -NUMBER_LIMIT
+    high = key.maximum if key.maximum is not None else NUMBER_LIMIT
+    if value < low:
+        return f"must be >= {low:g}, got {_show(value)}"
+    if value > high:
+        return f"must be <= {high:g}, got {_show(value)}"
+    return None
+
+
 def _show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -85,18 +105,20 @@ def check_value(key: Key, value: Any, path: str) -> Any:
         raise ConfigError(path, f"expected {_KIND_WORD[key.kind]}, got {_show(value)}")
     if key.kind == "float":
         value = float(value)
-    if key.minimum is not None and _num(value) and value < key.minimum:
-        raise ConfigError(path, f"must be >= {key.minimum:g}, got {_show(value)}")
-    if key.maximum is not None and _num(value) and value > key.maximum:
-        raise ConfigError(path, f"must be <= {key.maximum:g}, got {_show(value)}")
+    if _num(value):
+        problem = _range_problem(key, value)
+        if problem:
+            raise ConfigError(path, problem)
     if key.choices is not None and value not in key.choices:
         raise ConfigError(path, f"must be one of {', '.join(map(str, key.choices))}; got {_show(value)}")
     if key.kind == "list" and key.items:
         for i, item in enumerate(value):
             if not _KIND_OK[key.items](item):
                 raise ConfigError(f"{path}[{i}]", f"expected {_KIND_WORD[key.items]}, got {_show(item)}")
-            if key.minimum is not None and _num(item) and item < key.minimum:
-                raise ConfigError(f"{path}[{i}]", f"must be >= {key.minimum:g}, got {_show(item)}")
+            if _num(item):
+                problem = _range_problem(key, item)
+                if problem:
+                    raise ConfigError(f"{path}[{i}]", problem)
     if key.check is not None:
         problem = key.check(value)
         if problem:

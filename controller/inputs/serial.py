@@ -16,6 +16,7 @@ table ``{A = 0, B = 1}``; default: buttons in order on inputs 0, 1, 2 ...),
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from typing import Any, Mapping, Sequence
@@ -24,7 +25,7 @@ from controller.inputs.base import BackendStatus, ButtonBackend, KeyInput, Sink
 from controller.core.clock import EngineClock
 from controller.app.config import section
 from controller.core.errors import ConfigError
-from controller.core.events import NS_PER_MS, Press, Release
+from controller.core.events import NS_PER_MS, InputStatus, Press, Release
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,18 @@ class SerialBackend(ButtonBackend):
             reconnect_min_s=float(self._opts["reconnect_min_s"]),
             reconnect_max_s=float(self._opts["reconnect_max_s"]),
             time_query_interval_s=float(self._opts["time_query_interval_s"]),
-            debounce_us=int(round(float(self._opts["debounce_ms"]) * 1000)))
+            debounce_us=int(round(float(self._opts["debounce_ms"]) * 1000)),
+            inputs_in_use=set(self.button_of_input),
+            stamp_tolerance_ms=float(self._opts["stamp_tolerance_ms"]),
+            when_problem=self._on_box_problem)
+
+    def _on_box_problem(self, kind: str, details: dict) -> None:
+        """The link refused something the box sent, or delivered it out of order: the host is
+        told (a notice naming the button), never left to find it in a log."""
+        shown = dict(details)
+        if "input" in shown:
+            shown["button"] = self.button_of_input.get(shown["input"], f"#{shown['input']}")
+        self.sink(InputStatus("serial", True, json.dumps({"kind": kind, **shown})))
 
     def start(self) -> None:
         if self.link is None:
@@ -114,7 +126,11 @@ class SerialBackend(ButtonBackend):
                 self._down.discard(button)
         at = self.clock.from_monotonic_ns(ev.monotonic_ns)
         delivered = self.clock.from_monotonic_ns(ev.received_ns)
-        if ev.pressed:
+        if ev.pressed and ev.late:
+            # out of sequence order (the host was told why): not part of the ordered stream,
+            # so the arbiter's settle window applies to it
+            self.sink(Press(button, at, delivered))
+        elif ev.pressed:
             # the link delivers the box's events in sequence order (a gap is replayed before
             # anything after it), and the box queues them in edge order: an ordered stream
             self.sink(Press(button, at, delivered, self._tie_wait, stream=True))
@@ -162,6 +178,10 @@ class SerialBackend(ButtonBackend):
             problems.append(f"overflows {st.overflows}")
         if st.resets:
             problems.append(f"resets {st.resets}")
+        if st.refused:
+            problems.append(f"refused {st.refused}")
+        if st.conflicts:
+            problems.append(f"conflicts {st.conflicts}")
         if problems:
             detail += "; " + ", ".join(problems)
         extra = {
@@ -171,6 +191,7 @@ class SerialBackend(ButtonBackend):
             "snapshots_dropped": st.snapshots_dropped, "events_dropped": st.events_dropped,
             "box_rx_errors": st.box_rx_errors, "host_rx_errors": st.host_rx_errors,
             "offset_ns": st.offset_ns, "rtt_ns": st.rtt_ns, "unknown_inputs": self.unknown_inputs,
+            "refused": st.refused, "conflicts": st.conflicts, "late_events": st.late_events,
         }
         return BackendStatus(self.name, up, detail, missing=() if up else self.buttons, extra=extra)
 

@@ -464,8 +464,13 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
         while loop.running and (end is None or time.monotonic() < end):
             wait = loop.timeout_s(0.1)
             if reading:
-                ready, _, _ = select.select([fd], [], [], wait)
-                if ready:
+                # the loop's wake pipe is in the set: a press enqueued by an input thread wakes
+                # this select at once (not after its timeout, up to 100 ms later)
+                wake = loop.wake_fd()
+                ready, _, _ = select.select([fd, wake], [], [], wait)
+                if wake in ready:
+                    loop.clear_wake()
+                if fd in ready:
                     data = os.read(fd, 64)
                     if not data:
                         reading = False  # end of input: the game goes on until quit or --seconds

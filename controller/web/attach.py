@@ -10,6 +10,7 @@ is kept next to the journal (:mod:`controller.web.host_token`): a resumed game k
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -77,7 +78,11 @@ class Publisher:
             self._key, self._at = key, wall
             if self.keys is None:
                 self.keys = viewmodel.mode_keys(loop.cfg)
-            vm = viewmodel.from_loop(loop, 0, links=self.links(), keys=self.keys)
+            # the host part carries the host page's address without the token: the host page
+            # knows its own token, and a view model may reach a log or a test's output
+            links = self.links()
+            links["host"] = links["host"].split("#", 1)[0]
+            vm = viewmodel.from_loop(loop, 0, links=links, keys=self.keys)
             body = (vm["title"], vm["audience"], vm["host"])
             if body == self._body:
                 return
@@ -167,7 +172,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
         publisher(force=True)
         if not quiet:
             loop._notice("web_token_new")
-        print(t("web_host_link", lang, url=publisher.links()["host"]), file=out, flush=True)
+        say_host_link(publisher.links()["host"], lang, out, link_dir(loop))
 
     def show_link() -> None:
         """The host_link key: the host link and its QR code on the projector for a minute,
@@ -181,7 +186,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
             text = t("web_link_on_screen", lang, key=said("host_link"), new=said("new_token"))
             loop.link_on_screen = {"url": url, "qr": qr.matrix(url), "text": text,
                                    "until": loop.clock.now() + LINK_ON_SCREEN_NS}
-            print_links(server, publisher.links(), lang, out)
+            print_links(server, publisher.links(), lang, out, link_dir(loop))
         loop.dirty = True
 
     def rotate_and_hide(quiet: bool = False) -> None:
@@ -202,7 +207,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
         line = t("web_port_moved", lang, port=settings["port"], used=server.port)
         print(line, file=out, flush=True)
         loop._notice_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
-    print_links(server, publisher.links(), lang, out)
+    print_links(server, publisher.links(), lang, out, link_dir(loop))
     publisher(force=True)
     return server
 
@@ -229,13 +234,81 @@ def _token_keeper(loop: Any) -> _TokenKeeper | None:
     return _TokenKeeper(str(Path(path).parent))   # where this game's journal really is
 
 
-def print_links(server: WebProcess | WebServer, links: dict, lang: str, out=sys.stdout) -> None:
-    """The pages' addresses, the host link and its QR code, in the terminal."""
-    print(t("web_pages", lang, audience=links["audience"], overlay=links["overlay"]), file=out)
-    print(t("web_host_link", lang, url=links["host"]), file=out)
-    if server.bind in ("127.0.0.1", "localhost", "::1"):
-        print(t("web_local_only", lang), file=out)
+LINK_FILE = "host-link"
+"""The file in the journal directory that holds the host link when the terminal is no
+terminal (a log, journald under the shipped systemd unit): mode 0600, the owner's alone."""
+
+
+def link_dir(loop: Any) -> str | None:
+    """Where ``loop``'s game keeps its host link file: its journal directory (None without one)."""
+    keep = _token_keeper(loop)
+    return keep.dir if keep else None
+
+
+def interactive(out) -> bool:
+    """Whether ``out`` is a terminal someone reads now (not a pipe, a file or journald)."""
     try:
-        print(qr.half_blocks(qr.matrix(links["host"])), file=out, flush=True)
+        return bool(out.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def write_link_file(directory: str, url: str) -> Path | None:
+    """The host link in ``directory``/host-link (mode 0600, written whole or not at all);
+    None when it cannot be written (logged)."""
+    p = Path(directory) / LINK_FILE
+    tmp = p.with_name(p.name + ".tmp")
+    try:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, (url + "\n").encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, p)
+        return p
+    except OSError as exc:
+        log.warning("web: cannot write the host link to %s: %s", p, exc.strerror)
+        return None
+
+
+def say_host_link(url: str, lang: str, out=sys.stdout, directory: str | None = None) -> None:
+    """The host link for the host: in full on an interactive terminal only.
+    Anywhere else (a log, journald) the token would stay in a file others may read, so the
+    link goes to ``directory``/host-link (0600) and the line says where (docs/web.md)."""
+    if interactive(out):
+        print(t("web_host_link", lang, url=url), file=out, flush=True)
+        return
+    written = write_link_file(directory, url) if directory else None
+    if written is not None:
+        print(t("web_host_link_file", lang, path=shown(written)), file=out, flush=True)
+    else:
+        print(t("web_host_link_withheld", lang), file=out, flush=True)
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the working directory when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
-        pass
+        return str(path)
+
+
+def print_links(server: WebProcess | WebServer, links: dict, lang: str, out=sys.stdout,
+                directory: str | None = None) -> None:
+    """The pages' addresses, the host link and its QR code, in the terminal (the host link and
+    its QR code only on an interactive one: :func:`say_host_link`)."""
+    print(t("web_pages", lang, audience=links["audience"], overlay=links["overlay"]), file=out)
+    say_host_link(links["host"], lang, out, directory)
+    if server.bind in ("127.0.0.1", "localhost", "::1"):
+        print(t("web_local_only", lang), file=out, flush=True)
+    if interactive(out):
+        try:
+            print(qr.half_blocks(qr.matrix(links["host"])), file=out, flush=True)
+        except ValueError:
+            pass

@@ -87,6 +87,16 @@ def token_ok(given: str | None, token: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
 
 
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is Unicode text that UTF-8 can carry (JSON's ``"\\ud800"`` is not:
+    a lone surrogate decodes into a str the journal and the pipes cannot write)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_action(data: Any) -> tuple[str, dict]:
     """A host action from the web: ``{"host": "right"}``, ``{"host": "question", "nominal": 30}``.
 
@@ -110,6 +120,8 @@ def parse_action(data: Any) -> tuple[str, dict]:
             raise ValueError(f"{k}: wrong type")
         if isinstance(v, str) and len(v) > MAX_FIELD.get(k, MAX_TEXT):
             raise ValueError(f"{k}: longer than {MAX_FIELD.get(k, MAX_TEXT)} characters")
+        if isinstance(v, str) and not _is_text(v):
+            raise ValueError(f"{k}: not valid text (a lone UTF-16 surrogate)")
         if isinstance(v, (int, float)) and not isinstance(v, bool) and not -1e9 < v < 1e9:
             raise ValueError(f"{k}: out of range")
         params[k] = v
@@ -125,6 +137,14 @@ class RateLimit:
         self.rate = rate
         self.burst = burst
         self.buckets: dict[str, tuple[float, float]] = {}
+
+    def exhausted(self, client: str, now: float | None = None) -> bool:
+        """Whether ``client``'s bucket is empty now (nothing is taken from it)."""
+        if client not in self.buckets:
+            return False
+        now = time.monotonic() if now is None else now
+        level, at = self.buckets[client]
+        return min(float(self.burst), level + (now - at) * self.rate) < 1.0
 
     def allow(self, client: str, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
@@ -229,7 +249,11 @@ class WebServer:
         self.check = check
         self.labels = dict(page_labels or {})
         self.token = token or new_token()
-        self.limit = RateLimit(float(self.settings["host_rate_per_s"]), int(self.settings["host_burst"]))
+        rate, burst = float(self.settings["host_rate_per_s"]), int(self.settings["host_burst"])
+        self.limit = RateLimit(rate, burst)
+        """The right token's own bucket (keyed by the token): the host's actions, never a guess."""
+        self.failures = RateLimit(rate, burst)
+        """Wrong or missing tokens, per client address and per connection (never the host's)."""
         self.port = 0
         self.bind = self.settings["bind"]
         self.viewers: set[Viewer] = set()
@@ -294,14 +318,17 @@ class WebServer:
     def _run(self, sock: socket.socket, started: threading.Event, before_serve=None) -> None:
         aloop = asyncio.new_event_loop()
         self._aloop = aloop
+        listener = watchdog = None
         try:
             asyncio.set_event_loop(aloop)
             app = self.make_app()
-            self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+            self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
+                                         keepalive_timeout=float(self.settings.get("idle_timeout_s", 15.0)))
             aloop.run_until_complete(self._runner.setup())
             if before_serve is not None:
                 before_serve(aloop)
-            aloop.run_until_complete(web.SockSite(self._runner, sock).start())
+            listener = aloop.run_until_complete(aloop.create_server(self._protocol_factory(), sock=sock))
+            watchdog = aloop.create_task(self._watch_connections())
             self.alive = True
             started.set()
             aloop.run_forever()
@@ -311,6 +338,10 @@ class WebServer:
             self.alive = False
             started.set()
             try:
+                if listener is not None:
+                    listener.close()
+                if watchdog is not None:
+                    watchdog.cancel()
                 for v in list(self.viewers):
                     aloop.run_until_complete(v.ws.close())
                 if self._runner is not None:
@@ -318,6 +349,52 @@ class WebServer:
             except Exception:
                 log.debug("web server clean-up", exc_info=True)
             aloop.close()
+
+    def _protocol_factory(self):
+        """aiohttp's protocol for each new connection, or, past ``max_connections``, one that
+        answers 503 and closes (the number of file descriptors stays bounded)."""
+        server = self._runner.server
+        limit = int(self.settings.get("max_connections", 700))
+        aloop = asyncio.get_event_loop()
+        pending = 0   # made by this factory, not yet in server.connections
+
+        def seen() -> None:
+            nonlocal pending
+            pending -= 1
+
+        def factory():
+            nonlocal pending
+            if len(server.connections) + pending >= limit:
+                self.refused += 1
+                return _TooMany()
+            # the transport calls connection_made (which adds the handler to
+            # server.connections) with call_soon after this returns; two hops run after it
+            pending += 1
+            aloop.call_soon(aloop.call_soon, seen)
+            return server()
+        return factory
+
+    async def _watch_connections(self) -> None:
+        """Close every connection that has not sent a whole request header within
+        ``header_timeout_s`` of connecting (a slowloris trickling a header byte by byte; aiohttp
+        itself waits for the first header as long as its keep-alive timeout). Idle keep-alive
+        connections are closed by aiohttp after ``idle_timeout_s``."""
+        timeout = float(self.settings.get("header_timeout_s", 10.0))
+        server = self._runner.server
+        first_seen: dict[int, tuple[Any, float]] = {}
+        while True:
+            await asyncio.sleep(min(timeout / 4, 1.0))
+            now = time.monotonic()
+            alive = {}
+            for handler in list(server.connections):
+                key = id(handler)
+                seen = first_seen.get(key)
+                since = seen[1] if seen is not None and seen[0] is handler else now
+                alive[key] = (handler, since)
+                if getattr(handler, "_request_count", 1) == 0 and now - since >= timeout:
+                    handler.force_close()
+                    self.refused += 1
+            first_seen = alive
 
     def _set_snapshot(self, vm: dict) -> None:
         self.snapshot = vm
@@ -377,6 +454,25 @@ class WebServer:
     def _client(self, request: web.Request) -> str:
         return request.remote or "?"
 
+    def _connection(self, request: web.Request) -> str:
+        return f"connection {id(request.transport)}"
+
+    def authorise(self, given: str | None, client: str, connection: str) -> str | None:
+        """None when ``given`` is the host token (and the host's own bucket has room), else the
+        refusal: ``"bad token"`` (401) or ``"too many requests"`` (429).
+
+        Wrong tokens fill buckets of their own, per client address and per connection, so a
+        flood of guesses from the hall's one NAT address never gets the real host's taps
+        refused; a connection whose failures are used up is refused without a comparison.
+        The right token is limited only by its own bucket (docs/web.md, «Threat model»)."""
+        if self.failures.exhausted(connection):
+            return "too many requests"
+        if token_ok(given, self.token):
+            return None if self.limit.allow("host") else "too many requests"
+        conn_ok = self.failures.allow(connection)
+        addr_ok = self.failures.allow(client)
+        return "bad token" if conn_ok and addr_ok else "too many requests"
+
     def host_name_ok(self, request: web.Request) -> bool:
         """The ``Host`` name a browser used is an IP address, localhost or a configured name
         (a DNS-rebinding page never gets a name of its own through)."""
@@ -414,25 +510,29 @@ class WebServer:
         given = self._bearer(request)
         host = False
         if given is not None:
-            if not self.limit.allow(self._client(request)):
-                raise web.HTTPTooManyRequests(text="too many requests")
-            if not token_ok(given, self.token):
-                raise web.HTTPUnauthorized(text="bad token")
+            refused = self.authorise(given, self._client(request), self._connection(request))
+            if refused == "too many requests":
+                raise web.HTTPTooManyRequests(text=refused)
+            if refused:
+                raise web.HTTPUnauthorized(text=refused)
             host = True
         return web.Response(text=self.encoded(host), content_type="application/json", charset="utf-8")
 
     async def host_action(self, request: web.Request) -> web.Response:
         if not self.origin_ok(request) or not self.host_name_ok(request):
             raise web.HTTPForbidden(text="foreign origin")
-        if not self.limit.allow(self._client(request)):
-            raise web.HTTPTooManyRequests(text="too many requests")
-        if not token_ok(self._bearer(request), self.token):
+        refused = self.authorise(self._bearer(request), self._client(request), self._connection(request))
+        if refused == "too many requests":
+            raise web.HTTPTooManyRequests(text=refused)
+        if refused:
             raise web.HTTPUnauthorized(text="bad or missing token")
         if request.content_length is not None and request.content_length > int(self.settings["max_body_bytes"]):
             raise web.HTTPRequestEntityTooLarge(max_size=int(self.settings["max_body_bytes"]),
                                                 actual_size=request.content_length, text="body too large")
         try:
-            body = await request.read()
+            body = await asyncio.wait_for(request.read(), float(self.settings.get("header_timeout_s", 10.0)))
+        except asyncio.TimeoutError:
+            raise web.HTTPRequestTimeout(text="body too slow") from None
         except web.HTTPRequestEntityTooLarge:
             raise web.HTTPRequestEntityTooLarge(max_size=int(self.settings["max_body_bytes"]),
                                                 actual_size=0, text="body too large") from None
@@ -495,12 +595,10 @@ class WebServer:
         if not isinstance(data, dict) or not isinstance(data.get("token"), str):
             self.refused += 1
             return json.dumps({"error": "expected {\"token\": ...}"})
-        if not self.limit.allow(client):
+        refused = self.authorise(data["token"], client, f"connection {id(viewer)}")
+        if refused:
             self.refused += 1
-            return json.dumps({"error": "too many requests"})
-        if not token_ok(data["token"], self.token):
-            self.refused += 1
-            return json.dumps({"error": "bad token"})
+            return json.dumps({"error": refused})
         viewer.host = True
         viewer.sent = -1
         viewer.wake.set()
@@ -525,6 +623,16 @@ class WebServer:
             await viewer.ws.close()
         except asyncio.CancelledError:
             pass
+
+
+class _TooMany(asyncio.Protocol):
+    """A connection past ``max_connections``: a short 503, then closed."""
+
+    def connection_made(self, transport) -> None:
+        body = b"too many connections"
+        transport.write(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+                        b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+        transport.close()
 
 
 SECURITY_HEADERS = {

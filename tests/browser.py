@@ -97,11 +97,11 @@ def stop(proc: subprocess.Popen, timeout: float = 10.0) -> None:
 class Game:
     """``buzzer run --headless`` in ``tmp`` on a free port; keys are typed into its stdin."""
 
-    def __init__(self, tmp: Path, extra_config: str = "", seconds: float = 300):
+    def __init__(self, tmp: Path, extra_config: str = "", seconds: float = 1800, web_config: str = ""):
         self.tmp = tmp
         self.port = free_port()
         cfg = tmp / "game.toml"
-        cfg.write_text(f'[web]\nport = {self.port}\nnext_free_port = false\n'
+        cfg.write_text(f'[web]\nport = {self.port}\nnext_free_port = false\n{web_config}'
                        f'[journal]\ndir = "{tmp / "journal"}"\nfsync = false\n' + extra_config, encoding="utf-8")
         self.out_path = tmp / "buzzer-out.txt"
         self.out = open(self.out_path, "wb")

@@ -20,11 +20,22 @@ import pytest  # noqa: E402
 from tests.browser import WAIT_S, Chromium, Game, run, until  # noqa: E402
 
 HOLDER = "document.querySelector('#holder:not([hidden]) .name')?.textContent"
+LONG_THINK = "[erudite]\nthink_time_s = 300\n"
 
 
 @pytest.fixture
 def game(tmp_path):
-    g = Game(tmp_path)
+    # thinking time long enough for a page on a busy machine: no question runs out while it acts
+    g = Game(tmp_path, extra_config=LONG_THINK)
+    yield g
+    g.close()
+
+
+@pytest.fixture
+def slow_rate_game(tmp_path):
+    """A game whose host rate (0.1 a second after the burst of 10) a page's taps exceed however
+    slowly a busy machine lets the page tap."""
+    g = Game(tmp_path, extra_config=LONG_THINK, web_config="host_rate_per_s = 0.1\n")
     yield g
     g.close()
 
@@ -144,9 +155,11 @@ def test_a_request_without_the_token_changes_nothing(game, chromium, tmp_path):
     assert game.journal().count('"type":"host"') == journal_before.count('"type":"host"')
 
 
-def test_a_refusal_on_the_host_page_is_said_in_the_pages_language(game, chromium, tmp_path):
+def test_a_refusal_on_the_host_page_is_said_in_the_pages_language(slow_rate_game, chromium, tmp_path):
     """The API's reasons are English (for programs); the host reads the page's language:
     tapping faster than [web] host_rate_per_s allows says so in Russian."""
+    game = slow_rate_game
+
     async def scenario():
         page = await chromium.page(f"{game.base}/host#token={game.token}")
         await page.wait_for("!!document.querySelector('button[data-action=wrong]')")

@@ -17,7 +17,8 @@ import pytest  # noqa: E402
 
 from tests.browser import WAIT_S, Chromium, Game, run  # noqa: E402
 
-SHORT_GAME = "[erudite]\nfights = 1\nrounds_per_fight = 2\nnominals = [10, 20]\n"
+# thinking time long enough for a page on a busy machine: no question runs out while the phone acts
+SHORT_GAME = "[erudite]\nfights = 1\nrounds_per_fight = 2\nnominals = [10, 20]\nthink_time_s = 300\n"
 HOLDER = "document.querySelector('#holder:not([hidden]) .name')?.textContent"
 # every text the audience page ever showed, recorded by the page itself (a MutationObserver)
 RECORD = """(() => { window.seen = new Set([document.documentElement.outerHTML]);

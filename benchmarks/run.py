@@ -448,24 +448,40 @@ _WINDOW_RUN = (
 )
 
 
-def _first_line(argv: list[str], marker: str, env: dict) -> tuple[float | None, str]:
+def _first_line(argv: list[str], marker: str | None, env: dict, cgroup_procs: str | None = None,
+                cwd: str | None = None) -> tuple[float | None, str]:
     """Start ``argv`` in a temp cwd (its journal goes there); seconds until a
-    stdout line containing ``marker``, and the tail of stderr."""
+    stdout line containing ``marker`` (``None``: until it exits with status 0),
+    and the tail of stderr.  With ``cgroup_procs`` the child joins that cgroup
+    (the e2e benchmark's CPU quota) before it runs the program: its whole
+    start-up is throttled, as on a busy Pi."""
+    def join():
+        with open(cgroup_procs, "w") as f:
+            f.write(str(os.getpid()))
+
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(argv, cwd=cwd or tmp, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, preexec_fn=join if cgroup_procs else None)
         first = None
-        for line in proc.stdout:
-            if marker in line:
+        if marker is None:
+            proc.stdout.read()
+            if proc.wait() == 0:
                 first = time.perf_counter() - t0
-                break
+        else:
+            for line in proc.stdout:
+                if marker in line:
+                    first = time.perf_counter() - t0
+                    break
         try:
-            _, err = proc.communicate(timeout=15)
+            _, err = proc.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
             _, err = proc.communicate()
     return first, (err or "")[-300:]
+
+
+STARTUP_SIMULATE_SCRIPT = REPO / "examples" / "erudite-light.jsonl"
 
 
 def startup(quick: bool) -> dict:
@@ -475,27 +491,63 @@ def startup(quick: bool) -> dict:
     controller/screens/window.py print "first frame" and stop).  ``buzzer run``
     takes the dummy driver for "no display" and would go headless, so the
     child forces display detection on.  Also: ``buzzer run --headless`` to its
-    first status line.  Median of 3 runs each (quick: 1).
+    first status line, ``buzzer --version`` and ``buzzer simulate
+    examples/erudite-light.jsonl`` to their exit.  Each plain and (``*_throttled_s``)
+    with the child in the e2e benchmark's cgroup CPU quota (25 % of one core,
+    benchmarks/e2e_fairness.py ``Throttle``) from its first instruction.
+    Median of 3 runs each (quick: 1).
     """
     runs = 1 if quick else 3
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1",
                PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""), PYTHONUNBUFFERED="1",
                BUZZER_EXIT_AFTER_FIRST_FRAME="1")
+    # the bytecode of a second start (a first one writes it), in a folder of its own: the
+    # checkout stays clean, and PYTHONDONTWRITEBYTECODE in the caller's environment does not
+    # make every run compile the program again
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = pycache = tempfile.mkdtemp(prefix="buzzer-startup-pyc-")
     out: dict[str, Any] = {"startup_runs": runs}
-    for key, argv, marker in (
-            ("startup_s", [sys.executable, "-c", _WINDOW_RUN, "run", "--new", "--seconds", "10"], "first frame"),
-            ("startup_headless_s", [sys.executable, "-m", "controller.cli", "run", "--headless", "--new",
-                                    "--seconds", "1"], " · ")):  # the status line lists the scores
-        times = []
-        for _ in range(runs):
-            first, err = _first_line(argv, marker, env)
-            if first is None:
-                out[f"{key[:-2]}_note"] = f"{key}: no {marker.strip() or 'status'} line: {err}"
-                break
-            times.append(first)
-        out[key] = round(statistics.median(times), 3) if times else None
+    cases = (
+        ("startup_s", [sys.executable, "-c", _WINDOW_RUN, "run", "--new", "--seconds", "10"], "first frame", None),
+        ("startup_headless_s", [sys.executable, "-m", "controller.cli", "run", "--headless", "--new",
+                                "--seconds", "1"], " · ", None),  # the status line lists the scores
+        ("startup_version_s", [sys.executable, "-m", "controller.cli", "--version"], None, None),
+        ("startup_simulate_s", [sys.executable, "-m", "controller.cli", "simulate", STARTUP_SIMULATE_SCRIPT.name],
+         None, str(STARTUP_SIMULATE_SCRIPT.parent)),
+    )
+
+    def measure_all(suffix: str, procs: str | None) -> None:
+        for key, argv, marker, cwd in cases:
+            key = key[:-2] + suffix
+            times = []
+            _first_line(argv, marker, env, cwd=cwd)   # writes the bytecode; not counted
+            for _ in range(runs):
+                first, err = _first_line(argv, marker, env, cgroup_procs=procs, cwd=cwd)
+                if first is None:
+                    out[f"{key[:-2]}_note"] = f"{key}: no {(marker or 'exit 0').strip() or 'status'} line: {err}"
+                    break
+                times.append(first)
+            out[key] = round(statistics.median(times), 3) if times else None
+
+    measure_all("_s", None)
+    e2e_mod = _import_bench("e2e_fairness")
+    try:
+        if e2e_mod is None:
+            raise RuntimeError("benchmarks/e2e_fairness.py missing")
+        with e2e_mod.Throttle() as throttle:
+            out["startup_throttle"] = throttle.describe().split(", group")[0]
+            measure_all("_throttled_s", throttle.procs)
+    except (RuntimeError, OSError, getattr(e2e_mod, "ThrottleUnavailable", RuntimeError)) as exc:
+        out["startup_throttle"] = f"unavailable: {exc}"
+    finally:
+        import shutil
+        shutil.rmtree(pycache, ignore_errors=True)
     out["startup_measured"] = ("startup_s: command to the first window frame (pygame, dummy driver, 1280x720); "
-                               "startup_headless_s: to the first status line of --headless")
+                               "startup_headless_s: to the first status line of --headless; "
+                               "startup_version_s: buzzer --version to its exit; "
+                               "startup_simulate_s: buzzer simulate examples/erudite-light.jsonl to its exit; "
+                               "*_throttled_s: the same under startup_throttle; "
+                               "each after one uncounted run that wrote the bytecode")
     return out
 
 
@@ -619,6 +671,14 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
         ("serial sim p99", _fmt(r.get("serial_sim_p99_ms"), " ms"), "", ""),
         ("start-up: command to first frame", _fmt(r.get("startup_s"), " s"), "<= 2 s", _verdict(le("startup_s", 2))),
         ("start-up: to first status line (--headless)", _fmt(r.get("startup_headless_s"), " s"), "", ""),
+        ("start-up: command to first frame, throttled", _fmt(r.get("startup_throttled_s"), " s"), "<= 2 s",
+         _verdict(le("startup_throttled_s", 2))),
+        ("start-up: --headless status line, throttled", _fmt(r.get("startup_headless_throttled_s"), " s"), "", ""),
+        ("start-up: buzzer --version / throttled",
+         f"{_fmt(r.get('startup_version_s'))} / {_fmt(r.get('startup_version_throttled_s'), ' s')}", "<= 0.3 s",
+         _verdict(le("startup_version_s", 0.3))),
+        ("start-up: buzzer simulate (a 5-question script) / throttled",
+         f"{_fmt(r.get('startup_simulate_s'))} / {_fmt(r.get('startup_simulate_throttled_s'), ' s')}", "", ""),
         ("OS wake-up lateness (sleep 1 ms) p50 / p99",
          f"{_fmt((r.get('machine') or {}).get('sleep_1ms_overshoot_p50_us'))} / "
          f"{_fmt((r.get('machine') or {}).get('sleep_1ms_overshoot_p99_us'), ' µs')}", "", ""),

@@ -33,12 +33,39 @@ COMMANDS = [
     "controller.festival.command",
 ]
 
+SUBCOMMANDS = {
+    # the subcommands each module of COMMANDS adds: a command imports only its own module
+    # (start-up time, docs/performance.md); a command missing here imports them all
+    "run": "controller.app.commands",
+    "simulate": "controller.app.commands",
+    "check-config": "controller.app.commands",
+    "test-buttons": "controller.app.button_check",
+    "tournament": "controller.games.mafia.tournament",
+    "protocol": "controller.games.mafia.tournament",
+    "screenshot": "controller.screens.screenshot",
+    "pack": "controller.content.packs",
+    "festival": "controller.festival.command",
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def modules_for(argv: list[str]) -> list[str]:
+    """The modules of COMMANDS that ``argv`` needs: none for ``--version``, the command's
+    own for a known command, every one otherwise (``--help``, a mistyped command: argparse
+    lists them all)."""
+    for i, word in enumerate(argv):
+        if word == "--version" and not {"-h", "--help"} & set(argv[:i]):
+            return []
+        if not word.startswith("-"):
+            return [SUBCOMMANDS[word]] if word in SUBCOMMANDS else list(COMMANDS)
+    return list(COMMANDS)
+
+
+def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``buzzer`` parser with the subcommands of ``modules`` (default: every one)."""
     parser = argparse.ArgumentParser(prog="buzzer", description="Buzzer and timer controller for quiz games.")
     parser.add_argument("--version", action="version", version=f"buzzer-controller {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if modules is None else modules:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -54,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     # SDL must not take SIGTERM (it would become a quit event only the window reads):
     # `buzzer run` handles SIGTERM, SIGINT and SIGHUP itself (controller/app/startup.py)
     os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
-    parser = build_parser()
+    parser = build_parser(modules_for(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

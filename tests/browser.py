@@ -26,6 +26,11 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 BUZZER = Path(sys.executable).parent / "buzzer"
 
+WAIT_S = 60.0
+"""How long a test waits for what it expects (a page's state, a line, a process) before it
+fails: generous, so that a machine with load average 10 on 2 cores passes (docs/testing.md);
+a test that passes waits only as long as the event takes."""
+
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--remote-debugging-port=0"]
@@ -44,7 +49,40 @@ def chromium_path() -> str:
     return path
 
 
-def stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
+OPEN_PAGES: set = set()
+"""Pages connected and not closed yet (:func:`run` closes what a failed test left open)."""
+
+
+def run(coro):
+    """``asyncio.run(coro)``, then every page the coroutine left open is closed in the same
+    event loop: a test that fails half-way leaves no WebSocket or aiohttp session behind
+    (a session collected later warns "Unclosed client session" from its finalizer)."""
+    async def main():
+        try:
+            return await coro
+        finally:
+            for page in list(OPEN_PAGES):
+                try:
+                    await page.close()
+                except Exception:
+                    pass
+
+    return asyncio.run(main())
+
+
+def until(predicate, timeout: float = WAIT_S, interval: float = 0.05, what: str = ""):
+    """Poll ``predicate()`` until it is truthy; its value, or AssertionError after ``timeout``."""
+    end = time.monotonic() + timeout
+    value = None
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"not true within {timeout} s: {what or predicate} (last {value!r})")
+
+
+def stop(proc: subprocess.Popen, timeout: float = 10.0) -> None:
     """Stop a process this test started, by its pid: SIGTERM, then SIGKILL."""
     if proc.poll() is not None:
         return
@@ -59,11 +97,12 @@ def stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
 class Game:
     """``buzzer run --headless`` in ``tmp`` on a free port; keys are typed into its stdin."""
 
-    def __init__(self, tmp: Path, extra_config: str = "", seconds: float = 300, args: tuple = (), top: str = ""):
+    def __init__(self, tmp: Path, extra_config: str = "", seconds: float = 1800, args: tuple = (), top: str = "",
+                 web_config: str = ""):
         self.tmp = tmp
         self.port = free_port()
         cfg = tmp / "game.toml"
-        cfg.write_text(top + f'[web]\nport = {self.port}\nnext_free_port = false\n'
+        cfg.write_text(top + f'[web]\nport = {self.port}\nnext_free_port = false\n{web_config}'
                        f'[journal]\ndir = "{tmp / "journal"}"\nfsync = false\n' + extra_config, encoding="utf-8")
         self.out_path = tmp / "buzzer-out.txt"
         self.out = open(self.out_path, "wb")
@@ -76,7 +115,7 @@ class Game:
     def output(self) -> str:
         return self.out_path.read_text(encoding="utf-8", errors="replace")
 
-    def _wait_token(self, timeout: float = 20) -> str:
+    def _wait_token(self, timeout: float = 2 * WAIT_S) -> str:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             # not a terminal: the host link is in the journal folder's host-link file (0600),
@@ -117,7 +156,7 @@ class Chromium:
                                       f"--window-size={size[0]},{size[1]}", "about:blank"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = self.profile / "DevToolsActivePort"
-        end = time.monotonic() + 30
+        end = time.monotonic() + 2 * WAIT_S
         while not (port_file.exists() and port_file.read_text().strip()):
             if time.monotonic() > end or self.proc.poll() is not None:
                 stop(self.proc)
@@ -131,7 +170,11 @@ class Chromium:
             async with http.put(f"http://127.0.0.1:{self.port}/json/new?{quote(url, safe=':/?=&')}") as r:
                 target = await r.json(content_type=None)
         page = Page(target["webSocketDebuggerUrl"], target["id"], self.port)
-        await page.connect()
+        try:
+            await page.connect()
+        except BaseException:
+            await page.close()   # no client session left behind ("Unclosed client session")
+            raise
         return page
 
     def close(self) -> None:
@@ -151,6 +194,7 @@ class Page:
 
     async def connect(self) -> None:
         self.session = aiohttp.ClientSession()
+        OPEN_PAGES.add(self)
         self.ws = await self.session.ws_connect(self.ws_url, max_msg_size=0)
 
     async def call(self, method: str, **params) -> dict:
@@ -158,7 +202,7 @@ class Page:
         mid = self._id
         await self.ws.send_str(json.dumps({"id": mid, "method": method, "params": params}))
         while True:
-            msg = json.loads((await self.ws.receive(timeout=30)).data)
+            msg = json.loads((await self.ws.receive(timeout=2 * WAIT_S)).data)
             if msg.get("id") == mid:
                 if "error" in msg:
                     raise AssertionError(f"{method}: {msg['error']}")
@@ -170,7 +214,7 @@ class Page:
             raise AssertionError(f"{expression}: {r['exceptionDetails']}")
         return r["result"].get("value")
 
-    async def wait_for(self, expression: str, timeout: float = 5.0, interval: float = 0.02):
+    async def wait_for(self, expression: str, timeout: float = WAIT_S, interval: float = 0.02):
         """Poll ``expression`` until it is truthy; its value, or AssertionError after ``timeout``."""
         end = time.monotonic() + timeout
         value = None
@@ -197,7 +241,21 @@ class Page:
                 async with http.get(f"http://127.0.0.1:{self.port}/json/close/{self.target_id}") as r:
                     await r.read()
         finally:
-            if self.ws is not None:
-                await self.ws.close()
-            if self.session is not None:
-                await self.session.close()
+            try:
+                if self.ws is not None:
+                    await self.ws.close()
+            finally:
+                if self.session is not None:
+                    await self.session.close()
+                self.ws = self.session = None
+                OPEN_PAGES.discard(self)
+
+    async def __aenter__(self) -> "Page":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    async def fonts_ready(self) -> None:
+        """Until the page's fonts are loaded (a box measured before may still change width)."""
+        await self.eval("document.fonts.ready.then(() => true)")

@@ -4,6 +4,7 @@ harness that drives any game through the engine (``played``, tests/harness.py)."
 
 from __future__ import annotations
 
+import ast_guard
 import gpiozero.pins.mock
 import pytest
 from gpiozero import Device
@@ -12,6 +13,8 @@ from harness import Played
 
 from controller.core.clock import EngineClock
 from controller.inputs import stall
+
+ast_guard.install()   # Python 3.11 < 3.11.8: no INTERNALERROR from a parse (tests/ast_guard.py)
 
 BASE_S = 5000.0  # the fake monotonic clock starts here (s); engine time 0
 

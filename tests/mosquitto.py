@@ -40,7 +40,8 @@ class Broker:
         lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous false", f"password_file {self.passwords}",
                  f"persistence {'true' if persistence else 'false'}",
                  f"persistence_location {self.folder / 'data'}/", "autosave_interval 1",
-                 "max_queued_messages 100000", "log_dest stderr", "log_type error", "log_type warning"]
+                 "max_queued_messages 100000", "log_dest stderr", "log_type error", "log_type warning",
+                 "log_type subscribe"]   # a test waits for its client's subscription (wait_subscribed)
         if os.geteuid() == 0:
             lines.append("user root")   # CI runs as root: keep it from dropping to a user that cannot read the files
         self.conf.write_text("\n".join(lines) + "\n")
@@ -49,11 +50,34 @@ class Broker:
     def url(self) -> str:
         return f"mqtt://{USER}:{PASSWORD}@127.0.0.1:{self.port}"
 
+    @property
+    def log(self) -> Path:
+        return self.folder / "mosquitto.log"
+
+    def log_mark(self) -> int:
+        """Where the broker's log ends now: :meth:`wait_subscribed` counts what comes after it."""
+        return self.log.stat().st_size if self.log.exists() else 0
+
+    def wait_subscribed(self, topic: str = "/#", count: int = 1, since: int = 0, timeout: float = 120) -> None:
+        """Until ``count`` subscriptions to a topic ending in ``topic`` are in the log after
+        ``since`` (mosquitto logs «<time>: <client> <qos> <topic>» for each): a board or a
+        listener started by a test is then ready for what it must receive."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with open(self.log, "rb") as f:
+                f.seek(since)
+                lines = f.read().decode("utf-8", "replace").splitlines()
+            if sum(1 for line in lines if line.rstrip().endswith(topic) and line.count(" ") >= 3) >= count:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no subscription to …{topic} within {timeout} s: " + "\n".join(lines[-20:]))
+            time.sleep(0.05)
+
     def start(self) -> "Broker":
         log = open(self.folder / "mosquitto.log", "ab")
         self.proc = subprocess.Popen([self.exe, "-c", str(self.conf)], stdout=log, stderr=log,
                                      start_new_session=True)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
@@ -62,7 +86,7 @@ class Broker:
                 if self.proc.poll() is not None:
                     raise RuntimeError(f"mosquitto exited: {(self.folder / 'mosquitto.log').read_text()}")
                 time.sleep(0.05)
-        raise RuntimeError("mosquitto did not listen within 10 s")
+        raise RuntimeError("mosquitto did not listen within 60 s")
 
     def kill(self) -> None:
         """SIGKILL by pid (a crash: what is not saved is lost)."""

@@ -46,7 +46,7 @@ class Rig:
         with self.lock:
             self.events.append(ev)
 
-    def run_until(self, predicate, step_ms=2, timeout=10.0):
+    def run_until(self, predicate, step_ms=2, timeout=60.0):
         """Advance the simulation in small steps until ``predicate()``; wall
         time passes too so the link thread can read and answer."""
         deadline = time.monotonic() + timeout

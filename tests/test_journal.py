@@ -116,7 +116,7 @@ def _run_headless(cwd, keys: bytes, *extra, kill_after=None, kill_when=None):
     reader.start()
     # keys typed before the game is up would arrive in one batch (a ruling before the press
     # it rules on is settled): wait for the line of team keys the game prints when it starts
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while keys and b"Q = " not in out and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     for k in keys:
@@ -124,7 +124,7 @@ def _run_headless(cwd, keys: bytes, *extra, kill_after=None, kill_when=None):
         proc.stdin.flush()
         time.sleep(0.15)
     if kill_when is not None:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while not kill_when() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         proc.send_signal(signal.SIGKILL)
@@ -313,7 +313,7 @@ def _run_in_terminal(cwd, answer: bytes, *extra):
     reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
                               daemon=True)
     reader.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while not out.rstrip().endswith(b"]") and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     question = out.decode()

@@ -15,7 +15,7 @@ from controller.core.events import InputStatus, Press, Release
 from firmware_bridge.virtual_box import VirtualBox
 
 
-def until(predicate, timeout=2.0):
+def until(predicate, timeout=30.0):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -24,7 +24,7 @@ def until(predicate, timeout=2.0):
     return True
 
 
-def drain(q, n, timeout=2.0):
+def drain(q, n, timeout=30.0):
     out = []
     deadline = time.monotonic() + timeout
     while len(out) < n and time.monotonic() < deadline:

@@ -32,7 +32,7 @@ class Running:
         self.out = bytearray()
         threading.Thread(target=lambda: [self.out.extend(c) for c in
                                          iter(lambda: self.proc.stdout.read1(4096), b"")], daemon=True).start()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while b"Q = " not in self.out and self.proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)   # the line of team keys: the game is up
         assert self.proc.poll() is None, self.proc.stderr.read().decode()
@@ -114,7 +114,7 @@ def _played_and_quit(cwd, *args):
     reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
                               daemon=True)
     reader.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while b"Q = " not in out and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     for k in b"np\n":
@@ -233,7 +233,7 @@ def _in_terminal(cwd, *args):
     reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
                               daemon=True)
     reader.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while (b"Q = " not in out and not out.rstrip().endswith(b"]") and proc.poll() is None
            and time.monotonic() < deadline):
         time.sleep(0.02)

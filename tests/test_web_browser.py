@@ -8,7 +8,6 @@ import asyncio
 import io
 import json
 import os
-import time
 import urllib.error
 import urllib.request
 
@@ -18,14 +17,25 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from tests.browser import Chromium, Game  # noqa: E402
+from tests.browser import WAIT_S, Chromium, Game, run, until  # noqa: E402
 
 HOLDER = "document.querySelector('#holder:not([hidden]) .name')?.textContent"
+LONG_THINK = "[erudite]\nthink_time_s = 300\n"
 
 
 @pytest.fixture
 def game(tmp_path):
-    g = Game(tmp_path)
+    # thinking time long enough for a page on a busy machine: no question runs out while it acts
+    g = Game(tmp_path, extra_config=LONG_THINK)
+    yield g
+    g.close()
+
+
+@pytest.fixture
+def slow_rate_game(tmp_path):
+    """A game whose host rate (0.1 a second after the burst of 10) a page's taps exceed however
+    slowly a busy machine lets the page tap."""
+    g = Game(tmp_path, extra_config=LONG_THINK, web_config="host_rate_per_s = 0.1\n")
     yield g
     g.close()
 
@@ -41,21 +51,17 @@ def state(game, token=None) -> dict:
     req = urllib.request.Request(game.base + "/api/state")
     if token:
         req.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=5) as r:
+    with urllib.request.urlopen(req, timeout=WAIT_S) as r:
         return json.loads(r.read())
 
 
 def post(game, body: bytes, headers: dict) -> int:
     req = urllib.request.Request(game.base + "/api/host", data=body, headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(req, timeout=5) as r:
+        with urllib.request.urlopen(req, timeout=WAIT_S) as r:
             return r.status
     except urllib.error.HTTPError as exc:
         return exc.code
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def test_a_press_shows_the_holder_on_the_audience_page(game, chromium, tmp_path):
@@ -66,7 +72,7 @@ def test_a_press_shows_the_holder_on_the_audience_page(game, chromium, tmp_path)
         game.type("n ")          # the next question; reading done: the countdown starts
         await page.wait_for("!document.getElementById('countdown').hidden")
         game.type("q")           # Альфа's key presses its button
-        name = await page.wait_for(HOLDER, timeout=3.0)
+        name = await page.wait_for(HOLDER)
         await page.screenshot(tmp_path / "audience-holder.png")
         text = await page.eval("document.body.innerText")
         await page.close()
@@ -101,7 +107,7 @@ def test_right_on_the_host_page_changes_the_score_and_the_journal(game, chromium
         page = await chromium.page(f"{game.base}/host#token={game.token}")
         await page.wait_for("!!document.querySelector('button[data-action=right]')")
         game.type("n q")   # question, reading done, Альфа presses
-        await page.wait_for(HOLDER, timeout=3.0)
+        await page.wait_for(HOLDER)
         await page.eval("document.querySelector('button[data-action=right]').click()")
         await page.wait_for("document.getElementById('result').textContent.length > 0")
         result = await page.eval("document.getElementById('result').className")
@@ -112,11 +118,8 @@ def test_right_on_the_host_page_changes_the_score_and_the_journal(game, chromium
 
     assert run(scenario()) == "result ok"
     # the projector draws the audience part of the same view model
-    for _ in range(100):
-        teams = state(game)["audience"]["game"]["teams"]
-        if teams[0]["score"] == 10:
-            break
-        time.sleep(0.05)
+    teams = until(lambda: (lambda ts: ts if ts[0]["score"] == 10 else None)(state(game)["audience"]["game"]["teams"]),
+                  what="Альфа's 10 points in /api/state")
     assert teams[0]["name"] == "Альфа" and teams[0]["score"] == 10
     actions = [json.loads(line.split(" ", 1)[1]).get("action") for line in game.journal().splitlines()[1:]]
     assert "right" in actions
@@ -124,12 +127,8 @@ def test_right_on_the_host_page_changes_the_score_and_the_journal(game, chromium
 
 def test_a_request_without_the_token_changes_nothing(game, chromium, tmp_path):
     game.type("n ")
-    before = None
-    for _ in range(100):
-        before = state(game)
-        if before["audience"]["game"].get("countdown"):
-            break
-        time.sleep(0.05)
+    before = until(lambda: (lambda st: st if st["audience"]["game"].get("countdown") else None)(state(game)),
+                   what="the countdown in /api/state")
     journal_before = game.journal()
     right = json.dumps({"host": "right"}).encode()
     assert post(game, right, {"Content-Type": "application/json"}) == 401
@@ -156,9 +155,11 @@ def test_a_request_without_the_token_changes_nothing(game, chromium, tmp_path):
     assert game.journal().count('"type":"host"') == journal_before.count('"type":"host"')
 
 
-def test_a_refusal_on_the_host_page_is_said_in_the_pages_language(game, chromium, tmp_path):
+def test_a_refusal_on_the_host_page_is_said_in_the_pages_language(slow_rate_game, chromium, tmp_path):
     """The API's reasons are English (for programs); the host reads the page's language:
     tapping faster than [web] host_rate_per_s allows says so in Russian."""
+    game = slow_rate_game
+
     async def scenario():
         page = await chromium.page(f"{game.base}/host#token={game.token}")
         await page.wait_for("!!document.querySelector('button[data-action=wrong]')")
@@ -166,7 +167,7 @@ def test_a_refusal_on_the_host_page_is_said_in_the_pages_language(game, chromium
         for _ in range(30):   # the burst (10) runs out long before this
             await page.eval("document.getElementById('result').textContent = ''")
             await page.eval("document.querySelector('button[data-action=wrong]').click()")
-            await page.wait_for("document.getElementById('result').textContent.length > 0", timeout=5.0)
+            await page.wait_for("document.getElementById('result').textContent.length > 0")
             texts.append(await page.eval("document.getElementById('result').textContent"))
             if "Слишком часто" in texts[-1]:
                 break
@@ -192,12 +193,12 @@ def test_the_press_order_shows_the_waves_and_the_catalog_unit(game, chromium, tm
         game.type("n ")
         await page.wait_for("!document.getElementById('countdown').hidden")
         game.type("q")                                   # Альфа
-        await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=3.0)
+        await page.wait_for(f"({HOLDER}) === 'Альфа'")
         assert post(game, b'{"host": "wrong"}', {"Authorization": "Bearer " + game.token}) == 202
-        await page.wait_for(f"({HOLDER}) === undefined", timeout=3.0)
-        await asyncio.sleep(1.0)
+        await page.wait_for(f"({HOLDER}) === undefined")
+        await asyncio.sleep(1.0)                         # the scenario: a second passes (not a wait for an event)
         game.type("z")                                   # Бета, a second later
-        await page.wait_for(f"({HOLDER}) === 'Бета'", timeout=3.0)
+        await page.wait_for(f"({HOLDER}) === 'Бета'")
         await page.wait_for(f"{rows}.length === 2")
         shown = await page.eval(f"{rows}.map(li => [...li.children].map(c => c.textContent))")
         classes = await page.eval(f"{rows}.map(li => li.className)")
@@ -226,8 +227,8 @@ def test_a_refused_key_shows_no_empty_host_sections(game, chromium, tmp_path):
 
     async def scenario():
         page = await chromium.page(f"{game.base}/host#token=not-the-token")
+        # the host's sections are shown or hidden by the same render that sets seq (app.js)
         await page.wait_for("!document.getElementById('auth').hidden && document.body.dataset.seq !== undefined")
-        await asyncio.sleep(0.3)
         refused = await page.eval("document.body.innerText")
         await page.screenshot(tmp_path / "host-bad-token.png")
         await page.close()
@@ -252,14 +253,14 @@ def test_the_overlay_fits_a_phone_and_obs(game, chromium, tmp_path):
 
     async def scenario():
         game.type("n ")
-        await asyncio.sleep(0.5)
+        until(lambda: state(game)["audience"]["game"].get("countdown"), what="the countdown")   # reading done
         game.type("q")
         out = {}
         for w, h, mobile in ((390, 844, True), (390, 844, False), (1920, 1080, False)):
             page = await chromium.page(game.base + "/overlay")
             await page.call("Emulation.setDeviceMetricsOverride", width=w, height=h, deviceScaleFactor=1, mobile=mobile)
-            await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=5.0)
-            await asyncio.sleep(0.2)
+            await page.wait_for(f"({HOLDER}) === 'Альфа'")
+            await page.fonts_ready()   # the boxes' widths are final
             out[w, mobile] = (await page.eval("[innerWidth, document.documentElement.scrollWidth]"), await page.eval(boxes))
             await page.screenshot(tmp_path / f"overlay-{w}x{h}{'-mobile' if mobile else ''}.png", transparent=True)
             await page.close()
@@ -300,7 +301,7 @@ def test_the_audience_page_says_when_the_game_is_over(game, chromium, tmp_path):
         before = await page.eval("document.getElementById('question').textContent")
         assert post(game, json.dumps({"host": "end_game"}).encode(),
                     {"Authorization": "Bearer " + game.token}) == 202
-        await page.wait_for("document.getElementById('question').textContent === 'Игра окончена'", timeout=5.0)
+        await page.wait_for("document.getElementById('question').textContent === 'Игра окончена'")
         await page.screenshot(tmp_path / "audience-game-over.png")
         await page.close()
         return before

@@ -15,9 +15,10 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pytest  # noqa: E402
 
-from tests.browser import Chromium, Game  # noqa: E402
+from tests.browser import WAIT_S, Chromium, Game, run  # noqa: E402
 
-SHORT_GAME = "[erudite]\nfights = 1\nrounds_per_fight = 2\nnominals = [10, 20]\n"
+# thinking time long enough for a page on a busy machine: no question runs out while the phone acts
+SHORT_GAME = "[erudite]\nfights = 1\nrounds_per_fight = 2\nnominals = [10, 20]\nthink_time_s = 300\n"
 HOLDER = "document.querySelector('#holder:not([hidden]) .name')?.textContent"
 # every text the audience page ever showed, recorded by the page itself (a MutationObserver)
 RECORD = """(() => { window.seen = new Set([document.documentElement.outerHTML]);
@@ -41,7 +42,7 @@ def chromium(tmp_path):
 
 
 def state(game) -> dict:
-    with urllib.request.urlopen(game.base + "/api/state", timeout=5) as r:
+    with urllib.request.urlopen(game.base + "/api/state", timeout=WAIT_S) as r:
         return json.loads(r.read())
 
 
@@ -64,7 +65,7 @@ class Host:
     async def touch(self, action: str) -> None:
         """One real tap on the button's centre (touch events, as a phone sends them)."""
         sel = f"button[data-action={action}]"
-        await self.page.wait_for(f"!!document.querySelector('{sel}')", timeout=5.0)
+        await self.page.wait_for(f"!!document.querySelector('{sel}')")
         box = await self.page.eval(f"(() => {{ const b = document.querySelector('{sel}'); b.scrollIntoView({{block: 'center'}});"
                                    f" const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
         for kind in ("touchStart", "touchEnd"):
@@ -73,14 +74,14 @@ class Host:
 
     async def tap(self, action: str, twice: bool = False) -> None:
         """Tap the action's button (``twice``: an action that ends a stage asks for a second tap)."""
-        await self.page.wait_for(f"!!document.querySelector('button[data-action={action}]')", timeout=5.0)
+        await self.page.wait_for(f"!!document.querySelector('button[data-action={action}]')")
         await self.page.eval("document.getElementById('result').textContent = ''")
         await self.touch(action)
         if twice:
             await self.page.wait_for(f"document.querySelector('button[data-action={action}]').classList.contains('armed')")
             await self.touch(action)
         if not await self.page.eval(f"!!document.querySelector('form[data-action={action}]')"):
-            await self.page.wait_for("document.getElementById('result').textContent.length > 0", timeout=5.0)
+            await self.page.wait_for("document.getElementById('result').textContent.length > 0")
             result = await self.page.eval("document.getElementById('result').textContent")
             assert await self.page.eval("document.getElementById('result').className") == "result ok", (action, result)
         await self.note()
@@ -96,10 +97,6 @@ class Host:
 
     async def score(self, team: int) -> str:
         return await self.page.eval(f"document.querySelectorAll('#teams .team .score')[{team}].textContent")
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
@@ -124,15 +121,15 @@ def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
 
         async def press(key, name):
             for view in (page, audience):         # the last ruling has reached both pages
-                await view.wait_for(f"({HOLDER}) === undefined", timeout=3.0)
+                await view.wait_for(f"({HOLDER}) === undefined")
             game.type(key)                       # the team's button
-            await page.wait_for(f"({HOLDER}) === '{name}'", timeout=3.0)
-            await audience.wait_for(f"({HOLDER}) === '{name}'", timeout=3.0)
+            await page.wait_for(f"({HOLDER}) === '{name}'")
+            await audience.wait_for(f"({HOLDER}) === '{name}'")
 
         async def scores(want):
             js = "[...document.querySelectorAll('#teams .team .score')].map(e => e.textContent).join(' ')"
-            await page.wait_for(f"{js} === '{want}'", timeout=3.0)
-            await audience.wait_for(f"{js} === '{want}'", timeout=3.0)
+            await page.wait_for(f"{js} === '{want}'")
+            await audience.wait_for(f"{js} === '{want}'")
 
         # round 1, question 1 (10): Альфа right
         await question(1, 10)
@@ -153,7 +150,7 @@ def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
         await host.screenshot("undo-preview")
         await host.tap("undo")
         await scores("10 -20 0 0")
-        await page.wait_for(f"({HOLDER}) === 'Гамма'", timeout=3.0)
+        await page.wait_for(f"({HOLDER}) === 'Гамма'")
         await host.tap("wrong")
         await press("m", "Дельта")
         await host.tap("right")
@@ -161,11 +158,11 @@ def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
         # a pause and back, then the next round
         await host.tap("pause")
         for view in (page, audience):
-            await view.wait_for("!document.getElementById('paused').hidden", timeout=3.0)
+            await view.wait_for("!document.getElementById('paused').hidden")
         await host.screenshot("paused")
         await host.tap("pause")
         for view in (page, audience):
-            await view.wait_for("document.getElementById('paused').hidden", timeout=3.0)
+            await view.wait_for("document.getElementById('paused').hidden")
         await host.tap("next_round", twice=True)
         # round 2: Альфа right (10), Бета right (20): the last question ends the game
         await question(3, 10)
@@ -175,7 +172,7 @@ def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
         await press("z", "Бета")
         await host.tap("right")
         await scores("20 0 -20 20")
-        await audience.wait_for("!document.getElementById('standings-box').hidden", timeout=3.0)
+        await audience.wait_for("!document.getElementById('standings-box').hidden")
         await host.screenshot("final")
         await audience.screenshot(tmp_path / "audience-final.png")
         standings = await audience.eval("[...document.querySelectorAll('#standings tr')]"
@@ -217,7 +214,7 @@ def test_a_rename_on_the_phone_shows_on_the_audience_page(game, chromium, tmp_pa
         await host.screenshot("rename-form")
         await page.eval("document.querySelector('form[data-action=rename] button.send').click()")
         name = await audience.wait_for("document.querySelectorAll('#teams .team .name')[1].textContent === 'Ястребы'"
-                                       " && document.querySelectorAll('#teams .team .name')[1].textContent", timeout=3.0)
+                                       " && document.querySelectorAll('#teams .team .name')[1].textContent")
         await host.screenshot("renamed")
         await page.close()
         await audience.close()
@@ -246,18 +243,16 @@ def test_ending_the_game_on_the_phone_needs_a_second_tap(game, chromium, tmp_pat
         await host.touch("end_game")                 # one tap: the button asks, nothing is sent
         asked = await page.wait_for(f"{button}.textContent.startsWith('Нажмите ещё раз') && {button}.textContent")
         await host.screenshot("end-game-armed")
-        await asyncio.sleep(0.5)
-        sent_after_one = ended() or await page.eval("document.getElementById('result').textContent")
         # the question goes on: the time to confirm runs out, the button is itself again
-        await page.wait_for(f"{button}.textContent === {json.dumps(label)}", timeout=4.0)
+        await page.wait_for(f"{button}.textContent === {json.dumps(label)}")
+        sent_after_one = ended() or await page.eval("document.getElementById('result').textContent")
         await host.touch("end_game")                 # a tap after that asks again ...
         await page.wait_for(f"{button}.classList.contains('armed')")
-        await asyncio.sleep(3.5)
+        await page.wait_for(f"{button}.textContent === {json.dumps(label)}")   # ... and runs out again
         sent_after_late = ended()
         await host.tap("end_game", twice=True)       # ... two taps within the time end the game
-        for _ in range(100):
-            if ended():
-                break
+        end = asyncio.get_running_loop().time() + WAIT_S
+        while not ended() and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(0.05)
         await page.close()
         return label, asked, sent_after_one, sent_after_late

@@ -26,7 +26,7 @@ def settings(**over):
     return s
 
 
-def get_state(port: int, timeout: float = 5) -> dict:
+def get_state(port: int, timeout: float = 30) -> dict:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=timeout) as r:
         return json.loads(r.read())
 
@@ -50,7 +50,7 @@ def gone(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
-def wait_until(cond, timeout: float = 10.0) -> bool:
+def wait_until(cond, timeout: float = 60.0) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if cond():
@@ -173,8 +173,8 @@ def test_a_stuck_web_process_never_blocks_publish_and_the_newest_snapshot_arrive
         os.kill(srv.pid, signal.SIGCONT)
     assert spent < 30                         # json.dumps of 1000 snapshots; never a wait for the pipe
     # the loop's publisher pumps after each step: the newest snapshot goes when there is room
-    assert wait_until(lambda: (srv.pump(), not srv.backlog)[1], 10)
-    assert wait_until(lambda: get_state(srv.port)["seq"] == 1001, 10)
+    assert wait_until(lambda: (srv.pump(), not srv.backlog)[1], 60)
+    assert wait_until(lambda: get_state(srv.port)["seq"] == 1001, 60)
 
 
 def test_a_crash_of_the_web_process_is_survived_and_the_pages_come_back(web):
@@ -184,9 +184,9 @@ def test_a_crash_of_the_web_process_is_survived_and_the_pages_come_back(web):
     first = srv.pid
     os.kill(first, signal.SIGKILL)
     srv.publish(vm(2))                        # the game goes on meanwhile: no exception
-    assert wait_until(lambda: srv.pid != first and srv.alive, 10)
+    assert wait_until(lambda: srv.pid != first and srv.alive, 60)
     assert srv.restarts == 1
-    assert wait_until(lambda: get_state(srv.port)["seq"] == 2, 10)   # the newest snapshot, resent
+    assert wait_until(lambda: get_state(srv.port)["seq"] == 2, 60)   # the newest snapshot, resent
     assert post(srv.port, srv.token, {"host": "right"}) == 202       # the same token
     assert got == [HostKey("right", {})]
 
@@ -200,7 +200,8 @@ def test_stop_ends_the_web_process_by_its_pid(web):
 
 @pytest.mark.parametrize("how", ["end", "ctrl-c", "sigkill"])
 def test_no_web_process_is_left_after_buzzer_run_ends(tmp_path, how):
-    game = Game(tmp_path, seconds=4 if how == "end" else 300)
+    # "end": the game's own time runs out -- after the test has seen the pages, on a busy machine too
+    game = Game(tmp_path, seconds=20 if how == "end" else 300)
     try:
         assert get_state(game.port)["seq"] >= 1
         kids = children(game.proc.pid)
@@ -209,7 +210,7 @@ def test_no_web_process_is_left_after_buzzer_run_ends(tmp_path, how):
             os.kill(game.proc.pid, signal.SIGINT)
         elif how == "sigkill":
             os.kill(game.proc.pid, signal.SIGKILL)   # no clean-up at all: the child sees its pipe close
-        game.proc.wait(15)
-        assert wait_until(lambda: gone(kids[0]), 10), how
+        game.proc.wait(120)
+        assert wait_until(lambda: gone(kids[0]), 60), how
     finally:
         game.close()

@@ -9,9 +9,7 @@ from pathlib import Path
 from controller import games
 from controller.app import config as config_mod
 from controller.app import script as script_mod
-from controller.app import startup
 from controller.core.errors import ConfigError
-from controller.screens import terminal, window
 from controller.i18n import DEFAULT_LANG, LANGUAGES, t, tn
 from controller.cli import print_json
 
@@ -140,5 +138,9 @@ def describe(cfg: dict, lang: str = DEFAULT_LANG) -> str:
 
 
 def cmd_run(args) -> int:
+    # the game's modules (the loop, the window, the inputs): only for a game (start-up time)
+    from controller.app import startup
+    from controller.screens import terminal, window
+
     return startup.run_from_args(args, args.config or default_config_path(), window.run_window,
                                  terminal.run_headless)

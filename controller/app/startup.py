@@ -26,8 +26,6 @@ from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.cli import command_name
 from controller.i18n import t, tn
 from controller.screens.common import display_available, mode_title
-from controller.inputs.keypad import Keypad
-from controller.festival.hall import attach as attach_festival
 from controller.festival.link import festival_cross_check
 from controller.web.attach import attach as attach_web
 
@@ -400,9 +398,21 @@ def _stop_on_signals(loop: Loop) -> Callable[[], None]:
     return restore
 
 
+def attach_festival(loop: Loop, cfg: dict):
+    """:func:`controller.festival.hall.attach`, loaded only when ``[festival] broker`` is set
+    (the MQTT client and the outbox's process are start-up time a plain game does not need)."""
+    if not (cfg.get("festival") or {}).get("broker"):
+        return None
+    from controller.festival.hall import attach
+
+    return attach(loop, cfg)
+
+
 def _start_keypad(cfg: dict, loop: Loop):
     if not cfg.get("keypad", {}).get("device"):
         return None
+    from controller.inputs.keypad import Keypad   # evdev: only with a keypad configured
+
     try:
         kp = Keypad.from_config(cfg, loop.enqueue)   # the sink every input uses
         kp.digits_wanted = lambda: loop.lineup_entry is not None   # a line-up being typed

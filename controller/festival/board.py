@@ -111,7 +111,7 @@ class BoardScreen:
     """Draws the board on a pygame surface."""
 
     def __init__(self, surface, lang: str):
-        import pygame
+        from controller.sdl import pygame
 
         from controller.screens.textcache import TextCache
 
@@ -193,7 +193,7 @@ def _run_text(listener, schedule, lang: str, end: float | None, page=None) -> in
 
 def _run_window(args, cfg: dict, listener, schedule, lang: str, end: float | None, page=None) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-    import pygame
+    from controller.sdl import pygame
 
     pygame.display.init()
     pygame.font.init()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import ssl
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -306,6 +305,8 @@ def client(broker: Broker, client_id: str | None = None, clean: bool = True, ca_
     if broker.username:
         c.username_pw_set(broker.username, broker.password or None)
     if broker.tls:
+        import ssl   # only for a TLS broker: a hall without one does not load it
+
         c.tls_set(ca_certs=ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
     c.reconnect_delay_set(min_delay=1, max_delay=2)
     c.max_inflight_messages_set(100)

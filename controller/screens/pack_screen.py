@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-import pygame
+from controller.sdl import pygame
 from pygame import Rect
 
 from controller.i18n import t

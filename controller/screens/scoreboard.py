@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-import pygame
+from controller.sdl import pygame
 
 from controller.screens.pack_screen import PackScreen
 

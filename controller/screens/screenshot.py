@@ -75,7 +75,7 @@ def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), la
            config_path: str | None = None, help_overlay: bool = False, status: dict | None = None) -> Any:
     """The audience screen at ``at`` seconds of the script, as a pygame Surface."""
     _headless()
-    import pygame  # the screen is drawn with pygame: loaded only when a screenshot is taken
+    from controller.sdl import pygame  # the screen is drawn with pygame: loaded only when a screenshot is taken
 
     from controller.screens.scoreboard import Scoreboard  # imports pygame
 
@@ -96,7 +96,7 @@ def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), la
 
 
 def save(surface: Any, out: str) -> Path:
-    import pygame
+    from controller.sdl import pygame
 
     path = Path(out)
     if path.suffix.lower() != ".png":

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from pathlib import Path
 
-import pygame
+from controller.sdl import pygame
 import pygame.freetype
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "data" / "fonts"

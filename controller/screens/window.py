@@ -19,7 +19,7 @@ from controller.inputs.keys import mode_keys, team_keys
 
 
 def _open_window(cfg: dict):
-    import pygame
+    from controller.sdl import pygame
 
     pygame.display.init()
     pygame.font.init()
@@ -47,7 +47,7 @@ def _pack_media(board, loop) -> None:
 
 
 def run_window(loop, seconds: float | None = None) -> None:
-    import pygame
+    from controller.sdl import pygame
 
 
     cfg = loop.cfg

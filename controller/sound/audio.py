@@ -140,7 +140,7 @@ class Audio:
 
     def _open(self) -> None:
         try:
-            import pygame
+            from controller.sdl import pygame
             import pygame.mixer as mixer
         except (ImportError, NotImplementedError) as exc:  # pygame built without SDL_mixer
             self._give_up(t("no_sound_mixer", self.lang), exc)

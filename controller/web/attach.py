@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.screens import viewmodel
 from controller.screens.common import key_label
@@ -24,7 +24,10 @@ from controller.core.events import NS_PER_S, Host
 from controller.i18n import t
 from controller.web import host_token, qr
 from controller.web.process import WebProcess
-from controller.web.server import WebError, WebServer, lan_address
+from controller.web.net import WebError, lan_address
+
+if TYPE_CHECKING:   # the pages' server: aiohttp, in the web process only
+    from controller.web.server import WebServer
 
 log = logging.getLogger(__name__)
 

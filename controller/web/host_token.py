@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 
 from controller.app import journal as journal_mod
-from controller.web.server import new_token
+from controller.web.net import new_token
 
 log = logging.getLogger(__name__)
 

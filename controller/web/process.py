@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from controller.core.events import HostKey
-from controller.web.server import bind_socket, new_token, ports_to_try
+from controller.web.net import bind_socket, new_token, ports_to_try
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,6 @@ import hmac
 import ipaddress
 import json
 import logging
-import secrets
 import socket
 import threading
 import time
@@ -43,6 +42,8 @@ from aiohttp import WSMsgType, web
 
 from controller.screens.viewmodel import NAME_MAX, audience_only, declared_types
 from controller.core.events import HostKey
+# these lived here; buzzer run's own process imports them from net, never aiohttp
+from controller.web.net import TOKEN_BYTES, WebError, bind_socket, lan_address, new_token, ports_to_try  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -68,17 +69,6 @@ MAX_TEXT = 200
 
 MAX_FIELD = {"name": NAME_MAX}
 """Shorter bounds of some text parameters: a team's or a seat's new name."""
-
-TOKEN_BYTES = 18
-
-
-class WebError(Exception):
-    """The web server cannot start (the port is taken ...): one line for the host."""
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(TOKEN_BYTES)
-
 
 def token_ok(given: str | None, token: str) -> bool:
     """Constant-time comparison of a token a client sent with the game's."""
@@ -177,47 +167,6 @@ def _is_ip(name: str) -> bool:
         return True
     except ValueError:
         return False
-
-
-def lan_address() -> str:
-    """The address other machines on the LAN reach this one at (the interface of the default
-    route; no packet is sent), or 127.0.0.1."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("192.0.2.1", 9))
-        return s.getsockname()[0]
-    except OSError:
-        return "127.0.0.1"
-    finally:
-        s.close()
-
-
-def bind_socket(bind: str, port: int, tries: int) -> socket.socket:
-    """A listening socket on ``bind``: ``port``, else (``tries`` > 1) the next free one.
-
-    Raises :class:`WebError` naming the port when none is free."""
-    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
-    last: OSError | None = None
-    for p in range(port, port + max(tries, 1)):
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((bind, p))
-            sock.listen(128)
-            sock.setblocking(False)
-            return sock
-        except OSError as exc:
-            sock.close()
-            last = exc
-            if exc.errno not in (98, 48, 10048, 13):  # in use / permission: try the next one
-                break
-    span = f"{port}" if tries <= 1 else f"{port}-{port + tries - 1}"
-    raise WebError(f"web: cannot listen on {bind}:{span}: {last.strerror if last else 'unknown error'}")
-
-
-def ports_to_try(settings: Mapping[str, Any]) -> int:
-    """How many ports from ``[web] port`` on a busy port moves to (``next_free_port``)."""
-    return 20 if settings.get("next_free_port", True) else 1
 
 
 class WebServer:

@@ -115,7 +115,7 @@ def api_state(game) -> dict:
     import json
     import urllib.request
 
-    with urllib.request.urlopen(game.base + "/api/state", timeout=5) as r:
+    with urllib.request.urlopen(game.base + "/api/state", timeout=60) as r:   # a loaded machine
         return json.loads(r.read())
 
 
@@ -134,21 +134,20 @@ def test_the_host_page_picks_a_cell_and_the_board_shows_it_played(tmp_path):
     try:
         async def scenario():
             page = await phone(chromium, f"{game.base}/host#token={game.token}")
-            await page.wait_for("!!document.querySelector('button[data-action=pick]')", timeout=20)
+            await page.wait_for("!!document.querySelector('button[data-action=pick]')", timeout=60)
             await page.eval("document.querySelector('button[data-action=pick]').click()")
-            await page.wait_for("!document.querySelector('form[data-action=pick]').hidden")
+            await page.wait_for("!document.querySelector('form[data-action=pick]').hidden", timeout=60)
             await page.eval("""(() => { const f = document.querySelector('form[data-action=pick]');
                 f.querySelector('[name=theme]').value = '1'; f.querySelector('[name=cell]').value = '2';
                 f.querySelector('button.send').click(); return true; })()""")
-            await page.wait_for("document.getElementById('result').textContent.length > 0")
+            await page.wait_for("document.getElementById('result').textContent.length > 0", timeout=60)
             result = await page.eval("[document.getElementById('result').className, "
                                      "document.getElementById('result').textContent]")
             assert result[0] == "result ok", result                         # «Отправлено», not a 400
-            await page.wait_for("(window.buzzer.last.audience.game.question || {}).nominal === 200", timeout=10)
+            await page.wait_for("(window.buzzer.last.audience.game.question || {}).nominal === 200", timeout=60)
             header = await page.eval("document.getElementById('question').textContent")
-            await page.screenshot(tmp_path / "phone-picked.png")
             await page.eval("document.querySelector('button[data-action=reading_done]').click()")
-            await page.wait_for("!window.buzzer.last.audience.game.pack.question.live", timeout=20)
+            await page.wait_for("!window.buzzer.last.audience.game.pack.question.live", timeout=60)
             await page.close()
             return header
 
@@ -189,7 +188,7 @@ def test_every_form_a_host_page_offers_is_taken_by_the_server_and_the_scripts():
 # ---------------------------------------------------------------------------
 # 6. The pages and the projector name a question alike («Вопрос 1/2» in round 2, not 3/2)
 
-def wait_state(game, check, timeout: float = 20.0) -> dict:
+def wait_state(game, check, timeout: float = 60.0) -> dict:
     import time
 
     end = time.monotonic() + timeout
@@ -214,9 +213,7 @@ def test_the_pages_and_the_projector_number_round_2s_question_alike(tmp_path):
         for n in (1, 2):                                   # round 1: two questions, Альфа right
             game.type("n")
             wait_state(game, lambda g: (g.get("question") or {}).get("number") == n)
-            game.type(" ")
-            wait_state(game, lambda g: g.get("countdown"))
-            game.type("q")
+            game.type(" q")                                # the reading is over, Альфа presses
             wait_state(game, lambda g: any(t["holder"] for t in g["teams"]))
             game.type("\n")
             wait_state(game, lambda g: not g["question"]["open"])
@@ -230,10 +227,8 @@ def test_the_pages_and_the_projector_number_round_2s_question_alike(tmp_path):
             host = await phone(chromium, f"{game.base}/host#token={game.token}")
             heads = []
             for page in (audience, host):
-                await page.wait_for("document.getElementById('question').textContent.length > 0", timeout=10)
+                await page.wait_for("document.getElementById('question').textContent.length > 0", timeout=60)
                 heads.append(await page.eval("document.getElementById('question').textContent"))
-            await audience.screenshot(tmp_path / "audience-round-2.png")
-            await host.screenshot(tmp_path / "host-round-2.png")
             for page in (audience, host):
                 await page.close()
             return heads
@@ -326,9 +321,9 @@ def test_the_pages_of_a_programme_say_which_game_and_the_running_totals(tmp_path
     game = Game(tmp_path, top=programme + "\n")
     chromium = Chromium(tmp_path, size=(1280, 720))
     try:
-        game.type("n ")
-        wait_state(game, lambda g: (g.get("question") or {}).get("open") and g["question"].get("armed", True))
-        game.type("q")
+        game.type("n")
+        wait_state(game, lambda g: (g.get("question") or {}).get("open"))
+        game.type(" q")                    # the reading is over, Альфа presses (within the 4 s window)
         wait_state(game, lambda g: any(t["holder"] for t in g["teams"]))
         game.type("\n")
         wait_state(game, lambda g: g["teams"][0]["score"] > 0)
@@ -340,10 +335,9 @@ def test_the_pages_of_a_programme_say_which_game_and_the_running_totals(tmp_path
             host = await phone(chromium, f"{game.base}/host#token={game.token}")
             seen = []
             for page in (audience, host):
-                await page.wait_for("document.getElementById('title').textContent.includes('Игра 2 из 3')", timeout=10)
+                await page.wait_for("document.getElementById('title').textContent.includes('Игра 2 из 3')", timeout=60)
                 seen.append(await page.eval("[document.getElementById('title').textContent, "
                                             "[...document.querySelectorAll('#teams .team')].map(e => e.textContent)]"))
-            await audience.screenshot(tmp_path / "audience-programme.png")
             for page in (audience, host):
                 await page.close()
             return seen

@@ -491,6 +491,11 @@ def read(path, limits: Limits | None = None) -> Package:
         info = archive.find("content.xml")
         if info is None:
             raise PackageError(path, "no content.xml in the archive: not a SIGame package")
+        if info.file_size > CONTENT_XML_MAX:
+            # declared too big: said as it is, before a byte is read (reading up to the cap
+            # would end in "more than its declared size", which is not the problem)
+            raise PackageError(path, f"content.xml: {info.file_size // MB} MB unpacked, more than the "
+                               f"{CONTENT_XML_MAX // MB} MB a package's text may have")
         data = archive.read(info, CONTENT_XML_MAX)
         return _Reader(archive, path).package(parse_xml(data, path))
     finally:

@@ -159,3 +159,23 @@ def test_lenient_reading_without_namespace_bom_or_optional_attributes(tmp_path):
     data = siq.read(p).summary()
     assert data == {"name": "", "rounds": [{"name": "", "final": False, "themes": [
         {"name": "", "questions": [{"price": 0, "type": "simple", "text": "Только текст"}]}]}]}
+
+
+def test_a_290_mb_content_xml_is_refused_for_its_size_not_as_a_zip_bomb(tmp_path):
+    """Issue 24 item 14: a real 290 MB content.xml (honestly declared) used to be refused as
+    "unpacks to more than its declared size (a zip bomb?)"."""
+    import zipfile
+    big = tmp_path / "text.siq"
+    with zipfile.ZipFile(big, "w", zipfile.ZIP_DEFLATED) as z:
+        with z.open("content.xml", "w", force_zip64=True) as f:
+            f.write(b'<?xml version="1.0" encoding="utf-8"?><package name="x" version="5"><rounds>')
+            pad = b" " * (1024 * 1024)
+            for _ in range(290):
+                f.write(pad)
+            f.write(b"</rounds></package>")
+    r = subprocess.run([sys.executable, "-m", "controller.cli", "pack", "show", str(big)],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 2, r.stderr
+    line = r.stderr.strip()
+    assert line == (f"buzzer: {big}: content.xml: 290 MB unpacked, more than the 32 MB a package's text "
+                    f"may have"), line

@@ -178,6 +178,9 @@ def open_media(cfg: dict, out=sys.stderr) -> PackMedia | None:
     """Extract the media of the package in ``cfg`` (a resumed game's too: the journal's config
     names the file). A file that is gone or refused: one line, and the game goes on without
     pictures and sounds."""
+    removed, freed = siq.sweep_stale_media()   # what a killed game left in $TMPDIR, at every start
+    if removed:
+        print(f"buzzer: {t('pack.swept', cfg.get('language', 'ru'), n=removed, mb=freed // siq.MB)}", file=out)
     o = cfg.get("own_game") or {}
     data, path = o.get("package"), o.get("pack")
     if not plays_packages(cfg) or not data or not path:

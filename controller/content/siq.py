@@ -491,6 +491,11 @@ def read(path, limits: Limits | None = None) -> Package:
         info = archive.find("content.xml")
         if info is None:
             raise PackageError(path, "no content.xml in the archive: not a SIGame package")
+        if info.file_size > CONTENT_XML_MAX:
+            # declared too big: said as it is, before a byte is read (reading up to the cap
+            # would end in "more than its declared size", which is not the problem)
+            raise PackageError(path, f"content.xml: {info.file_size // MB} MB unpacked, more than the "
+                               f"{CONTENT_XML_MAX // MB} MB a package's text may have")
         data = archive.read(info, CONTENT_XML_MAX)
         return _Reader(archive, path).package(parse_xml(data, path))
     finally:
@@ -500,18 +505,85 @@ def read(path, limits: Limits | None = None) -> Package:
 SAFE_EXT = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 
 
+MEDIA_PREFIX = "buzzer-siq-"
+LOCK_NAME = ".buzzer-media.lock"
+"""The lock file in each extracted media folder: its process holds it (``flock``) for as long
+as the folder is in use, so a later start can tell a folder left by a killed process (the lock
+is free) from one a running game is using (docs/packages.md, «Safety»)."""
+
+
 @dataclass
 class Extracted:
     """Media files of a package extracted into a temporary folder: archive member -> file."""
 
     folder: Path
     files: dict[str, str]
+    lock_fd: int = -1
 
     def path(self, member: str | None) -> str | None:
         return self.files.get(member) if member else None
 
     def cleanup(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+        if self.lock_fd >= 0:
+            os.close(self.lock_fd)
+            self.lock_fd = -1
+
+
+def _lock_folder(folder: Path) -> int:
+    import fcntl
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def sweep_stale_media(parent: str | None = None) -> tuple[int, int]:
+    """Remove media folders a killed ``buzzer run`` left in the temporary folder; returns
+    (folders removed, bytes freed). Only ours, identified safely: a real folder (not a link)
+    named ``buzzer-siq-*``, owned by this user, holding our lock file (a regular file, not a
+    link) that no living process holds. Anything else is left alone."""
+    import fcntl
+    import stat as stat_mod
+    base = Path(parent or tempfile.gettempdir())
+    removed = freed = 0
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return 0, 0
+    for entry in entries:
+        if not entry.name.startswith(MEDIA_PREFIX):
+            continue
+        try:
+            st = os.lstat(entry.path)
+            if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+                continue
+            lock = os.path.join(entry.path, LOCK_NAME)
+            lst = os.lstat(lock)
+            if not stat_mod.S_ISREG(lst.st_mode) or lst.st_uid != os.getuid():
+                continue
+            fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue   # a running game's folder
+            size = 0
+            for root, _dirs, names in os.walk(entry.path):
+                for n in names:
+                    try:
+                        size += os.lstat(os.path.join(root, n)).st_size
+                    except OSError:
+                        pass
+            shutil.rmtree(entry.path, ignore_errors=True)
+            if not os.path.exists(entry.path):
+                removed += 1
+                freed += size
+        finally:
+            os.close(fd)
+    return removed, freed
 
 
 def extract_media(path, members, limits: Limits | None = None, parent: str | None = None) -> Extracted:
@@ -521,9 +593,15 @@ def extract_media(path, members, limits: Limits | None = None, parent: str | Non
     limits = limits or Limits()
     if isinstance(members, Package):
         members = members.media_members()
-    folder = Path(tempfile.mkdtemp(prefix="buzzer-siq-", dir=parent))
+    folder = Path(tempfile.mkdtemp(prefix=MEDIA_PREFIX, dir=parent))
+    lock_fd = _lock_folder(folder)
     files: dict[str, str] = {}
-    archive = _Archive(path, limits)
+    try:
+        archive = _Archive(path, limits)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.close(lock_fd)
+        raise
     written = 0
     try:
         for i, member in enumerate(members, 1):
@@ -542,7 +620,8 @@ def extract_media(path, members, limits: Limits | None = None, parent: str | Non
             files[member] = str(dest)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
+        os.close(lock_fd)
         raise
     finally:
         archive.zip.close()
-    return Extracted(folder, files)
+    return Extracted(folder, files, lock_fd)

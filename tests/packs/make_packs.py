@@ -291,3 +291,42 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     for key, path in make(Path(sys.argv[1])).items():
         print(f"{key}: {path}")
+
+
+def big(path: Path, xml_mb: float, media_files: int = 0, media_kb: int = 64, questions_per_theme: int = 5,
+        themes_per_round: int = 6) -> Path:
+    """A large, plausible version-5 package written here: rounds of themes of questions whose
+    texts fill ``content.xml`` to about ``xml_mb`` MB, and ``media_files`` pictures of
+    ``media_kb`` KB each (random bytes after a PNG signature: they do not compress), each
+    referenced by a question."""
+    import os
+    text = ("Вопрос о реках, горах и городах: назовите то, что здесь описано, подробно и точно. " * 6)
+    per_q = len(text.encode("utf-8")) + 300
+    n_questions = max(1, int(xml_mb * 1024 * 1024 / per_q))
+    per_round = questions_per_theme * themes_per_round
+    rounds = []
+    q = 0
+    while q < n_questions:
+        themes = []
+        for t in range(themes_per_round):
+            qs = []
+            for c in range(questions_per_theme):
+                media = ""
+                if q < media_files:
+                    media = f'<item type="image" isRef="True">p{q:05d}.png</item>'
+                qs.append(f'<question price="{(c + 1) * 100}"><params><param name="question" type="content">'
+                          f'<item>{text} №{q}</item>{media}</param></params>'
+                          f'<right><answer>Ответ {q}</answer></right></question>')
+                q += 1
+            themes.append(f'<theme name="Тема {len(rounds) + 1}.{t + 1}"><questions>{"".join(qs)}</questions></theme>')
+        rounds.append(f'<round name="Раунд {len(rounds) + 1}"><themes>{"".join(themes)}</themes></round>')
+        if q >= n_questions or len(rounds) * per_round >= n_questions:
+            break
+    xml = (f'<?xml version="1.0" encoding="utf-8"?><package name="Большой пакет" version="5" '
+           f'xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">'
+           f'<rounds>{"".join(rounds)}</rounds></package>')
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("content.xml", xml.encode("utf-8"))
+        for i in range(media_files):
+            z.writestr(zipfile.ZipInfo(f"Images/p{i:05d}.png"), b"\x89PNG\r\n\x1a\n" + os.urandom(media_kb * 1024))
+    return path

@@ -467,3 +467,36 @@ def test_no_password_in_the_journal_archives_logs_or_ps_of_a_real_run(site, tmp_
         assert secret not in text
     # the broker's log has no password either
     assert secret not in (broker.folder / "mosquitto.log").read_text(errors="replace")
+
+
+def test_a_game_archived_before_the_publisher_read_it_is_published_from_its_own_file(site, tmp_path):
+    """The accelerated festival day found it: the host starts a new game before the publisher's
+    process has read the last one (its journal is archived meanwhile): the game's own events go
+    out under its id, never the new game's."""
+    from controller.festival.hall import info_of
+    from controller.festival.outbox import OutboxProcess
+    from controller.festival.publisher import game_id_of
+
+    broker, keys, configs, halls = site
+    folder = tmp_path / "journal"
+    (folder / "archive").mkdir(parents=True)
+    first = _journal(folder, "current.jsonl", _events(50), 1)
+    game = game_id_of(first.read_bytes().split(b"\n", 1)[0] + b"\n")
+    header = journal_mod.read(first).header
+    os.replace(first, folder / "archive" / "game-1.jsonl")
+    _journal(folder, "current.jsonl", _events(20), 2)          # the next game, already begun
+    lst = board_listener(broker, configs)
+    key = next(iter(auth.load_keys(keys / "Зал 1.key").values()))
+    pub = OutboxProcess(broker_of({"username": "Зал 1", "password": USERS["Зал 1"]}, broker.plain_url), "Зал 1",
+                        COMP, tmp_path / "state", standings_interval_s=0.0, key=key)
+    pub.start()
+    try:
+        pub.begin_journal(game, info_of(header), folder / "current.jsonl", 50)
+        wait(lambda: any(c["game"] == game and c["from"] == "events" and c["seq"] >= 50
+                         for c in lst.festival.results()["competitions"]), lst)
+        c = next(c for c in lst.festival.results()["competitions"] if c["game"] == game)
+        assert c["seq"] == 50
+        assert lst.festival.games[(COMP, "Зал 1", game)].contiguous == 50
+    finally:
+        assert pub.close(10.0)
+        lst.close()

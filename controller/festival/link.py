@@ -151,9 +151,9 @@ SECTION = Section("festival", "A festival of many halls (docs/festival.md): this
         "is refused and counted.", minimum=1.0, maximum=65536.0),
     Key("replay_max_events", "int", 2000, "A hall re-sends at most this many events for one replay request.",
         minimum=1, maximum=100000),
-    Key("replay_window_events", "int", 10000, "A hall re-sends at most this many events per minute for all "
+    Key("replay_window_events", "int", 5000, "A hall re-sends at most this many events per minute for all "
         "replay requests together.", minimum=1, maximum=1000000),
-    Key("replay_requests_per_minute", "int", 30, "A hall answers at most this many replay requests per minute "
+    Key("replay_requests_per_minute", "int", 120, "A hall answers at most this many replay requests per minute "
         "from one board.", minimum=1, maximum=10000),
     Key("prefix", "str", DEFAULT_PREFIX, "First levels of every festival topic.",
         check=lambda v: None if v and not re.search(r"[+#\x00]", v) and not v.startswith("/")

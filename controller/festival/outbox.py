@@ -241,7 +241,7 @@ class _Follower:
 def _child(conn, nudge, args: dict) -> None:
     """The child process: a Publisher fed from the journal files the hall names."""
     from controller.app import journal as journal_mod
-    from controller.festival.publisher import Publisher
+    from controller.festival.publisher import Publisher, find_journal
 
     logging.basicConfig(level=logging.WARNING, format="buzzer festival: %(message)s")
     send_lock = threading.Lock()
@@ -297,6 +297,8 @@ def _child(conn, nudge, args: dict) -> None:
             follow()
             if follower is not None:
                 follower.close()
+            # the hall may have started another game since (its journal archived): the game's own file
+            path = str(find_journal(path, game_id) or path)
             try:
                 contents = journal_mod.read(path)
             except journal_mod.JournalError as exc:

@@ -46,9 +46,9 @@ log = logging.getLogger(__name__)
 
 REPLAY_MAX = 2000
 """Events one replay request re-sends at most (``[festival] replay_max_events``)."""
-REPLAY_WINDOW_EVENTS = 10000
+REPLAY_WINDOW_EVENTS = 5000
 """Events re-sent per minute for every request together (``[festival] replay_window_events``)."""
-REPLAY_REQUESTS = 30
+REPLAY_REQUESTS = 120
 """Replay requests one board may make per minute (``[festival] replay_requests_per_minute``)."""
 REPLAY_WINDOW_S = 60.0
 REQUESTERS_MAX = 256
@@ -491,11 +491,10 @@ class Publisher:
                 return
 
 
-def _journal_records(path: str, game_id: str) -> list[dict]:
-    """The events of a game the hall has forgotten, from its journal file: at ``path`` or, once
-    the game was archived, the file of ``archive/`` whose header line is the game's."""
-    from controller.app import journal as journal_mod
-
+def find_journal(path: str | Path, game_id: str) -> Path | None:
+    """A game's journal file: ``path`` if its header line is the game's, else the file of the
+    ``archive/`` beside it that is (the loop archives a game's journal when a new one starts,
+    maybe before the publisher has read it)."""
     candidates = [Path(path)]
     archive = Path(path).parent / "archive"
     if archive.is_dir():
@@ -503,9 +502,21 @@ def _journal_records(path: str, game_id: str) -> list[dict]:
     for p in candidates:
         try:
             with open(p, "rb") as f:
-                if game_id_of(f.readline()) != game_id:
-                    continue
-            return [encode_event(e) for e in journal_mod.read(p).events]
-        except (OSError, journal_mod.JournalError):
+                if game_id_of(f.readline()) == game_id:
+                    return p
+        except OSError:
             continue
-    return []
+    return None
+
+
+def _journal_records(path: str, game_id: str) -> list[dict]:
+    """The events of a game the hall has forgotten, from its journal file (:func:`find_journal`)."""
+    from controller.app import journal as journal_mod
+
+    found = find_journal(path, game_id)
+    if found is None:
+        return []
+    try:
+        return [encode_event(e) for e in journal_mod.read(found).events]
+    except (OSError, journal_mod.JournalError):
+        return []

@@ -154,7 +154,21 @@ def run(quick: bool = False) -> dict:
         for h in halls:
             warm[f"{h} game"] = rss_kb(first[h]["pid"])
             warm[f"{h} publisher"] = rss_kb(first[h]["child"])
-        wait_for("done")
+        series: list[tuple[float, dict]] = []
+
+        def sample() -> dict:
+            now = {"board": rss_kb(board.pid), "broker": rss_kb(broker.proc.pid)}
+            for h in halls:
+                now[f"{h} game"] = rss_kb(first[h]["pid"])
+                now[f"{h} publisher"] = rss_kb(first[h]["child"])
+            return now
+
+        deadline = time.monotonic() + 1800
+        while not all(any(x.get("done") for x in lines[h]) for h in halls):
+            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+                raise RuntimeError(f"a hall stopped before the end of its day: {lines}")
+            series.append((time.monotonic() - started, sample()))
+            time.sleep(1.0)
         # the board has taken the day: every game of every hall complete
         total_games = HALLS * ((questions + PER_GAME - 1) // PER_GAME)
         deadline = time.monotonic() + 120
@@ -191,6 +205,9 @@ def run(quick: bool = False) -> dict:
             board.kill()
         broker.stop()
     growth = {k: round((end[k] - warm[k]) / 1024, 1) for k in warm}
+    # the second half of the day alone: a process still growing then would grow all day
+    half = series[len(series) // 2][1] if series else warm
+    second_half = {k: round((end[k] - half[k]) / 1024, 1) for k in warm}
     out_bytes, err_bytes = out_path.stat().st_size, err_path.stat().st_size
     refused = [line for line in err_path.read_text(errors="replace").splitlines() if "отклонило" in line]
     return {
@@ -203,6 +220,7 @@ def run(quick: bool = False) -> dict:
         "festival_day_rss_end_mb": {k: round(v / 1024, 1) for k, v in end.items()},
         "festival_day_rss_growth_mb": growth,
         "festival_day_max_growth_mb": max(growth.values()),
+        "festival_day_rss_growth_second_half_mb": second_half,
         "festival_day_growth_target_met": max(growth.values()) <= 10.0,
         "festival_day_journal_bytes_per_question": round(journal_bytes / (HALLS * questions), 1),
         "festival_day_board_status_bytes": out_bytes,

@@ -197,11 +197,22 @@ def test_a_forged_standings_with_a_higher_seq_is_refused_and_the_real_one_stays(
         assert leader in shown and "ХАКЕРЫ" not in shown
         assert "без подписи: 1" in shown and "ключ другого зала: 1" in shown and "неверная подпись: 1" in shown
         board.wait_for(lambda b: any("табло отклонило сообщений" in line for line in b.err))
+        # and its page: /api/state says the same
+        import re
+        import urllib.request
+        url = next(m[0] for line in board.err for m in [re.search(r"http://127\.0\.0\.1:\d+/", line)] if m)
+        with urllib.request.urlopen(url + "api/state", timeout=10) as r:
+            page = json.loads(r.read())
+        assert page["refused"]["count"] == 3 and page["refused"]["reasons"]["bad_mac"] == 1
+        assert page["refused"]["text"].startswith("Отклонено сообщений: 3 (")
+        assert "ХАКЕРЫ" not in json.dumps(page, ensure_ascii=False)
 
         # a board started now gets the forged retained message only, refuses it; the hall publishes
         # again and its real standings show (before: the forged seq 10001 stayed above it)
         late = board_listener(broker, configs)
         wait(lambda: late.festival.refused.get("bad_mac") == 1, late)
+        for f in (halls / "journal" / "festival").glob("*.acked"):
+            f.unlink()              # the hall sends its game again (as after a start with a new broker)
         publish_hall(configs, halls, broker)
         wait(lambda: late.festival.results()["competitions"], late)
         assert late.festival.results()["competitions"][0]["standings"] == real

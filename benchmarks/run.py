@@ -25,7 +25,9 @@ What is measured (each function's docstring says how):
 * ``startup``      -- command to the first status line of ``buzzer run --headless``;
 * ``journal``      -- ``Journal.append`` with fsync on this disk, vs group commit;
 * ``e2e``          -- who wins a press pair through ``buzzer run``'s real loop, on each input
-  path, plain and CPU-throttled (``benchmarks/e2e_fairness.py``).
+  path, plain and CPU-throttled (``benchmarks/e2e_fairness.py``);
+* ``festival_day`` -- a 10-hour festival day, accelerated: every process's memory growth
+  (``benchmarks/festival_day.py``).
 """
 
 from __future__ import annotations
@@ -790,6 +792,17 @@ def festival(quick: bool) -> dict:
     return mod.measure(quick)
 
 
+def festival_day(quick: bool) -> dict:
+    """A 10-hour festival day, accelerated (benchmarks/festival_day.py): 3 halls x 600 questions
+    through the real loop, journal and publisher process, signed, over a mosquitto with the ACL
+    file, and the real board: every process's memory growth, journal bytes per question, the
+    board's status output.  (Quick: 120 questions.)"""
+    mod = _import_bench("festival_day")
+    if mod is None:
+        return {"festival_day_note": "benchmarks/festival_day.py not importable"}
+    return mod.run(quick)
+
+
 def stall(quick: bool) -> dict:
     """What counting the GPIO quiet period in the threads' own time costs on the press path:
     ``CpuStall.mark()`` (the callback thread, before each press is queued) and
@@ -827,7 +840,7 @@ MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
     ("fairness", fairness), ("arbiter", arbiter), ("storm", storm), ("render", render),
     ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
     ("stall", stall),
-    ("e2e", e2e), ("web", web), ("festival", festival),
+    ("e2e", e2e), ("web", web), ("festival", festival), ("festival_day", festival_day),
 ]
 
 

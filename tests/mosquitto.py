@@ -22,7 +22,11 @@ def free_port() -> int:
 
 
 class Broker:
-    def __init__(self, folder: Path, port: int | None = None, persistence: bool = True):
+    """``users``: more broker users {name: password}; ``acl``: an ACL file (the shipped
+    config/mosquitto/festival.acl) -- then every user must have its entry in it."""
+
+    def __init__(self, folder: Path, port: int | None = None, persistence: bool = True,
+                 users: dict[str, str] | None = None, acl: str | Path | None = None):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
@@ -34,6 +38,8 @@ class Broker:
         self.passwords = self.folder / "passwords"
         self.passwords.write_text("")
         subprocess.run([passwd, "-b", str(self.passwords), USER, PASSWORD], check=True, capture_output=True)
+        for name, secret in (users or {}).items():
+            subprocess.run([passwd, "-b", str(self.passwords), name, secret], check=True, capture_output=True)
         os.chmod(self.passwords, 0o600)
         (self.folder / "data").mkdir(exist_ok=True)
         self.conf = self.folder / "mosquitto.conf"
@@ -42,6 +48,8 @@ class Broker:
                  f"persistence_location {self.folder / 'data'}/", "autosave_interval 1",
                  "max_queued_messages 100000", "log_dest stderr", "log_type error", "log_type warning",
                  "log_type subscribe"]   # a test waits for its client's subscription (wait_subscribed)
+        if acl is not None:
+            lines.append(f"acl_file {acl}")
         if os.geteuid() == 0:
             lines.append("user root")   # CI runs as root: keep it from dropping to a user that cannot read the files
         self.conf.write_text("\n".join(lines) + "\n")
@@ -72,6 +80,15 @@ class Broker:
             if time.monotonic() > deadline:
                 raise AssertionError(f"no subscription to …{topic} within {timeout} s: " + "\n".join(lines[-20:]))
             time.sleep(0.05)
+
+    @property
+    def plain_url(self) -> str:
+        """The URL without credentials (the command line refuses a password in it)."""
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def env(self, user: str = USER, password: str = PASSWORD) -> dict:
+        """The environment that gives a ``buzzer`` process the broker's credentials."""
+        return {"BUZZER_FESTIVAL_USERNAME": user, "BUZZER_FESTIVAL_PASSWORD": password}
 
     def start(self) -> "Broker":
         log = open(self.folder / "mosquitto.log", "ab")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mosquitto import USER, Broker, free_port
+from mosquitto import PASSWORD, USER, Broker, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 BUZZER = [sys.executable, "-m", "controller.cli"]
@@ -23,14 +23,18 @@ ERUDITE = ROOT / "examples" / "erudite-standings.jsonl"
 CHGK = ROOT / "examples" / "chgk.jsonl"
 
 
-def _env():
-    env = dict(os.environ, PYTHONPATH=str(ROOT), SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+def _env(**more):
+    """The environment of a ``buzzer`` process: the test broker's credentials in it (never in a URL
+    on the command line: it refuses that)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
+               BUZZER_FESTIVAL_USERNAME=USER, BUZZER_FESTIVAL_PASSWORD=PASSWORD)
+    env.update(more)
     return env
 
 
-def buzzer(*args, cwd, timeout=120, check=True) -> subprocess.CompletedProcess:
-    r = subprocess.run(BUZZER + [str(a) for a in args], cwd=cwd, env=_env(), capture_output=True, text=True,
-                       timeout=timeout)
+def buzzer(*args, cwd, timeout=120, check=True, env=None) -> subprocess.CompletedProcess:
+    r = subprocess.run(BUZZER + [str(a) for a in args], cwd=cwd, env=_env(**(env or {})), capture_output=True,
+                       text=True, timeout=timeout)
     if check:
         assert r.returncode == 0, r.stderr
     return r
@@ -116,12 +120,12 @@ def hall_dir(tmp_path):
 
 def test_two_halls_at_once_a_live_board_and_a_late_one(broker, hall_dir):
     mark = broker.log_mark()
-    board = start("festival", "results", "--broker", broker.url, "--json", "--games", "2", "--wait", "90",
+    board = start("festival", "results", "--broker", broker.plain_url, "--json", "--games", "2", "--wait", "90",
                   cwd=hall_dir)
     board_ready(broker, mark)
-    a = start("simulate", ERUDITE, "--festival", broker.url, "--hall", "Зал 1", "--competition", "Эрудит",
+    a = start("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", "--competition", "Эрудит",
               "--pace", "0.02", cwd=hall_dir)
-    b = start("simulate", CHGK, "--festival", broker.url, "--hall", "Зал 2", "--competition", "ЧГК",
+    b = start("simulate", CHGK, "--festival", broker.plain_url, "--hall", "Зал 2", "--competition", "ЧГК",
               "--pace", "0.02", cwd=hall_dir)
     for p in (a, b):
         out, err = p.communicate(timeout=2 * WAIT_S)
@@ -134,7 +138,7 @@ def test_two_halls_at_once_a_live_board_and_a_late_one(broker, hall_dir):
     assert_same(live, "Зал 2", simulated(CHGK), source="events")
     assert {c["name"] for c in live["competitions"]} == {"Эрудит", "ЧГК"}
     # a board started after the games finished: the retained standings
-    late = results(broker.url, hall_dir)
+    late = results(broker.plain_url, hall_dir)
     assert_same(late, "Зал 1", simulated(ERUDITE))
     assert_same(late, "Зал 2", simulated(CHGK))
     assert len(late["competitions"]) == 2
@@ -143,10 +147,10 @@ def test_two_halls_at_once_a_live_board_and_a_late_one(broker, hall_dir):
 def test_broker_killed_for_10_s_in_the_middle_of_a_game(broker, hall_dir):
     # the live board keeps a session on the broker: what comes while it reconnects is kept for it
     mark = broker.log_mark()
-    board = start("festival", "results", "--broker", broker.url, "--json", "--games", "1", "--wait", "240",
+    board = start("festival", "results", "--broker", broker.plain_url, "--json", "--games", "1", "--wait", "240",
                   "--session", "live", cwd=hall_dir)
     board_ready(broker, mark)
-    hall = start("simulate", ERUDITE, "--festival", broker.url, "--hall", "Зал 1", "--pace", "0.3",
+    hall = start("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", "--pace", "0.3",
                  "--festival-timeout", "60", cwd=hall_dir)
     # 10 of the game's events are out, the rest come while the broker is away
     until(lambda: journal_events(hall_dir) >= 10 and acked_count(hall_dir) >= 1,
@@ -163,7 +167,7 @@ def test_broker_killed_for_10_s_in_the_middle_of_a_game(broker, hall_dir):
     assert board.returncode == 0, err
     sim = simulated(ERUDITE)
     assert_same(json.loads(out), "Зал 1", sim, source="events")
-    assert_same(results(broker.url, hall_dir), "Зал 1", sim)
+    assert_same(results(broker.plain_url, hall_dir), "Зал 1", sim)
 
 
 def _sent(err: str) -> tuple[int, int, int]:
@@ -174,10 +178,10 @@ def _sent(err: str) -> tuple[int, int, int]:
 
 def test_hall_killed_mid_publishing_then_restarted(broker, hall_dir):
     mark = broker.log_mark()
-    board = start("festival", "results", "--broker", broker.url, "--json", "--games", "1", "--wait", "240",
+    board = start("festival", "results", "--broker", broker.plain_url, "--json", "--games", "1", "--wait", "240",
                   cwd=hall_dir)
     board_ready(broker, mark)
-    args = ("simulate", ERUDITE, "--festival", broker.url, "--hall", "Зал 1", "--pace", "0.15")
+    args = ("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", "--pace", "0.15")
     hall = start(*args, cwd=hall_dir)
     # mid-publishing: the broker has acknowledged some events, the game is not over
     until(lambda: acked_count(hall_dir) >= 1 and journal_events(hall_dir) >= 2, "an event acknowledged", interval=0.005)
@@ -202,7 +206,7 @@ def test_hall_killed_mid_publishing_then_restarted(broker, hall_dir):
     live = json.loads(out)
     assert_same(live, "Зал 1", sim, source="events")
     assert entry(live, "Зал 1")["seq"] == 31   # each event counted once
-    assert_same(results(broker.url, hall_dir), "Зал 1", sim)
+    assert_same(results(broker.plain_url, hall_dir), "Зал 1", sim)
 
 
 def test_the_same_events_delivered_twice_are_counted_once(broker, hall_dir, tmp_path):
@@ -216,7 +220,7 @@ def test_the_same_events_delivered_twice_are_counted_once(broker, hall_dir, tmp_
         deadline = time.monotonic() + WAIT_S
         while not lst.subscribed and time.monotonic() < deadline:
             lst.pump(0.05)
-        args = ("simulate", ERUDITE, "--festival", broker.url, "--hall", "Зал 1")
+        args = ("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1")
         first = buzzer(*args, cwd=hall_dir)
         assert _sent(first.stderr)[1] == 31
         # the hall forgets what the broker acknowledged: everything goes out again
@@ -236,9 +240,10 @@ def test_the_same_events_delivered_twice_are_counted_once(broker, hall_dir, tmp_
 
 
 def test_wrong_password_and_unreachable_broker_are_one_line_and_the_game_goes_on(broker, hall_dir):
-    wrong = f"mqtt://{USER}:not-the-password@127.0.0.1:{broker.port}"
+    wrong = broker.plain_url
+    bad = {"BUZZER_FESTIVAL_PASSWORD": "not-the-password"}
     r = buzzer("simulate", ERUDITE, "--festival", wrong, "--hall", "Зал 1", "--festival-timeout", "2",
-               cwd=hall_dir, check=False)
+               cwd=hall_dir, check=False, env=bad)
     assert r.returncode == 1
     assert json.loads(r.stdout)["standings"] == simulated(ERUDITE)["standings"]   # the game went on
     # one line: nothing was sent, and why (never «31 sent» when the broker refused the hall)
@@ -250,14 +255,14 @@ def test_wrong_password_and_unreachable_broker_are_one_line_and_the_game_goes_on
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "none sent (" in r.stderr and "unreachable" in r.stderr, r.stderr
     # the same command with the right password sends them all
-    r = buzzer("simulate", ERUDITE, "--festival", broker.url, "--hall", "Зал 1", cwd=hall_dir)
+    r = buzzer("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", cwd=hall_dir)
     assert "31 events, 31 sent" in r.stderr and "all acknowledged" in r.stderr
     # refused again: none sent now, though the broker has them all (exit 1: the password is wrong)
     r = buzzer("simulate", ERUDITE, "--festival", wrong, "--hall", "Зал 1", "--festival-timeout", "2",
-               cwd=hall_dir, check=False)
+               cwd=hall_dir, check=False, env=bad)
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     assert "none sent (" in r.stderr and "acknowledged every one before" in r.stderr
-    r = buzzer("festival", "results", "--broker", wrong, "--wait", "2", cwd=hall_dir, check=False)
+    r = buzzer("festival", "results", "--broker", wrong, "--wait", "2", cwd=hall_dir, check=False, env=bad)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "not authori" in r.stderr.lower()
 
@@ -288,7 +293,7 @@ def test_festival_config_is_validated(tmp_path):
 
 def test_a_board_waiting_for_games_says_so_when_the_broker_goes_away(broker, hall_dir):
     mark = broker.log_mark()
-    board = start("festival", "results", "--broker", broker.url, "--json", "--games", "1", "--wait", "6",
+    board = start("festival", "results", "--broker", broker.plain_url, "--json", "--games", "1", "--wait", "6",
                   cwd=hall_dir)
     board_ready(broker, mark)
     broker.kill()

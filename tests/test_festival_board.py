@@ -40,8 +40,8 @@ def festival(tmp_path_factory):
     lst.festival.handle = capture
     halls = folder / "halls"
     halls.mkdir()
-    buzzer("simulate", ERUDITE, "--festival", broker.url, "--hall", "Зал 1", "--competition", "Эрудит", cwd=halls)
-    buzzer("simulate", CHGK, "--festival", broker.url, "--hall", "Зал 2", "--competition", "ЧГК", cwd=halls)
+    buzzer("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", "--competition", "Эрудит", cwd=halls)
+    buzzer("simulate", CHGK, "--festival", broker.plain_url, "--hall", "Зал 2", "--competition", "ЧГК", cwd=halls)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and lst.festival.finished_games() < 2:
         lst.pump(0.1)
@@ -56,12 +56,12 @@ def test_the_board_shows_every_hall_its_question_leader_and_standings(festival, 
     cfg.write_text('[festival]\nschedule = [{competition = "Своя игра", hall = "Зал 3", time = "16:00"}]\n'
                    '[display]\nwidth = 1280\nheight = 720\n')
     png = tmp_path / "board.png"
-    buzzer("festival", "--config", cfg, "--broker", broker.url, "--seconds", "2.5", "--png", png, cwd=halls)
+    buzzer("festival", "--config", cfg, "--broker", broker.plain_url, "--seconds", "2.5", "--png", png, cwd=halls)
     image = pygame.image.load(str(png))
     assert image.get_size() == (1280, 720)
     colours = {image.get_at((x, y))[:3] for x in range(0, 1280, 16) for y in range(0, 720, 16)}
     assert len(colours) > 5          # cards and text, not an empty screen
-    text = buzzer("festival", "--config", cfg, "--broker", broker.url, "--headless", "--seconds", "2.5",
+    text = buzzer("festival", "--config", cfg, "--broker", broker.plain_url, "--headless", "--seconds", "2.5",
                   cwd=halls).stdout
     erudite = simulated(ERUDITE)["standings"]
     assert "Зал 1 · Эрудит" in text and "Зал 2 · ЧГК" in text
@@ -91,7 +91,7 @@ def test_a_question_is_named_as_the_host_says_it():
 def test_export_writes_chgk_answers_and_standings(festival, tmp_path):
     broker, halls, _, _ = festival
     out = tmp_path / "out"
-    buzzer("festival", "export", "--broker", broker.url, "--format", "csv", out, cwd=halls)
+    buzzer("festival", "export", "--broker", broker.plain_url, "--format", "csv", out, cwd=halls)
     files = sorted(p.name for p in out.iterdir())
     assert len(files) == 2, files
     chgk_file = next(p for p in out.iterdir() if p.name.startswith("ЧГК"))
@@ -107,7 +107,7 @@ def test_export_writes_chgk_answers_and_standings(festival, tmp_path):
     erudite_file = next(p for p in out.iterdir() if p.name.startswith("Эрудит"))
     rows = list(csv.DictReader(erudite_file.open(encoding="utf-8")))
     assert [(r["team"], int(r["points"])) for r in rows] == [(s["team"], s["points"]) for s in simulated(ERUDITE)["standings"]]
-    buzzer("festival", "export", "--broker", broker.url, "--format", "json", out / "json", cwd=halls)
+    buzzer("festival", "export", "--broker", broker.plain_url, "--format", "json", out / "json", cwd=halls)
     table = json.loads(next((out / "json").glob("ЧГК*.json")).read_text())
     first = sim["standings"][0]["team"]
     assert table["rows"][0]["team"] == first
@@ -173,7 +173,7 @@ def test_fuzz_malformed_and_foreign_messages_change_nothing(festival):
         c.publish(topic, payload, qos=0)
     c.loop_stop()
     c.disconnect()
-    late = json.loads(buzzer("festival", "results", "--broker", broker.url, "--json", cwd=halls).stdout)
+    late = json.loads(buzzer("festival", "results", "--broker", broker.plain_url, "--json", cwd=halls).stdout)
     for hall, script in (("Зал 1", ERUDITE), ("Зал 2", CHGK)):
         assert entry(late, hall)["standings"] == simulated(script)["standings"]
 
@@ -198,7 +198,7 @@ def test_with_no_display_the_board_runs_as_text_and_says_so(tmp_path):
 
 def test_results_as_text_speak_the_users_language(festival):
     broker, halls, _, res = festival
-    text = buzzer("festival", "results", "--broker", broker.url, "--wait", "2", cwd=halls).stdout
+    text = buzzer("festival", "results", "--broker", broker.plain_url, "--wait", "2", cwd=halls).stdout
     assert "Зал 2 · Что? Где? Когда? · игра " in text and "(окончена)" in text
     assert "finished" not in text and " game " not in text
     from controller.festival.command import text_table
@@ -227,7 +227,7 @@ def test_a_table_of_seats_shows_each_seats_status_in_words():
 
 def test_waiting_for_more_finished_games_than_came_says_what_it_waited_for_and_why_it_stopped(festival):
     broker, halls, _, _ = festival
-    r = buzzer("festival", "results", "--broker", broker.url, "--json", "--games", "3", "--wait", "2", cwd=halls)
+    r = buzzer("festival", "results", "--broker", broker.plain_url, "--json", "--games", "3", "--wait", "2", cwd=halls)
     assert len(json.loads(r.stdout)["competitions"]) == 2      # the results that came, as ever
     line = r.stderr.strip()
     assert line.count("\n") == 0, r.stderr
@@ -235,5 +235,5 @@ def test_waiting_for_more_finished_games_than_came_says_what_it_waited_for_and_w
     # but their events are not there for it to count
     assert line.startswith("buzzer: --games 3: ждали 2 с (--wait) оконченных игр со всеми событиями; "
                            "до конца ожидания пришло 0 из 3; окончено по таблицам залов, но без всех событий: ещё 2"), line
-    quiet = buzzer("festival", "results", "--broker", broker.url, "--json", "--wait", "1", cwd=halls)
+    quiet = buzzer("festival", "results", "--broker", broker.plain_url, "--json", "--wait", "1", cwd=halls)
     assert quiet.stderr == ""     # nothing asked for that did not come: nothing to say

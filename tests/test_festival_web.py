@@ -69,7 +69,7 @@ def get(url: str, method: str = "GET", data: bytes | None = None):
 
 
 def test_the_board_page_shows_both_halls_leaders_live(tmp_path, broker, chromium):
-    board, base = start_board(tmp_path, broker.url)
+    board, base = start_board(tmp_path, broker.plain_url)
     halls = tmp_path / "halls"
     halls.mkdir()
     try:
@@ -89,7 +89,7 @@ def test_the_board_page_shows_both_halls_leaders_live(tmp_path, broker, chromium
             assert "не начата" in await page.eval("document.body.innerText")
             first_seq = await page.eval("window.board.seq()")
             for script, hall, comp in ((ERUDITE, "Зал 1", "Эрудит"), (CHGK, "Зал 2", "ЧГК")):
-                buzzer("simulate", script, "--festival", broker.url, "--hall", hall, "--competition", comp, cwd=halls)
+                buzzer("simulate", script, "--festival", broker.plain_url, "--hall", hall, "--competition", comp, cwd=halls)
             a = await page.wait_for(LEADER % "Зал 1", timeout=20)
             b = await page.wait_for(LEADER % "Зал 2", timeout=20)
             # the leaders are the halls' own: what each hall's `buzzer simulate` prints first
@@ -131,11 +131,11 @@ def test_the_board_page_is_local_only_by_default_and_can_be_off(tmp_path, broker
     assert cfg["festival"]["web_bind"] == "127.0.0.1" and cfg["festival"]["web_port"] == 8090
     off = tmp_path / "off.toml"
     off.write_text("[festival]\nweb_port = 0\n", encoding="utf-8")
-    r = subprocess.run(BUZZER + ["festival", "--headless", "--broker", broker.url, "-c", str(off), "--seconds", "1"],
+    r = subprocess.run(BUZZER + ["festival", "--headless", "--broker", broker.plain_url, "-c", str(off), "--seconds", "1"],
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "http://" not in r.stderr
     bad = tmp_path / "bad.toml"
     bad.write_text("[festival]\nweb_port = 70000\n", encoding="utf-8")
-    r = subprocess.run(BUZZER + ["festival", "--headless", "--broker", broker.url, "-c", str(bad), "--seconds", "1"],
+    r = subprocess.run(BUZZER + ["festival", "--headless", "--broker", broker.plain_url, "-c", str(bad), "--seconds", "1"],
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "festival.web_port" in r.stderr and "Traceback" not in r.stderr

@@ -436,6 +436,14 @@ def test_a_game_with_another_package_is_named_by_its_package():
 # ---------------------------------------------------------------------------
 # 5. The festival board's config exactly as docs/festival.md writes it
 
+def hall_key_of(path) -> str:
+    """``BUZZER_FESTIVAL_KEY`` for a hall, from its key file (``<id>:<hex>``, docs/festival.md)."""
+    import tomllib
+
+    entry = tomllib.loads(path.read_text(encoding="utf-8"))["key"][0]
+    return f"{entry['id']}:{entry['secret']}"
+
+
 def test_the_board_config_of_the_docs_is_taken_as_written(tmp_path):
     import re
     import signal
@@ -449,22 +457,27 @@ def test_the_board_config_of_the_docs_is_taken_as_written(tmp_path):
     from tests.test_festival import BUZZER, CHGK, _env, buzzer
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "festival.md").read_text(encoding="utf-8")
-    board_part = doc[doc.index("**3. The board**"):]
+    board_part = doc[doc.index("**4. The board**"):]
     example = re.search(r"```toml\n(.*?)```", board_part, re.S).group(1)
     fest = tomllib.loads(example)["festival"]
-    assert set(fest) == {"broker", "username", "password", "schedule"}        # what the text says
+    assert set(fest) == {"broker", "username", "password", "key_file", "schedule"}   # what the text says
     broker = Broker(tmp_path / "broker")
     subprocess.run(["mosquitto_passwd", "-b", str(broker.passwords), fest["username"], fest["password"]],
                    check=True, capture_output=True)                        # the board's user of the example
     broker.start()
     board = None
     try:
+        # the keys as step 2 makes them, in the folder the example names
+        buzzer("festival", "keys", tmp_path / "keys", "--hall", "Зал 1", "--hall", "Зал 2", cwd=tmp_path)
         halls = tmp_path / "halls"
         halls.mkdir()
-        buzzer("simulate", CHGK, "--festival", broker.url, "--hall", "Зал 1", "--competition", "ЧГК", cwd=halls)
+        hall_key = {"BUZZER_FESTIVAL_KEY": hall_key_of(tmp_path / "keys" / "Зал 1.key")}
+        buzzer("simulate", CHGK, "--festival", broker.plain_url, "--hall", "Зал 1", "--competition", "ЧГК",
+               cwd=halls, env=hall_key)
         # the example as written; only the broker's address is this test's own
         config = tmp_path / "board.toml"
         config.write_text(example.replace("192.168.1.10:1883", f"127.0.0.1:{broker.port}"), encoding="utf-8")
+        config.chmod(0o600)   # as the example's comment says: it holds a password
         assert buzzer("check-config", config, cwd=tmp_path).returncode == 0
         board = subprocess.Popen(BUZZER + ["festival", "-c", str(config), "--headless", "--seconds", "120"],
                                  cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -499,6 +499,11 @@ def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = N
         if source:
             raise ConfigError(exc.key, exc.problem, source) from None
         raise
+    if source:   # a password in a file others may read is refused (docs/festival.md «Trust»)
+        from controller.festival.auth import config_secret_problem
+        problem = config_secret_problem(cfg, Path(path))
+        if problem:
+            raise ConfigError("festival.password", problem, source)
     if cfg.get("event_file"):
         base = Path(path).resolve().parent if path is not None else Path.cwd()
         cfg = attach_event(cfg, base / Path(cfg["event_file"]).expanduser(), source)

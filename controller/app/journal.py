@@ -409,6 +409,19 @@ def choose_seed(cfg: dict) -> int:
 
 
 def new_header(cfg: dict, seed: int, config_path: str | None) -> dict:
-    """A new game's journal header: its config and the file it came from, the seed, the start time."""
+    """A new game's journal header: its config and the file it came from, the seed, the start time.
+    No secret goes into a journal: the festival's broker password is left out (and one in its URL)."""
+    fest = cfg.get("festival")
+    if isinstance(fest, dict) and (fest.get("password") or "@" in str(fest.get("broker", ""))):
+        from urllib.parse import urlsplit
+
+        clean = {k: v for k, v in fest.items() if k != "password"}
+        try:
+            parts = urlsplit(str(fest.get("broker", "")))
+            if parts.password:
+                clean["broker"] = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
+        except ValueError:
+            clean["broker"] = ""
+        cfg = {**cfg, "festival": clean}
     return {"config": cfg, "config_path": config_path, "seed": seed,
             "started": time.strftime("%Y-%m-%d %H:%M:%S")}

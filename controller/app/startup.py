@@ -208,8 +208,9 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
             jr = journal_mod.Journal(current, fsync=cfg["journal"]["fsync"], truncate_to=contents.valid_bytes)
             print(t("resumed_journal", lang, n=n, s=f"{last / 1e9:.3f}"))
             if same:
-                # settings that do not change the rules (screen, sound, keys) come from the current config
-                for key in ("display", "keys", "sound", "language", "buttons", "journal"):
+                # settings that do not change the rules (screen, sound, keys) come from the current config;
+                # so does the festival's link (its password is never in the journal)
+                for key in ("display", "keys", "sound", "language", "buttons", "journal", "festival"):
                     if key in cfg:
                         jcfg[key] = cfg[key]
             else:

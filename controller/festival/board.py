@@ -100,11 +100,46 @@ def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
     return lines
 
 
-def text_board(halls: list[dict], schedule: list[dict], lang: str) -> str:
+def reasons_words(refused, lang: str) -> str:
+    """«без подписи: 3, неверная подпись: 1»: the refusals by reason, the most first."""
+    return ", ".join(f"{t('festival.refused.' + reason, lang)}: {n}" for reason, n in refused.most_common())
+
+
+def refused_line(festival, lang: str) -> str:
+    """The board's line on what it refused («Отклонено сообщений: 4 (без подписи: 4)»), "" if nothing."""
+    n = sum(festival.refused.values())
+    return t("board_refused", lang, n=n, reasons=reasons_words(festival.refused, lang)) if n else ""
+
+
+class RefusalLog:
+    """The board's log of what it refused: a line on stderr when the count grew, at most every
+    ``every_s`` seconds (a flood of forged messages is a few lines, never one per message)."""
+
+    def __init__(self, lang: str, out=None, every_s: float = 5.0):
+        self.lang = lang
+        self.out = out
+        self.every_s = every_s
+        self.said = 0
+        self.at = -1e9
+
+    def check(self, festival) -> None:
+        n = sum(festival.refused.values())
+        now = time.monotonic()
+        if n <= self.said or now - self.at < self.every_s:
+            return
+        reason, hall, topic = festival.last_refused or ("", "", "")
+        line = t("festival.refused_log", self.lang, n=n, reasons=reasons_words(festival.refused, self.lang),
+                 hall=hall, topic=topic[:120])
+        print(f"buzzer: {line}", file=self.out or sys.stderr, flush=True)
+        self.said, self.at = n, now
+
+
+def text_board(halls: list[dict], schedule: list[dict], lang: str, refused: str = "") -> str:
     all_cards = cards(halls, schedule)
+    tail = f"{refused}\n" if refused else ""
     if not all_cards:
-        return t("board_no_games", lang) + "\n"
-    return "\n".join("\n".join(text for text, _ in card_lines(c, lang)) + "\n" for c in all_cards)
+        return t("board_no_games", lang) + "\n" + tail
+    return "\n".join("\n".join(text for text, _ in card_lines(c, lang)) + "\n" for c in all_cards) + tail
 
 
 class BoardScreen:
@@ -124,7 +159,8 @@ class BoardScreen:
         size = self.text.fit(text, width, size)
         self.surface.blit(self.text.render(text, size, colour), (x, y))
 
-    def draw(self, halls: list[dict], schedule: list[dict], connected: bool, problem: str) -> None:
+    def draw(self, halls: list[dict], schedule: list[dict], connected: bool, problem: str,
+             refused: str = "") -> None:
         pygame = self.pygame
         s = self.surface
         w, h = s.get_size()
@@ -133,7 +169,9 @@ class BoardScreen:
         self._put(t("board_title", self.lang), w // 40, top // 5, top * 3 // 5, TEXT, w // 2)
         status = problem or ("" if connected else "…")
         if status:
-            self._put(status, w // 2, top // 3, top // 3, RED, w // 2 - w // 40)
+            self._put(status, w // 2, top // 6, top // 3, RED, w // 2 - w // 40)
+        if refused:
+            self._put(refused, w // 2, top // 2, top // 3, AMBER, w // 2 - w // 40)
         all_cards = cards(halls, schedule)
         if not all_cards:
             self._put(t("board_no_games", self.lang), w // 40, top * 2, top // 2, MUTED, w - w // 20)
@@ -175,15 +213,17 @@ def run(args, cfg: dict, listener, page=None) -> int:
 def _run_text(listener, schedule, lang: str, end: float | None, page=None) -> int:
     shown = None
     problem = None
+    refusals = RefusalLog(lang)
     while end is None or time.monotonic() < end:
         listener.pump(0.2)
+        refusals.check(listener.festival)
         if page is not None:
             page.update(listener)
         if listener.problem != problem:
             problem = listener.problem
             if problem:
                 print(f"buzzer: festival: {problem}", file=sys.stderr, flush=True)
-        text = text_board(listener.festival.halls(), schedule, lang)
+        text = text_board(listener.festival.halls(), schedule, lang, refused_line(listener.festival, lang))
         if text != shown:
             shown = text
             sys.stdout.write(text + "\n")
@@ -204,9 +244,11 @@ def _run_window(args, cfg: dict, listener, schedule, lang: str, end: float | Non
     pygame.display.set_caption(t("board_title", lang))
     screen = BoardScreen(surface, lang)
     running = True
+    refusals = RefusalLog(lang)
     try:
         while running and (end is None or time.monotonic() < end):
             listener.pump(0.1)
+            refusals.check(listener.festival)
             if page is not None:
                 page.update(listener)
             for ev in pygame.event.get():
@@ -214,10 +256,12 @@ def _run_window(args, cfg: dict, listener, schedule, lang: str, end: float | Non
                     running = False
             if listener.festival.changed:
                 listener.festival.changed = False
-                screen.draw(listener.festival.halls(), schedule, listener.connected, listener.problem)
+                screen.draw(listener.festival.halls(), schedule, listener.connected, listener.problem,
+                            refused_line(listener.festival, lang))
                 pygame.display.flip()
         if getattr(args, "png", None):
-            screen.draw(listener.festival.halls(), schedule, listener.connected, listener.problem)
+            screen.draw(listener.festival.halls(), schedule, listener.connected, listener.problem,
+                        refused_line(listener.festival, lang))
             pygame.image.save(surface, args.png)
     finally:
         pygame.display.quit()

@@ -30,6 +30,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "this board is away are kept for it")
     r.set_defaults(func=cmd_results)
 
+    k = fsub.add_parser("keys", help="make a key per hall (the board's file and one file per hall, mode 0600)")
+    k.add_argument("dir", help="folder to write the key files into (created if missing; nothing is overwritten)")
+    k.add_argument("--hall", action="append", required=True, help="a hall's name (once per hall)")
+    k.set_defaults(func=cmd_keys)
+
     e = fsub.add_parser("export", help="write each competition's final table (CSV or JSON) into DIR")
     _common(e)
     e.add_argument("dir", help="folder to write the tables into (created if missing)")
@@ -73,7 +78,17 @@ def listener(args, cfg: dict):
         import socket
         session = f"board-{socket.gethostname()}"   # the board's events are kept while it is away
     client_id = f"buzzer-{session}" if session else None
-    return Listener(broker_of(fest, args.broker), fest["prefix"], fest["ca_file"], client_id=client_id)
+    return Listener(broker_of(fest, args.broker, "--broker" if args.broker else None), fest["prefix"],
+                    fest["ca_file"], client_id=client_id, **board_options(fest))
+
+
+def board_options(fest: dict) -> dict:
+    """The board's keys (every hall's) and its memory caps, for the Festival."""
+    from controller.festival.auth import board_keys
+    from controller.festival.results import MB
+
+    return {"keys": board_keys(fest), "accept_unsigned": fest["accept_unsigned"],
+            "game_bytes": int(fest["board_game_mb"] * MB), "total_bytes": int(fest["board_total_mb"] * MB)}
 
 
 def cmd_results(args) -> int:
@@ -160,6 +175,14 @@ def cmd_export(args) -> int:
     if not written:
         from controller.i18n import t
         print(t("board_no_games", cfg["language"]), file=sys.stderr)
+    return 0
+
+
+def cmd_keys(args) -> int:
+    from controller.festival.auth import make_keys
+
+    for path in make_keys(args.dir, args.hall):
+        print(path)
     return 0
 
 

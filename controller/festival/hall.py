@@ -26,7 +26,7 @@ from controller.app import journal as journal_mod
 from controller.app import script as script_mod
 from controller.core.errors import BuzzerError, ConfigError
 from controller.core.events import InputStatus
-from controller.festival import link
+from controller.festival import auth, link
 from controller.festival.outbox import OutboxProcess
 from controller.festival.publisher import Publisher, game_id_of
 
@@ -37,11 +37,26 @@ CLOSE_TIMEOUT_S = 5.0
 (what is left is sent after the next start, from the journal)."""
 
 
-def broker_of(fest: dict, url: str | None = None) -> link.Broker:
+def broker_of(fest: dict, url: str | None = None, option: str | None = None) -> link.Broker:
+    """The broker, with the user name and password of the environment, the credentials file or
+    the config (:func:`controller.festival.auth.credentials`).  ``option``: ``url`` came from
+    the command line (``--broker``, ``--festival``): a password in it is refused."""
+    if option:
+        problem = auth.cli_url_problem(option, url)
+        if problem:
+            raise ConfigError(option, problem)
+    username, password = auth.credentials(fest)
     try:
-        return link.parse_url(url or fest["broker"], fest["username"], fest["password"])
+        return link.parse_url(url or fest["broker"], username, password)
     except ValueError as exc:
         raise ConfigError("festival.broker", str(exc)) from None
+
+
+def publisher_options(fest: dict, hall: str) -> dict:
+    """The hall's key and its replay bounds, for the Publisher."""
+    return {"key": auth.hall_key(fest, hall), "replay_max": fest["replay_max_events"],
+            "replay_window_events": fest["replay_window_events"],
+            "replay_requests": fest["replay_requests_per_minute"]}
 
 
 def state_dir(cfg: dict) -> Path:
@@ -90,7 +105,7 @@ def begin_from_journal(publisher: Publisher, path: Path) -> str:
         publisher.begin_journal(game, info_of(contents.header), path, len(contents.events))
     else:
         publisher.begin_game(game, info_of(contents.header),
-                             [journal_mod.encode_event(e) for e in contents.events])
+                             [journal_mod.encode_event(e) for e in contents.events], str(path))
     return game
 
 
@@ -102,13 +117,14 @@ def attach(loop, cfg: dict) -> OutboxProcess | None:
     if not fest.get("broker"):
         return None
     broker = broker_of(fest)
+    options = publisher_options(fest, fest["hall"])
 
     def on_status(connected: bool, text: str) -> None:
         loop.enqueue(InputStatus("festival", connected, text))
 
     publisher = OutboxProcess(broker, fest["hall"], fest["competition"], state_dir(cfg), prefix=fest["prefix"],
                               standings_interval_s=fest["standings_interval_ms"] / 1000.0,
-                              ca_file=fest["ca_file"], on_status=on_status)
+                              ca_file=fest["ca_file"], on_status=on_status, **options)
     publisher.start()
     begin_from_journal(publisher, loop.journal.path)
     loop.journal = OutboxJournal(loop.journal, publisher)
@@ -145,7 +161,8 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
         problem = link.name_problem(value or "")
         if problem:
             raise ConfigError(key, problem if value else "needed with --festival")
-    broker = broker_of(fest, args.festival)
+    broker = broker_of(fest, args.festival, "--festival")
+    options = publisher_options(fest, hall)
     records = [journal_mod.encode_event(e) for e in stepped]
     ident = json.dumps({"hall": hall, "competition": competition, "config": cfg, "seed": run.seed,
                         "records": records}, sort_keys=True, ensure_ascii=False).encode("utf-8")
@@ -174,9 +191,9 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
 
     publisher = Publisher(broker, hall, competition, folder, prefix=fest["prefix"],
                           standings_interval_s=fest["standings_interval_ms"] / 1000.0, ca_file=fest["ca_file"],
-                          on_status=on_status)
+                          on_status=on_status, **options)
     publisher.start()
-    publisher.begin_game(game, info_of(header), records[:done])
+    publisher.begin_game(game, info_of(header), records[:done], str(path))
     pace = max(0.0, float(getattr(args, "pace", 0.0) or 0.0))
     for rec in records[done:]:
         ev = journal_mod.decode_event(rec)

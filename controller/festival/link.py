@@ -34,6 +34,8 @@ KINDS = ("info", "events", "standings")
 """Per-game topics."""
 MAX_PAYLOAD = 4 * 1024 * 1024
 """A message longer than this is refused unread (a standings summary is far smaller)."""
+EVENT_MAX = 64 * 1024
+"""An event message longer than this is refused unread (a journal record is a few hundred bytes)."""
 MAX_SEQ = 10**9
 NAME_MAX = 64
 _BAD_NAME = re.compile(r"[/+#\x00-\x1f]")
@@ -133,7 +135,25 @@ SECTION = Section("festival", "A festival of many halls (docs/festival.md): this
     Key("competition", "str", "", "The competition played in this hall now (ЧГК, Эрудит-квартет ...).",
         check=_optional_name),
     Key("username", "str", "", "User name on the broker (\"\": none)."),
-    Key("password", "str", "", "Password on the broker (keep the file readable by the host only)."),
+    Key("password", "str", "", "Password on the broker; a config file holding one must be readable by its "
+        "owner only (mode 0600), else it is refused: better credentials_file or BUZZER_FESTIVAL_PASSWORD."),
+    Key("credentials_file", "str", "", "A file (mode 0600) with username = \"…\" and password = \"…\" for the "
+        "broker (\"\": none; BUZZER_FESTIVAL_USERNAME / BUZZER_FESTIVAL_PASSWORD in the environment win)."),
+    Key("key_file", "str", "", "The festival's keys (mode 0600, made by `buzzer festival keys`): a hall signs "
+        "with its own, the board verifies every hall's (\"\": none; a hall may take BUZZER_FESTIVAL_KEY)."),
+    Key("accept_unsigned", "bool", False, "A board with a key_file: also show halls that have no key in it "
+        "(unsigned); a hall with a key must always sign."),
+    Key("board_game_mb", "float", 16.0, "A board keeps at most this many MiB of one game's messages (its "
+        "header, standings, events waiting past a hole); more is refused and counted.",
+        minimum=0.1, maximum=4096.0),
+    Key("board_total_mb", "float", 128.0, "A board keeps at most this many MiB of messages of all games; more "
+        "is refused and counted.", minimum=1.0, maximum=65536.0),
+    Key("replay_max_events", "int", 2000, "A hall re-sends at most this many events for one replay request.",
+        minimum=1, maximum=100000),
+    Key("replay_window_events", "int", 5000, "A hall re-sends at most this many events per minute for all "
+        "replay requests together.", minimum=1, maximum=1000000),
+    Key("replay_requests_per_minute", "int", 120, "A hall answers at most this many replay requests per minute "
+        "from one board.", minimum=1, maximum=10000),
     Key("prefix", "str", DEFAULT_PREFIX, "First levels of every festival topic.",
         check=lambda v: None if v and not re.search(r"[+#\x00]", v) and not v.startswith("/")
         and not v.endswith("/") else "a topic prefix such as buzzer/festival (no +, #, leading or trailing /)"),

@@ -57,9 +57,10 @@ class OutboxProcess:
 
     def __init__(self, broker: link.Broker, hall: str, competition: str, state_dir: str | Path,
                  prefix: str = link.DEFAULT_PREFIX, standings_interval_s: float = 0.2, ca_file: str = "",
-                 on_status: Callable[[bool, str], None] | None = None):
+                 on_status: Callable[[bool, str], None] | None = None, **more):
+        # (handed to the child through its pipe, never its command line: the key and password stay out of ps)
         self.args = {"broker": broker, "hall": hall, "competition": competition, "state_dir": str(state_dir),
-                     "prefix": prefix, "standings_interval_s": standings_interval_s, "ca_file": ca_file}
+                     "prefix": prefix, "standings_interval_s": standings_interval_s, "ca_file": ca_file, **more}
         self.on_status = on_status
         self._offered = 0      # events journaled since the start (the loop thread writes it)
         self._taken = 0        # of the offered ones, read by the child (its last report)
@@ -240,7 +241,7 @@ class _Follower:
 def _child(conn, nudge, args: dict) -> None:
     """The child process: a Publisher fed from the journal files the hall names."""
     from controller.app import journal as journal_mod
-    from controller.festival.publisher import Publisher
+    from controller.festival.publisher import Publisher, find_journal
 
     logging.basicConfig(level=logging.WARNING, format="buzzer festival: %(message)s")
     send_lock = threading.Lock()
@@ -253,9 +254,11 @@ def _child(conn, nudge, args: dict) -> None:
             except (OSError, ValueError):
                 pass
 
+    more = {k: v for k, v in args.items() if k not in ("broker", "hall", "competition", "state_dir", "prefix",
+                                                        "standings_interval_s", "ca_file")}
     pub = Publisher(args["broker"], args["hall"], args["competition"], args["state_dir"], prefix=args["prefix"],
                     standings_interval_s=args["standings_interval_s"], ca_file=args["ca_file"],
-                    on_status=lambda connected, text: send(("status", connected, text)))
+                    on_status=lambda connected, text: send(("status", connected, text)), **more)
     pub.start()
     follower: _Follower | None = None
     taken = 0        # records read past those journaled before each game was followed
@@ -294,6 +297,8 @@ def _child(conn, nudge, args: dict) -> None:
             follow()
             if follower is not None:
                 follower.close()
+            # the hall may have started another game since (its journal archived): the game's own file
+            path = str(find_journal(path, game_id) or path)
             try:
                 contents = journal_mod.read(path)
             except journal_mod.JournalError as exc:
@@ -303,7 +308,7 @@ def _child(conn, nudge, args: dict) -> None:
             records = [journal_mod.encode_event(e) for e in contents.events]
             # events journaled after the hall counted `before` were offered: count them as taken
             taken += max(0, len(records) - before)
-            pub.begin_game(game_id, info, records)
+            pub.begin_game(game_id, info, records, path)
             follower = _Follower(path, contents.valid_bytes)
             # until the publisher's thread has taken the game, its pending() would not count it
             deadline = time.monotonic() + REPLY_TIMEOUT_S

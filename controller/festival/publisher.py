@@ -16,6 +16,13 @@ the engine is pure, so the same events from the same config and seed give the
 same state the loop has.  They go out retained, at most every
 ``standings_interval_ms``, and again after every reconnect (a broker restarted
 without persistence has forgotten its retained messages).
+
+A hall with a key (:mod:`controller.festival.auth`) signs every message and answers
+only replay requests its key signed.  Replays are bounded: ``replay_max_events`` per
+request, ``replay_requests_per_minute`` per board, ``replay_window_events`` per minute
+in all.  A game the hall has left (another game is being played) whose events the
+broker has all acknowledged, and whose last standings went out, is forgotten: its
+events stay in its journal file, which answers a replay request for it.
 """
 
 from __future__ import annotations
@@ -32,13 +39,22 @@ from pathlib import Path
 from typing import Any, Callable
 
 from controller.core import engine
-from controller.festival import link
+from controller.festival import auth, link
 from controller.app.journal import decode_event, encode_event
 
 log = logging.getLogger(__name__)
 
-REPLAY_MAX = 20000
-"""Events one replay request re-sends at most."""
+REPLAY_MAX = 2000
+"""Events one replay request re-sends at most (``[festival] replay_max_events``)."""
+REPLAY_WINDOW_EVENTS = 5000
+"""Events re-sent per minute for every request together (``[festival] replay_window_events``)."""
+REPLAY_REQUESTS = 120
+"""Replay requests one board may make per minute (``[festival] replay_requests_per_minute``)."""
+REPLAY_WINDOW_S = 60.0
+REQUESTERS_MAX = 256
+"""Boards whose requests are counted (the oldest is forgotten past this)."""
+FORGOTTEN_MAX = 1000
+"""Games left whose journal file is remembered for replays."""
 ACK_SAVE_S = 0.2
 """The watermark file is rewritten at most this often (a lost update only means re-sending)."""
 
@@ -61,6 +77,7 @@ class _Game:
     saved: int = -1
     last_standings: float = 0.0
     cost: float = 0.0
+    path: str | None = None
 
 
 class Publisher:
@@ -72,8 +89,20 @@ class Publisher:
 
     def __init__(self, broker: link.Broker, hall: str, competition: str, state_dir: str | Path,
                  prefix: str = link.DEFAULT_PREFIX, standings_interval_s: float = 0.2, ca_file: str = "",
-                 on_status: Callable[[bool, str], None] | None = None):
+                 on_status: Callable[[bool, str], None] | None = None, key: auth.HallKey | None = None,
+                 replay_max: int = REPLAY_MAX, replay_window_events: int = REPLAY_WINDOW_EVENTS,
+                 replay_requests: int = REPLAY_REQUESTS, clock: Callable[[], float] = time.monotonic):
         self.broker = broker
+        self.key = key
+        self.replay_max = replay_max
+        self.replay_window_events = replay_window_events
+        self.replay_requests = replay_requests
+        self.clock = clock
+        self._replayed: collections.deque = collections.deque()    # (time, events) re-sent in the window
+        self._requests: collections.OrderedDict = collections.OrderedDict()   # requester -> deque of times
+        self.forgotten: collections.OrderedDict = collections.OrderedDict()   # game id -> journal path
+        self.replayed = 0
+        self.replays_refused: collections.Counter = collections.Counter()
         self.hall = hall
         self.competition = competition
         self.prefix = prefix
@@ -98,7 +127,8 @@ class Publisher:
         self.resent = 0
         hall_key = hashlib.sha1(f"{competition}/{hall}".encode()).hexdigest()[:12]
         self.client = link.client(broker, client_id=f"buzzer-hall-{hall_key}", clean=True, ca_file=ca_file)
-        self.client.will_set(self._topic("status"), link.encode(self._base(online=False)), qos=1, retain=True)
+        self.client.will_set(self._topic("status"), self._signed(self._topic("status"),
+                             link.encode(self._base(online=False))), qos=1, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_connect_fail = self._on_connect_fail
         self.client.on_disconnect = self._on_disconnect
@@ -115,9 +145,11 @@ class Publisher:
         self.client.loop_start()
         self._thread.start()
 
-    def begin_game(self, game_id: str, info: dict, records: list[dict] | None = None) -> None:
-        """A game starts (or is resumed): its header values and the events already journaled."""
-        self.queue.put(("game", game_id, info, list(records or ())))
+    def begin_game(self, game_id: str, info: dict, records: list[dict] | None = None,
+                   path: str | None = None) -> None:
+        """A game starts (or is resumed): its header values and the events already journaled
+        (``path``: its journal file, which answers replays once the game is forgotten)."""
+        self.queue.put(("game", game_id, info, list(records or ()), path))
 
     def offer(self, events: list) -> None:
         """Events just journaled (engine events or their records): queued, never waited for."""
@@ -134,8 +166,8 @@ class Publisher:
         self._closing = True
         try:
             if self.client.is_connected():
-                info = self.client.publish(self._topic("status"), link.encode(self._base(online=False)), qos=1,
-                                           retain=True)
+                info = self.client.publish(self._topic("status"), self._signed(
+                    self._topic("status"), link.encode(self._base(online=False))), qos=1, retain=True)
                 info.wait_for_publish(1.0)
             self.client.disconnect()
         except (RuntimeError, ValueError, OSError):
@@ -181,13 +213,23 @@ class Publisher:
         self._acks.append(mid)   # (paho may hold its own locks here: take none of ours)
 
     def _on_message(self, client, userdata, msg) -> None:
+        payload = msg.payload
         try:
-            _, _, _, kind, body = link.parse(self.prefix, msg.topic, msg.payload)
-        except link.BadMessage as exc:
-            log.warning("festival: ignored a message on %s: %s", msg.topic[:80], exc)
+            if len(payload) > 4096:
+                raise auth.Refused("too_large", f"{len(payload)} bytes")
+            if self.key is not None:   # only the board, which holds this hall's key, may ask
+                payload, _ = auth.verify({self.key.id: self.key}, msg.topic, self.hall, payload)
+            _, _, _, kind, body = link.parse(self.prefix, msg.topic, payload)
+        except (link.BadMessage, auth.Refused) as exc:
+            reason = getattr(exc, "reason", "malformed")
+            self.replays_refused[reason] += 1
+            if self.replays_refused[reason] in (1, 10, 100, 1000) or self.replays_refused[reason] % 10000 == 0:
+                log.warning("festival: refused a replay request on %s (%s, %d so far): %s", msg.topic[:80],
+                            reason, self.replays_refused[reason], exc)
             return
         if kind == "replay":
-            self.queue.put(("replay", body["game"], body["from"], body["to"]))
+            requester = body.get("board") if isinstance(body.get("board"), str) else ""
+            self.queue.put(("replay", body["game"], body["from"], body["to"], requester[:64]))
 
     # -- the publisher's thread ---------------------------------------------------------
     def _topic(self, *rest: str) -> str:
@@ -240,9 +282,14 @@ class Publisher:
         except (OSError, ValueError):
             return 0
 
+    def _signed(self, topic: str, payload: bytes) -> bytes:
+        return auth.sign(self.key, topic, payload) if self.key is not None else payload
+
     def _publish(self, topic: str, payload: bytes, retain: bool = False,
                  where: tuple[str, int] | None = None) -> None:
-        """Publish with QoS 1; ``where`` (game, seq) is marked acknowledged when the broker says so."""
+        """Publish with QoS 1 (signed with the hall's key, if it has one); ``where`` (game, seq)
+        is marked acknowledged when the broker says so."""
+        payload = self._signed(topic, payload)
         try:
             info = self.client.publish(topic, payload, qos=1, retain=retain)
         except (ValueError, RuntimeError) as exc:
@@ -258,8 +305,8 @@ class Publisher:
             else:
                 self._mids[info.mid] = where
 
-    def _publish_event(self, g: _Game, seq: int, sent: float | None = None) -> None:
-        body = self._base(game=g.id, seq=seq, event=g.records[seq - 1])
+    def _publish_event(self, g: _Game, seq: int, sent: float | None = None, record: dict | None = None) -> None:
+        body = self._base(game=g.id, seq=seq, event=record if record is not None else g.records[seq - 1])
         if sent is not None:
             body["t"] = sent
         self._publish(self._topic(g.id, "events"), link.encode(body), where=(g.id, seq))
@@ -300,10 +347,11 @@ class Publisher:
                 g.broken = True
             # a GameError was refused live too: the state did not change
 
-    def _begin(self, game_id: str, info: dict, records: list) -> None:
+    def _begin(self, game_id: str, info: dict, records: list, path: str | None = None) -> None:
         g = self.games.get(game_id)
+        self.forgotten.pop(game_id, None)
         if g is None:
-            g = _Game(game_id, dict(info))
+            g = _Game(game_id, dict(info), path=path)
             g.watermark = g.saved = self._load_acks(game_id)
             with self._lock:
                 self.games[game_id] = g
@@ -336,13 +384,70 @@ class Publisher:
             self._publish_event(g, len(g.records), sent)
         g.dirty = True
 
-    def _replay(self, game_id: str, first: int, last: int) -> None:
+    def _allowed(self, requester: str, wanted: int) -> int:
+        """How many of ``wanted`` events a replay request of ``requester`` may re-send now."""
+        now = self.clock()
+        while self._replayed and now - self._replayed[0][0] >= REPLAY_WINDOW_S:
+            self._replayed.popleft()
+        times = self._requests.pop(requester, None) or collections.deque()
+        while times and now - times[0] >= REPLAY_WINDOW_S:
+            times.popleft()
+        self._requests[requester] = times       # the newest at the end
+        while len(self._requests) > REQUESTERS_MAX:
+            self._requests.popitem(last=False)
+        if len(times) >= self.replay_requests:
+            self.replays_refused["rate"] += 1
+            return 0
+        times.append(now)
+        room = self.replay_window_events - sum(n for _, n in self._replayed)
+        n = max(0, min(wanted, self.replay_max, room))
+        if n < wanted:
+            self.replays_refused["bounded"] += 1
+        if n:
+            self._replayed.append((now, n))
+        return n
+
+    def _replay(self, game_id: str, first: int, last: int, requester: str = "") -> None:
         g = self.games.get(game_id)
-        if g is None:
+        first = max(first, 1)
+        if g is not None:
+            last = min(last, len(g.records))
+            if last < first:
+                return
+            last = first + self._allowed(requester, last - first + 1) - 1
+            for seq in range(first, last + 1):
+                self._publish_event(g, seq)
+            self.replayed += max(0, last - first + 1)
             return
-        last = min(last, len(g.records), first + REPLAY_MAX - 1)
-        for seq in range(max(first, 1), last + 1):
-            self._publish_event(g, seq)
+        path = self.forgotten.get(game_id)
+        if path is None or last < first:
+            return
+        records = _journal_records(path, game_id)
+        last = min(last, len(records))
+        if last < first:
+            return
+        last = first + self._allowed(requester, last - first + 1) - 1
+        stub = _Game(game_id, {})
+        for seq in range(first, last + 1):
+            self._publish_event(stub, seq, record=records[seq - 1])
+        self.replayed += max(0, last - first + 1)
+
+    def _forget(self) -> None:
+        """Let go of every game left whose events the broker acknowledged and whose last
+        standings went out: its journal answers replays (:data:`forgotten`)."""
+        with self._lock:
+            self._take_acks()
+            done = [g for g in self.games.values() if g is not self.current and not g.dirty
+                    and g.watermark >= len(g.records) and g.saved == g.watermark]
+            for g in done:
+                del self.games[g.id]
+                if g.path:
+                    self.forgotten[g.id] = g.path
+                    while len(self.forgotten) > FORGOTTEN_MAX:
+                        self.forgotten.popitem(last=False)
+        if done:
+            _trim()
+
 
     def _run(self) -> None:
         while True:
@@ -383,6 +488,56 @@ class Publisher:
             if now - getattr(self, "_saved_at", 0.0) >= ACK_SAVE_S:
                 self._saved_at = now
                 self._save_acks()
+                self._forget()
             if self._stop_deadline is not None and (self.pending() == 0 or now >= self._stop_deadline):
                 self._save_acks()
                 return
+
+
+def find_journal(path: str | Path, game_id: str) -> Path | None:
+    """A game's journal file: ``path`` if its header line is the game's, else the file of the
+    ``archive/`` beside it that is (the loop archives a game's journal when a new one starts,
+    maybe before the publisher has read it)."""
+    candidates = [Path(path)]
+    archive = Path(path).parent / "archive"
+    if archive.is_dir():
+        candidates += sorted(archive.glob("*.jsonl"), reverse=True)
+    for p in candidates:
+        try:
+            with open(p, "rb") as f:
+                if game_id_of(f.readline()) == game_id:
+                    return p
+        except OSError:
+            continue
+    return None
+
+
+def _journal_records(path: str, game_id: str) -> list[dict]:
+    """The events of a game the hall has forgotten, from its journal file (:func:`find_journal`)."""
+    from controller.app import journal as journal_mod
+
+    found = find_journal(path, game_id)
+    if found is None:
+        return []
+    try:
+        return [encode_event(e) for e in journal_mod.read(found).events]
+    except (OSError, journal_mod.JournalError):
+        return []
+
+
+def _trim() -> None:
+    """Hand the memory a forgotten game used back to the system (glibc keeps freed pages
+    otherwise: a day of games would show as growth); nothing where there is no glibc."""
+    global _libc
+    if _libc is None:
+        try:
+            import ctypes
+            _libc = ctypes.CDLL("libc.so.6")
+            _libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc:
+        _libc.malloc_trim(0)
+
+
+_libc = None

@@ -15,6 +15,13 @@ A game's result is the replica's when it has every event up to the standings the
 hall last published, else those standings as published.  A malformed or foreign
 message is logged and ignored (:class:`~controller.festival.link.BadMessage`):
 it changes nothing.
+
+With the organiser's keys (``keys``, :mod:`controller.festival.auth`) only messages a
+hall's own key signed are taken; every other one is refused, counted by reason
+(:attr:`Festival.refused`) and changes nothing.  The messages a board keeps are bounded
+in bytes (``game_bytes`` per game, ``total_bytes`` in all): past them a message is
+refused the same way (``memory``).  A finished game with every event keeps its
+summary only (its replica is let go).
 """
 
 from __future__ import annotations
@@ -27,7 +34,9 @@ from typing import Any
 
 from controller.core import engine
 from controller.core.errors import GameError
-from controller.festival import link
+import json
+
+from controller.festival import auth, link
 from controller.app.journal import decode_event
 
 log = logging.getLogger(__name__)
@@ -36,6 +45,10 @@ MAX_GAMES = 10000
 """Games a board keeps at most (a flood of foreign game ids cannot exhaust it)."""
 MAX_PENDING = 200000
 """Events past a hole one game keeps waiting at most."""
+MB = 1024 * 1024
+TOO_LARGE = "too_large"
+MEMORY = "memory"
+MALFORMED = "malformed"
 REQUEST_EVERY_S = 1.0
 BEHIND_S = 0.5
 """A game behind its standings this long (no event filled it) asks for a replay."""
@@ -47,7 +60,8 @@ class Game:
     hall: str
     id: str
     info: dict | None = None
-    pending: dict[int, dict] = field(default_factory=dict)
+    pending: dict[int, bytes] = field(default_factory=dict)
+    """Events past a hole: the message's canonical bytes (what they cost is what is counted)."""
     contiguous: int = 0
     state: Any = None
     broken: bool = False
@@ -57,6 +71,15 @@ class Game:
     last_request: float = 0.0
     first_seen: float = 0.0
     _summary: dict | None = None
+    info_bytes: int = 0
+    snapshot_bytes: int = 0
+    pending_bytes: int = 0
+    done: bool = False
+    """Finished with every event: its summary is kept, its replica let go."""
+
+    @property
+    def bytes(self) -> int:
+        return self.info_bytes + self.snapshot_bytes + self.pending_bytes
 
     @property
     def known(self) -> bool:
@@ -71,10 +94,12 @@ class Game:
     @property
     def complete(self) -> bool:
         """Every event up to the hall's last standings is here and applied."""
-        return (self.info is not None and not self.broken and self.state is not None
+        return (self.info is not None and not self.broken and (self.state is not None or self.done)
                 and self.contiguous >= self.target)
 
     def summary(self) -> dict | None:
+        if self.done:
+            return self._summary
         if self.complete and self.contiguous > 0:
             if self._summary is None:
                 try:
@@ -90,38 +115,64 @@ class Game:
 class Festival:
     """The aggregated festival (a board's model); not thread-safe: one thread handles it."""
 
-    def __init__(self, prefix: str = link.DEFAULT_PREFIX, clock=time.monotonic):
+    def __init__(self, prefix: str = link.DEFAULT_PREFIX, clock=time.monotonic,
+                 keys: dict[str, auth.HallKey] | None = None, accept_unsigned: bool = False,
+                 game_bytes: int = 16 * MB, total_bytes: int = 128 * MB):
         self.prefix = prefix
         self.clock = clock
+        self.keys = keys
+        self.accept_unsigned = accept_unsigned
+        self.game_bytes = int(game_bytes)
+        self.total_bytes = int(total_bytes)
+        self.bytes = 0
+        """The bytes of every message kept (headers, standings, events waiting past a hole)."""
+        self.refused: collections.Counter = collections.Counter()
+        """Messages refused, by reason (auth.UNSIGNED ..., TOO_LARGE, MEMORY, MALFORMED)."""
+        self.last_refused: tuple[str, str, str] | None = None
+        """(reason, hall, topic) of the latest refusal."""
         self.games: dict[tuple[str, str, str], Game] = {}
         self.online: dict[tuple[str, str], bool] = {}
         self.ignored = 0
         self.accepted = 0
         self.duplicates = 0
-        self.latencies: collections.deque = collections.deque(maxlen=200000)
+        self.latencies: collections.deque = collections.deque(maxlen=20000)
         self.changed = True
+        self.requester = ""
+        """The board's name in its replay requests (a hall counts its requests per board)."""
 
     # -- input --------------------------------------------------------------------------
     def handle(self, topic: str, payload: bytes, received: float | None = None) -> bool:
-        """One message; False (logged) if it was malformed or foreign and ignored."""
+        """One message; False (logged, counted in :attr:`refused`) if it was refused: malformed,
+        foreign, not signed by its hall's key, too large, past the memory caps."""
+        hall = ""
         try:
-            competition, hall, game_id, kind, body = link.parse(self.prefix, topic, payload)
+            competition, hall, game_id, kind = link.split_topic(self.prefix, topic)
             if kind == "replay":
-                return True   # another board's request
+                return True   # a board's request (signed with the hall's key: not ours to check)
+            if len(payload) > link.MAX_PAYLOAD or (kind == "events" and len(payload) > link.EVENT_MAX):
+                raise auth.Refused(TOO_LARGE, f"{len(payload)} bytes")
+            if self.keys is not None:
+                payload, _ = auth.verify(self.keys, topic, hall, payload, self.accept_unsigned)
+            competition, hall, game_id, kind, body = link.parse(self.prefix, topic, payload)
             if kind == "status":
                 self.online[(competition, hall)] = body["online"]
                 self.changed = True
                 return True
             g = self._game(competition, hall, game_id)
             if kind == "info":
-                self._info(g, body)
+                self._info(g, body, len(payload))
             elif kind == "events":
-                self._event(g, body, received)
+                self._event(g, body, received, payload)
             else:
-                self._standings(g, body)
-        except link.BadMessage as exc:
+                self._standings(g, body, len(payload))
+        except (link.BadMessage, auth.Refused) as exc:
+            reason = getattr(exc, "reason", MALFORMED)
             self.ignored += 1
-            log.info("festival: ignored a message on %r: %s", topic[:80], exc)
+            self.refused[reason] += 1
+            self.last_refused = (reason, hall, topic)
+            self.changed = True
+            (log.warning if reason != MALFORMED else log.info)(
+                "festival: refused a message on %r (%s): %s", topic[:80], reason, exc)
             return False
         self.accepted += 1
         self.changed = True
@@ -136,9 +187,18 @@ class Festival:
             g = self.games[key] = Game(competition, hall, game_id, first_seen=self.clock())
         return g
 
-    def _info(self, g: Game, body: dict) -> None:
+    def _room(self, g: Game, more: int, less: int = 0) -> None:
+        """Refuse a message that would keep the game's or the board's bytes past their caps."""
+        if g.bytes - less + more > self.game_bytes or self.bytes - less + more > self.total_bytes:
+            raise auth.Refused(MEMORY, f"{more} bytes more: past the memory caps ({g.bytes} of "
+                               f"{self.game_bytes} for the game, {self.bytes} of {self.total_bytes} in all)")
+
+    def _info(self, g: Game, body: dict, size: int) -> None:
         if g.info is not None:
             return   # a game's header does not change (sent again after each reconnect)
+        self._room(g, size)
+        g.info_bytes = size
+        self.bytes += size
         try:
             state = engine.new_game(body["config"], body["seed"])
         except Exception as exc:   # a config this program cannot play: the standings as published
@@ -149,7 +209,7 @@ class Festival:
         g.state = state
         self._advance(g)
 
-    def _event(self, g: Game, body: dict, received: float | None) -> None:
+    def _event(self, g: Game, body: dict, received: float | None, raw: bytes) -> None:
         seq = body["seq"]
         if seq <= g.contiguous or seq in g.pending:
             g.duplicates += 1
@@ -160,28 +220,39 @@ class Festival:
         except (KeyError, ValueError, TypeError) as exc:
             raise link.BadMessage(f"not an event: {exc}") from None
         if len(g.pending) >= MAX_PENDING:
-            raise link.BadMessage("too many events past a hole")
-        g.pending[seq] = body["event"]
+            raise auth.Refused(MEMORY, "too many events past a hole")
+        self._room(g, len(raw))
+        g.pending[seq] = raw
+        g.pending_bytes += len(raw)
+        self.bytes += len(raw)
         sent = body.get("t")
         if isinstance(sent, (int, float)) and not isinstance(sent, bool):
             self.latencies.append((received if received is not None else time.time()) - sent)
         self._advance(g)
 
-    def _standings(self, g: Game, body: dict) -> None:
+    def _standings(self, g: Game, body: dict, size: int) -> None:
         if g.snapshot is not None and body["seq"] < g.snapshot["seq"]:
             return   # an older one (sent again after a reconnect, or delayed)
+        if g.done:
+            return   # finished with every event: the replica's summary is the result
+        self._room(g, size, g.snapshot_bytes)
+        self.bytes += size - g.snapshot_bytes
+        g.snapshot_bytes = size
         g.snapshot = {k: body[k] for k in ("seq", "mode", "finished", "standings", "summary", "view", "t")
                       if k in body}
         g._summary = None
+        self._settle(g)
 
     def _advance(self, g: Game) -> None:
         if g.state is None or g.broken:
             return
         while g.contiguous + 1 in g.pending:
-            record = g.pending.pop(g.contiguous + 1)
+            raw = g.pending.pop(g.contiguous + 1)
+            g.pending_bytes -= len(raw)
+            self.bytes -= len(raw)
             g.contiguous += 1
             try:
-                g.state, _ = engine.step(g.state, decode_event(record))
+                g.state, _ = engine.step(g.state, decode_event(json.loads(raw)["event"]))
             except GameError:
                 pass   # refused at the hall too: the state did not change
             except Exception as exc:
@@ -190,6 +261,24 @@ class Festival:
                 g.broken = True
                 return
             g._summary = None
+        self._settle(g)
+
+    def _settle(self, g: Game) -> None:
+        """A game finished with every event up to its final standings keeps its summary only:
+        its replica, header and standings message are let go (a day of games stays small)."""
+        if (g.done or not g.complete or g.contiguous == 0 or not g.snapshot or not g.snapshot.get("finished")
+                or g.pending):
+            return
+        summary = g.summary()
+        if summary is None or g.broken or not link.finished_of(summary):
+            return
+        g._summary = summary
+        g.done = True
+        g.state = None
+        g.info = {k: v for k, v in g.info.items() if k != "config"}
+        g.snapshot = {k: g.snapshot[k] for k in ("seq", "mode", "finished", "view", "t") if k in g.snapshot}
+        self.bytes -= g.info_bytes + g.snapshot_bytes
+        g.info_bytes = g.snapshot_bytes = 0
 
     # -- replay requests --------------------------------------------------------------
     def requests(self) -> list[tuple[str, bytes]]:
@@ -197,7 +286,7 @@ class Festival:
         now = self.clock()
         out = []
         for g in self.games.values():
-            if g.info is None or g.broken or g.contiguous >= g.target:
+            if g.info is None or g.broken or g.done or g.contiguous >= g.target:
                 g.behind_since = None
                 continue
             if g.behind_since is None:
@@ -208,8 +297,16 @@ class Festival:
                 upto = min(g.pending) - 1 if hole else g.target
                 body = {"hall": g.hall, "competition": g.competition, "game": g.id,
                         "from": g.contiguous + 1, "to": upto}
-                out.append((link.topic(self.prefix, g.competition, g.hall, "replay"), link.encode(body)))
+                if self.requester:
+                    body["board"] = self.requester
+                name = link.topic(self.prefix, g.competition, g.hall, "replay")
+                out.append((name, self.sign(g.hall, name, link.encode(body))))
         return out
+
+    def sign(self, hall: str, name: str, payload: bytes) -> bytes:
+        """A request to ``hall`` signed with its key (the hall answers only those), when the board has it."""
+        mine = [k for k in (self.keys or {}).values() if k.hall == hall]
+        return auth.sign(mine[-1], name, payload) if mine else payload
 
     # -- output -------------------------------------------------------------------------
     def ordered(self) -> list[Game]:
@@ -281,12 +378,13 @@ class Listener:
     are queued for it while it is away); None: a fresh session."""
 
     def __init__(self, broker: link.Broker, prefix: str = link.DEFAULT_PREFIX, ca_file: str = "",
-                 client_id: str | None = None):
+                 client_id: str | None = None, **festival):
         import queue
 
         self.broker = broker
         self.prefix = prefix
-        self.festival = Festival(prefix)
+        self.festival = Festival(prefix, **festival)
+        self.festival.requester = (client_id or "")[:64]
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.connected = False
         self.subscribed = False

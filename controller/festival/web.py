@@ -40,7 +40,8 @@ def settings_of(cfg: dict) -> dict:
     return {**cfg["web"], "bind": fest["web_bind"], "port": fest["web_port"]}
 
 
-def snapshot(halls: list[dict], schedule: list[dict], lang: str, connected: bool, problem: str | None) -> dict:
+def snapshot(halls: list[dict], schedule: list[dict], lang: str, connected: bool, problem: str | None,
+             festival=None) -> dict:
     """What the page shows: one card per hall (the lines the pygame board draws, and the
     values they come from: mode, state, question, leader, standings)."""
     out = []
@@ -55,8 +56,11 @@ def snapshot(halls: list[dict], schedule: list[dict], lang: str, connected: bool
             "standings": [dict(zip(("place", "name", "points"), board._row_words(r))) for r in card["standings"]],
             "lines": [{"text": text, "colour": colour} for text, colour in board.card_lines(card, lang)],
         })
+    refused = dict(festival.refused) if festival is not None else {}
     return {"lang": lang, "title": t("board_title", lang), "connected": bool(connected),
-            "problem": problem or "", "cards": out}
+            "problem": problem or "", "cards": out,
+            "refused": {"count": sum(refused.values()), "reasons": refused,
+                        "text": board.refused_line(festival, lang) if festival is not None else ""}}
 
 
 class BoardServer(WebServer):
@@ -112,7 +116,7 @@ class BoardPage:
     def update(self, listener: Any) -> None:
         try:
             body = snapshot(listener.festival.halls(), self.schedule, self.lang, listener.connected,
-                            listener.problem)
+                            listener.problem, listener.festival)
             if body == self._body:
                 return
             self._body = body

@@ -41,6 +41,7 @@
     $("title").textContent = b.title || L.board_title || "";
     $("conn").textContent = b.problem || (b.connected ? "" : "…");
     $("conn").classList.toggle("bad", !!b.problem);
+    $("refused").textContent = (b.refused && b.refused.text) || "";
     const cards = b.cards || [];
     if (!cards.length) {
       $("cards").replaceChildren(el("p", "empty", L.board_no_games || ""));

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from controller.core.errors import GameError, JournalError
+from controller.core.errors import BuzzerError, GameError, JournalError
 from controller.core.events import Host, Press, Release, Tick
 from controller.core import engine
 
@@ -165,6 +165,14 @@ def read(path: str | Path) -> Contents:
             events.append(event)
     if header is None:
         raise JournalError(f"{path}: empty or unreadable journal")
+    if isinstance(header.get("config"), dict):
+        # the header names the package by its identity; the game's data comes from the copy
+        # kept beside the journal (controller/content/packs.py: keep_copy)
+        from controller.content import packs
+        try:
+            header = {**header, "config": packs.resolve_header_config(header["config"], p)}
+        except BuzzerError as exc:
+            raise JournalError(f"{path}: {exc}") from None
     return Contents(header, events, finished, dropped, valid, len(lines), damaged_at)
 
 
@@ -423,5 +431,7 @@ def new_header(cfg: dict, seed: int, config_path: str | None) -> dict:
         except ValueError:
             clean["broker"] = ""
         cfg = {**cfg, "festival": clean}
-    return {"config": cfg, "config_path": config_path, "seed": seed,
+    from controller.content import packs
+    # a package by its identity, its copy beside the journal: not its whole text per game
+    return {"config": packs.header_config(cfg), "config_path": config_path, "seed": seed,
             "started": time.strftime("%Y-%m-%d %H:%M:%S")}

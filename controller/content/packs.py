@@ -9,6 +9,7 @@ maps archive member names onto, and that is removed when the game ends.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -144,6 +145,10 @@ def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = Fals
         return False
     cfg["own_game"]["pack"] = str(Path(path).resolve())
     cfg["own_game"]["package"] = package.game_data()
+    digest = cfg["own_game"]["package_sha256"] = sha256_of(path)
+    if len(_RESOLVED) >= 4:
+        _RESOLVED.clear()
+    _RESOLVED[digest] = cfg["own_game"]["package"]   # a resume of it reads the journal's copy only
     return True
 
 
@@ -190,3 +195,90 @@ def open_media(cfg: dict, out=sys.stderr) -> PackMedia | None:
     except BuzzerError as exc:
         print(f"buzzer: {t('pack.no_media', cfg.get('language', 'ru'), problem=exc)}", file=out)
         return PackMedia(None)
+
+
+# ---------------------------------------------------------------------------
+# the package in the journal: its identity in the header, a copy beside the journal
+
+COPIES = "packages"
+"""The journal folder's subfolder holding a copy of every package a journaled game plays."""
+
+_RESOLVED: dict[str, dict] = {}
+"""sha256 -> game data already read from a copy (a journal read twice parses its package once)."""
+
+
+def sha256_of(path) -> str:
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def keep_copy(cfg: dict) -> dict | None:
+    """For the journal header of ``cfg``'s game: the package's identity (``{"sha256", "copy",
+    "name"}``) instead of its whole text, and a copy of the package file kept beside the
+    journal (``<journal dir>/packages/<sha256>.siq``, written once, whole or not at all), so a
+    resume or a replay reads exactly the package that was played even when the original is
+    changed or gone. None when ``cfg`` plays no package."""
+    o = cfg.get("own_game") or {}
+    data, path = o.get("package"), o.get("pack")
+    if not isinstance(data, dict) or "rounds" not in data or not path:
+        return None
+    import shutil as _shutil
+    folder = Path(cfg["journal"]["dir"]) / COPIES
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = sha256_of(path)
+    want = o.get("package_sha256")
+    if want and want != digest:
+        raise siq.PackageError(path, "changed since it was read: start again to play it")
+    dest = folder / f"{digest}.siq"
+    if not dest.exists() or sha256_of(dest) != digest:
+        tmp = dest.with_name(dest.name + ".tmp")
+        _shutil.copyfile(path, tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, dest)
+    _RESOLVED.setdefault(digest, data)
+    return {"sha256": digest, "copy": f"{COPIES}/{digest}.siq", "name": data.get("name", "")}
+
+
+def header_config(cfg: dict) -> dict:
+    """``cfg`` as the journal header keeps it: the package by its identity (:func:`keep_copy`)."""
+    ref = keep_copy(cfg)
+    if ref is None:
+        return cfg
+    own = {k: v for k, v in cfg["own_game"].items() if k not in ("package", "package_sha256")}
+    own["package"] = ref
+    own["pack"] = ref["copy"]
+    return {**cfg, "own_game": own}
+
+
+def resolve_header_config(cfg: dict, journal_file: Path) -> dict:
+    """A journal header's config with its package read back from the copy beside the journal
+    (checked against its sha256); raises :class:`~controller.content.siq.PackageError` naming
+    the copy when it is missing or changed."""
+    o = cfg.get("own_game") if isinstance(cfg, dict) else None
+    ref = (o or {}).get("package")
+    if not isinstance(ref, dict) or "sha256" not in ref:
+        return cfg
+    digest, name = str(ref["sha256"]), str(ref.get("copy", ""))
+    if not name.startswith(COPIES + "/") or "/" in name[len(COPIES) + 1:] or ".." in name:
+        raise siq.PackageError(name, "not a package copy of the journal")
+    candidates = [journal_file.parent / name, journal_file.parent.parent / name]   # (an archived journal)
+    copy = next((c for c in candidates if c.is_file()), None)
+    if copy is None:
+        raise siq.PackageError(candidates[0], "the copy of the game's package is missing")
+    if sha256_of(copy) != digest:
+        raise siq.PackageError(copy, "the copy of the game's package has changed")
+    data = _RESOLVED.get(digest)
+    if data is None:
+        data = siq.read(copy, siq.Limits.from_config(cfg)).game_data()
+        if len(_RESOLVED) >= 4:
+            _RESOLVED.clear()
+        _RESOLVED[digest] = data
+    own = dict(o)
+    own["package"] = data
+    own["pack"] = str(copy.resolve())
+    return {**cfg, "own_game": own}

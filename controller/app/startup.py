@@ -29,8 +29,9 @@ from controller.inputs.keypad import Keypad
 from controller.festival.hall import attach as attach_festival
 from controller.web.attach import attach as attach_web
 
-JOURNAL_NOTICE_NS = 60 * NS_PER_S
-"""How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
+JOURNAL_NOTICE_NS = 6 * NS_PER_S
+"""How long a notice about the journal (damaged, archived) stays on the screen after start-up:
+as long as any notice (docs/screen.md); the terminal keeps the line with the file's path."""
 
 
 # ---------------------------------------------------------------------------
@@ -112,8 +113,9 @@ class Prepared:
     seed: int
     config_path: str | None
     """The config file of the game being played (recorded in a new game's journal header)."""
-    notices: list[str] = field(default_factory=list)
-    """Lines for the host about what happened to the journal (screen and terminal)."""
+    notices: list[tuple[str, str]] = field(default_factory=list)
+    """What happened to the journal: (the terminal's line, naming the files; the projector's
+    words for it, without a path -- the audience never sees one)."""
 
 
 def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | None:
@@ -125,13 +127,14 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
     lang = cfg["language"]
     jdir = cfg["journal"]["dir"]
     current = journal_mod.current_path(jdir)
-    notices: list[str] = []
+    notices: list[tuple[str, str]] = []
     contents = None
     try:
         contents = journal_mod.unfinished(jdir)
     except BuzzerError as exc:
         dest = journal_mod.archive(jdir, tag="damaged")
-        notices.append(t("journal.unreadable", lang, problem=exc, path=shown_path(dest)))
+        notices.append((t("journal.unreadable", lang, problem=exc, path=shown_path(dest)),
+                        t("journal.unreadable.screen", lang)))
     if (contents is not None and not getattr(args, "new", False) and not empty(contents)
             and (same_game(contents.header, cfg, config_path) or not unplayed(contents))):
         # (a journal without a single event, or a game nobody has played yet of another config,
@@ -165,7 +168,7 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
             if contents.damaged_at is not None:
                 # never cut: the whole file goes to the archive, the game goes on from the trusted part
                 kept = journal_mod.set_aside(jdir, contents)
-                notices.append(damage_notice(contents, kept, lang))
+                notices.append((damage_notice(contents, kept, lang), t("journal.damaged.screen", lang)))
             state, jcfg, seed, last = journal_mod.replay(contents)
             clock = EngineClock()
             clock.resume_at(last)
@@ -182,17 +185,19 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
                 jcfg["journal"] = cfg["journal"]
                 if getattr(args, "lang", None):
                     jcfg["language"] = args.lang
-                notices.insert(0, t("journal.resumed_other", jcfg["language"], **words))
+                notices.insert(0, (t("journal.resumed_other", jcfg["language"], **words),
+                                   t("journal.resumed_other.screen", jcfg["language"], **words)))
             return Prepared(state, clock, jr, jcfg, seed, header.get("config_path"), notices)
     if contents is not None or current.exists():
         damaged = contents is not None and contents.damaged_at is not None
         dest = journal_mod.archive(jdir, tag="damaged" if damaged else "")
         if dest:
             if damaged:
-                notices.append(t("journal.damaged_archived", lang, line=contents.damaged_at,
-                                 lines=contents.records, path=shown_path(dest)))
+                notices.append((t("journal.damaged_archived", lang, line=contents.damaged_at,
+                                  lines=contents.records, path=shown_path(dest)),
+                                t("journal.damaged_archived.screen", lang)))
             else:
-                notices.append(t("journal.archived", lang, path=shown_path(dest)))
+                notices.append((t("journal.archived", lang, path=shown_path(dest)), t("journal.archived.screen", lang)))
     seed = journal_mod.choose_seed(cfg)
     jr = journal_mod.Journal(current, header=journal_mod.new_header(cfg, seed, config_path), fsync=cfg["journal"]["fsync"])
     return Prepared(engine.new_game(cfg, seed), EngineClock(), jr, cfg, seed, config_path, notices)
@@ -286,8 +291,8 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         loop._notice_text(t("resumed", lang, n=resumed), key="resumed", echo=False)
     else:
         loop._notice_text(t("help_hint", lang), key="help_hint", echo=False)  # H shows every key
-    for text in prepared.notices:  # what happened to the journal: on the screen and in the terminal
-        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS)
+    for text, screen in prepared.notices:  # what happened to the journal: in the terminal with its
+        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS, screen=screen)   # path, on the screen without
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
     options["keys"] = keys

@@ -363,4 +363,11 @@ def _finish(loop: Loop, jr, cfg: dict, command: str | None = None) -> None:
         print(t("game_over_archived", lang, path=dest))
     else:
         jr.close()
-        print(t("game_not_finished", lang, command=command or f"{command_name()} run"))
+        try:
+            nothing = empty(journal_mod.read(jr.path))
+        except (BuzzerError, OSError):
+            nothing = False
+        if nothing:   # the next start archives it without a question (prepare_game): say that
+            print(t("game_not_started", lang, command=command or f"{command_name()} run"))
+        else:
+            print(t("game_not_finished", lang, command=command or f"{command_name()} run"))

@@ -20,11 +20,14 @@ from controller.sound.audio import Audio
 from controller.inputs import create_backend
 from controller.core.clock import EngineClock
 from controller.core.errors import BackendUnavailable, BuzzerError, JournalError, NoPinFactory
-from controller.core.events import NS_PER_S, Tick
+from controller.core.events import NS_PER_S, Host, Tick
+from controller.core.effects import Notice
+from controller import games
+from controller.inputs.keys import mode_keys
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.cli import command_name
 from controller.i18n import t, tn
-from controller.screens.common import display_available, mode_title
+from controller.screens.common import display_available, key_label, mode_title
 from controller.inputs.keypad import Keypad
 from controller.festival.hall import attach as attach_festival
 from controller.web.attach import attach as attach_web
@@ -91,6 +94,29 @@ def same_game(header: dict, cfg: dict, config_path: str | None) -> bool:
     return "config_path" not in header or header["config_path"] == config_path
 
 
+def _pause_the_clock(state, last: int, jr: journal_mod.Journal):
+    """A game resumed with a clock running (a countdown, the captain's timer, a speech, a start
+    signal due: any deadline ahead) waits, paused at the moment the program stopped, for the
+    host's pause key: it must not run on while the program starts, nor from the moment the
+    host answered the question.  The pause is an event like any: journaled, then stepped.
+    Returns (state, whether it was paused)."""
+    game = games.of_state(state)
+    if engine.wakeup(state) is None or engine.finished(state) or "pause" not in game.actions_now(state) \
+            or game.key_action(state, "pause") != "pause":
+        return state, False
+    event = Host("pause", last)
+    paused, fx = engine.step(state, event)
+    if any(isinstance(e, Notice) for e in fx):   # the game refused it: nothing to pause
+        return state, False
+    jr.append(event)
+    return paused, True
+
+
+def _pause_key(cfg: dict) -> str:
+    names = mode_keys(cfg).get("pause") or ["s"]
+    return key_label(names[0], cfg["language"])
+
+
 def unplayed(contents: journal_mod.Contents) -> bool:
     """A game nobody has played yet: no press, no host action (clock records at most)."""
     return contents.damaged_at is None and all(isinstance(e, Tick) for e in contents.events)
@@ -116,6 +142,8 @@ class Prepared:
     notices: list[tuple[str, str]] = field(default_factory=list)
     """What happened to the journal: (the terminal's line, naming the files; the projector's
     words for it, without a path -- the audience never sees one)."""
+    paused: bool = False
+    """A resumed game whose clock was running when the program stopped: it waits, paused."""
 
 
 def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | None:
@@ -173,7 +201,10 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
             clock = EngineClock()
             clock.resume_at(last)
             jr = journal_mod.Journal(current, fsync=cfg["journal"]["fsync"], truncate_to=contents.valid_bytes)
-            print(t("resumed_journal", lang, n=n, s=f"{last / 1e9:.3f}"))
+            state, paused = _pause_the_clock(state, last, jr)
+            print(t("resumed_journal", lang, n=n))
+            if paused:
+                print(t("resumed_paused", lang, key=_pause_key(jcfg)))
             if same:
                 # settings that do not change the rules (screen, sound, keys) come from the current config
                 for key in ("display", "keys", "sound", "language", "buttons", "journal"):
@@ -187,7 +218,7 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
                     jcfg["language"] = args.lang
                 notices.insert(0, (t("journal.resumed_other", jcfg["language"], **words),
                                    t("journal.resumed_other.screen", jcfg["language"], **words)))
-            return Prepared(state, clock, jr, jcfg, seed, header.get("config_path"), notices)
+            return Prepared(state, clock, jr, jcfg, seed, header.get("config_path"), notices, paused)
     if contents is not None or current.exists():
         damaged = contents is not None and contents.damaged_at is not None
         dest = journal_mod.archive(jdir, tag="damaged" if damaged else "")
@@ -287,7 +318,10 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     # the first notice is for the screen: the terminal has said the game was resumed already
     # (prepare_game), and a terminal front end gives the key hint with its own status
     # (controller/screens/terminal.py), not above the web pages' addresses
-    if resumed:
+    if resumed and prepared.paused:   # the clock waits for the host (_pause_the_clock)
+        loop._notice_text(t("resumed", lang, n=resumed) + " " + t("resumed_paused", lang, key=_pause_key(cfg)),
+                          key="resumed", echo=False)
+    elif resumed:
         loop._notice_text(t("resumed", lang, n=resumed), key="resumed", echo=False)
     else:
         loop._notice_text(t("help_hint", lang), key="help_hint", echo=False)  # H shows every key

@@ -1008,12 +1008,18 @@ class Scoreboard:
             self._text(surface, line, Rect(rect.x + rect.width // 20, rect.y + cap_h // 6 + i * cap_h * 2 // 5,
                        rect.width * 9 // 10, cap_h * 2 // 5), int(cap_h * 0.24), TEXT if i == 0 else AMBER,
                        bold=i == 0)
+        warning = str(link.get("warning") or "")   # the pages only open on this computer: say so
+        warn_h = cap_h * 4 // 5 if warning else 0
+        head, dot, tail = warning.partition(". ")   # two lines: what is wrong, then the fix
+        for i, line in enumerate([head + dot.strip(), tail] if tail else [warning] if warning else []):
+            self._text(surface, line, Rect(rect.x + rect.width // 40, rect.bottom - cap_h * 3 // 4 - warn_h
+                       + i * warn_h // 2, rect.width * 19 // 20, warn_h // 2), int(cap_h * 0.26), RED, bold=True)
         m = link.get("qr") or []
         n = len(m) + 8
-        side = min(rect.width * 8 // 10, rect.height - cap_h * 2) // max(n, 1) * max(n, 1)
+        side = min(rect.width * 8 // 10, rect.height - cap_h * 2 - warn_h) // max(n, 1) * max(n, 1)
         if m and side >= n:
             box = Rect(0, 0, side, side)
-            box.center = (rect.centerx, rect.y + cap_h + (rect.height - cap_h * 2) // 2 + cap_h // 4)
+            box.center = (rect.centerx, rect.y + cap_h + (rect.height - cap_h * 2 - warn_h) // 2 + cap_h // 4)
             pygame.draw.rect(surface, (255, 255, 255), box)
             cell = side // n
             for y, row in enumerate(m):

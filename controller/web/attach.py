@@ -181,6 +181,8 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
             text = t("web_link_on_screen", lang, key=said("host_link"), new=said("new_token"))
             loop.link_on_screen = {"url": url, "qr": qr.matrix(url), "text": text,
                                    "until": loop.clock.now() + LINK_ON_SCREEN_NS}
+            if local_only(server):   # a phone cannot open 127.0.0.1: the projector says so too
+                loop.link_on_screen["warning"] = t("web_local_only_screen", lang)
             print_links(server, publisher.links(), lang, out)
         loop.dirty = True
 
@@ -229,11 +231,16 @@ def _token_keeper(loop: Any) -> _TokenKeeper | None:
     return _TokenKeeper(str(Path(path).parent))   # where this game's journal really is
 
 
+def local_only(server: Any) -> bool:
+    """The pages listen on this computer only (the default bind): no phone can open them."""
+    return server.bind in ("127.0.0.1", "localhost", "::1")
+
+
 def print_links(server: WebProcess | WebServer, links: dict, lang: str, out=sys.stdout) -> None:
     """The pages' addresses, the host link and its QR code, in the terminal."""
     print(t("web_pages", lang, audience=links["audience"], overlay=links["overlay"]), file=out)
     print(t("web_host_link", lang, url=links["host"]), file=out)
-    if server.bind in ("127.0.0.1", "localhost", "::1"):
+    if local_only(server):
         print(t("web_local_only", lang), file=out)
     try:
         print(qr.half_blocks(qr.matrix(links["host"])), file=out, flush=True)

@@ -332,7 +332,9 @@ def test_an_unfinished_game_names_the_venv_command_to_resume_it(tmp_path):
     proc = subprocess.run([".venv/bin/buzzer", "run", "--headless", "--seconds", "0.2"], cwd=tmp_path, env=env,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "Игра не окончена: `.venv/bin/buzzer run` её продолжит."
+    # nothing was played: the next start begins anew, and the line says so -- naming the same command
+    assert proc.stdout.splitlines()[-1] == \
+        "Ничего не сыграно: `.venv/bin/buzzer run` начнёт новую игру (этот журнал уйдёт в архив)."
 
 
 # =========================================================================

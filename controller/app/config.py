@@ -52,6 +52,9 @@ SHELL_SCHEMA: list[Section] = [
     Section("arbiter", "Who pressed first. Winners are chosen by the edge's timestamp.", (
         Key("settle_ms", "float", 2.0, "How long the arbiter waits after the earliest edge before "
             "naming a winner, so that an earlier edge delivered late still wins.", minimum=0.0, maximum=1000.0),
+        Key("late_ms", "float", 500.0, "A press this soon after the winner's edge (beyond the settle window) "
+            "lost the race: shown as late («Поздно», with its gap), not as early; a press later while the "
+            "answer is given is early for the next wave.", minimum=0.0, maximum=60000.0),
         Key("tie_rule", "str", "random", "Exact timestamp ties: random (a seeded draw, the seed kept in the journal) "
             "or order (the button listed first in [[teams]] wins).", choices=("random", "order")),
         Key("tie_seed", "int", -1, "Seed of the tie draw; -1 draws one at game start (it is kept in "

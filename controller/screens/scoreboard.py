@@ -33,7 +33,7 @@ from controller.screens.pack_screen import PackScreen
 from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
-    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
+    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
     question_head, show_table,
@@ -675,7 +675,7 @@ class Scoreboard:
                              Rect(body.x + row_h, y + (row_h - sw) // 2, sw, sw), border_radius=sw // 4)
             gap_w = body.width * 36 // 100
             name_x = body.x + row_h + sw + row_h // 4
-            tag = PRESS_TAGS.get(kind)
+            tag = PRESS_TAGS.get(kind) or ((TIE_TAG_KEY, AMBER) if r.get("tie") else None)
             name_w = body.right - gap_w - name_x
             if tag:
                 label = t(tag[0], lang)

@@ -89,6 +89,7 @@ def page_labels(lang: str) -> dict[str, str]:
     out = labels("web", lang)
     out["gap_s"] = template("gap_s", lang)
     out.update({"press_" + kind: t(key, lang) for kind, key in PRESS_TAG_KEYS.items()})
+    out["press_tie"] = t("press_tie", lang)
     out["counted"] = ",".join(COUNTED)
     return out
 

@@ -434,3 +434,15 @@ def test_a_game_killed_mid_countdown_resumes_paused_and_says_so_in_the_hosts_wor
     state, _, _, _ = journal.replay(resumed)
     cd = engine.view(state, last + 60 * 1_000_000_000)["countdown"]   # a minute later: still waiting
     assert not cd["running"] and cd["remaining_ms"] == left_at_kill
+
+
+def test_a_torn_last_record_is_said_in_the_hosts_language_at_start_up(tmp_path):
+    """The power went off while the last record was written: `buzzer run` says so in Russian
+    (not logging's English «last record torn»), and the game resumes from the records before it."""
+    p, _ = _unfinished_erudite_game(tmp_path)
+    p.write_bytes(p.read_bytes()[:-7])
+    rc, out, err = _run_headless(tmp_path, b"", "--seconds", "1")
+    assert rc == 0, err
+    assert ("journal/current.jsonl: последняя запись оборвана (питание пропало, пока она писалась?); "
+            "она отброшена, записи до неё целы") in out
+    assert "torn" not in out + err

@@ -207,7 +207,9 @@ class Loop:
             # the festival's link (controller/festival/hall.py): the status corner, and a
             # problem as one line for the host; the game goes on either way
             self.link = {"connected": ev.connected, "detail": ev.detail}
-            self._notice("festival_link_up" if ev.connected else "festival_link_down", detail=ev.detail)
+            from controller.festival.link import status_words
+            self._notice("festival_link_up" if ev.connected else "festival_link_down",
+                         detail=status_words(ev.detail, self.cfg["language"]))
 
     def _host_key(self, key: HostKey, now: int) -> None:
         """Act on a host key from any source (loop thread): the loop's own actions here,

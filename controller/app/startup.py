@@ -163,6 +163,9 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
         dest = journal_mod.archive(jdir, tag="damaged")
         notices.append((t("journal.unreadable", lang, problem=exc, path=shown_path(dest)),
                         t("journal.unreadable.screen", lang)))
+    if contents is not None and contents.dropped and contents.damaged_at is None:
+        # a torn last record (a power cut while it was written): dropped, said in the host's words
+        print(t("journal.torn_tail", lang, path=shown_path(current)))
     if (contents is not None and not getattr(args, "new", False) and not empty(contents)
             and (same_game(contents.header, cfg, config_path) or not unplayed(contents))):
         # (a journal without a single event, or a game nobody has played yet of another config,

@@ -190,7 +190,7 @@ def test_a_press_stamped_after_the_deadline_could_not_win_and_fires_the_decision
         Press("A", 2004 * MS, 2005 * MS),   # its edge is after the deadline: B has won by then
     ])
     assert holder(s) == "Бета"
-    assert kinds(logs) == {"B": "pending", "A": "early"}   # after the winner's settle window
+    assert kinds(logs) == {"B": "pending", "A": "late"}   # after the winner's settle window: lost the race
 
 
 def test_a_press_stamped_exactly_at_the_deadline_is_after_it_with_or_without_a_tick():
@@ -202,7 +202,7 @@ def test_a_press_stamped_exactly_at_the_deadline_is_after_it_with_or_without_a_t
     ticked, logs_t = play(game(settle_ms=2.0), events + [Tick(2003 * MS), late])
     unticked, logs_u = play(game(settle_ms=2.0), events + [late])
     assert holder(ticked) == holder(unticked) == "Бета"
-    assert final_kinds(ticked) == final_kinds(unticked) == {"B": "answer", "A": "early"}
+    assert final_kinds(ticked) == final_kinds(unticked) == {"B": "answer", "A": "late"}
 
 
 def test_a_wider_settle_window_absorbs_the_same_jitter():
@@ -220,10 +220,21 @@ def test_press_more_than_a_settle_window_after_the_winner_is_not_a_lockout_but_e
     s, logs = play(s, [
         Host("question", 1000 * MS),
         Press("A", 2000 * MS, 2000 * MS),
-        Press("B", 2500 * MS, 2500 * MS),  # half a second later, while Альфа answers
+        Press("B", 2500 * MS, 2500 * MS),  # half a second later (late_ms), while Альфа answers
     ])
     assert holder(s) == "Альфа"
     assert final_kinds(s)["B"] == "early"
+
+
+def test_press_soon_after_the_winner_lost_the_race_it_is_late_not_early():
+    s = game()
+    s, logs = play(s, [
+        Host("question", 1000 * MS),
+        Press("A", 2000 * MS, 2000 * MS),
+        Press("B", 2050 * MS, 2050 * MS),  # 50 ms later: within late_ms (0.5 s)
+    ])
+    assert holder(s) == "Альфа"
+    assert final_kinds(s)["B"] == "late"
 
 
 def _tie_question(number):
@@ -343,5 +354,5 @@ def test_arbiter_rules_are_built_once_from_config(mode):
     """Every mode holds the one typed ArbiterRules the config converts to (settle_ms in ns)."""
     cfg = config.build({"mode": mode, "arbiter.settle_ms": 2.5, "arbiter.tie_rule": "order"})
     rules = arb.ArbiterRules.from_config(cfg, 7)
-    assert rules == arb.ArbiterRules(settle_ns=2_500_000, tie_rule="order", seed=7)
+    assert rules == arb.ArbiterRules(settle_ns=2_500_000, tie_rule="order", seed=7, late_ns=500_000_000)
     assert engine.new_game(cfg, 7).rules.arbiter == rules

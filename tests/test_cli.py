@@ -367,7 +367,9 @@ def test_an_unfinished_game_names_the_venv_command_to_resume_it(tmp_path):
     proc = subprocess.run([".venv/bin/buzzer", "run", "--headless", "--seconds", "0.2"], cwd=tmp_path, env=env,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "Игра не окончена: `.venv/bin/buzzer run` её продолжит."
+    # nothing was played: the next start begins anew, and the line says so -- naming the same command
+    assert proc.stdout.splitlines()[-1] == \
+        "Ничего не сыграно: `.venv/bin/buzzer run` начнёт новую игру (этот журнал уйдёт в архив)."
 
 
 # =========================================================================
@@ -404,3 +406,18 @@ def test_a_resumed_game_is_announced_once(tmp_path):
     lines = start(tmp_path)               # resumed (nobody to ask: the same game goes on)
     assert any(line.startswith("Незавершённая игра продолжена") for line in lines), lines
     assert not any("Игра продолжена после перезапуска" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("keys, words", [
+    ('right = ["return"]\nwrong = ["return"]\n', ('keys.wrong', "'return'", '"right"', '"wrong"')),
+    ('right = ["n"]\n', ('keys.right', "'n'", '"question"', '"right"')),
+])
+def test_check_config_refuses_two_host_actions_on_one_key(tmp_path, capsys, keys, words):
+    """A key does one thing: `right` and `wrong` both on Enter, or `right` on the next-question
+    key, leaves one of them unreachable; check-config says so in one line naming both and the key."""
+    path = tmp_path / "keys.toml"
+    path.write_text("[keys]\n" + keys, encoding="utf-8")
+    rc, out, err = buzzer(capsys, "check-config", path)
+    assert rc == 2 and out == ""
+    one_error_line(err)
+    assert all(w in err for w in words), err

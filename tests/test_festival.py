@@ -306,4 +306,4 @@ def test_a_board_waiting_for_games_says_so_when_the_broker_goes_away(broker, hal
     lines = err.splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith("buzzer: --games 1: ждали 6 с (--wait)") and "пришло 0 из 1" in lines[0]
-    assert "; связь с брокером: " in lines[0] and ("connection lost" in lines[0] or "unreachable" in lines[0])
+    assert "; связь с брокером: " in lines[0] and ("связь потеряна" in lines[0] or "брокер не отвечает" in lines[0])

@@ -237,3 +237,18 @@ def test_waiting_for_more_finished_games_than_came_says_what_it_waited_for_and_w
                            "до конца ожидания пришло 0 из 3; окончено по таблицам залов, но без всех событий: ещё 2"), line
     quiet = buzzer("festival", "results", "--broker", broker.plain_url, "--json", "--wait", "1", cwd=halls)
     assert quiet.stderr == ""     # nothing asked for that did not come: nothing to say
+
+
+def test_a_card_of_a_hall_without_a_competition_names_the_games_title_not_its_mode_id():
+    """A rehearsal without --competition publishes under the mode (``erudite``, ``chgk``):
+    the board's card says «Эрудит-квартет», «Что? Где? Когда?», never the id."""
+    from controller.festival import board as board_mod
+
+    for mode, title in (("erudite", "Эрудит-квартет"), ("chgk", "Что? Где? Когда?")):
+        card = {"hall": "Зал 1", "competition": mode, "game": None, "mode": "", "finished": False,
+                "standings": [], "headline": {}}
+        head = board_mod.card_lines(card, "ru")[0][0]
+        assert head == f"Зал 1 · {title}", head
+    card = {"hall": "Зал 1", "competition": "Кубок школы", "game": None, "mode": "", "finished": False,
+            "standings": [], "headline": {}}
+    assert board_mod.card_lines(card, "ru")[0][0] == "Зал 1 · Кубок школы"

@@ -102,7 +102,8 @@ def test_an_unreachable_broker_is_one_line_for_the_host_and_never_slows_the_loop
     assert loop.link == {"connected": False, "detail": loop.link["detail"]}
     assert "unreachable" in loop.link["detail"]
     shown = [line for line in "".join(out).splitlines() if "нет связи" in line]
-    assert len(shown) == 1 and "unreachable" in shown[0]    # one line for the host
+    assert len(shown) == 1 and "брокер не отвечает" in shown[0]    # one line for the host, in Russian
+    assert "unreachable" not in shown[0]
     assert loop.status()["link"]["connected"] is False       # and the status corner says so
     assert publisher.pending() > 0            # kept for later: the journal has them
     assert not publisher.close(0.5)

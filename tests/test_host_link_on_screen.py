@@ -117,3 +117,41 @@ def test_with_the_pages_off_the_key_says_so():
     loop.drain()
     assert loop.shown_link() is None
     assert "Веб-страницы выключены" in loop.notice_now()
+
+
+def _words_drawn(monkeypatch):
+    from controller.screens import scoreboard
+
+    words: list[str] = []
+    text = scoreboard.Scoreboard._text
+
+    def recording(self, surface, s, rect, *a, **k):
+        words.append(s)
+        return text(self, surface, s, rect, *a, **k)
+
+    monkeypatch.setattr(scoreboard.Scoreboard, "_text", recording)
+    return words
+
+
+def test_with_the_default_bind_the_link_on_the_projector_says_a_phone_cannot_open_it(game, tmp_path, monkeypatch):
+    """127.0.0.1 (the default): the QR code on the screen is a link no phone opens; the box says
+    so and names the fix, as the terminal does."""
+    loop, clock, server, out = game
+    words = _words_drawn(monkeypatch)
+    frame(loop, tmp_path / "local.png", keys=[pygame.K_F8])
+    assert "Телефон эту ссылку не откроет: страницы открываются только на этом компьютере." in words
+    assert "Задайте в конфиге [web] bind = \"0.0.0.0\" (docs/web.md)." in words
+    assert decode(tmp_path / "local.png") == attach.Publisher.server_links(server)["host"]   # still scannable
+
+
+def test_on_the_halls_network_the_link_box_has_no_warning(tmp_path, monkeypatch):
+    cfg = config.build({"web": {"port": free_port(), "next_free_port": True, "bind": "0.0.0.0"}})
+    loop = Loop(cfg, engine.new_game(cfg, 1), ManualClock(1_000 * NS_PER_S), out=io.StringIO())
+    server = attach.attach(loop, out=io.StringIO())
+    try:
+        words = _words_drawn(monkeypatch)
+        frame(loop, tmp_path / "lan.png", keys=[pygame.K_F8])
+        assert any("Страница ведущего" in w for w in words)
+        assert not any("не откроет" in w for w in words)
+    finally:
+        server.stop()

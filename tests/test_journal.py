@@ -404,3 +404,45 @@ def test_an_unplayed_game_of_another_config_is_archived_without_a_question(tmp_p
     assert len(archived) == 1 and archived[0].read_bytes() == before
     assert f"archived to {archived[0].relative_to(tmp_path)}" in out
     assert journal.read(p).header["config"]["mode"] == "own-game"
+
+
+def test_a_game_killed_mid_countdown_resumes_paused_and_says_so_in_the_hosts_words(tmp_path):
+    """SIGKILL while the 7 s countdown runs: the resumed game waits, paused at the moment it
+    stopped (it must not run on while the program starts or from the moment the host answered
+    «Продолжить?»), and the terminal says so in words a host reads, naming the key."""
+    p = journal.current_path(tmp_path / "journal")
+
+    def counting():
+        try:
+            return any(getattr(e, "action", "") == "reading_done" for e in journal.read(p).events)
+        except (JournalError, OSError):
+            return False
+
+    rc, _, _ = _run_headless(tmp_path, b"n ", kill_when=counting)
+    assert rc == -signal.SIGKILL
+    killed = journal.read(p)
+    state, _, _, last = journal.replay(killed)
+    left_at_kill = engine.view(state, last)["countdown"]["remaining_ms"]
+    assert engine.view(state, last)["countdown"]["running"]
+
+    rc, out, err = _run_headless(tmp_path, b"", "--seconds", "1.5")
+    assert rc == 0, err
+    assert "Время шло, когда программа остановилась: оно стоит на паузе, S — продолжить." in out
+    assert "часы на" not in out
+    resumed = journal.read(p)
+    assert resumed.events[-1] == Host("pause", last)          # journaled, at the moment it stopped
+    state, _, _, _ = journal.replay(resumed)
+    cd = engine.view(state, last + 60 * 1_000_000_000)["countdown"]   # a minute later: still waiting
+    assert not cd["running"] and cd["remaining_ms"] == left_at_kill
+
+
+def test_a_torn_last_record_is_said_in_the_hosts_language_at_start_up(tmp_path):
+    """The power went off while the last record was written: `buzzer run` says so in Russian
+    (not logging's English «last record torn»), and the game resumes from the records before it."""
+    p, _ = _unfinished_erudite_game(tmp_path)
+    p.write_bytes(p.read_bytes()[:-7])
+    rc, out, err = _run_headless(tmp_path, b"", "--seconds", "1")
+    assert rc == 0, err
+    assert ("journal/current.jsonl: последняя запись оборвана (питание пропало, пока она писалась?); "
+            "она отброшена, записи до неё целы") in out
+    assert "torn" not in out + err

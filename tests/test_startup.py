@@ -272,3 +272,13 @@ def test_a_journal_with_events_still_asks(tmp_path):
     rc, out, err = _in_terminal(tmp_path)
     assert rc == 0, err
     assert "Продолжить её? [Д/н]" in out and "Незавершённая игра продолжена" in out
+
+
+def test_quitting_before_anything_happened_does_not_promise_to_continue_the_game(tmp_path):
+    """The next start archives a journal without events and starts anew (prepare_game): the
+    line at quitting says so, not «Игра не окончена: … её продолжит»."""
+    proc = run(tmp_path, "run", "--headless", "--seconds", "0.3")
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last == "Ничего не сыграно: `buzzer run` начнёт новую игру (этот журнал уйдёт в архив).", last
+    assert "продолжит" not in proc.stdout

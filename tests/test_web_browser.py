@@ -307,3 +307,62 @@ def test_the_audience_page_says_when_the_game_is_over(game, chromium, tmp_path):
         return before
 
     assert run(scenario()) != "Игра окончена"
+
+
+def test_a_locked_team_on_the_overlay_is_a_solid_card_readable_over_a_bright_picture(game, chromium, tmp_path):
+    """Over a white camera picture the locked team's card is a solid dark card (no see-through),
+    its name and score in light ink, with a lock mark."""
+    card = ("(() => { const c = [...document.querySelectorAll('.team.is-out')][0]; if (!c) return null;"
+            " const s = getComputedStyle(c); return [c.textContent, s.opacity, s.backgroundColor, s.color,"
+            " getComputedStyle(c.querySelector('.name'), '::before').content]; })()")
+
+    async def scenario():
+        page = await chromium.page(game.base + "/overlay")
+        await page.wait_for("document.querySelectorAll('.team').length === 4", timeout=60.0)
+        game.type("n ")
+        game.type("q")
+        await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=30.0)
+        game.type("\x7f")                                    # wrong: Альфа is locked out
+        await page.wait_for("document.querySelector('.team.is-out') !== null", timeout=30.0)
+        await page.eval("document.body.style.background = '#ffffff'")   # a bright camera picture
+        got = await page.eval(card)
+        await page.screenshot(tmp_path / "overlay-locked.png")
+        await page.close()
+        return got
+
+    text, opacity, background, colour, mark = run(scenario())
+    assert "Альфа" in text
+    assert float(opacity) == 1.0
+    assert background in ("rgb(16, 19, 26)", "rgba(16, 19, 26, 1)"), background
+    r, g, b = (int(x) for x in colour[colour.index("(") + 1:colour.index(")")].split(",")[:3])
+    assert min(r, g, b) >= 180, colour                       # light ink on the dark card
+    assert "\u2298" in mark
+
+
+def test_the_audience_page_fits_1280x720_during_a_race(game, chromium, tmp_path):
+    """A hall's TV at 1280×720: the holder, the countdown, the teams, the press order and the
+    standings are all on the screen, without scrolling."""
+    c = chromium
+    boxes = ("(() => ['holder', 'countdown', 'teams-box', 'presses-box', 'standings-box'].map(id => {"
+             " const e = document.getElementById(id); const r = e.getBoundingClientRect();"
+             " return [id, e.hidden, r.top, r.bottom, r.left, r.right]; }))()")
+
+    async def scenario():
+        page = await c.page(game.base + "/")
+        await page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=1, mobile=False)
+        await page.wait_for("document.querySelectorAll('.team').length === 4", timeout=60.0)
+        game.type("n ")
+        game.type("q")
+        await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=30.0)
+        game.type("zpm")                                     # the others press during Альфа's answer
+        await page.wait_for("document.querySelectorAll('#presses li').length === 4", timeout=30.0)
+        await page.wait_for("!document.getElementById('standings-box').hidden", timeout=30.0)
+        got = (await page.eval("[innerHeight, document.documentElement.scrollHeight]"), await page.eval(boxes))
+        await page.screenshot(tmp_path / "audience-1280x720.png")
+        await page.close()
+        return got
+
+    (inner, scroll), rects = run(scenario())
+    assert scroll <= inner, (inner, scroll)
+    for name, hidden, top, bottom, left, right in rects:
+        assert not hidden and 0 <= top and bottom <= 720 and 0 <= left and right <= 1280, (name, top, bottom)

@@ -177,7 +177,12 @@ def _gpio_backend(cfg, text, buttons, clock, sink, lang):
                 raise BackendUnavailable(t("gpio_no_pin_factory", lang, problem=exc.cause)) from None
             raise
         key = "no_gpio_keyboard" if cfg["buttons"].startswith("keyboard") else "no_gpio_other"
-        raise ConfigError("", text[key].format(backend=cfg["buttons"])) from None
+        raise NothingToCheck(text[key].format(backend=cfg["buttons"])) from None
+
+
+class NothingToCheck(Exception):
+    """Buttons that are not on GPIO, on a machine without it: nothing is wrong, there is just
+    nothing for this check to listen to (said on stdout, exit code 0)."""
 
 
 def run(args) -> int:
@@ -205,7 +210,11 @@ def run(args) -> int:
             sink(ev)
 
     steps = _checked_args(args, text)   # a bad argument first: its own error, before any hardware
-    backend = _gpio_backend(cfg, text, buttons, clock, sink, lang)
+    try:
+        backend = _gpio_backend(cfg, text, buttons, clock, sink, lang)
+    except NothingToCheck as exc:
+        print(exc)
+        return 0
     keypad = None
     stop = threading.Event()
     driver = None

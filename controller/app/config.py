@@ -52,6 +52,9 @@ SHELL_SCHEMA: list[Section] = [
     Section("arbiter", "Who pressed first. Winners are chosen by the edge's timestamp.", (
         Key("settle_ms", "float", 2.0, "How long the arbiter waits after the earliest edge before "
             "naming a winner, so that an earlier edge delivered late still wins.", minimum=0.0, maximum=1000.0),
+        Key("late_ms", "float", 500.0, "A press this soon after the winner's edge (beyond the settle window) "
+            "lost the race: shown as late («Поздно», with its gap), not as early; a press later while the "
+            "answer is given is early for the next wave.", minimum=0.0, maximum=60000.0),
         Key("tie_rule", "str", "random", "Exact timestamp ties: random (a seeded draw, the seed kept in the journal) "
             "or order (the button listed first in [[teams]] wins).", choices=("random", "order")),
         Key("tie_seed", "int", -1, "Seed of the tie draw; -1 draws one at game start (it is kept in "
@@ -60,7 +63,8 @@ SHELL_SCHEMA: list[Section] = [
     )),
     Section("keys", "The keyboard map of the simulated buttons and of the host "
             "(pygame key names, e.g. \"q\", \"space\", \"return\", \"[+]\" for keypad plus). "
-            "Player buttons come from [[teams]] `key`; these are the host's keys.", (
+            "Player buttons come from [[teams]] `key`; these are the host's keys. A key does one "
+            "thing: check-config refuses a key named by two actions.", (
         Key("question", "list", ["n", "[+]"], "Announce the next question (theme and nominal).", items="str"),
         Key("reading_done", "list", ["space", "[0]"], "End of reading: the countdown starts.", items="str"),
         Key("right", "list", ["return", "enter"], "The answer is right.", items="str"),
@@ -444,7 +448,26 @@ def build(data: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dic
     return cfg
 
 
+def _one_action_per_key(path: str, keymap: Mapping[str, Any]) -> None:
+    """A key of the host does one thing: two actions on one key (``right`` and ``wrong``
+    both ``return``) would make one of them unreachable, whichever the program picked."""
+    owner: dict[str, str] = {}
+    for action, names in keymap.items():
+        for k in names if isinstance(names, list) else [names]:
+            if not isinstance(k, str):
+                continue
+            first = owner.setdefault(k.lower(), action)
+            if first != action:
+                raise ConfigError(f"{path}.{action}", f"key {k!r} is already the \"{first}\" key: "
+                                  f"one key, one action (change \"{first}\" or \"{action}\")")
+
+
 def _cross_checks(cfg: dict) -> None:
+    _one_action_per_key("keys", cfg["keys"])
+    for name in games.names():      # a game's own key map (ЧГК's, «Мафия»'s) on top of [keys]
+        own = (cfg.get(name) or {}).get("keys") if isinstance(cfg.get(name), dict) else None
+        if isinstance(own, dict):
+            _one_action_per_key(f"{name}.keys", own)
     host_keys = {k.lower(): action for action, names in cfg["keys"].items() for k in names}
     for i, t in enumerate(cfg["teams"]):
         if t["key"] and t["key"].lower() in host_keys:

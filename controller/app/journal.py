@@ -152,7 +152,8 @@ def read(path: str | Path) -> Contents:
                 damaged_at = i + 1
                 log.warning("%s: damaged record %d; %d records after it not replayed", path, i + 1, dropped - 1)
             else:
-                log.warning("%s: last record torn (power cut?); dropped", path)
+                # the host hears of it in words at start-up (startup.prepare_game); here for the log
+                log.info("%s: last record torn (power cut?); dropped", path)
             break
         valid += len(raw)
         if i == 0:

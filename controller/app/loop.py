@@ -107,6 +107,10 @@ class Loop:
         self.flash: dict | None = None
         self.flash_until = 0
         self.notice: str = ""
+        self.notice_screen: str | None = None
+        """The projector's words for :attr:`notice` when they differ (None: the same): a notice
+        naming a file (where the old journal went) says it without the path, which only the
+        host's terminal and page show."""
         """The host notice on screen now ("" when none): see :meth:`status`."""
         self.notice_at = 0
         self.notice_until = 0
@@ -256,7 +260,9 @@ class Loop:
             # the festival's link (controller/festival/hall.py): the status corner, and a
             # problem as one line for the host; the game goes on either way
             self.link = {"connected": ev.connected, "detail": ev.detail}
-            self._notice("festival_link_up" if ev.connected else "festival_link_down", detail=ev.detail)
+            from controller.festival.link import status_words
+            self._notice("festival_link_up" if ev.connected else "festival_link_down",
+                         detail=status_words(ev.detail, self.cfg["language"]))
         elif ev.source == "serial":
             # the button box sent something refused or out of order (controller/inputs/serial.py)
             try:
@@ -537,14 +543,16 @@ class Loop:
         self._notice_text(text, key=key)
 
     def _notice_text(self, text: str, key: str | None = None, hold_ns: int | None = None,
-                     echo: bool = True) -> None:
+                     echo: bool = True, screen: str | None = None) -> None:
         """Show ``text`` to the host; ``key`` (the notice's i18n key) says what it depends on,
         so that it leaves once that is over (:mod:`controller.screens.notices`); ``hold_ns`` keeps a
         notice that depends on nothing longer than usual (the journal's, at start-up).  With no
         screen (or a headless one) it is printed as a line of its own too, unless ``echo`` is
-        False: the caller has printed it already, or the terminal says it in its own way."""
+        False: the caller has printed it already, or the terminal says it in its own way.
+        ``screen``: the projector's words for it, when the audience must not see all of it."""
         now = self.clock.now()
         self.notice = text
+        self.notice_screen = screen
         self.notice_at = now
         self.notice_until = now + (hold_ns if hold_ns is not None else notices.lifetime_ns(key))
         scope = notices.depends_on(key)
@@ -595,7 +603,8 @@ class Loop:
         self.state = engine.new_game(self.cfg, seed)
         self.flash = None
         self.dirty = True
-        self._notice("new_game_started", path=dest)
+        self._notice_text(notice("new_game_started", self.cfg["language"], path=dest), key="new_game_started",
+                          screen=notice("new_game_started.screen", self.cfg["language"]))
         if self.backend is not None:
             for b in self.backend.buttons:
                 self.backend.set_lamp(b, "off")
@@ -703,6 +712,8 @@ class Loop:
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
                 "notice": self.notice_now(),
+                **({"notice_screen": self.notice_screen if self.notice_now() else ""}
+                   if self.notice_screen is not None else {}),
                 "entry": self.entry(), **({"link": self.link} if self.link is not None else {})}
 
     def shown_link(self) -> dict | None:

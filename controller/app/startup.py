@@ -21,16 +21,20 @@ from controller.sound.audio import Audio
 from controller.inputs import create_backend
 from controller.core.clock import EngineClock
 from controller.core.errors import BackendUnavailable, BuzzerError, JournalError, NoPinFactory
-from controller.core.events import NS_PER_S, Tick
+from controller.core.events import NS_PER_S, Host, Tick
+from controller.core.effects import Notice
+from controller import games
+from controller.inputs.keys import mode_keys
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.cli import command_name
 from controller.i18n import t, tn
-from controller.screens.common import display_available, mode_title
+from controller.screens.common import display_available, key_label, mode_title
 from controller.festival.link import festival_cross_check
 from controller.web.attach import attach as attach_web
 
-JOURNAL_NOTICE_NS = 60 * NS_PER_S
-"""How long a notice about the journal (damaged, archived) stays on the screen after start-up."""
+JOURNAL_NOTICE_NS = 6 * NS_PER_S
+"""How long a notice about the journal (damaged, archived) stays on the screen after start-up:
+as long as any notice (docs/screen.md); the terminal keeps the line with the file's path."""
 
 
 # ---------------------------------------------------------------------------
@@ -111,6 +115,29 @@ def _pack_words(config: dict, lang: str) -> str:
     return t("journal.pack_named", lang, name=package.get("name") or "?")
 
 
+def _pause_the_clock(state, last: int, jr: journal_mod.Journal):
+    """A game resumed with a clock running (a countdown, the captain's timer, a speech, a start
+    signal due: any deadline ahead) waits, paused at the moment the program stopped, for the
+    host's pause key: it must not run on while the program starts, nor from the moment the
+    host answered the question.  The pause is an event like any: journaled, then stepped.
+    Returns (state, whether it was paused)."""
+    game = games.of_state(state)
+    if engine.wakeup(state) is None or engine.finished(state) or "pause" not in game.actions_now(state) \
+            or game.key_action(state, "pause") != "pause":
+        return state, False
+    event = Host("pause", last)
+    paused, fx = engine.step(state, event)
+    if any(isinstance(e, Notice) for e in fx):   # the game refused it: nothing to pause
+        return state, False
+    jr.append(event)
+    return paused, True
+
+
+def _pause_key(cfg: dict) -> str:
+    names = mode_keys(cfg).get("pause") or ["s"]
+    return key_label(names[0], cfg["language"])
+
+
 def unplayed(contents: journal_mod.Contents) -> bool:
     """A game nobody has played yet: no press, no host action (clock records at most)."""
     return contents.damaged_at is None and all(isinstance(e, Tick) for e in contents.events)
@@ -133,8 +160,11 @@ class Prepared:
     seed: int
     config_path: str | None
     """The config file of the game being played (recorded in a new game's journal header)."""
-    notices: list[str] = field(default_factory=list)
-    """Lines for the host about what happened to the journal (screen and terminal)."""
+    notices: list[tuple[str, str]] = field(default_factory=list)
+    """What happened to the journal: (the terminal's line, naming the files; the projector's
+    words for it, without a path -- the audience never sees one)."""
+    paused: bool = False
+    """A resumed game whose clock was running when the program stopped: it waits, paused."""
 
 
 def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | None:
@@ -146,13 +176,17 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
     lang = cfg["language"]
     jdir = cfg["journal"]["dir"]
     current = journal_mod.current_path(jdir)
-    notices: list[str] = []
+    notices: list[tuple[str, str]] = []
     contents = None
     try:
         contents = journal_mod.unfinished(jdir)
     except BuzzerError as exc:
         dest = journal_mod.archive(jdir, tag="damaged")
-        notices.append(t("journal.unreadable", lang, problem=exc, path=shown_path(dest)))
+        notices.append((t("journal.unreadable", lang, problem=exc, path=shown_path(dest)),
+                        t("journal.unreadable.screen", lang)))
+    if contents is not None and contents.dropped and contents.damaged_at is None:
+        # a torn last record (a power cut while it was written): dropped, said in the host's words
+        print(t("journal.torn_tail", lang, path=shown_path(current)))
     if (contents is not None and not getattr(args, "new", False) and not empty(contents)
             and (same_game(contents.header, cfg, config_path) or not unplayed(contents))):
         # (a journal without a single event, or a game nobody has played yet of another config,
@@ -201,12 +235,15 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
             if contents.damaged_at is not None:
                 # never cut: the whole file goes to the archive, the game goes on from the trusted part
                 kept = journal_mod.set_aside(jdir, contents)
-                notices.append(damage_notice(contents, kept, lang))
+                notices.append((damage_notice(contents, kept, lang), t("journal.damaged.screen", lang)))
             state, jcfg, seed, last = journal_mod.replay(contents)
             clock = EngineClock()
             clock.resume_at(last)
             jr = journal_mod.Journal(current, fsync=cfg["journal"]["fsync"], truncate_to=contents.valid_bytes)
-            print(t("resumed_journal", lang, n=n, s=f"{last / 1e9:.3f}"))
+            state, paused = _pause_the_clock(state, last, jr)
+            print(t("resumed_journal", lang, n=n))
+            if paused:
+                print(t("resumed_paused", lang, key=_pause_key(jcfg)))
             if same:
                 # settings that do not change the rules (screen, sound, keys) come from the current config;
                 # so does the festival's link (its password is never in the journal)
@@ -219,17 +256,19 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
                 jcfg["journal"] = cfg["journal"]
                 if getattr(args, "lang", None):
                     jcfg["language"] = args.lang
-                notices.insert(0, t("journal.resumed_other", jcfg["language"], **words))
-            return Prepared(state, clock, jr, jcfg, seed, header.get("config_path"), notices)
+                notices.insert(0, (t("journal.resumed_other", jcfg["language"], **words),
+                                   t("journal.resumed_other.screen", jcfg["language"], **words)))
+            return Prepared(state, clock, jr, jcfg, seed, header.get("config_path"), notices, paused)
     if contents is not None or current.exists():
         damaged = contents is not None and contents.damaged_at is not None
         dest = journal_mod.archive(jdir, tag="damaged" if damaged else "")
         if dest:
             if damaged:
-                notices.append(t("journal.damaged_archived", lang, line=contents.damaged_at,
-                                 lines=contents.records, path=shown_path(dest)))
+                notices.append((t("journal.damaged_archived", lang, line=contents.damaged_at,
+                                  lines=contents.records, path=shown_path(dest)),
+                                t("journal.damaged_archived.screen", lang)))
             else:
-                notices.append(t("journal.archived", lang, path=shown_path(dest)))
+                notices.append((t("journal.archived", lang, path=shown_path(dest)), t("journal.archived.screen", lang)))
     seed = journal_mod.choose_seed(cfg)
     jr = journal_mod.Journal(current, header=journal_mod.new_header(cfg, seed, config_path), fsync=cfg["journal"]["fsync"])
     return Prepared(engine.new_game(cfg, seed), EngineClock(), jr, cfg, seed, config_path, notices)
@@ -320,12 +359,15 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     # the first notice is for the screen: the terminal has said the game was resumed already
     # (prepare_game), and a terminal front end gives the key hint with its own status
     # (controller/screens/terminal.py), not above the web pages' addresses
-    if resumed:
+    if resumed and prepared.paused:   # the clock waits for the host (_pause_the_clock)
+        loop._notice_text(t("resumed", lang, n=resumed) + " " + t("resumed_paused", lang, key=_pause_key(cfg)),
+                          key="resumed", echo=False)
+    elif resumed:
         loop._notice_text(t("resumed", lang, n=resumed), key="resumed", echo=False)
     else:
         loop._notice_text(t("help_hint", lang), key="help_hint", echo=False)  # H shows every key
-    for text in prepared.notices:  # what happened to the journal: on the screen and in the terminal
-        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS)
+    for text, screen in prepared.notices:  # what happened to the journal: in the terminal with its
+        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS, screen=screen)   # path, on the screen without
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
     options["keys"] = keys
@@ -441,4 +483,11 @@ def _finish(loop: Loop, jr, cfg: dict, command: str | None = None) -> None:
         print(t("game_over_archived", lang, path=dest))
     else:
         jr.close()
-        print(t("game_not_finished", lang, command=command or f"{command_name()} run"))
+        try:
+            nothing = empty(journal_mod.read(jr.path))
+        except (BuzzerError, OSError):
+            nothing = False
+        if nothing:   # the next start archives it without a question (prepare_game): say that
+            print(t("game_not_started", lang, command=command or f"{command_name()} run"))
+        else:
+            print(t("game_not_finished", lang, command=command or f"{command_name()} run"))

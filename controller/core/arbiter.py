@@ -59,11 +59,15 @@ class ArbiterRules:
     settle_ns: int
     tie_rule: str
     seed: int
+    late_ns: int = 0
+    """``[arbiter] late_ms``: a press this soon after the winner's edge (beyond the settle window)
+    lost the race -- late, not early for the next wave.  0 in a journal written before the key."""
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], seed: int) -> "ArbiterRules":
         a = config["arbiter"]
-        return cls(settle_ns=int(round(a["settle_ms"] * NS_PER_MS)), tie_rule=a["tie_rule"], seed=seed)
+        return cls(settle_ns=int(round(a["settle_ms"] * NS_PER_MS)), tie_rule=a["tie_rule"], seed=seed,
+                   late_ns=int(round(a.get("late_ms", 0) * NS_PER_MS)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,9 +74,17 @@ def question_words(q: dict, lang: str) -> str:
     return t("board_question", lang, question=label) if label is not None else ""
 
 
+def competition_words(name: str, lang: str) -> str:
+    """A competition as the board names it: a hall that gave none publishes under its game's
+    mode (``erudite``, ``chgk``): that is the game's title («Эрудит-квартет»), not the id."""
+    from controller import games
+
+    return mode_title(name, lang) if name in games.names() else str(name)
+
+
 def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
     """A card as (text, colour name) lines: the text board and the window draw the same."""
-    head = f"{card['hall']} · {card['competition']}"
+    head = f"{card['hall']} · {competition_words(card['competition'], lang)}"
     if card["game"] is None:
         state = t("board_waiting", lang) + (f" ({card['time']})" if card.get("time") else "")
         return [(head, "text"), (state, "muted")]

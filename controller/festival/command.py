@@ -125,7 +125,8 @@ def waited_line(waited, lang: str) -> str:
         if waited.by_standings:
             parts.append(t("festival.waited_by_standings", lang, n=waited.by_standings))
     if waited.problem:
-        parts.append(t("festival.waited_link", lang, problem=waited.problem))
+        from controller.festival.link import status_words as link_words
+        parts.append(t("festival.waited_link", lang, problem=link_words(waited.problem, lang)))
     return "; ".join(parts)
 
 

@@ -337,3 +337,19 @@ def reason_text(reason_code) -> str:
     """A connection refusal in words (wrong password, not authorised ...)."""
     text = str(getattr(reason_code, "getName", lambda: reason_code)())
     return text.lower() if text else "refused"
+
+
+STATUS_WORDS = {"connected": "festival.status.connected", "unreachable": "festival.status.unreachable",
+                "connection lost": "festival.status.lost", "no answer": "festival.status.no_answer",
+                "refused": "festival.status.refused"}
+"""The broker link's states as the publisher reports them (``URL: word``) -> catalog keys."""
+
+
+def status_words(detail: str, lang: str) -> str:
+    """``mqtt://host:1883: unreachable`` in the host's language («…: брокер не отвечает»); a
+    detail of another form (a refusal's reason, an OS error) is kept as it is."""
+    from controller.i18n import t
+
+    url, sep, word = str(detail).rpartition(": ")
+    key = STATUS_WORDS.get(word)
+    return f"{url}: {t(key, lang)}" if sep and key else str(detail)

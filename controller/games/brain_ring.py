@@ -38,7 +38,7 @@ from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import NS_PER_MS, Host, Press, seconds_to_ns
 from controller.games import race as b
-from controller.games.race import (DISABLED, EARLY, FALSE_START, LOCKED, OUT, Answer, Player, PressRecord)
+from controller.games.race import (LATE, DISABLED, EARLY, FALSE_START, LOCKED, OUT, Answer, Player, PressRecord)
 from controller.core.schema import Key, Section, positive, warn_marks
 from controller.games.base import Game
 
@@ -228,6 +228,7 @@ def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.fight}/{q.seq}/{q.wave}", s.button_order)
+    fx += b.tie_notice(ordered, s.rules.arbiter, {tm.button: tm.name for tm in s.teams})
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cdn.pause(q.countdown, t))
@@ -273,7 +274,7 @@ def _press(s: State, p: Press, fx: list) -> State:
     elif p.at < q.armed_at:
         kind = EARLY
     else:
-        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns, s.rules.arbiter.late_ns)
         if kind is None:
             return s
     name = s.teams[team].name
@@ -293,6 +294,8 @@ def _press(s: State, p: Press, fx: list) -> State:
             s = _unanswered(s, "false_starts", p.delivered, fx)
     elif kind == EARLY:
         fx.append(Notice("early_press", {"button": p.button, "team": name}))
+    elif kind == LATE and q.holder is not None:   # lost the race, by more than the settle window
+        fx.append(b.late_notice(q, p, name, {tm.button: tm.name for tm in s.teams}))
     return s
 
 

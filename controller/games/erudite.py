@@ -39,7 +39,7 @@ from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, Release, seconds_to_ns
 from controller.games import lineup as lu_rules
 from controller.games import race as b
-from controller.games.race import (ANSWER, BLOCKED, DISABLED, EARLY, LOCKED, PENDING, Answer,
+from controller.games.race import (LATE, ANSWER, BLOCKED, DISABLED, EARLY, LOCKED, PENDING, Answer,
                                        PressRecord)
 from controller.core.values import replace
 from controller.core.schema import Key, Section, nominals, positive, warn_marks
@@ -396,6 +396,7 @@ def _decide(s: State, t: int, fx: list) -> State:
             return s
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.seq}/{q.wave}", s.button_order)
+    fx += b.tie_notice(ordered, s.rules.arbiter, {tm.button: tm.name for tm in s.teams})
     winner = ordered[0]
     team = s.team_of(winner.button)
     # the winner's edge stopped the clock, not the end of the settle window:
@@ -463,7 +464,7 @@ def _press(s: State, p: Press, fx: list) -> State:
     elif p.at < q.armed_at:
         kind = EARLY
     else:
-        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns, s.rules.arbiter.late_ns)
         if kind is None:
             return replace(s, held=held)  # a second edge of a button already in the window
     wave = q.wave
@@ -471,6 +472,8 @@ def _press(s: State, p: Press, fx: list) -> State:
     s = replace(s, held=held, question=q)
     b.log(fx, p.delivered, "press", button=p.button, team=s.teams[team].name, at=p.at / 1e9,
          delivered=p.delivered / 1e9, press_kind=kind, wave=wave)
+    if kind == LATE and q.holder is not None:   # lost the race, by more than the settle window
+        fx.append(b.late_notice(q, p, s.teams[team].name, {tm.button: tm.name for tm in s.teams}))
     if kind == EARLY:
         fx.append(Notice("early_press", {"button": p.button, "team": s.teams[team].name}))
         if s.rules.early_block:

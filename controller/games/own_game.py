@@ -34,7 +34,7 @@ from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, seconds_to_ns
 from controller.games import own_game_pack as pk
 from controller.games import race as b
-from controller.games.race import (BLOCKED, EARLY, LOCKED, Answer,
+from controller.games.race import (LATE, BLOCKED, EARLY, LOCKED, Answer,
                                       Player, PressRecord)
 from controller.core.schema import Key, Section, nominals, positive
 from controller.games.base import Game
@@ -193,6 +193,7 @@ def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.seq}/{q.wave}", s.button_order)
+    fx += b.tie_notice(ordered, s.rules.arbiter, {tm.button: tm.name for tm in s.teams})
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
     answer_cd = None
@@ -227,7 +228,7 @@ def _press(s: State, p: Press, fx: list) -> State:
     elif q.holder is None and s.block_until[team] and p.at < s.block_until[team]:
         kind = BLOCKED
     else:
-        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns)
+        kind = b.race_kind(q, p, s.rules.arbiter.settle_ns, s.rules.arbiter.late_ns)
         if kind is None:
             return s
     q = b.record_press(q, team, p, kind)
@@ -235,6 +236,8 @@ def _press(s: State, p: Press, fx: list) -> State:
     name = s.teams[team].name
     b.log(fx, p.delivered, "press", button=p.button, team=name, at=p.at / 1e9,
           delivered=p.delivered / 1e9, press_kind=kind, wave=q.wave)
+    if kind == LATE and q.holder is not None:   # lost the race, by more than the settle window
+        fx.append(b.late_notice(q, p, name, {tm.button: tm.name for tm in s.teams}))
     if kind == EARLY and s.rules.early_block:
         # every early press restarts the block, from its own edge time
         s = replace(s, block_until=b.set_at(s.block_until, team, p.at + s.rules.early_block))

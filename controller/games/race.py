@@ -173,12 +173,13 @@ def has_pending(presses: Sequence[PressRecord], button: str, wave: int) -> bool:
     return any(r.button == button and r.wave == wave and r.kind == PENDING for r in presses)
 
 
-def race_kind(q: Any, p: Press, settle_ns: int) -> str | None:
+def race_kind(q: Any, p: Press, settle_ns: int, late_ns: int = 0) -> str | None:
     """What a press that may take part in the race for the answer is (the games check
     first whether the button may signal at all: locked, early, blocked …).
 
     * someone holds the answer: a press inside the winner's settle window lost the race
-      (LOCKOUT), a later one came too soon for the next wave (EARLY);
+      (LOCKOUT), one within ``late_ns`` of the winner's edge lost it too, by more (LATE), a
+      later one came too soon for the next wave (EARLY);
     * the countdown is over: LATE;
     * the button already waits in the settle window: None (a second edge, ignored);
     * otherwise it races: PENDING.
@@ -186,7 +187,9 @@ def race_kind(q: Any, p: Press, settle_ns: int) -> str | None:
     ``q`` is the question: ``holder``, ``presses``, ``wave`` and ``countdown``."""
     if q.holder is not None:
         first = winner_at(q.presses, q.wave)
-        return LOCKOUT if first is not None and p.at < first + settle_ns else EARLY
+        if first is not None and p.at < first + settle_ns:
+            return LOCKOUT
+        return LATE if first is not None and p.at < first + max(late_ns, settle_ns) else EARLY
     if q.countdown is not None and q.countdown.deadline is not None and p.at >= q.countdown.deadline:
         return LATE
     if has_pending(q.presses, p.button, q.wave):
@@ -212,6 +215,24 @@ def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, ru
     return ordered, records
 
 
+def late_notice(q: Any, p: Press, name: str, names: Mapping[str, str]) -> Notice:
+    """«Поздно: Дельта (+0.050 с после Беты)»: a press that lost the race after the settle window."""
+    first = winner_at(q.presses, q.wave)
+    winner = next((r.button for r in q.presses if r.wave == q.wave and r.kind == ANSWER), None)
+    return Notice("late_press", {"button": p.button, "team": name, "winner": names.get(winner, winner or ""),
+                                 "gap_s": (p.at - first) / 1e9 if first is not None else 0.0})
+
+
+def tie_notice(ordered: Sequence[Press], rules: arb.ArbiterRules, names: Mapping[str, str]) -> list[Notice]:
+    """An exact tie (the same edge time): who answers, and that the lot (or the team order) decided."""
+    if not arb.is_tie(ordered):
+        return []
+    tied = [p.button for p in ordered if p.at == ordered[0].at]
+    return [Notice("tie_by_order" if rules.tie_rule == "order" else "tie_drawn",
+                   {"team": names.get(ordered[0].button, ordered[0].button),
+                    "teams": ", ".join(names.get(b, b) for b in tied)})]
+
+
 def decision_log(ordered: Sequence[Press]) -> dict:
     first = ordered[0]
     return {"order": [p.button for p in ordered], "tie": arb.is_tie(ordered),
@@ -222,13 +243,18 @@ def press_rows(players: Sequence[Player], presses: Sequence[PressRecord]) -> lis
     """Presses per wave in edge order, with the gap to the wave's winning (or first counted) press."""
     rows = []
     for wave in sorted({r.wave for r in presses}):
-        recs = sorted((r for r in presses if r.wave == wave), key=lambda r: (r.at, r.delivered))
+        # an exact tie lists the press the lot (or the team order) picked first
+        recs = sorted((r for r in presses if r.wave == wave), key=lambda r: (r.at, r.kind != ANSWER, r.delivered))
         counted = [r for r in recs if r.kind in COUNTED]
         first = next((r for r in counted if r.kind == ANSWER), counted[0] if counted else None)
         ref = first.at if first is not None else recs[0].at
+        tie = first is not None and first.kind == ANSWER and sum(r.at == first.at for r in counted) > 1
         for r in recs:
-            rows.append({"button": r.button, "team": players[r.team].name, "wave": wave, "kind": r.kind,
-                         "gap_ms": round((r.at - ref) / NS_PER_MS, 6), "at": r.at / 1e9})
+            row = {"button": r.button, "team": players[r.team].name, "wave": wave, "kind": r.kind,
+                   "gap_ms": round((r.at - ref) / NS_PER_MS, 6), "at": r.at / 1e9}
+            if tie and r.kind in COUNTED and r.at == first.at:
+                row["tie"] = True    # the same edge time as the winner's: the lot (or team order) decided
+            rows.append(row)
     return rows
 
 

@@ -38,6 +38,10 @@ TAG_KEYS = {"false_start": "false_start", "early": "early", "blocked": "blocked"
 
 PRESS_TAG_KEYS = {"early": "early", "false_start": "false_start", "blocked": "blocked", "locked": "locked_out",
                   "disabled": "disqualified", "late": "late", "stuck": "stuck"}
+
+TIE_TAG_KEY = "press_tie"
+"""The tag of a press with the same edge time as the winner's (``"tie"`` in its row): an exact
+tie, decided by lot or by the team order, not by a gap of «+0.000 с»."""
 """Press kind -> i18n key of the tag shown next to it in the press order."""
 
 # COUNTED: the press kinds that took part in the race (numbered in the press order), as the

@@ -104,7 +104,7 @@ DEPENDS: dict[str, str] = {
     "countdown_running": "clock", "clock_running": "clock", "already_armed": "clock", "shootout_running": "clock",
     "game_over": "stage", "fight_over": "stage",
     # what happened in this wave of presses
-    "early_press": "wave", "already_answered": "wave", "unknown_button": "wave",
+    "early_press": "wave", "late_press": "wave", "tie_drawn": "wave", "tie_by_order": "wave", "already_answered": "wave", "unknown_button": "wave",
     "button_stuck": "stuck",
     # ЧГК and «Мафия»: the typed number
     "chgk.no_such_team": "entry", "mafia.enter_seat": "entry", "mafia.bad_seat": "entry", "entry": "entry",

@@ -33,7 +33,7 @@ from controller.screens.pack_screen import PackScreen
 from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
-    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, closed_outcome,
+    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
     question_head, series_total, show_table, standings_title,
@@ -704,7 +704,7 @@ class Scoreboard:
                              Rect(body.x + row_h, y + (row_h - sw) // 2, sw, sw), border_radius=sw // 4)
             gap_w = body.width * 36 // 100
             name_x = body.x + row_h + sw + row_h // 4
-            tag = PRESS_TAGS.get(kind)
+            tag = PRESS_TAGS.get(kind) or ((TIE_TAG_KEY, AMBER) if r.get("tie") else None)
             name_w = body.right - gap_w - name_x
             if tag:
                 label = t(tag[0], lang)
@@ -1041,12 +1041,18 @@ class Scoreboard:
             self._text(surface, line, Rect(rect.x + rect.width // 20, rect.y + cap_h // 6 + i * cap_h * 2 // 5,
                        rect.width * 9 // 10, cap_h * 2 // 5), int(cap_h * 0.24), TEXT if i == 0 else AMBER,
                        bold=i == 0)
+        warning = str(link.get("warning") or "")   # the pages only open on this computer: say so
+        warn_h = cap_h * 4 // 5 if warning else 0
+        head, dot, tail = warning.partition(". ")   # two lines: what is wrong, then the fix
+        for i, line in enumerate([head + dot.strip(), tail] if tail else [warning] if warning else []):
+            self._text(surface, line, Rect(rect.x + rect.width // 40, rect.bottom - cap_h * 3 // 4 - warn_h
+                       + i * warn_h // 2, rect.width * 19 // 20, warn_h // 2), int(cap_h * 0.26), RED, bold=True)
         m = link.get("qr") or []
         n = len(m) + 8
-        side = min(rect.width * 8 // 10, rect.height - cap_h * 2) // max(n, 1) * max(n, 1)
+        side = min(rect.width * 8 // 10, rect.height - cap_h * 2 - warn_h) // max(n, 1) * max(n, 1)
         if m and side >= n:
             box = Rect(0, 0, side, side)
-            box.center = (rect.centerx, rect.y + cap_h + (rect.height - cap_h * 2) // 2 + cap_h // 4)
+            box.center = (rect.centerx, rect.y + cap_h + (rect.height - cap_h * 2 - warn_h) // 2 + cap_h // 4)
             pygame.draw.rect(surface, (255, 255, 255), box)
             cell = side // n
             for y, row in enumerate(m):

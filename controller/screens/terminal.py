@@ -122,6 +122,8 @@ def _presses(view: Mapping[str, Any], lang: str) -> str:
         tag = screen.PRESS_TAG_KEYS.get(r.get("kind", ""))
         if tag:
             item = f"{r.get('team', '')} — {t(tag, lang)}"
+        elif r.get("tie"):   # the same edge time as the winner's: no gap to show
+            item = f"{num}. {r.get('team', '')} — {t(screen.TIE_TAG_KEY, lang)}"
         else:
             item = f"{num}. {r.get('team', '')} {screen.fmt_gap(float(r.get('gap_ms', 0.0)), lang)}"
         waves.setdefault(w, []).append(item)

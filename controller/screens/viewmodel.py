@@ -108,6 +108,7 @@ def page_labels(lang: str) -> dict[str, str]:
     out = labels("web", lang)
     out["gap_s"] = template("gap_s", lang)
     out.update({"press_" + kind: t(key, lang) for kind, key in PRESS_TAG_KEYS.items()})
+    out["press_tie"] = t("press_tie", lang)
     out["counted"] = ",".join(COUNTED)
     return out
 
@@ -213,6 +214,7 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
         },
         "host": {
             "notice": str(notice),
+            **({"notice_screen": str(st["notice_screen"])} if st.get("notice_screen") is not None else {}),
             "entry": st.get("entry"),
             "help": bool(help_on),
             "keys": key_help(keys or {}, lang),
@@ -245,7 +247,7 @@ def projector(vm: Mapping[str, Any], host_overlay: bool) -> tuple[dict, dict | N
     ``host_overlay`` (``[display] host_overlay``)."""
     aud, host = vm["audience"], vm.get("host") or {}
     status = dict(aud["inputs"])
-    status["notice"] = host.get("notice", "") if host_overlay else ""
+    status["notice"] = host.get("notice_screen", host.get("notice", "")) if host_overlay else ""
     status["entry"] = host.get("entry") if host_overlay else None
     return aud["game"], aud["flash"], status, bool(host_overlay and host.get("help"))
 

@@ -92,7 +92,7 @@ def run_window(loop, seconds: float | None = None) -> None:
             view, flash, status, help_on = viewmodel.projector(vm, cfg["display"]["host_overlay"])
             link = loop.shown_link()   # the host asked for it (the host_link key): never in the view model
             if link is not None:
-                status = dict(status, host_link={k: link[k] for k in ("url", "qr", "text")})
+                status = dict(status, host_link={k: link[k] for k in ("url", "qr", "text", "warning") if k in link})
             if help_on:
                 board.set_team_keys(team_keys(cfg, view))  # the names the teams have now
             if loop.dirty or board.needs_redraw(view, now, flash, status, help_on):

@@ -189,6 +189,8 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
             text = t("web_link_on_screen", lang, key=said("host_link"), new=said("new_token"))
             loop.link_on_screen = {"url": url, "qr": qr.matrix(url), "text": text,
                                    "until": loop.clock.now() + LINK_ON_SCREEN_NS}
+            if local_only(server):   # a phone cannot open 127.0.0.1: the projector says so too
+                loop.link_on_screen["warning"] = t("web_local_only_screen", lang)
             print_links(server, publisher.links(), lang, out, link_dir(loop))
         loop.dirty = True
 
@@ -246,6 +248,11 @@ def link_dir(loop: Any) -> str | None:
     """Where ``loop``'s game keeps its host link file: its journal directory (None without one)."""
     keep = _token_keeper(loop)
     return keep.dir if keep else None
+
+
+def local_only(server: Any) -> bool:
+    """The pages listen on this computer only (the default bind): no phone can open them."""
+    return server.bind in ("127.0.0.1", "localhost", "::1")
 
 
 def interactive(out) -> bool:
@@ -308,7 +315,7 @@ def print_links(server: WebProcess | WebServer, links: dict, lang: str, out=sys.
     its QR code only on an interactive one: :func:`say_host_link`)."""
     print(t("web_pages", lang, audience=links["audience"], overlay=links["overlay"]), file=out)
     say_host_link(links["host"], lang, out, directory)
-    if server.bind in ("127.0.0.1", "localhost", "::1"):
+    if local_only(server):
         print(t("web_local_only", lang), file=out, flush=True)
     if interactive(out):
         try:

@@ -106,7 +106,7 @@
         + (prev !== null && w !== prev ? " press-wave" : ""));
       prev = w;
       li.dataset.wave = String(w);
-      const tag = L["press_" + p.kind];
+      const tag = L["press_" + p.kind] || (p.tie ? L.press_tie : "");
       li.append(el("span", "place", place ? place + "." : "·"), el("span", "who", p.team || p.button),
         tag ? el("span", "tag", tag) : el("span", "gap", fmtGap(p.gap_ms)));
       return li;

@@ -125,6 +125,10 @@ def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
         await host.watch()
         assert await page.eval("document.documentElement.scrollWidth <= innerWidth")   # fits the phone
         await host.screenshot("start")
+        # a host notice for the phone alone, whenever the page came up (the start-up hint lasts
+        # 6 s, gone before a busy machine shows the page): «wrong» with nobody answering
+        await host.tap("wrong")
+        await page.wait_for("window.noticesSeen.size > 0")
 
         async def question(number, nominal):   # the number in the game, the nominal
             before = await page.eval("document.getElementById('question').textContent")

@@ -26,6 +26,15 @@ RECORD = """(() => { window.seen = new Set([document.documentElement.outerHTML])
     .observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
   return true; })()"""
 
+# every notice the host page showed, recorded by the page itself
+WATCH_NOTICES = """(() => { if (window.noticesSeen) return true;
+  window.noticesSeen = new Set();
+  const note = () => { const n = document.getElementById('notice');
+    if (n && !n.hidden && n.textContent) window.noticesSeen.add(n.textContent); };
+  note();
+  new MutationObserver(note).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  return true; })()"""
+
 
 @pytest.fixture
 def game(tmp_path):
@@ -86,10 +95,16 @@ class Host:
             assert await self.page.eval("document.getElementById('result').className") == "result ok", (action, result)
         await self.note()
 
+    async def watch(self) -> None:
+        """Record every notice the page shows, as it shows it (on a busy machine a notice may
+        come and go between two taps)."""
+        await self.page.eval(WATCH_NOTICES)
+
     async def note(self) -> None:
         text = await self.page.eval("document.getElementById('notice').hidden ? '' : document.getElementById('notice').textContent")
         if text:
             self.notices.add(text)
+        self.notices.update(await self.page.eval("window.noticesSeen ? [...window.noticesSeen] : []") or [])
 
     async def screenshot(self, name: str) -> None:
         self.shots += 1
@@ -107,8 +122,13 @@ def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
         page = await phone(chromium, f"{game.base}/host#token={game.token}")
         host = Host(page, tmp_path)
         await page.wait_for("!!document.querySelector('button[data-action=question]')")
+        await host.watch()
         assert await page.eval("document.documentElement.scrollWidth <= innerWidth")   # fits the phone
         await host.screenshot("start")
+        # a host notice for the phone alone, whenever the page came up (the start-up hint lasts
+        # 6 s, gone before a busy machine shows the page): «wrong» with nobody answering
+        await host.tap("wrong")
+        await page.wait_for("window.noticesSeen.size > 0")
 
         async def question(number, nominal):   # the number in the game, the nominal
             before = await page.eval("document.getElementById('question').textContent")

@@ -103,7 +103,7 @@ def load_keys(path: str | Path, key: str = "festival.key_file") -> dict[str, Hal
     data = _read_private(path, key)
     items = data.get("key")
     if not isinstance(items, list) or not items:
-        raise ConfigError(key, f"{path}: no [[key]] entries (make them with `buzzer festival keys`)")
+        raise ConfigError(key, f"{path}: no [[key]] entries (make them with `.venv/bin/buzzer festival keys`)")
     out: dict[str, HallKey] = {}
     for i, item in enumerate(items):
         where = f"{path}: key {i + 1}"

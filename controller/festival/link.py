@@ -139,7 +139,7 @@ SECTION = Section("festival", "A festival of many halls (docs/festival.md): this
         "owner only (mode 0600), else it is refused: better credentials_file or BUZZER_FESTIVAL_PASSWORD."),
     Key("credentials_file", "str", "", "A file (mode 0600) with username = \"…\" and password = \"…\" for the "
         "broker (\"\": none; BUZZER_FESTIVAL_USERNAME / BUZZER_FESTIVAL_PASSWORD in the environment win)."),
-    Key("key_file", "str", "", "The festival's keys (mode 0600, made by `buzzer festival keys`): a hall signs "
+    Key("key_file", "str", "", "The festival's keys (mode 0600, made by `.venv/bin/buzzer festival keys`): a hall signs "
         "with its own, the board verifies every hall's (\"\": none; a hall may take BUZZER_FESTIVAL_KEY)."),
     Key("accept_unsigned", "bool", False, "A board with a key_file: also show halls that have no key in it "
         "(unsigned); a hall with a key must always sign."),

@@ -82,11 +82,11 @@ def test_brain_ring_the_fight_over_screen_names_the_winner(tmp_path):
     loop, clock = brain_ring_won(tmp_path)
     clock.advance(3_000 * MS)                       # the «Победитель» flash is long gone
     surface, drawn = frame(loop, "brain-ring-fight-over")
-    assert "Бой 1 окончен" in drawn and "Победитель" in drawn and "Бета" in drawn
+    assert "Окончен бой 1" in drawn and "Победитель" in drawn and "Бета" in drawn
     assert "3 : 0" in drawn
     assert not any(text.startswith("✓") for text in drawn)          # not «✓ Верно Бета +1»
     line = terminal(loop)
-    assert "Бой 1 окончен — Победитель: Бета (3 : 0)" in line and "Верно" not in line
+    assert "Окончен бой 1 — Победитель: Бета (3 : 0)" in line and "Верно" not in line
     main = sb.layout((1280, 720), 2, "game")["main"]
     band = pygame.Rect(main.x + 40, main.y + main.height * 22 // 100, main.width - 80, main.height // 20)
     colours = [tuple(surface.get_at((x, band.centery)))[:3] for x in range(band.x, band.right, 7)]
@@ -103,7 +103,7 @@ def test_brain_ring_the_next_fight_has_a_key_a_help_line_and_a_button(tmp_path):
     assert button["label"] == "Следующий бой" and button["confirm"]        # a second tap sends it
     type_keys(loop, clock, "r")
     assert engine.view(loop.state)["fight"] == 2
-    assert "Бой 2" in terminal(loop) and "окончен" not in terminal(loop)
+    assert "Бой 2" in terminal(loop) and "Окончен" not in terminal(loop)
     _, drawn = frame(loop, "brain-ring-fight-2")
     assert any("Бой 2" in text for text in drawn) and "Победитель" not in drawn
 
@@ -357,7 +357,7 @@ def test_brain_ring_r_in_the_middle_of_a_fight_asks_before_it_ends_it_with_no_wi
     loop, clock = make_loop(cfg)
     type_keys(loop, clock, "ntz\n")                      # 1 : 0, the fight goes on
     type_keys(loop, clock, "r")
-    assert loop.notice == "Нажмите ещё раз: бой 1 закончится без победителя"
+    assert loop.notice == "Нажмите ещё раз: бой 1 — закончить без победителя"
     assert engine.view(loop.state)["fight"] == 1
     type_keys(loop, clock, "r")
     assert engine.view(loop.state)["fight"] == 2

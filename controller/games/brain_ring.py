@@ -618,7 +618,7 @@ class BrainRing(Game):
         q = state.question
         if action == "next_fight" and state.stage == "play" and (q is None or not q.open) and any(
                 x.fight == state.fight for x in state.history + ((q,) if q is not None else ())):
-            return "confirm_fight_end", {"n": state.fight}
+            return "confirm_fight_end", {"fight": state.fight}
         return None
 
     def key_layers(self, cfg: dict, program_keys) -> list:

@@ -318,9 +318,9 @@ def closed_outcome(view: Mapping[str, Any]) -> tuple[str, Mapping[str, Any] | No
 
 
 def fight_over_words(result: Mapping[str, Any], lang: str) -> tuple[str, str | None, str]:
-    """A finished fight as both screens say it: («Бой 1 окончен», the winner's name or None
+    """A finished fight as both screens say it: («Окончен бой 1», the winner's name or None
     when it was stopped with no winner, the points «3 : 1», the winner's first, then the most)."""
-    head = t("fight_n_over", lang, n=result.get("fight", ""))
+    head = t("fight_n_over", lang, fight=result.get("fight", ""))
     scores = dict(result.get("scores") or {})
     order = sorted(scores, key=lambda name: (name != result.get("winner"), -scores[name]))
     points = " : ".join(fmt_score(scores[name]) for name in order)

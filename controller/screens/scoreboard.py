@@ -588,7 +588,7 @@ class Scoreboard:
                        AMBER if outcome == "time_up" else MUTED, bold=True)
 
     def _draw_fight_over(self, surface, rect: Rect, result: Mapping[str, Any], teams: list) -> None:
-        """A fight just over: «Бой 1 окончен», the winner's name under a band of its colour, the points."""
+        """A fight just over: «Окончен бой 1», the winner's name under a band of its colour, the points."""
         lang = self.lang
         head, winner, points = fight_over_words(result, lang)
         self._text(surface, head, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width, rect.height * 14 // 100),

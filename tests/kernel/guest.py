@@ -130,6 +130,7 @@ def run(argv: list[str], *, timeout: float = 600.0, cwd: str | None = None,
     the run takes longer than ``timeout`` seconds (qemu is killed by its pid).
     """
     accel = accel or default_accel()
+    find_qemu()  # first: without qemu a kernel build would be wasted
     kernel = kernel_image(build_if_missing)
     results = Path(results) if results else Path(tempfile.mkdtemp(prefix="buzzer-guest-"))
     results.mkdir(parents=True, exist_ok=True)

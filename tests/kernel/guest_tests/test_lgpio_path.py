@@ -247,19 +247,24 @@ def test_a_burst_the_callback_thread_gets_only_after_every_edge_is_ranked_by_ker
 
 
 def test_a_bouncing_press_keeps_its_first_edges_time(chip):
-    """Five edges 300 us apart (press, release, press, release, press: a contact closing
-    with chatter): one Press, stamped at the first edge, the bounce counted."""
+    """Five edges 3 ms apart (press, release, press, release, press: a contact closing
+    with chatter, inside a 50 ms debounce window): one Press, stamped at the first edge.
+    (Edges on one line closer than the kernel's interrupt thread can follow are merged
+    or lost by the kernel itself, and their level read back late: a limit of this path,
+    docs/inputs.md.)"""
     from controller.core.events import Press
-    cfg, loop, backend, clock, seen = _game()
+    cfg, loop, backend, clock, seen = _game({"debounce_ms": 50.0})
     try:
-        edges = chip.bounce(TEAM_LINES["C"], edges=5, gap_us=300)
-        _wait(lambda: backend.edges_seen()["C"] >= 5)
-        backend.poll()
+        edges = chip.bounce(TEAM_LINES["C"], edges=5, gap_us=3000)
+        _wait(lambda: any(isinstance(e, Press) for e, _ in seen))
+        _wait(lambda: backend.stats()["C"].pressed and not backend._debouncers["C"].due(),
+              step=backend.poll)
         presses = [e for e, _ in seen if isinstance(e, Press)]
         assert [p.button for p in presses] == ["C"]
         at = presses[0].at + clock.origin_ns
         assert edges[0].before_ns - 1000 <= at < edges[1].before_ns, (edges, at)
-        assert backend.stats()["C"].press_bounces == 4
+        st = backend.stats()["C"]                   # one snapshot: every later edge was bounce
+        assert st.press_bounces == st.edges - 1, st
     finally:
         backend.close()
 

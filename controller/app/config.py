@@ -178,6 +178,12 @@ SHELL_SCHEMA: list[Section] = [
         Key("pin_factory", "str", "", "gpiozero pin factory: \"\" (GPIOZERO_PIN_FACTORY or gpiozero's "
             "choice), lgpio (recommended: kernel edge timestamps; the only one on a Pi 5), rpigpio, "
             "pigpio, native, mock (tests).", choices=("", "lgpio", "rpigpio", "pigpio", "native", "mock")),
+        Key("board_revision", "str", "", "The board as gpiozero should take it, a Raspberry Pi revision "
+            "code in hex (e.g. \"c03111\", a Pi 4B): \"\" reads the Pi's own. Set it only where gpiozero "
+            "finds no Pi revision (another board whose GPIO chip's lines are numbered as the Pi's "
+            "header, a container, the kernel tests); pins are then that Pi's (docs/raspberry-pi.md).",
+            check=lambda v: None if not v or _is_hex_revision(v) else "a Pi revision code in hex, "
+            "4 to 8 digits (as in /proc/cpuinfo's Revision line), or \"\""),
     )),
     Section("keypad", "A USB numeric keypad for the host, read with python-evdev so that it works "
             "whether or not the screen's window has focus.", (
@@ -253,6 +259,10 @@ def _pin_name(v):
     if not isinstance(v, str) or not _PIN_RE.fullmatch(v.strip()):
         return f"expected a pin name like \"GPIO17\" or \"BOARD11\", got {_show(v)}"
     return None
+
+
+def _is_hex_revision(v) -> bool:
+    return isinstance(v, str) and re.fullmatch(r"[0-9a-fA-F]{4,8}", v) is not None
 
 
 def _pin_table(v):

@@ -39,7 +39,8 @@ from controller.core.events import NS_PER_MS, HostKey, Press, Release
 
 try:  # gpiozero is a hard dependency, but keep the import error readable
     from gpiozero import Buzzer, Device, InputDevice, LED
-    from gpiozero.exc import BadPinFactory, GPIOPinInUse, PinInvalidPin, PinError, GPIOZeroError
+    from gpiozero.exc import (BadPinFactory, GPIOPinInUse, PinInvalidPin, PinError, PinUnknownPi,
+                              GPIOZeroError)
 except ImportError as exc:  # pragma: no cover - depends on the machine
     raise BackendUnavailable(f"the gpio backend needs gpiozero ({exc})") from None
 
@@ -87,6 +88,26 @@ class EdgeInput(InputDevice):
             self.close()
             raise
 
+    def close(self) -> None:
+        """Free the pin, its edge callback first: lgpio's pin ``close()`` keeps the
+        callback registered with lgpio's one callback thread, and the next pin factory
+        gets the same chip handle, so its edges would reach this closed pin, whose
+        dead hook then makes gpiozero touch the closed factory and kills that thread
+        (no presses at all after a backend was re-opened in the same process)."""
+        try:
+            pin = self._pin
+            if pin is not None:
+                pin.when_changed = None
+        except Exception:  # closing must not hide the reason we are closing
+            pass
+        try:
+            super().close()
+        except Exception:
+            # the chip went away under the pin (lgpio: "unexpected error"): nothing is left
+            # to free, and gpiozero's __del__ must not try again
+            self._pin = None
+            raise
+
     def pin_changed(self, ticks, state) -> None:
         """The pin's ``when_changed``: an edge at ``ticks``, the pin now at ``state``."""
         self.when_edge(ticks, bool(state) == self.active_level)
@@ -106,8 +127,48 @@ class InputStats:
     """Bounce edges after the latest release edge."""
 
 
-def make_pin_factory(name: str):
+BOARD_HINT = ("no Raspberry Pi revision in /proc/device-tree or /proc/cpuinfo: set [gpio] "
+              "board_revision to the revision code of the Pi whose GPIO numbers the chip's lines "
+              "follow (e.g. \"c03111\", a Pi 4B)")
+
+
+def lgpio_workdir() -> str | None:
+    """Make sure lgpio can create its notification pipes (``.lgd-nfy*``).
+
+    lgpio makes them in ``$LG_WD``, else in the working directory, when it is
+    imported; in a read-only one (a service started in ``/``) the import fails.
+    With no ``LG_WD`` and a working directory we may not write, ``LG_WD`` is
+    pointed at a private folder (``$XDG_RUNTIME_DIR/buzzer-lgpio``, else one in the
+    temporary folder, mode 0700). Returns the folder lgpio will use, or None when
+    no writable one could be had (lgpio's import then fails and is reported).
+    """
+    import os
+    import tempfile
+    wd = os.environ.get("LG_WD")
+    if wd:
+        return wd if os.access(wd, os.W_OK | os.X_OK) else None
+    if os.access(".", os.W_OK | os.X_OK):
+        return os.getcwd()
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    folder = os.path.join(base, f"buzzer-lgpio-{os.getuid()}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+        if st.st_uid != os.getuid() or not os.access(folder, os.W_OK | os.X_OK):
+            return None
+    except OSError:
+        return None
+    os.environ["LG_WD"] = folder   # putenv: lgpio's C library reads it when it is loaded
+    return folder
+
+
+def make_pin_factory(name: str, board_revision: str = ""):
     """The gpiozero pin factory named in config (``""``: gpiozero's default).
+
+    ``board_revision`` (``[gpio] board_revision``, a Pi revision code in hex) gives
+    the factory the board whose header the pins are named by, where gpiozero finds
+    none to read (a board that is not a Pi, a container): gpiozero's local pin
+    factories take their board from ``_get_revision()``, which is overridden here.
 
     gpiozero warns (``PinFactoryFallback``) about every factory it tries and
     cannot load; those warnings are caught here, so that a machine without GPIO
@@ -115,11 +176,26 @@ def make_pin_factory(name: str):
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        return _make_pin_factory(name, caught)
+        return _make_pin_factory(name, caught, board_revision)
 
 
-def _make_pin_factory(name: str, caught: list):
+def _with_board(cls, board_revision: str):
+    """``cls`` (a gpiozero pin factory class) reporting ``board_revision`` as its board."""
+    if not board_revision:
+        return cls
+    revision = int(board_revision, 16)
+    return type(cls.__name__, (cls,), {"_get_revision": lambda self: revision,
+                                       "__module__": cls.__module__})
+
+
+def _make_pin_factory(name: str, caught: list, board_revision: str = ""):
+    import os
     try:
+        if name in ("", "lgpio"):
+            lgpio_workdir()
+        if not name and board_revision:
+            # a board given: gpiozero's own choice cannot take it, so name the factory
+            name = os.environ.get("GPIOZERO_PIN_FACTORY", "") or "lgpio"
         if not name:
             Device.ensure_pin_factory()
             return Device.pin_factory
@@ -129,13 +205,17 @@ def _make_pin_factory(name: str, caught: list):
         from importlib.metadata import entry_points
         for ep in entry_points(group="gpiozero_pin_factories"):
             if ep.name == name:
-                return ep.load()()
+                return _with_board(ep.load(), board_revision)()
         raise BadPinFactory(f"unknown pin factory {name!r}")
     except (BadPinFactory, ImportError, OSError, RuntimeError, GPIOZeroError) as exc:
+        if isinstance(exc, PinUnknownPi) and "unable to locate" in str(exc):
+            exc = BOARD_HINT
         # the first factory gpiozero fell back from (lgpio) says best what is missing
         tried = [str(w.message).removeprefix("Falling back from ") for w in caught
                  if "Falling back from" in str(w.message)]
         if tried:
+            if "unable to locate Pi revision" in tried[0]:
+                tried[0] = BOARD_HINT
             exc = f"{exc} ({tried[0]})"
         raise NoPinFactory(name, str(exc)) from None
 
@@ -171,7 +251,10 @@ class GPIOBackend(ButtonBackend):
         self._pins: dict[str, str] = {}
         self._leds: dict[str, LED] = {}
         self._buzzer: Buzzer | None = None
-        self.factory = make_pin_factory(opts["pin_factory"])
+        self.factory = make_pin_factory(opts["pin_factory"], opts.get("board_revision", ""))
+        # a factory made for this backend (not gpiozero's shared default) holds the chip
+        # open (lgpio: /dev/gpiochipN) until it is closed: close() closes it too
+        self._own_factory = self.factory is not Device.pin_factory
         self._relative_ticks = type(self.factory).__name__ == "PiGPIOFactory"
         self._edge_timestamps = type(self.factory).__name__ not in ("RPiGPIOFactory",)
         try:
@@ -352,11 +435,19 @@ class GPIOBackend(ButtonBackend):
             try:
                 device.close()
             except Exception:  # closing must not hide the reason we are closing
-                pass
+                try:  # (a chip that went away): gpiozero's __del__ must not close it again
+                    device._pin = None
+                except Exception:
+                    pass
         self._leds.clear()
         self._inputs.clear()
         self._host_inputs.clear()
         self._buzzer = None
+        if self._own_factory:
+            try:
+                self.factory.close()
+            except Exception:
+                pass
         self._stall.close()
 
     def input_stall_ns(self) -> int:
@@ -413,12 +504,25 @@ class GPIOBackend(ButtonBackend):
                                         deb.bounces_of[True], deb.bounces_of[False])
             return out
 
+    def chip_gone(self) -> str | None:
+        """The GPIO chip device lgpio opened, when it has gone away (an unplugged
+        GPIO expander, a removed overlay, the kernel tests' gpio-sim), else None."""
+        chip = getattr(self.factory, "chip", None)
+        if type(self.factory).__name__ != "LGPIOFactory" or not isinstance(chip, int):
+            return None
+        import os
+        path = f"/dev/gpiochip{chip}"
+        return None if os.path.exists(path) else path
+
     def status(self) -> BackendStatus:
         factory = type(self.factory).__name__
         stamps = "edge" if self._edge_timestamps else "callback"
         detail = f"{factory}, {len(self._inputs)} buttons, {len(self._leds)} lamps"
         if not self._edge_timestamps:
             detail += "; no edge timestamps with RPi.GPIO, use lgpio"
-        return BackendStatus(self.name, not self._closed, detail,
+        gone = self.chip_gone()
+        if gone is not None:
+            detail = f"{gone} is gone: no presses come from its pins ({detail})"
+        return BackendStatus(self.name, not self._closed and gone is None, detail,
                              extra={"pin_factory": factory, "timestamps": stamps,
                                     "pins": dict(self._pins)})

@@ -366,3 +366,56 @@ def test_the_audience_page_fits_1280x720_during_a_race(game, chromium, tmp_path)
     assert scroll <= inner, (inner, scroll)
     for name, hidden, top, bottom, left, right in rects:
         assert not hidden and 0 <= top and bottom <= 720 and 0 <= left and right <= 1280, (name, top, bottom)
+
+
+def test_the_host_page_on_a_phone_keeps_the_reply_the_undo_and_the_scores_in_sight(game, chromium, tmp_path):
+    """390×844: the reply to a tap, what undo would undo and the scores are at the top of the
+    screen however far the host scrolls down the 17 buttons; the ruling's flash covers no
+    button; a button's label wraps between words only, and an Эрудит-квартет page names no
+    «Мафия» action («Дисквалифицирующий фол»)."""
+    inside = ("(() => ['result', 'undo', 'teams'].map(id => { const r = document.getElementById(id)"
+              ".getBoundingClientRect(); return [id, r.top, r.bottom, r.height]; }))()")
+    # the flash lies inside the sticky top block; a button scrolled under that block is out of
+    # sight anyway: no button in sight may be under the flash
+    covered = ("(() => { const f = document.getElementById('flash'); if (f.hidden) return null;"
+               " const r = f.getBoundingClientRect(), top = document.querySelector('.top').getBoundingClientRect();"
+               " if (r.top < top.top || r.bottom > top.bottom) return ['flash outside the top block'];"
+               " return [...document.querySelectorAll('.action')].filter(b => { const q = b.getBoundingClientRect();"
+               " const seen = q.bottom > top.bottom;"
+               " return seen && q.bottom > r.top && q.top < r.bottom && q.right > r.left && q.left < r.right; })"
+               ".map(b => b.textContent); })()")
+    broken = ("[...document.querySelectorAll('.action')].filter(b => { const s = getComputedStyle(b);"
+              " return s.overflowWrap !== 'normal' || s.hyphens !== 'manual'; }).map(b => b.textContent)")
+
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
+        await page.wait_for("document.querySelectorAll('.action').length >= 10", timeout=30.0)
+        labels = await page.eval("[...document.querySelectorAll('.action')].map(b => b.textContent)")
+        await page.eval("document.querySelector('button[data-action=question]').click()")
+        await page.wait_for("document.getElementById('result').textContent.length > 0", timeout=30.0)
+        game.type(" q")
+        await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=30.0)
+        await page.eval("window.scrollTo(0, document.documentElement.scrollHeight)")   # down to the last button
+        await page.eval("document.getElementById('result').textContent = ''")
+        await page.eval("document.querySelector('button[data-action=right]').click()")
+        await page.wait_for("document.getElementById('result').textContent.length > 0", timeout=30.0)
+        await page.wait_for("!document.getElementById('flash').hidden", timeout=30.0)
+        got = {"scrolled": await page.eval("[scrollY, document.documentElement.scrollHeight, innerHeight]"),
+               "boxes": await page.eval(inside), "covered": await page.eval(covered),
+               "broken": await page.eval(broken), "labels": labels,
+               "undo": await page.eval("document.getElementById('undo').textContent"),
+               "score": await page.eval("document.querySelector('#teams .team').textContent")}
+        await page.screenshot(tmp_path / "host-phone.png")
+        await page.close()
+        return got
+
+    got = run(scenario())
+    y, height, inner = got["scrolled"]
+    assert height > inner and y > 0, got["scrolled"]             # the buttons go on below the screen
+    for name, top, bottom, h in got["boxes"]:
+        assert h > 0 and 0 <= top and bottom <= 844, (name, top, bottom)
+    assert "Альфа" in got["undo"] and "Альфа" in got["score"] and "10" in got["score"]
+    assert got["covered"] == [], got["covered"]
+    assert got["broken"] == [], got["broken"]
+    assert not any("фол" in label for label in got["labels"]), got["labels"]

@@ -204,6 +204,13 @@ class Loop:
             # problem as one line for the host; the game goes on either way
             self.link = {"connected": ev.connected, "detail": ev.detail}
             self._notice("festival_link_up" if ev.connected else "festival_link_down", detail=ev.detail)
+        elif ev.source == "gpio":
+            # the GPIO chip went away (buttons = "gpiod"): one notice; the buttons read missing
+            self._notice("gpio_back" if ev.connected else "gpio_lost", detail=ev.detail)
+            self.dirty = True
+        elif ev.source == "gpio-overflow":
+            # the kernel's edge buffer overflowed: said, never a silent loss; the race waits
+            self._notice("gpio_lost_edges", detail=ev.detail)
 
     def _host_key(self, key: HostKey, now: int) -> None:
         """Act on a host key from any source (loop thread): the loop's own actions here,

@@ -232,6 +232,7 @@ def _decide(s: State, t: int, fx: list) -> State:
     team = b.index_of(s.teams, winner.button)
     q = replace(q, arbiter=arb.Arbiter(), holder=team, presses=presses, countdown=cdn.pause(q.countdown, t))
     fx += [Lamp(winner.button, "on"), Sound("press", winner.button)]
+    b.tie_notice(fx, ordered, s.teams, s.rules.arbiter.tie_rule)
     b.log(fx, t, "answer_right", team=s.teams[team].name, button=winner.button,
           left_s=round(q.countdown.left / 1e9, 3), **b.decision_log(ordered))
     return replace(s, question=q)

@@ -212,6 +212,20 @@ def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, ru
     return ordered, records
 
 
+def tie_notice(fx: list, ordered: Sequence[Press], players: Sequence[Player], tie_rule: str) -> None:
+    """Tell the host that the race was a tie (equal stamps, or closer than their resolution,
+    ``Press.tie``) and that the published rule chose the winner (``[arbiter] tie_rule``)."""
+    if not arb.is_tie(ordered):
+        return
+    first = min(p.at for p in ordered)
+    near = max(1, max(p.tie for p in ordered))
+    tied = [p for p in ordered if p.at - first < near]
+    names = [players[i].name if (i := index_of(players, p.button)) is not None else p.button for p in tied]
+    spread_us = (max(p.at for p in tied) - first) / 1000
+    fx.append(Notice("race_tie_draw" if tie_rule == "random" else "race_tie_order",
+                     {"teams": ", ".join(names), "us": f"{spread_us:.1f}", "winner": names[0]}))
+
+
 def decision_log(ordered: Sequence[Press]) -> dict:
     first = ordered[0]
     return {"order": [p.button for p in ordered], "tie": arb.is_tie(ordered),

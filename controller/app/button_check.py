@@ -290,6 +290,8 @@ def run(args) -> int:
         for b, st in backend.stats().items():
             if st.pressed and not b.startswith("host:"):
                 say("held_at_start", b=b)
+        if gpiod_path:   # from here on every edge is the kernel's, in its order
+            say("listening", chip=status.extra["chip"])
         if keypad is not None:
             keypad.start()
         t0 = time.monotonic()

@@ -77,6 +77,14 @@ PENDING_HOLD_NS = 1_000_000_000
 """While edges wait in the kernel's buffer (or are being read), a due decision is held back
 by up to this much: re-asked at every turn of the loop, it ends as soon as they are read."""
 
+HOLE_WAIT_NS = 20_000_000
+"""How long an edge read before one with a lower number (another line's, still in its
+interrupt thread) waits for it; then the missing numbers count as lost."""
+
+PENDING_CAP_NS = 200_000_000
+"""Edges pending without a break for longer than this (a floating input chattering) hold
+no decision back any more."""
+
 
 def _option_defaults() -> dict[str, Any]:
     return {k.name: k.default for k in section("gpio").keys}
@@ -289,6 +297,7 @@ class GpiodBackend(ButtonBackend):
         self._running = False
         self._closed = False
         self._busy = False
+        self._pending_since: int | None = None
         self._lost: str | None = None
         self._thread: threading.Thread | None = None
         self._wake_r, self._wake_w = os.pipe()
@@ -298,6 +307,8 @@ class GpiodBackend(ButtonBackend):
         self._pins: dict[str, str] = {}
         self._last_global = 0
         self._last_line: dict[int, int] = {}
+        self._held: dict[int, Any] = {}          # global_seqno -> edge read but not yet taken
+        self._hole_since: int | None = None      # since when a number before a held one is missing
         self._fallback_until = -1
         self.overflows = 0
         self.lost_edges = 0
@@ -452,39 +463,71 @@ class GpiodBackend(ButtonBackend):
                 self.sink(Release(ident, tr.at, delivered))
 
     def _events(self, events) -> None:
-        """Edges read from the request, in the kernel's order (called with the lock held)."""
+        """Edges read from the request (called with the lock held).
+
+        The kernel stamps an edge and numbers it (``global_seqno``) in the interrupt itself,
+        but each line's event is put in the buffer by that line's interrupt *thread*: edges
+        of two lines a few µs apart can be read in the other order.  So they are taken in
+        ``global_seqno`` order; a number not read yet is waited for (:data:`HOLE_WAIT_NS`)
+        unless a ``line_seqno`` gap shows that the kernel dropped edges (its buffer was full:
+        it drops the oldest)."""
         lost_lines: dict[int, int] = {}
-        lost = 0
         for ev in events:
-            if ev.global_seqno != self._last_global + 1:
-                lost += max(0, ev.global_seqno - self._last_global - 1)
-            self._last_global = max(self._last_global, ev.global_seqno)
             prev = self._last_line.get(ev.line_offset, 0)
-            if ev.line_seqno != prev + 1:
-                lost_lines[ev.line_offset] = lost_lines.get(ev.line_offset, 0) + max(0, ev.line_seqno - prev - 1)
+            if ev.line_seqno > prev + 1:
+                lost_lines[ev.line_offset] = lost_lines.get(ev.line_offset, 0) + ev.line_seqno - prev - 1
             self._last_line[ev.line_offset] = max(prev, ev.line_seqno)
-        if lost:
+            if ev.global_seqno > self._last_global:
+                self._held[ev.global_seqno] = ev
+        self._drain_held(force=bool(lost_lines), lost_lines=lost_lines)
+
+    def _drain_held(self, force: bool = False, lost_lines: dict[int, int] | None = None) -> None:
+        """Process the held edges in number order, up to the first number not read yet;
+        ``force``: past every missing number (they are lost)."""
+        now = self.clock.now()
+        if not force and self._hole_since is not None and now - self._hole_since >= HOLE_WAIT_NS:
+            force = True
+        ready = []
+        lost = 0
+        for seq in sorted(self._held):
+            if seq != self._last_global + 1:
+                if not force:
+                    break
+                lost += seq - self._last_global - 1
+            ready.append(self._held.pop(seq))
+            self._last_global = seq
+        self._hole_since = (self._hole_since or now) if self._held else None
+        if lost or lost_lines:
             self.overflows += 1
             self.lost_edges += lost
-            for o, n in lost_lines.items():
+            for o, n in (lost_lines or {}).items():
                 self.lost_by_line[o] = self.lost_by_line.get(o, 0) + n
             # the race around the gap waits (settle window + quiet period) instead of trusting
             # the stream: the presses read now and for the quiet period after
-            self._fallback_until = self.clock.now() + self._quiet
-            where = ", ".join(f"line {o} ({self._what(o)}): {n}" for o, n in sorted(lost_lines.items()))
+            self._fallback_until = now + self._quiet
+            where = ", ".join(f"line {o} ({self._what(o)}): {n}" for o, n in sorted((lost_lines or {}).items()))
             self.sink(InputStatus("gpio-overflow", True,
-                                  f"{self.chip}: {lost} edges lost ({where or 'lines unknown'})"))
-        fallback = self.clock.now() < self._fallback_until
-        for ev in events:
+                                  f"{self.chip}: {max(lost, sum((lost_lines or {}).values()))} edges lost "
+                                  f"({where or 'lines unknown'})"))
+        fallback = now < self._fallback_until
+        for ev in ready:
             ident = self._ident_of.get(ev.line_offset)
             if ident is None:
                 continue
             rising = ev.event_type == gpiod.EdgeEvent.Type.RISING_EDGE
             self.recent.append(Edge_(ident, ev.line_offset, rising, ev.timestamp_ns,
                                      ev.global_seqno, ev.line_seqno))
-            pressed = rising != bool(self.options["active_low"])
             at = self.clock.from_monotonic_ns(ev.timestamp_ns)
-            self._deliver(ident, self._debouncers[ident].edge(at, pressed), fallback)
+            deb = self._debouncers[ident]
+            self._deliver(ident, deb.settle(at), fallback)
+            if deb.in_window(at):
+                pressed = rising != bool(self.options["active_low"])
+            else:
+                # the contact left its resting state: this edge is the change, whatever the
+                # label says (for both edges the kernel reads the level back in its thread,
+                # after a bounce it may read the bounce)
+                pressed = not deb.stable
+            self._deliver(ident, deb.edge(at, pressed), fallback)
         del self.recent[:-64]
 
     def _settle(self) -> None:
@@ -495,6 +538,8 @@ class GpiodBackend(ButtonBackend):
 
     def _next_due_s(self) -> float | None:
         dues = [d for d in (deb.due() for deb in self._debouncers.values()) if d is not None]
+        if self._hole_since is not None:
+            dues.append(self._hole_since + HOLE_WAIT_NS)
         if not dues:
             return None
         return max(0.0, (min(dues) - self.clock.now()) / 1e9) + 0.0002
@@ -513,6 +558,8 @@ class GpiodBackend(ButtonBackend):
                 continue
             if not ready:
                 with self._lock:
+                    if self._hole_since is not None:
+                        self._drain_held()
                     self._settle()
                 continue
             self._busy = True
@@ -541,6 +588,12 @@ class GpiodBackend(ButtonBackend):
         if self._running:
             return
         with self._lock:
+            # edges since the request are in the levels read below: only their numbers count
+            while self.req.wait_edge_events(0):
+                for ev in self.req.read_edge_events():
+                    self._last_global = max(self._last_global, ev.global_seqno)
+                    self._last_line[ev.line_offset] = max(self._last_line.get(ev.line_offset, 0),
+                                                          ev.line_seqno)
             now = self.clock.now()
             delivered = now
             idents = list(self._ident_of.values())
@@ -588,17 +641,22 @@ class GpiodBackend(ButtonBackend):
         race waits the quiet period in the reader thread's own time, as on the lgpio path)."""
         if self._closed or self._lost is not None:
             return 0
-        hold = self._stall.since_mark() if self.clock.now() < self._fallback_until + self._quiet else 0
-        if self._busy:
-            return PENDING_HOLD_NS
-        try:
-            p = select.poll()
-            p.register(self._fd, select.POLLIN)
-            if p.poll(0):
-                return PENDING_HOLD_NS
-        except (OSError, ValueError):
-            pass
-        return hold
+        now = self.clock.now()
+        hold = self._stall.since_mark() if now < self._fallback_until + self._quiet else 0
+        pending = self._busy or self._hole_since is not None
+        if not pending:
+            try:
+                p = select.poll()
+                p.register(self._fd, select.POLLIN)
+                pending = bool(p.poll(0))
+            except (OSError, ValueError):
+                pending = False
+        if not pending:
+            self._pending_since = None
+            return hold
+        if self._pending_since is None:
+            self._pending_since = now
+        return PENDING_HOLD_NS if now - self._pending_since < PENDING_CAP_NS else hold
 
     # -- outputs ---------------------------------------------------------------
 

@@ -3,12 +3,14 @@
 #               ARGS="-c config/own-game.toml" plays another game. The buzzer command is
 #               .venv/bin/buzzer (it is not put on PATH).
 #   make test   install what the tests need (system packages via apt, Python packages
-#               into .venv) and run the whole test suite
+#               into .venv), build the GPIO test kernel if it is not cached (once: about
+#               20 min on 2 cores; tests/kernel/build.py) and run the whole test suite
+#   make kernel build (or find) the GPIO test kernel only
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: run test venv deps bench clean
+.PHONY: run test venv deps bench clean kernel
 
 $(BIN)/buzzer: pyproject.toml
 	$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: install python3-venv (apt-get install python3-venv)"; exit 1; }
@@ -25,7 +27,10 @@ run: venv
 deps:
 	sh .ci/install-system-deps
 
-test: deps venv
+kernel:
+	$(PYTHON) tests/kernel/build.py
+
+test: deps venv kernel
 	$(BIN)/pip install -q -e '.[test,keypad]'
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 

@@ -392,6 +392,28 @@ def e2e(quick: bool) -> dict:
     return mod.measure(quick)
 
 
+def kernel(quick: bool) -> dict:
+    """benchmarks/e2e_kernel.py measure(quick): press pairs through a real kernel's GPIO chip
+    (gpio-sim in the test guest, qemu) on the gpiod and lgpio paths, plain, beside CPU hogs and
+    under the CPU quota.  Its rows join ``e2e_fairness`` (paths gpiod-kernel, lgpio-kernel)."""
+    mod = _import_bench("e2e_kernel")
+    if mod is None:
+        return {"e2e_kernel_rows": [], "e2e_kernel_note": "benchmarks/e2e_kernel.py not importable"}
+    return mod.measure(quick)
+
+
+KERNEL_PATHS = ("gpiod-kernel", "lgpio-kernel")
+
+
+def _join_kernel_rows(results: dict) -> None:
+    """The kernel measure's rows in ``e2e_fairness``, replacing older ones of those paths."""
+    rows = results.pop("e2e_kernel_rows", None)
+    if rows is None:
+        return
+    kept = [r for r in results.get("e2e_fairness", []) if r.get("path") not in KERNEL_PATHS]
+    results["e2e_fairness"] = kept + rows
+
+
 # ---------------------------------------------------------------------------
 # timer drift
 
@@ -718,6 +740,17 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
              "", ""),
             ("e2e throttle", str(r.get("e2e_throttle", "null")).split(", group")[0], "", ""),
         ]
+    kernel_p99 = r.get("e2e_kernel_decision_p99_ms") or {}
+    for path, loads in kernel_p99.items():
+        rows_k = [x for x in r.get("e2e_fairness", []) if x.get("path") == path and x.get("ours") is not None
+                  and x.get("above_tie")]
+        won = sum(1 for x in rows_k if x["ours"] == 1.0)
+        rows.append((f"{path}: cells above the tie resolution the true first always wins",
+                     f"{won} / {len(rows_k)}" if rows_k else "null", "all (gpiod)",
+                     _verdict(None if not rows_k else won == len(rows_k))))
+        rows.append((f"{path}: decision p99 (later kernel stamp -> lamp) plain / hog / throttled",
+                     " / ".join(_fmt(loads.get(k)) for k in ("plain", "hog", "throttled")) + " ms",
+                     "settle + 3 ms unthrottled, 20 ms throttled (on a Pi; TCG is slower)", ""))
     return rows
 
 
@@ -760,6 +793,10 @@ def markdown(r: dict) -> str:
         mod = _import_bench("e2e_fairness")
         if mod is not None:
             lines += ["", *mod.markdown_table(r["e2e_fairness"])]
+        kmod = _import_bench("e2e_kernel")
+        if kmod is not None and any(x.get("path") in KERNEL_PATHS for x in r["e2e_fairness"]):
+            lines += ["", f"On a real kernel's GPIO chip (gpio-sim, {r.get('e2e_kernel_guest')}); "
+                      f"tie resolution {r.get('gpio_tie_us')} µs:", *kmod.markdown_table(r["e2e_fairness"])]
     return "\n".join(lines) + "\n"
 
 
@@ -780,6 +817,9 @@ def print_table(r: dict) -> None:
         print()
         mod = _import_bench("e2e_fairness")
         for line in mod.table(r["e2e_fairness"]) if mod else []:
+            print(line)
+        kmod = _import_bench("e2e_kernel")
+        for line in kmod.table(r["e2e_fairness"]) if kmod else []:
             print(line)
 
 
@@ -840,7 +880,7 @@ MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
     ("fairness", fairness), ("arbiter", arbiter), ("storm", storm), ("render", render),
     ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
     ("stall", stall),
-    ("e2e", e2e), ("web", web), ("festival", festival), ("festival_day", festival_day),
+    ("e2e", e2e), ("kernel", kernel), ("web", web), ("festival", festival), ("festival_day", festival_day),
 ]
 
 
@@ -891,6 +931,7 @@ def main(argv: list[str] | None = None) -> int:
         merged.update(results)
         merged["command"] = "python benchmarks/run.py (with --only runs merged: " + ",".join(sorted(only)) + ")"
         results = merged
+    _join_kernel_rows(results)
     out.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print_table(results)
     print(f"\nwritten: {args.out} ({results['elapsed_s']} s)")

@@ -152,6 +152,37 @@ def _say_pair(say, text, a: Press, b: Press, quiet_ms: float) -> None:
         verdict=(text["pair_fair"] if fair else text["pair_unfair"]).format(quiet=f"{quiet_ms:g}"))
 
 
+def _kernel_edge(backend, clock, press: Press):
+    """The kernel's report of a press's edge (chip, line, stamp, sequence numbers), or None."""
+    mono = press.at + clock.origin_ns
+    for e in reversed(backend.recent):
+        if e.ident == press.button and e.timestamp_ns == mono:
+            return e
+    return None
+
+
+def _say_race(say, text, backend, clock, a: Press, b: Press) -> None:
+    """A race as the kernel reported it (buttons = "gpiod"): the two edges in the kernel's
+    order with their stamps and sequence numbers, the gap, and whether it is a tie."""
+    first, second = sorted((a, b), key=lambda p: p.at)
+    ea, eb = _kernel_edge(backend, clock, first), _kernel_edge(backend, clock, second)
+
+    def edge(p, e):
+        if e is None:
+            return text["race_edge_unknown"].format(b=p.button)
+        return text["race_edge"].format(b=p.button, line=e.line, stamp=f"{e.timestamp_ns / 1e9:.9f}",
+                                        seq=e.global_seqno, line_seq=e.line_seqno)
+
+    gap_us = (second.at - first.at) / 1000
+    tie_us = backend.status().extra["tie_us"]
+    verdict = text["race_tie"].format(tie=f"{tie_us:g}") if gap_us < tie_us or gap_us == 0 else \
+        text["race_first"].format(b=first.button)
+    order = text["race_kernel_order"] if ea is None or eb is None or ea.global_seqno < eb.global_seqno \
+        else text["race_kernel_reversed"]
+    say("race", first=edge(first, ea), second=edge(second, eb), gap=f"{gap_us:.1f}", order=order,
+        verdict=verdict)
+
+
 def _checked_args(args, text) -> list[tuple[float, str, str, int]]:
     """The command line's own mistakes, each its one-line error: a duration below zero, a
     script file that cannot be read. Returns the script's steps (none without ``--script``)."""
@@ -167,6 +198,9 @@ def _gpio_backend(cfg, text, buttons, clock, sink, lang):
     are not on GPIO, say what the check is for and what to do instead of the pin factory's
     error: the buttons of such a config need no check here.  A GPIO table without pins gets
     the pin factory's problem in the user's language, with what to install."""
+    if cfg["buttons"] == "gpiod":   # the kernel's own order (controller/inputs/gpiochip.py)
+        from controller.inputs.gpiochip import GpiodBackend
+        return GpiodBackend(buttons, clock, sink, {**cfg["gpio"], "settle_ms": cfg["arbiter"]["settle_ms"]})
     from controller.inputs.gpio import GPIOBackend
 
     try:
@@ -223,12 +257,20 @@ def run(args) -> int:
         say("title")
         if cfg["buttons"] == "keyboard":
             say("not_gpio_keyboard")
-        elif cfg["buttons"] != "gpio":
+        elif cfg["buttons"] not in ("gpio", "gpiod"):
             say("not_gpio", backend=cfg["buttons"])
-        say("factory", factory=status.extra["pin_factory"], stamps=status.extra["timestamps"])
+        gpiod_path = cfg["buttons"] == "gpiod"
+        if gpiod_path:
+            x = status.extra
+            say("path_gpiod", chip=x["chip"], label=x["label"], why=x["chosen"], tie=f"{x['tie_us']:g}")
+        else:
+            say("path_gpio", factory=status.extra["pin_factory"])
+            say("factory", factory=status.extra["pin_factory"], stamps=status.extra["timestamps"])
         for b in buttons:
             say("button", b=b, pin=gpio["pins"][b], lamp=gpio["lamps"].get(b, text["no_lamp"]),
                 team=teams.get(b, ""))
+            if gpiod_path:
+                say("line", b=b, chip=status.extra["chip"], line=status.extra["lines"][b])
         for action, pin in gpio["host_pins"].items():
             say("host_pin", action=action, pin=pin)
         if gpio["buzzer_pin"]:
@@ -249,7 +291,7 @@ def run(args) -> int:
         for key, action in keypad_mod.keymap_names(keymap).items():
             say("keypad_key", key=key, action=action)
 
-        if steps and type(backend.factory).__name__ != "MockFactory":
+        if steps and type(getattr(backend, "factory", None)).__name__ != "MockFactory":
             raise ConfigError("", text["script_mock"])
 
         start_ns = clock.now()
@@ -257,6 +299,8 @@ def run(args) -> int:
         for b, st in backend.stats().items():
             if st.pressed and not b.startswith("host:"):
                 say("held_at_start", b=b)
+        if gpiod_path:   # from here on every edge is the kernel's, in its order
+            say("listening", chip=status.extra["chip"])
         if keypad is not None:
             keypad.start()
         t0 = time.monotonic()
@@ -296,7 +340,10 @@ def run(args) -> int:
                     tally.pressed_at = ev.at
                     say("pressed", t=secs(ev.at), b=ev.button)
                     if last_press is not None and abs(ev.at - last_press.at) < PAIR_NS:
-                        _say_pair(say, text, last_press, ev, gpio["quiet_ms"])
+                        if gpiod_path:
+                            _say_race(say, text, backend, clock, last_press, ev)
+                        else:
+                            _say_pair(say, text, last_press, ev, gpio["quiet_ms"])
                     last_press = ev
                     if not args.no_lamps:
                         backend.set_lamp(ev.button, "on")
@@ -318,6 +365,10 @@ def run(args) -> int:
                     at, ev = ev
                     if isinstance(ev, HostKey):
                         say("host", t=secs(at), action=ev.action)
+                    elif isinstance(ev, InputStatus) and ev.source == "gpio-overflow":
+                        say("gpio_overflow", detail=ev.detail)
+                    elif isinstance(ev, InputStatus) and ev.source == "gpio":
+                        say("gpio_lost", detail=ev.detail)
                     elif isinstance(ev, InputStatus) and ev.connected:
                         say("kp_on", name=ev.detail)
                     elif isinstance(ev, InputStatus):

@@ -40,8 +40,10 @@ SHELL_SCHEMA: list[Section] = [
             "brain-ring (Брейн-ринг), chgk («Что? Где? Когда?»), mafia, programme.",
             choices=games.names()),
         Key("buttons", "str", "keyboard", "Button backend: keyboard (simulated on the computer's "
-            "keyboard), gpio (Raspberry Pi pins), serial (our USB box), serial-sim (a virtual box).",
-            choices=("keyboard", "gpio", "serial", "serial-sim")),
+            "keyboard), gpio (Raspberry Pi pins through gpiozero), gpiod (the same pins through "
+            "libgpiod v2: the kernel's own edge order, docs/raspberry-pi.md), serial (our USB box), "
+            "serial-sim (a virtual box).",
+            choices=("keyboard", "gpio", "gpiod", "serial", "serial-sim")),
         Key("language", "str", "ru", "Language of the screen and messages.", choices=LANGUAGES),
         Key("event_file", "str", "", "The organiser's event file: teams with their players, the themes "
             "of each fight, a Своя игра package (docs/event-file.md; relative to this config file). "
@@ -148,7 +150,7 @@ SHELL_SCHEMA: list[Section] = [
         Key("fsync", "bool", True, "fsync each event before its effect is shown."),
     )),
     # --- Raspberry Pi GPIO and USB keypad (controller/inputs/gpio.py, controller/inputs/keypad.py) ---
-    Section("gpio", "Raspberry Pi pins (buttons = \"gpio\"). Pins are named as gpiozero names them: "
+    Section("gpio", "Raspberry Pi pins (buttons = \"gpio\" or \"gpiod\"). Pins are named as gpiozero names them: "
             "\"GPIO17\" (Broadcom number) or \"BOARD11\" (physical pin of the 40-pin header). "
             "See docs/raspberry-pi.md for the wiring.", (
         Key("pins", "dict", {"A": "GPIO17", "B": "GPIO27", "C": "GPIO22", "D": "GPIO23"},
@@ -175,6 +177,15 @@ SHELL_SCHEMA: list[Section] = [
             "file-descriptor order, not time order, so the earlier edge's callback may follow the "
             "later one's; it still takes part if it runs within this time (docs/performance.md).",
             minimum=0.0, maximum=200.0),
+        Key("tie_us", "float", 5.0, "buttons = \"gpiod\": two presses whose kernel stamps are less than "
+            "this apart are a tie, broken by [arbiter] tie_rule and told to the host. The kernel stamps "
+            "an edge when it services the interrupt, and on a Pi 1-4 one interrupt services a bank's "
+            "pending pins in pin-number order, about a microsecond each: closer stamps say nothing "
+            "about which button was first (docs/inputs.md).", minimum=0.0, maximum=1000.0),
+        Key("chip", "str", "", "buttons = \"gpiod\": the GPIO chip of the pins: gpiochipN, a /dev path "
+            "or a chip's label; \"\" finds the Raspberry Pi's header chip by its label (pinctrl-rp1 on a "
+            "Pi 5, pinctrl-bcm2711 on a Pi 4, pinctrl-bcm2835 on older ones), else gpiochip0. "
+            "`gpiodetect` lists the chips."),
         Key("pin_factory", "str", "", "gpiozero pin factory: \"\" (GPIOZERO_PIN_FACTORY or gpiozero's "
             "choice), lgpio (recommended: kernel edge timestamps; the only one on a Pi 5), rpigpio, "
             "pigpio, native, mock (tests).", choices=("", "lgpio", "rpigpio", "pigpio", "native", "mock")),
@@ -288,8 +299,8 @@ def _keymap(v):
 
 
 def _gpio_covers_teams(cfg: dict) -> None:
-    """With buttons = "gpio", every team's button needs an input pin."""
-    if cfg.get("buttons") != "gpio":
+    """With buttons = "gpio" (or "gpiod"), every team's button needs an input pin."""
+    if cfg.get("buttons") not in ("gpio", "gpiod"):
         return
     for team in cfg["teams"]:
         if team["button"] not in cfg["gpio"]["pins"]:

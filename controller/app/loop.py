@@ -270,6 +270,13 @@ class Loop:
                 self._notice("serial_box_" + str(info.pop("kind")), **info)
             except (ValueError, KeyError, TypeError, AttributeError):
                 self._notice_text(ev.detail)
+        elif ev.source == "gpio":
+            # the GPIO chip went away (buttons = "gpiod"): one notice; the buttons read missing
+            self._notice("gpio_back" if ev.connected else "gpio_lost", detail=ev.detail)
+            self.dirty = True
+        elif ev.source == "gpio-overflow":
+            # the kernel's edge buffer overflowed: said, never a silent loss; the race waits
+            self._notice("gpio_lost_edges", detail=ev.detail)
 
     def _host_key(self, key: HostKey, now: int) -> None:
         """Act on a host key from any source (loop thread): the loop's own actions here,

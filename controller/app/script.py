@@ -12,7 +12,8 @@ in seconds on the virtual clock (for presses: the edge time); presses may add
 ``delivered`` (when the press reached the program, default ``at``) and
 ``hold`` (true: the button stays down until a ``release`` line; otherwise a
 press is a tap, released 50 ms later), and the input path's ordering promise
-``quiet`` (seconds) and ``stream`` (see :class:`controller.core.events.Press`).
+``quiet`` (seconds) and ``stream``, and the stamps' resolution ``tie`` (seconds; see
+:class:`controller.core.events.Press`).
 ``{"at": 9.0, "tick": true}`` just moves the clock.  Events are applied in order of delivery time; lines with the
 same delivery time keep their file order.
 
@@ -146,7 +147,7 @@ def _event(obj: dict, n: int, source: str) -> Any:
         raise ScriptError(n, "a line needs exactly one of \"press\", \"release\", \"host\", \"tick\"", source)
     kind = kinds[0]
     if kind in ("press", "release"):
-        unknown = sorted(set(obj) - {"at", kind, "delivered", "hold"} - ({"quiet", "stream"} if kind == "press" else set()))
+        unknown = sorted(set(obj) - {"at", kind, "delivered", "hold"} - ({"quiet", "stream", "tie"} if kind == "press" else set()))
         if unknown:
             raise ScriptError(n, f"unknown field \"{unknown[0]}\" in a {kind} line", source)
         button = obj[kind]
@@ -164,7 +165,11 @@ def _event(obj: dict, n: int, source: str) -> Any:
         quiet = seconds_to_ns(_number(obj.get("quiet", 0), n, "quiet", source))
         if "stream" in obj and not isinstance(obj["stream"], bool):
             raise ScriptError(n, "\"stream\" must be true or false", source)
-        return (Press(button, at, delivered, quiet, bool(obj.get("stream", False))), bool(obj.get("hold", False)))
+        tie = seconds_to_ns(_number(obj.get("tie", 0), n, "tie", source))
+        if tie < 0:
+            raise ScriptError(n, "\"tie\" cannot be below 0", source)
+        return (Press(button, at, delivered, quiet, bool(obj.get("stream", False)), tie),
+                bool(obj.get("hold", False)))
     if kind == "tick":
         if obj["tick"] is not True or set(obj) != {"at", "tick"}:
             raise ScriptError(n, "a tick line is {\"at\": seconds, \"tick\": true}", source)

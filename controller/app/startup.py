@@ -43,6 +43,10 @@ as long as any notice (docs/screen.md); the terminal keeps the line with the fil
 YES = ("y", "yes", "д", "да")
 
 
+BACKEND_SECTION = {"serial-sim": "serial", "gpiod": "gpio"}
+"""The config section of a backend whose name is not its section's."""
+
+
 def _interactive() -> bool:
     return sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty()
 
@@ -369,8 +373,10 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     for text, screen in prepared.notices:  # what happened to the journal: in the terminal with its
         loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS, screen=screen)   # path, on the screen without
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
-    options = dict(cfg.get(cfg["buttons"].replace("-sim", ""), {}) or {})
+    options = dict(cfg.get(BACKEND_SECTION.get(cfg["buttons"], cfg["buttons"]), {}) or {})
     options["keys"] = keys
+    if cfg["buttons"] == "gpiod":   # a press waits the settle window for one that ties with it
+        options["settle_ms"] = cfg["arbiter"]["settle_ms"]
     try:
         backend = create_backend(cfg["buttons"], [tm["button"] for tm in cfg["teams"]], clock, loop.enqueue, options)
     except NoPinFactory as exc:   # buttons = "gpio" off a Pi: said in the host's language

@@ -33,7 +33,10 @@ decision once made is never taken back: a press delivered after it is late.
 
 Exact timestamp ties are broken by a rule: ``random`` (a draw seeded by the
 game's logged seed and how many questions were announced, so a replay draws the same) or
-``order`` (the button listed first wins).
+``order`` (the button listed first wins).  A press may say that its stamps have a
+resolution (``Press.tie``, the GPIO interrupt's, ``[gpio] tie_us``): presses less than
+that after the earliest are tied with it, exactly as equal stamps are, and the same rule
+breaks the tie (the presses after the tied group follow in edge order).
 """
 
 from __future__ import annotations
@@ -88,8 +91,10 @@ class Arbiter:
             return None
         first = min(p.at for p in c)
         if all(p.stream for p in c):
-            tie_wait = min(p.delivered + p.quiet for p in c if p.at == first)
-            return min([tie_wait] + [p.delivered for p in c if p.at > first])
+            # "the same timestamp" is within the stamps' resolution (Press.tie; 0: equal)
+            near = first + max(1, max(p.tie for p in c))
+            tie_wait = min(p.delivered + p.quiet for p in c if p.at < near)
+            return min([tie_wait] + [p.delivered for p in c if p.at >= near])
         return max(first + settle_ns, max(p.delivered + p.quiet for p in c))
 
 
@@ -110,6 +115,16 @@ def order(presses: Sequence[Press], tie_rule: str, seed: int, salt: str,
     question's number), so a replay of the journal repeats it.
     """
     rank = {b: i for i, b in enumerate(button_order)}
+    tie = max((p.tie for p in presses), default=0)
+    if tie > 0 and len(presses) > 1:
+        # the presses within the resolution of the earliest tie with it: one shared time
+        first = min(p.at for p in presses)
+        tied = [p for p in presses if p.at - first < tie]
+        if len(tied) > 1:
+            head = order([_at(p, first) for p in tied], tie_rule, seed, salt, button_order)
+            real = {p.button: p for p in tied}
+            rest = sorted((p for p in presses if p.at - first >= tie), key=lambda p: p.at)
+            return [real[p.button] for p in head] + order(rest, tie_rule, seed, salt, button_order)
     if tie_rule == "order":
         return sorted(presses, key=lambda p: (p.at, rank.get(p.button, len(rank)), p.button))
     if len({p.at for p in presses}) == len(presses):
@@ -122,6 +137,15 @@ def order(presses: Sequence[Press], tie_rule: str, seed: int, salt: str,
     return sorted(presses, key=lambda p: (p.at, draw[p.button]))
 
 
+def _at(p: Press, at: int) -> Press:
+    """``p`` stamped ``at`` without its resolution (to break a tie within it)."""
+    return Press(p.button, at, p.delivered, p.quiet, p.stream)
+
+
 def is_tie(ordered: Sequence[Press]) -> bool:
-    """True when the first two presses share the exact edge time."""
-    return len(ordered) > 1 and ordered[0].at == ordered[1].at
+    """True when the first two presses share the edge time (within the stamps' resolution,
+    :attr:`Press.tie`)."""
+    if len(ordered) < 2:
+        return False
+    a, b = ordered[0], ordered[1]
+    return a.at == b.at or abs(a.at - b.at) < max(a.tie, b.tie)

@@ -53,6 +53,13 @@ class Press:
       button (the serial box: one queue, sequence numbers, gaps replayed), so
       no earlier edge can be delivered after it; ``quiet`` is then only how
       long to wait for an edge with the *same* timestamp (an exact tie).
+
+    And one about the stamps themselves:
+
+    * ``tie`` (ns): the stamps' resolution.  Two presses whose edges are less
+      than this apart cannot be told apart by their stamps (a GPIO interrupt
+      services a bank's pending pins in pin order, ``[gpio] tie_us``): they
+      are a tie, broken by the published tie rule.  0: only equal stamps tie.
     """
 
     button: str
@@ -60,6 +67,7 @@ class Press:
     delivered: int
     quiet: int = 0
     stream: bool = False
+    tie: int = 0
 
     @property
     def now(self) -> int:

@@ -224,13 +224,22 @@ def late_notice(q: Any, p: Press, name: str, names: Mapping[str, str]) -> Notice
 
 
 def tie_notice(ordered: Sequence[Press], rules: arb.ArbiterRules, names: Mapping[str, str]) -> list[Notice]:
-    """An exact tie (the same edge time): who answers, and that the lot (or the team order) decided."""
+    """A tie, told to the host with the published rule that chose who answers
+    (``[arbiter] tie_rule``): the same edge time («Ничья (одно и то же мгновение)»), or stamps
+    closer than their path can tell apart (``Press.tie``, e.g. ``[gpio] tie_us``: «разница
+    меньше N мкс»)."""
     if not arb.is_tie(ordered):
         return []
-    tied = [p.button for p in ordered if p.at == ordered[0].at]
-    return [Notice("tie_by_order" if rules.tie_rule == "order" else "tie_drawn",
-                   {"team": names.get(ordered[0].button, ordered[0].button),
-                    "teams": ", ".join(names.get(b, b) for b in tied)})]
+    first = min(p.at for p in ordered)
+    near = max(1, max(p.tie for p in ordered))
+    tied = [p for p in ordered if p.at - first < near]
+    teams = ", ".join(names.get(p.button, p.button) for p in tied)
+    winner = names.get(ordered[0].button, ordered[0].button)
+    if all(p.at == first for p in tied):
+        return [Notice("tie_by_order" if rules.tie_rule == "order" else "tie_drawn", {"team": winner, "teams": teams})]
+    spread_us = (max(p.at for p in tied) - first) / 1000
+    return [Notice("race_tie_draw" if rules.tie_rule == "random" else "race_tie_order",
+                   {"teams": teams, "us": f"{spread_us:.1f}", "winner": winner})]
 
 
 def decision_log(ordered: Sequence[Press]) -> dict:

@@ -176,6 +176,7 @@ _REGISTRY: dict[str, str] = {
     # library (gpiozero on a laptop, evdev on macOS) only matters when used.
     "keyboard": "controller.inputs.keyboard:KeyboardBackend",
     "gpio": "controller.inputs.gpio:GPIOBackend",
+    "gpiod": "controller.inputs.gpiochip:GpiodBackend",
     "serial": "controller.inputs.serial:SerialBackend",
     "serial-sim": "controller.inputs.serial:SerialSimBackend",
 }

@@ -80,6 +80,10 @@ class Debouncer:
     def _in_window(self, at: int) -> bool:
         return self.accepted_at is not None and at - self.accepted_at < self.window
 
+    def in_window(self, at: int) -> bool:
+        """True if an edge at ``at`` would be bounce of the last accepted transition."""
+        return self._in_window(at)
+
     def _accept(self, pressed: bool, at: int) -> Transition:
         transition = Transition(pressed, at, self.bounces)
         self.stable = pressed

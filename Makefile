@@ -9,13 +9,17 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
+# setuptools warns at every editable install that a folder named like the package (controller/,
+# this project itself) may take precedence during imports: that is the point here, and the
+# warning only hides what make run says next
+PIP_QUIET = PYTHONWARNINGS=ignore
 
 .PHONY: run test venv deps bench clean kernel
 
 $(BIN)/buzzer: pyproject.toml
 	$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: install python3-venv (apt-get install python3-venv)"; exit 1; }
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e .
+	$(PIP_QUIET) $(BIN)/pip install -q -e .
 	touch $(BIN)/buzzer
 
 venv: $(BIN)/buzzer
@@ -31,7 +35,7 @@ kernel:
 	$(PYTHON) tests/kernel/build.py
 
 test: deps venv kernel
-	$(BIN)/pip install -q -e '.[test,keypad]'
+	$(PIP_QUIET) $(BIN)/pip install -q -e '.[test,keypad]'
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 
 bench: venv

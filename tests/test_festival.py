@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -207,6 +208,87 @@ def test_hall_killed_mid_publishing_then_restarted(broker, hall_dir):
     assert_same(live, "Зал 1", sim, source="events")
     assert entry(live, "Зал 1")["seq"] == 31   # each event counted once
     assert_same(results(broker.plain_url, hall_dir), "Зал 1", sim)
+
+
+def _hall_messages(broker, hall_dir) -> tuple[str, dict[str, bytes], dict[int, bytes]]:
+    """What a real hall publishes for ERUDITE: (game id, its info and standings topics' last
+    messages, its events by seq), read off the broker by a listener of its own."""
+    from controller.festival import link
+    from controller.festival.hall import broker_of
+
+    got: list[tuple[str, bytes]] = []
+    at = broker_of({"username": "", "password": ""}, broker.url)
+    c = link.client(at)
+    subscribed = threading.Event()
+    c.on_connect = lambda client, *a: client.subscribe(link.DEFAULT_PREFIX + "/#", qos=1)
+    c.on_subscribe = lambda *a: subscribed.set()
+    c.on_message = lambda client, userdata, msg: got.append((msg.topic, msg.payload))
+    c.connect(at.host, at.port)
+    c.loop_start()
+    try:
+        assert subscribed.wait(WAIT_S)
+        buzzer("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", cwd=hall_dir)
+        until(lambda: sum(t.endswith("/events") for t, _ in list(got)) >= 31, "the hall's 31 events")
+    finally:
+        c.disconnect()
+        c.loop_stop()
+    events, last = {}, {}
+    for t, p in got:
+        kind = t.rsplit("/", 1)[1]
+        if kind == "events":
+            events[json.loads(p)["seq"]] = p
+        last[kind] = p
+    return json.loads(last["info"])["game"], last, events
+
+
+def test_an_event_after_the_finished_standings_still_counts(broker, hall_dir):
+    # After a broker outage the hall's standings of event 30 (the game finished) may reach the board
+    # before event 31 (the host's «end game», journaled after the finish): the board must still
+    # count it -- at once while it keeps the game's replica, else by asking the hall for a replay.
+    from controller.app.journal import decode_event
+    from controller.core import engine
+    from controller.festival import link
+    from controller.festival.results import SETTLE_QUIET_S, Festival
+
+    game, last, events = _hall_messages(broker, hall_dir)
+    assert sorted(events) == list(range(1, 32))
+    info = json.loads(last["info"])
+    state = engine.new_game(info["config"], info["seed"])
+    for seq in range(1, 31):
+        state = engine.step(state, decode_event(json.loads(events[seq])["event"]))[0]
+    summary = engine.summary(state)
+    assert link.finished_of(summary)        # finished at event 30: event 31 comes after the finish
+    standings_30 = link.encode({"hall": "Зал 1", "competition": info["competition"], "game": game, "seq": 30,
+                                "mode": info["mode"], "finished": True, "standings": link.standings_of(summary),
+                                "view": link.headline(summary), "summary": summary, "t": time.time()}, large=True)
+    topic = lambda kind: link.topic(link.DEFAULT_PREFIX, info["competition"], "Зал 1", game, kind)
+    sim = simulated(ERUDITE)
+    for quiet in (False, True):
+        now = [0.0]
+        f = Festival(clock=lambda: now[0])
+        f.requester = "live"
+        assert f.handle(topic("info"), last["info"])
+        for seq in range(1, 31):
+            assert f.handle(topic("events"), events[seq])
+        assert f.handle(topic("standings"), standings_30)
+        assert f.requests() == []
+        if quiet:               # the board has let go of the replica of the finished game
+            now[0] += SETTLE_QUIET_S + 1
+            assert f.requests() == [] and f.games[next(iter(f.games))].done
+        assert f.handle(topic("events"), events[31])
+        if quiet:               # it plays the game again: the hall is asked for its events
+            now[0] += 0.1
+            asked = f.requests()
+            assert len(asked) == 1 and link.split_topic(link.DEFAULT_PREFIX, asked[0][0])[3] == "replay"
+            body = json.loads(asked[0][1])
+            assert (body["game"], body["from"], body["to"], body["board"]) == (game, 1, 30, "live")
+            assert_same(f.results(), "Зал 1", sim, source="standings")    # meanwhile: what it had
+            for seq in range(1, 31):
+                assert f.handle(topic("events"), events[seq])
+        assert f.handle(topic("standings"), last["standings"])
+        assert_same(f.results(), "Зал 1", sim, source="events")
+        assert entry(f.results(), "Зал 1")["seq"] == 31
+        assert f.settled() and f.finished_games() == 1
 
 
 def test_the_same_events_delivered_twice_are_counted_once(broker, hall_dir, tmp_path):

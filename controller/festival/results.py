@@ -21,7 +21,9 @@ hall's own key signed are taken; every other one is refused, counted by reason
 (:attr:`Festival.refused`) and changes nothing.  The messages a board keeps are bounded
 in bytes (``game_bytes`` per game, ``total_bytes`` in all): past them a message is
 refused the same way (``memory``).  A finished game with every event keeps its
-summary only (its replica is let go).
+summary and header only (its replica is let go); an event past the standings it was
+settled on (the journal goes on after the finish) has it played again from its header,
+its events asked for again from the hall.
 """
 
 from __future__ import annotations
@@ -52,6 +54,10 @@ MALFORMED = "malformed"
 REQUEST_EVERY_S = 1.0
 BEHIND_S = 0.5
 """A game behind its standings this long (no event filled it) asks for a replay."""
+SETTLE_QUIET_S = 5.0
+"""A finished game with every event lets its replica go once nothing came for it this long
+(the events a hall journals after the finish, which may come after the finished standings,
+are then applied at once, with no replay)."""
 
 
 @dataclass
@@ -76,6 +82,8 @@ class Game:
     pending_bytes: int = 0
     done: bool = False
     """Finished with every event: its summary is kept, its replica let go."""
+    changed_at: float = 0.0
+    """When its latest event or standings came (the board's clock)."""
 
     @property
     def bytes(self) -> int:
@@ -219,9 +227,12 @@ class Festival:
             decode_event(body["event"])
         except (KeyError, ValueError, TypeError) as exc:
             raise link.BadMessage(f"not an event: {exc}") from None
+        if g.done:
+            self._reopen(g)   # an event after the finish the game was settled on
         if len(g.pending) >= MAX_PENDING:
             raise auth.Refused(MEMORY, "too many events past a hole")
         self._room(g, len(raw))
+        g.changed_at = self.clock()
         g.pending[seq] = raw
         g.pending_bytes += len(raw)
         self.bytes += len(raw)
@@ -234,8 +245,11 @@ class Festival:
         if g.snapshot is not None and body["seq"] < g.snapshot["seq"]:
             return   # an older one (sent again after a reconnect, or delayed)
         if g.done:
-            return   # finished with every event: the replica's summary is the result
+            if body["seq"] <= g.contiguous:
+                return   # finished with every event: the replica's summary is the result
+            self._reopen(g)   # the hall went on past the standings the game was settled on
         self._room(g, size, g.snapshot_bytes)
+        g.changed_at = self.clock()
         self.bytes += size - g.snapshot_bytes
         g.snapshot_bytes = size
         g.snapshot = {k: body[k] for k in ("seq", "mode", "finished", "standings", "summary", "view", "t")
@@ -264,10 +278,11 @@ class Festival:
         self._settle(g)
 
     def _settle(self, g: Game) -> None:
-        """A game finished with every event up to its final standings keeps its summary only:
-        its replica, header and standings message are let go (a day of games stays small)."""
+        """A game finished with every event up to its final standings, quiet for SETTLE_QUIET_S,
+        keeps its summary and header only: its replica and standings message are let go (a day
+        of games stays small)."""
         if (g.done or not g.complete or g.contiguous == 0 or not g.snapshot or not g.snapshot.get("finished")
-                or g.pending):
+                or g.pending or self.clock() - g.changed_at < SETTLE_QUIET_S):
             return
         summary = g.summary()
         if summary is None or g.broken or not link.finished_of(summary):
@@ -275,10 +290,33 @@ class Festival:
         g._summary = summary
         g.done = True
         g.state = None
-        g.info = {k: v for k, v in g.info.items() if k != "config"}
+        # the header (config, seed) stays: an event past these standings replays the game (_reopen)
         g.snapshot = {k: g.snapshot[k] for k in ("seq", "mode", "finished", "view", "t") if k in g.snapshot}
-        self.bytes -= g.info_bytes + g.snapshot_bytes
-        g.info_bytes = g.snapshot_bytes = 0
+        self.bytes -= g.snapshot_bytes
+        g.snapshot_bytes = 0
+
+    def _reopen(self, g: Game) -> None:
+        """A settled game gets an event (or standings) past the seq it was settled on: the hall's
+        journal goes on after a game's finish (the host's end of the game, a clock record), and
+        after a broker outage the finished standings may come before those events.  Its replica
+        was let go, so it is played again from its header: the hall is asked for its events from
+        the first (a replay); meanwhile the board shows the summary it had."""
+        old, summary = g.contiguous, g._summary
+        try:
+            state = engine.new_game(g.info["config"], g.info["seed"])
+        except Exception as exc:   # it was playable when it was settled; say so, keep the standings
+            log.warning("festival: game %s/%s/%s cannot be replayed again: %s", g.competition, g.hall, g.id, exc)
+            g.broken = True
+            state = None
+        g.done = False
+        g.state = state
+        g.contiguous = 0
+        g._summary = None
+        g.behind_since = None
+        g.snapshot = dict(g.snapshot or {}, seq=old)
+        if summary is not None:
+            g.snapshot.update(summary=summary, standings=link.standings_of(summary),
+                              finished=link.finished_of(summary))
 
     # -- replay requests --------------------------------------------------------------
     def requests(self) -> list[tuple[str, bytes]]:
@@ -286,6 +324,7 @@ class Festival:
         now = self.clock()
         out = []
         for g in self.games.values():
+            self._settle(g)   # a finished game quiet long enough lets its replica go
             if g.info is None or g.broken or g.done or g.contiguous >= g.target:
                 g.behind_since = None
                 continue

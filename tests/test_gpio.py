@@ -429,9 +429,9 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
     pin["D"].drive_low()
     at(8200)
     assert lamps()["D"] is True
-    fake_time.ms = 8500
+    fake_time.ms = 8800                        # past [arbiter] late_ms (500) after D's press:
     pin["B"].drive_low()                       # while D holds the answer: early, blocked, blinks
-    at(8500)
+    at(8800)
     lamp["B"].clear_states()
     deadline = time.monotonic() + 2.0
     while len(lamp["B"].states) < 4 and time.monotonic() < deadline:

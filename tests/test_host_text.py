@@ -113,4 +113,5 @@ def test_the_lines_after_the_game_are_in_its_language(tmp_path, capsys):
     loop, clock, out = _loop(None, tmp_path, 1)
     jr = journal.Journal(tmp_path / "current.jsonl", header={"config": loop.cfg, "seed": 1})
     startup._finish(loop, jr, loop.cfg)
-    assert "Игра не окончена: `buzzer run` её продолжит." in capsys.readouterr().out
+    # nothing was played: the next start archives this journal and begins anew, and says so
+    assert "Ничего не сыграно: `buzzer run` начнёт новую игру" in capsys.readouterr().out

@@ -156,6 +156,17 @@ def test_a_race_of_two_buttons_reports_edge_and_callback_order_and_the_verdict(f
     assert "NOT fair" in pairs[1] and "raise [gpio] quiet_ms" in pairs[1]
 
 
+def test_test_buttons_with_keyboard_buttons_says_what_it_checks_and_exits_0(tmp_path):
+    """The default config (keyboard buttons) on a computer without GPIO: nothing is wrong, so
+    one informational line on stdout and exit code 0 (not an error's 2)."""
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "test-buttons", "--seconds", "0.2"], cwd=tmp_path,
+                          env=_no_gpio_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("test-buttons проверяет кнопки, подключённые к GPIO Raspberry Pi; здесь GPIO нет, "
+                                  "а кнопки в конфигурации — клавиши клавиатуры"), proc.stdout
+    assert proc.stderr == ""
+
+
 def _no_gpio_env():
     env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
     env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONWARNINGS="default")
@@ -163,14 +174,11 @@ def _no_gpio_env():
 
 
 @pytest.mark.parametrize("argv, starts", [
-    (["test-buttons", "--seconds", "0.2"],                 # the default config: keyboard buttons
-     "buzzer: test-buttons проверяет кнопки, подключённые к GPIO Raspberry Pi; здесь GPIO нет, а кнопки "
-     "в конфигурации — клавиши клавиатуры"),
     (["test-buttons", "--config", "{cfg}", "--seconds", "0.2"],
      "buzzer: На этом компьютере не открыть выводы GPIO ("),
     (["run", "--config", "{cfg}", "--headless", "--new", "--seconds", "0.2"],
      "buzzer: На этом компьютере не открыть выводы GPIO ("),
-], ids=["test-buttons-keyboard", "test-buttons-gpio", "run-gpio"])
+], ids=["test-buttons-gpio", "run-gpio"])
 def test_without_gpio_hardware_the_error_is_one_line_on_stderr_in_the_users_language(tmp_path, argv, starts):
     """No Pi and no GPIOZERO_PIN_FACTORY: gpiozero's fallback warnings are caught;
     the user sees one line, in Russian (the default), naming what is missing, and exit code 2."""

@@ -10,7 +10,6 @@ is kept next to the journal (:mod:`controller.web.host_token`): a resumed game k
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import time
 from pathlib import Path
@@ -267,20 +266,8 @@ def write_link_file(directory: str, url: str) -> Path | None:
     """The host link in ``directory``/host-link (mode 0600, written whole or not at all);
     None when it cannot be written (logged)."""
     p = Path(directory) / LINK_FILE
-    tmp = p.with_name(p.name + ".tmp")
     try:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-            os.write(fd, (url + "\n").encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, p)
+        host_token.write_private(p, (url + "\n").encode("utf-8"))
         return p
     except OSError as exc:
         log.warning("web: cannot write the host link to %s: %s", p, exc.strerror)

@@ -66,6 +66,25 @@ def load(journal_dir: str | Path) -> str | None:
     return token if isinstance(token, str) and len(token) >= 16 else None
 
 
+def write_private(p: Path, data: bytes) -> None:
+    """``data`` in ``p``, readable by its owner only (mode 0600 from its creation), written whole
+    or not at all (a temporary file, fsync'ed, renamed over ``p``); raises OSError."""
+    tmp = p.with_name(p.name + ".tmp")
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, p)
+    journal_mod._sync_dir(p.parent)
+
+
 def save(journal_dir: str | Path, token: str) -> None:
     """Store ``token`` for the current journal's game (mode 0600; a failure is logged, never
     raised: the game goes on, only a restart would then make a new link)."""
@@ -73,22 +92,8 @@ def save(journal_dir: str | Path, token: str) -> None:
     if game is None:
         return
     p = path(journal_dir)
-    tmp = p.with_name(p.name + ".tmp")
-    data = json.dumps({"game": game, "token": token}).encode("utf-8")
     try:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, p)
-        journal_mod._sync_dir(p.parent)
+        write_private(p, json.dumps({"game": game, "token": token}).encode("utf-8"))
     except OSError as exc:
         log.warning("web: cannot store the host token in %s: %s", p, exc.strerror)
 

@@ -136,8 +136,11 @@ def run(argv: list[str], *, timeout: float = 600.0, cwd: str | None = None,
     results.mkdir(parents=True, exist_ok=True)
     for stale in ("rc", "output.log"):
         (results / stale).unlink(missing_ok=True)
+    # the checkout (and its .venv) may lie under the host's /tmp, which the guest covers with a
+    # tmpfs: init binds it back from the host's root
+    project = str(Path(__file__).resolve().parents[2])
     (results / "spec.json").write_text(json.dumps({"argv": [str(a) for a in argv], "cwd": cwd,
-                                                   "env": env or {}}))
+                                                   "env": env or {}, "binds": [project]}))
     cmd = qemu_command(kernel, results, accel=accel, smp=smp, memory_mb=memory_mb)
     lines: list[str] = []
     booted = threading.Event()

@@ -23,7 +23,11 @@ MARK = "@@buzzer-guest@@"
 RESULTS = "/run/results"
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
-MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND = 2, 4, 8, 4096
+HOST_VIEW = "/mnt"
+"""The host's root as it is, bound here before tmpfs covers /tmp, /run and /dev/shm: a checkout
+(and its .venv) under the host's /tmp stays reachable (spec "binds")."""
+SCRATCH = ("/tmp", "/run", "/dev/shm")
 RB_POWER_OFF, RB_AUTOBOOT = 0x4321FEDC, 0x01234567
 
 
@@ -54,6 +58,7 @@ def setup() -> None:
     mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID)
     mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "ptmxmode=0666")
+    mount("/", HOST_VIEW, "", MS_BIND)
     mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
     mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
@@ -102,6 +107,9 @@ def main() -> None:
         setup()
         with open(os.path.join(RESULTS, "spec.json")) as f:
             spec = json.load(f)
+        for path in spec.get("binds") or []:   # the host folders the tmpfs mounts hid
+            if any(path == top or path.startswith(top + "/") for top in SCRATCH):
+                mount(HOST_VIEW + path, path, "", MS_BIND)
         rc = run(spec)
     except BaseException as exc:  # PID 1 must never die: say why and power off
         say(f"init-error {type(exc).__name__}: {exc}")

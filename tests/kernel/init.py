@@ -13,6 +13,7 @@ import errno
 import fcntl
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -123,8 +124,8 @@ def main() -> None:
     os.sync()
     libc.reboot(RB_POWER_OFF)
     libc.reboot(RB_AUTOBOOT)  # qemu runs with -no-reboot: a reset ends it too
-    while True:
-        time.sleep(1)
+    while True:   # PID 1 must not exit: it waits here until the power-off takes effect
+        signal.pause()
 
 
 if __name__ == "__main__":

@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         deadline = time.monotonic() + args.settle_s
         while os.getloadavg()[0] < 0.8 * args.cpu and time.monotonic() < deadline:
-            time.sleep(1)
+            time.sleep(0.2)   # until the load it asked for is there (bounded by --settle-s)
         print(status(), flush=True)
         code = subprocess.call(command)
         print(status(), flush=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -94,6 +95,33 @@ def test_a_press_from_the_box_thread_wakes_the_terminal_loop_with_stdin_open(mon
     # each press is decided long before the loop's 5 s wait would have ended (on a machine
     # with load 10 a wake-up takes tens of milliseconds, never seconds)
     assert max(delays) < poll_s / 5, delays
+
+
+def test_a_wake_that_lands_while_the_pipe_is_being_emptied_does_not_mute_later_wakes(monkeypatch):
+    """The interleaving that cost CI a 5 s press: an input thread enqueues (and wakes) while the
+    front end is emptying the wake pipe. The next press must still make the pipe readable."""
+    cfg = config.load()
+    loop = Loop(cfg, engine.new_game(cfg, 1), EngineClock(), out=io.StringIO())
+    r = loop.wake_fd()
+    loop.wake()                                  # a first press: the pipe is readable
+    real_read = os.read
+    calls = []
+
+    def read_while_a_press_comes(fd, n):
+        data = real_read(fd, n)
+        if not calls:                            # between two reads of clear_wake ...
+            calls.append(fd)
+            loop.wake()                          # ... another input thread wakes the loop
+        return data
+
+    monkeypatch.setattr(os, "read", read_while_a_press_comes)
+    loop.clear_wake()
+    monkeypatch.setattr(os, "read", real_read)
+    # the front end drains the queue (that press is in it) and waits in select() again
+    loop.wake()                                  # the next press
+    ready, _, _ = select.select([r], [], [], 0)
+    assert ready == [r], "a press after the interleaving did not wake the front end"
+    loop.close_wake()
 
 
 # =========================================================================

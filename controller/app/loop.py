@@ -201,12 +201,16 @@ class Loop:
         """Empty :meth:`wake_fd` (before draining the queue: an event enqueued after this
         writes a new byte)."""
         if self._wake_r >= 0:
-            self._woken = False
             try:
                 while os.read(self._wake_r, 4096):
                     pass
             except (BlockingIOError, OSError):
                 pass
+            # only now: a wake() between the read and this line wrote nothing, but its event is
+            # already queued and the caller drains the queue next. Clearing the flag before the
+            # read let a byte written in between be read here with the flag left set, and every
+            # later wake() wrote nothing (a press then waited for the select's timeout).
+            self._woken = False
 
     def stop(self) -> None:
         """End the front end's loop (a signal handler may call it): ``running`` goes false and

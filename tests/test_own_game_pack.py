@@ -256,7 +256,7 @@ def test_a_round_played_on_the_keyboard_through_the_loop(made, tmp_path):
         assert view["pack"]["board"][0]["cells"][0]["played"]
         _keys(loop, clock, "2", "1")                                   # the audio question
         assert loop.audio.files and loop.audio.files[0].endswith(".wav")
-        assert Path(loop.audio.files[0]).parent == loop.pack_media.extracted.folder
+        assert Path(loop.audio.files[0]).parent == loop.pack_media.store.folder
         view = shot("audio.png")
         assert view["pack"]["question"]["media"]["audio"]["name"] == "звук.wav"
         jr.close()
@@ -266,7 +266,7 @@ def test_a_round_played_on_the_keyboard_through_the_loop(made, tmp_path):
         assert (tmp_path / "picture.png").stat().st_size > 0
     finally:
         loop.pack_media.close()
-    assert not loop.pack_media.extracted
+    assert not loop.pack_media.store
 
 
 def test_with_a_package_a_plain_question_is_refused_the_board_gives_them(made):

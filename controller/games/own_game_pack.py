@@ -56,6 +56,11 @@ class Pack:
     stake: int | None = None
     stakes: tuple = ()                # final: per player, None = not staked (or not playing)
     results: tuple = ()               # final: per player, None | "right" | "wrong"
+    shown_at: int | None = None       # when the question's content began to show (its pictures in turn)
+    answer_at: int | None = None      # when the answer began to show (after the ruling) ...
+    answer_until: int | None = None   # ... and until when (then the board: a deadline)
+    image_ns: int = 5 * 10 ** 9       # [own_game] pack_image_s
+    answer_ns: int = 2 * 10 ** 9      # [own_game] pack_answer_show_s
 
     def round_data(self) -> dict:
         rounds = self.data.get("rounds") or [{"name": "", "final": False, "themes": []}]
@@ -72,7 +77,10 @@ def new(config: dict, players: int) -> Pack | None:
     data = config.get("own_game", {}).get("package")
     if not data:
         return None
-    return Pack(data=data, stakes=(None,) * players, results=(None,) * players)
+    o = config.get("own_game", {})
+    return Pack(data=data, stakes=(None,) * players, results=(None,) * players,
+                image_ns=int(float(o.get("pack_image_s", 5.0)) * 10 ** 9),
+                answer_ns=int(float(o.get("pack_answer_show_s", 2.0)) * 10 ** 9))
 
 
 # ---------------------------------------------------------------------------
@@ -164,7 +172,8 @@ def pick(s, h: Host, fx: list):
         b.refuse(fx, h.at, "pack.played", theme=theme, cell=cell)
         return _set(s, entry="", theme=None)
     q = row[cell - 1]
-    s = _set(s, played=p.played | {key}, cell=key, entry="", theme=None, player=None, stake=None)
+    s = _set(s, played=p.played | {key}, cell=key, entry="", theme=None, player=None, stake=None,
+             shown_at=None, answer_at=None, answer_until=None)
     if rnd.get("final"):
         eligible = tuple(0 if sc > 0 else None for sc in s.scores)
         s = _set(s, play="final", phase="final_stakes", stakes=tuple(None for _ in s.teams),
@@ -183,7 +192,7 @@ def pick(s, h: Host, fx: list):
         b.log(fx, h.at, "cell", theme=theme, cell=cell, type=q.get("type"))
         return _set(s, phase="player")
     s = _open_question(s, h, fx, q["price"], None)
-    return _media_sounds(s, q, fx)
+    return _media_sounds(s, q, fx, h.at)
 
 
 def choose_player(s, h: Host, fx: list):
@@ -201,14 +210,53 @@ def choose_player(s, h: Host, fx: list):
     price = q.get("secret_price") or q["price"]
     s = _set(s, player=team)
     s = _open_question(s, h, fx, price, team)
-    return _media_sounds(s, q, fx)
+    return _media_sounds(s, q, fx, h.at)
 
 
-def _media_sounds(s, q: dict, fx: list):
-    for m in q.get("media") or ():
+STOP_SOUND = Sound("pack:")
+"""The effect that stops the package sound playing (its question is over or withdrawn)."""
+
+
+def _media_sounds(s, q: dict, fx: list, at: int, key: str = "media"):
+    """The question's content (``key``: or the answer's) starts showing at ``at``: its sound
+    plays (the first; SIGame plays one at a time), its pictures follow one another from now."""
+    for m in q.get(key) or ():
         if m.get("member") and m["kind"] == "audio":
             fx.append(Sound("pack:" + m["member"]))
+            break
+    return _set(s, shown_at=at) if key == "media" else s
+
+
+def closed(s, at: int, fx: list):
+    """The package's question has been answered, or nobody can answer any more: its sound
+    stops, and its right answer and answer content show until the ``pack_answer`` deadline."""
+    p = s.pack
+    if p is None or p.cell is None or p.answer_until is not None:
+        return s
+    q = p.question_data()
+    images = sum(1 for m in q.get("answer_media") or () if m["kind"] == "image")
+    fx.append(STOP_SOUND)
+    s = _set(s, answer_at=at, answer_until=at + max(p.answer_ns, images * p.image_ns))
+    return _media_sounds(s, q, fx, at, key="answer_media")
+
+
+def withdrawn(s, fx: list):
+    """The question was withdrawn: its sound stops (nothing of its answer is shown)."""
+    if s.pack is not None and s.pack.cell is not None:
+        fx.append(STOP_SOUND)
+        s = _set(s, answer_until=None)
     return s
+
+
+def deadlines(s) -> list[tuple[int, int, str]]:
+    p = s.pack
+    return [(p.answer_until, 5, "pack_answer")] if p is not None and p.answer_until is not None else []
+
+
+def answer_over(s, fx: list):
+    """The answer has been shown its time: the board comes back (its sound stops)."""
+    fx.append(STOP_SOUND)
+    return _set(s, answer_until=None)
 
 
 def set_stake(s, h: Host, fx: list):
@@ -227,7 +275,7 @@ def set_stake(s, h: Host, fx: list):
         b.log(fx, h.at, "stake", team=s.teams[p.player].name, points=points)
         s = _set(s, stake=points)
         s = _open_question(s, h, fx, points, p.player)
-        return _media_sounds(s, q, fx)
+        return _media_sounds(s, q, fx, h.at)
     if p.phase == "final_stakes":
         team = b.team_ref(s.teams, h.params) if ("team" in h.params or "button" in h.params) else _next_final(s)
         if team is None or s.scores[team] <= 0:
@@ -242,7 +290,7 @@ def set_stake(s, h: Host, fx: list):
         if _next_final(s) is None:
             s = _set(s, phase="final_rulings")
             b.log(fx, h.at, "final_stakes_done")
-            s = _media_sounds(s, s.pack.question_data(), fx)
+            s = _media_sounds(s, s.pack.question_data(), fx, h.at)
         return s
     b.refuse(fx, h.at, "pack.no_stake_now")
     return s
@@ -274,6 +322,7 @@ def final_ruling(s, h: Host, fx: list, result: str):
     if _next_ruling(s) is None:
         s = _set(s, phase="final_done")
         b.log(fx, h.at, "final_done")
+        s = closed(s, h.at, fx)
     return s
 
 
@@ -287,7 +336,7 @@ def next_round(s, h: Host, fx: list):
     if p.round + 1 >= len(p.data.get("rounds") or ()):
         b.refuse(fx, h.at, "pack.last_round")
         return s
-    s = _set(s, round=p.round + 1, entry="", theme=None, cell=None, phase="board")
+    s = _set(s, round=p.round + 1, entry="", theme=None, cell=None, phase="board", answer_until=None)
     b.log(fx, h.at, "round", round=s.pack.round + 1, name=s.pack.round_data()["name"])
     return s
 
@@ -363,6 +412,7 @@ def cancel(s, h: Host, fx: list):
         return None
     b.log(fx, h.at, "cell_cancelled", cell=[p.cell[0] + 1, p.cell[1] + 1, p.cell[2] + 1])
     fx.append(Flash("withdrawn"))
+    fx.append(STOP_SOUND)
     return _set(s, played=p.played - {p.cell}, cell=None, phase="board", entry="", player=None, stake=None,
                 stakes=tuple(None for _ in s.teams))
 
@@ -414,37 +464,70 @@ def single_player(s) -> bool:
     return p is not None and p.cell is not None and p.play in ("secret", "stake")
 
 
-def view(s) -> tuple[dict, dict]:
-    """(the audience's ``pack``, the host's part): the board, the question on screen, the
-    answer only for the host."""
+def _in_turn(media: list, since: int | None, now: int, each_ns: int) -> dict:
+    """Content items shown one after another (pictures: SIGame shows a question's pictures in
+    turn, ``each_ns`` each, the last one staying): every item, and which one shows at ``now``."""
+    images = [m for m in media if m["kind"] == "image"]
+    i = 0
+    if images and since is not None and each_ns > 0:
+        i = min(max(now - since, 0) // each_ns, len(images) - 1)
+    first = {k: next(({"name": m["name"], "member": m.get("member")} for m in media if m["kind"] == k), None)
+             for k in ("image", "audio", "video", "html")}
+    if images:
+        first["image"] = {"name": images[i]["name"], "member": images[i].get("member")}
+    return {"media": first, "images": [{"name": m["name"], "member": m.get("member")} for m in images],
+            "image_index": i, "items": [{"kind": m["kind"], "name": m["name"], "member": m.get("member")}
+                                        for m in media]}
+
+
+def _content(q: dict, since: int | None, now: int, each_ns: int, key: str = "media") -> dict:
+    return _in_turn(list(q.get(key) or ()), since, now, each_ns)
+
+
+def view(s, now: int | None = None) -> tuple[dict, dict]:
+    """(the audience's ``pack``, the host's part): the board, the question on screen (its
+    pictures in turn), its answer and answer content once ruled (``answer``: until then only
+    in the host's part)."""
+    now = s.now if now is None else now
     p = s.pack
     rnd = p.round_data()
     board = [{"name": th["name"], "cells": [
         {"price": q["price"], "played": (p.round, ti, ci) in p.played} for ci, q in enumerate(th["questions"])]}
         for ti, th in enumerate(rnd["themes"])]
     q = p.question_data()
+    revealed = q is not None and p.answer_until is not None
     live = q is not None and (p.phase in ("player", "stake", "final_stakes", "final_rulings")
-                              or (s.question is not None and s.question.open))
+                              or (s.question is not None and s.question.open) or revealed)
     question = None
     host: dict = {"entry": p.entry, "phase": p.phase,
                   "picking_theme": p.theme + 1 if p.theme is not None else None}
     if q is not None:
-        media = {k: None for k in ("image", "audio", "video", "html")}
-        for m in q.get("media") or ():
-            if media.get(m["kind"]) is None:
-                media[m["kind"]] = {"name": m["name"], "member": m.get("member")}
         secret = p.play == "secret" and p.phase == "player"
-        question = {"theme": rnd["themes"][p.cell[1]]["name"], "price": q["price"], "type": q.get("type"),
+        hidden = secret or p.phase in ("stake", "final_stakes")   # the content waits for the player, the stakes
+        theme = rnd["themes"][p.cell[1]]
+        content = _content(q, p.shown_at, now, p.image_ns) if not hidden else _in_turn([], None, now, 0)
+        question = {"theme": theme["name"], "price": q["price"], "type": q.get("type"),
                     "played_as": p.play, "live": live,
                     # «кот в мешке»: until the player is named only its theme shows
-                    "text": "" if secret or p.phase in ("stake", "final_stakes") else q.get("text", ""),
+                    "text": "" if hidden else q.get("text", ""),
                     "secret_theme": q.get("secret_theme", ""),
-                    "media": {k: v for k, v in media.items()} if not secret and p.phase not in
-                    ("stake", "final_stakes") else {k: None for k in media},
+                    **content,
+                    "theme_comment": theme.get("comment", ""),
+                    "options": [] if hidden else [{"label": o["label"], "text": o["text"],
+                                                   "media": [{"name": m["name"], "member": m.get("member")}
+                                                             for m in o.get("media") or ()]}
+                                                  for o in q.get("options") or ()],
                     "player": s.teams[p.player].name if p.player is not None else None,
-                    "stake": p.stake}
+                    "stake": p.stake,
+                    "answer": None}
+        if revealed:
+            question["answer"] = {"answer": q.get("answer", ""), "text": q.get("answer_text", ""),
+                                  "comment": q.get("comment", ""),
+                                  **_content(q, p.answer_at, now, p.image_ns, key="answer_media")}
         host.update({"answer": q.get("answer", ""), "answer_text": q.get("answer_text", ""), "say": q.get("say", ""),
-                     "text": q.get("text", "")})
+                     "text": q.get("text", ""), "comment": q.get("comment", ""),
+                     "theme_comment": theme.get("comment", ""),
+                     "answer_media": [m["name"] for m in q.get("answer_media") or ()]})
     final = None
     if p.play == "final" and p.cell is not None:
         final = [{"team": s.teams[i].name, "staked": st is not None, "result": p.results[i]}

@@ -227,7 +227,7 @@ def test_a_round_played_on_the_keyboard_through_the_loop(made, tmp_path):
     loop.pack_media = packs.open_media(cfg)
     loop.audio = RecordingAudio(cfg)
     board = Scoreboard((1280, 720), lang="ru")
-    board.pack.media_path = loop.pack_media.path
+    board.pack.media_data = loop.pack_media.data
     surface = pygame.Surface((1280, 720))
     try:
         def shot(name):

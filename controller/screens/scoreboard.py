@@ -223,7 +223,7 @@ class Scoreboard:
         self._layer: pygame.Surface | None = None
         self._layer_key: Any = None
         self.pack = PackScreen()
-        """A SIGame package's board and question; the window sets its ``media_path``."""
+        """A SIGame package's board and question; the window sets its ``media_data``."""
 
     def set_team_keys(self, team_keys: list[tuple[str, str]]) -> None:
         """The players' keys of the help overlay, with the teams' names as they are now."""

@@ -10,6 +10,10 @@ writes
   an XML namespace;
 * ``v4.siq`` -- the same game in version 4 (``scenario``/``atom``, ``@`` references, a
   ``marker``, types cat/bagcat/auction/sponsored), with a UTF-8 byte-order mark;
+* ``content.siq`` (v5) and ``content4.siq`` (v4) -- every content item: a theme whose task
+  is its comment, a question comment, answer content (text and a picture; v4 after a marker),
+  three pictures in one question (squares of different colours), a select question, a video
+  and an HTML page;
 * hostile ones, each refused with one line: ``bomb.siq`` (content.xml inflates far past
   the size its header declares), ``huge.siq`` (declares a 3 GB file), ``traversal.siq`` (a
   member named ``../../evil.png``), ``entity.siq`` (an external entity in a DTD),
@@ -29,15 +33,16 @@ import zlib
 from pathlib import Path
 
 
-def png(width: int = 64, height: int = 48) -> bytes:
-    """A small picture: a red square on a blue field with a yellow stripe (easy to find on a screenshot)."""
+def png(width: int = 64, height: int = 48, square: tuple = (220, 30, 30)) -> bytes:
+    """A small picture: a red (``square``) square on a blue field with a yellow stripe (easy to
+    find on a screenshot)."""
     rows = []
     for y in range(height):
         row = bytearray([0])
         for x in range(width):
-            if 16 <= x < 48 and 12 <= y < 36:
-                rgb = (220, 30, 30)
-            elif y >= 40:
+            if width // 4 <= x < width * 3 // 4 and height // 4 <= y < height * 3 // 4:
+                rgb = square
+            elif y >= height * 5 // 6:
                 rgb = (240, 210, 20)
             else:
                 rgb = (30, 60, 200)
@@ -215,6 +220,111 @@ V4 = f"""<?xml version="1.0" encoding="utf-8"?>
 """
 
 
+GREEN, MAGENTA, CYAN, ORANGE = (30, 200, 60), (200, 40, 200), (40, 210, 220), (250, 140, 20)
+"""The squares of the content package's pictures: each picture is told apart on a screenshot."""
+
+CONTENT = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Пакет с содержимым" version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">
+  <rounds>
+    <round name="Содержимое">
+      <themes>
+        <theme name="Годы">
+          <info><comments>Назовите год события</comments></info>
+          <questions>
+            <question price="100">
+              <info><comments>Дата по новому стилю</comments></info>
+              <params>
+                <param name="question" type="content"><item>1990</item></param>
+                <param name="answer" type="content"><item>Так и было</item>
+                  <item type="image" isRef="True">ответ.png</item></param>
+              </params>
+              <right><answer>Объединение Германии</answer></right>
+            </question>
+            <question price="200">
+              <params>
+                <param name="question" type="content">
+                  <item>Три картинки подряд: что их объединяет?</item>
+                  <item type="image" isRef="True">первая.png</item>
+                  <item type="image" isRef="True">вторая.png</item>
+                  <item type="image" isRef="True">третья.png</item>
+                </param>
+              </params>
+              <right><answer>Квадраты</answer></right>
+            </question>
+          </questions>
+        </theme>
+        <theme name="Выбор">
+          <questions>
+            <question price="100">
+              <params>
+                <param name="question" type="content"><item>Какая планета самая большая?</item></param>
+                <param name="answerType">select</param>
+                <param name="answerOptions" type="group">
+                  <param name="A" type="content"><item>Марс</item></param>
+                  <param name="B" type="content"><item>Юпитер</item></param>
+                  <param name="C" type="content"><item>Венера</item></param>
+                </param>
+              </params>
+              <right><answer>B</answer></right>
+            </question>
+            <question price="200">
+              <params>
+                <param name="question" type="content">
+                  <item>Посмотрите ролик и страницу</item>
+                  <item type="video" isRef="True">кадр.webm</item>
+                  <item type="html" isRef="True">страница.html</item>
+                </param>
+              </params>
+              <right><answer>Ролик</answer></right>
+            </question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+
+CONTENT_V4 = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Содержимое v4" version="4" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
+  <rounds>
+    <round name="Раунд">
+      <themes>
+        <theme name="Картинки">
+          <info><comments>Ответ — цвет квадрата</comments></info>
+          <questions>
+            <question price="100">
+              <scenario><atom>Какого цвета квадрат?</atom><atom type="image">@первая.png</atom>
+                <atom type="image">@вторая.png</atom>
+                <atom type="marker"/><atom>Зелёный, потом пурпурный</atom><atom type="image">@ответ.png</atom></scenario>
+              <right><answer>Зелёный</answer></right>
+            </question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+
+HTML_PAGE = "<!doctype html><html><body style='background:#103'><h1 id='own'>Страница из пакета</h1></body></html>"
+
+
+def webm() -> bytes:
+    """A tiny real video is not written by hand; the browser test checks the player, not frames."""
+    return b"\x1aE\xdf\xa3" + b"\x00" * 60
+
+
+def content_media(z: zipfile.ZipFile) -> None:
+    for folder, name, data in (("Images", "первая.png", png(160, 120, GREEN)),
+                               ("Images", "вторая.png", png(160, 120, MAGENTA)),
+                               ("Images", "третья.png", png(160, 120, CYAN)),
+                               ("Images", "ответ.png", png(160, 120, ORANGE)),
+                               ("Video", "кадр.webm", webm()),
+                               ("Html", "страница.html", HTML_PAGE.encode("utf-8"))):
+        z.writestr(f"{folder}/{urllib.parse.quote(name)}", data)
+
+
 def _media(z: zipfile.ZipFile, encoded: bool) -> None:
     for folder, name, data in (("Images", IMAGE, png()), ("Audio", AUDIO, wav()), ("Video", VIDEO, b"\x00" * 64)):
         stored = urllib.parse.quote(name) if encoded else name
@@ -257,6 +367,15 @@ def make(out: Path) -> dict[str, Path]:
     with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("content.xml", b"\xef\xbb\xbf" + V4.encode("utf-8"))
         _media(z, encoded=False)
+
+    p = made["content"] = out / "content.siq"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("content.xml", CONTENT.encode("utf-8"))
+        content_media(z)
+    p = made["content4"] = out / "content4.siq"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("content.xml", CONTENT_V4.encode("utf-8"))
+        content_media(z)
 
     # hostile and broken packages
     p = made["bomb"] = out / "bomb.siq"

@@ -149,7 +149,7 @@ class PackScreen:
             elif item["kind"] == "video":
                 notes.append("▶ " + t("pack.screen.video_web", lang, name=item["name"]))
             elif item["kind"] == "html":
-                notes.append("🌐 " + t("pack.screen.html_web", lang, name=item["name"]))
+                notes.append(t("pack.screen.html_web", lang, name=item["name"]))
         image = (shown.get("media") or {}).get("image")
         images = shown.get("images") or []
         img = None

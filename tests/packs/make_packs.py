@@ -449,3 +449,44 @@ def big(path: Path, xml_mb: float, media_files: int = 0, media_kb: int = 64, que
         for i in range(media_files):
             z.writestr(zipfile.ZipInfo(f"Images/p{i:05d}.png"), b"\x89PNG\r\n\x1a\n" + os.urandom(media_kb * 1024))
     return path
+
+
+def noisy_png(width: int, height: int, seed: int) -> bytes:
+    """A real picture of random pixels (it does not compress: ``width*height*3`` bytes)."""
+    import random
+    rnd = random.Random(seed)
+    raw = b"".join(b"\x00" + rnd.randbytes(width * 3) for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+
+
+def noisy_pictures(path: Path, pictures: int = 500, width: int = 400, height: int = 174) -> Path:
+    """A package of ``pictures`` questions, each with its own real picture of about 200 KB
+    (500 of them: about 100 MB), in rounds of 6 themes × 5 prices (the benchmark's package)."""
+    per_round = 30
+    rounds = []
+    for r in range((pictures + per_round - 1) // per_round):
+        themes = []
+        for t in range(6):
+            qs = []
+            for c in range(5):
+                i = r * per_round + t * 5 + c
+                if i >= pictures:
+                    break
+                qs.append(f'<question price="{(c + 1) * 100}"><params><param name="question" type="content">'
+                          f'<item>Что на картинке №{i}?</item><item type="image" isRef="True">n{i:04d}.png</item>'
+                          f'</param></params><right><answer>Шум {i}</answer></right></question>')
+            if qs:
+                themes.append(f'<theme name="Шум {r + 1}.{t + 1}"><questions>{"".join(qs)}</questions></theme>')
+        rounds.append(f'<round name="Раунд {r + 1}"><themes>{"".join(themes)}</themes></round>')
+    xml = (f'<?xml version="1.0" encoding="utf-8"?><package name="Много картинок" version="5">'
+           f'<rounds>{"".join(rounds)}</rounds></package>')
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("content.xml", xml.encode("utf-8"))
+        for i in range(pictures):
+            z.writestr(f"Images/n{i:04d}.png", noisy_png(width, height, i))
+    return path

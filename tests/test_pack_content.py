@@ -30,7 +30,7 @@ from controller.screens.scoreboard import Scoreboard  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "packs"))
 import make_packs  # noqa: E402
-from test_own_game_pack import _keys, _share  # noqa: E402
+from test_own_game_pack import RecordingAudio, _keys, _share  # noqa: E402
 
 MS = 1_000_000
 S = 1000 * MS
@@ -42,20 +42,16 @@ def made(tmp_path_factory):
     return make_packs.make(tmp_path_factory.mktemp("packs"))
 
 
-class Recording:
+class Recording(RecordingAudio):
     """The real mixer (SDL's dummy driver in CI), with what was played and stopped recorded."""
 
     def __init__(self, cfg):
-        from controller.sound.audio import Audio
-        self.audio = Audio(cfg)
+        super().__init__(cfg)
         self.log = []
-
-    def play(self, name):
-        self.audio.play(name)
 
     def play_file(self, path):
         self.log.append(("play", Path(path).suffix))
-        return self.audio.play_file(path) or True
+        return super().play_file(path)
 
     def stop_file(self):
         self.log.append(("stop",))

@@ -49,11 +49,16 @@ def png(width: int = 64, height: int = 48, square: tuple = (220, 30, 30)) -> byt
             row += bytes(rgb)
         rows.append(bytes(row))
 
+    return _png(width, height, b"".join(rows))
+
+
+def _png(width: int, height: int, raw: bytes, level: int = -1) -> bytes:
+    """A PNG of ``raw`` rows (each a filter byte, then RGB)."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"".join(rows))) + chunk(b"IEND", b""))
+            + chunk(b"IDAT", zlib.compress(raw, level)) + chunk(b"IEND", b""))
 
 
 def wav(seconds: float = 0.3, freq: float = 660.0, rate: int = 22050) -> bytes:
@@ -457,11 +462,7 @@ def noisy_png(width: int, height: int, seed: int) -> bytes:
     rnd = random.Random(seed)
     raw = b"".join(b"\x00" + rnd.randbytes(width * 3) for _ in range(height))
 
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+    return _png(width, height, raw, 1)
 
 
 def noisy_pictures(path: Path, pictures: int = 500, width: int = 400, height: int = 174) -> Path:

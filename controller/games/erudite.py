@@ -958,7 +958,8 @@ def view(s: State, now: int | None = None) -> dict:
         "captain": b.countdown_view(s.captain, now),
         "standings": standings(s),
     }
-    return _players_view(s, out) if (s.rules.planned or _players_used(s)) else out
+    out = _players_view(s, out) if (s.rules.planned or _players_used(s)) else out
+    return b.with_race(out, s.teams, s.question, s.rules.arbiter)
 
 
 def summary(s: State) -> dict:
@@ -1190,7 +1191,6 @@ def _players_view(s: State, view: dict) -> dict:
         text = dict(s.rules.texts).get((q.fight, q.round, q.nominal))
         if text is not None:
             view["host"] = event_plan.host_view(*text)
-    b.with_race(view, s.teams, q, s.rules.arbiter)
     if not _players_used(s):
         return view
     cur_fight, cur_round = (q.fight, q.round) if q is not None and q.open else (fight, rnd)

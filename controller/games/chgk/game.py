@@ -55,7 +55,8 @@ SECTION = Section("chgk", "«Что? Где? Когда?»: the controller is th
     Key("prize_places", "int", 3, "Places settled by a shoot-out when teams tie; ties below share "
         "places (\"4–6\").", minimum=1, source="seed §3.4–3.5"),
     Key("results_csv", "str", "results.csv", "CSV file (team,question,result) the host's "
-        "import_results key reads into the game (e.g. the jury's sheet)."),
+        "import_results key reads into the game (e.g. the jury's sheet); a .xlsx file in the rating site's "
+        "layout (Team ID | Название | Город | 1 … N, docs/exports.md) is read as well."),
     Key("keys", "dict", {"mark_right": ["[+]", "="], "mark_wrong": ["[-]", "-"],
                          "clear": ["backspace", "delete"], "question": ["n"],
                          "start_clock": ["space", "[0]", "t"], "blitz": ["b"],

@@ -114,6 +114,22 @@ def test_a_chgk_game_becomes_the_rating_sites_sheet(tmp_path):
     assert len(warnings) == 1 and "Гамма" in warnings[0] and "Альфа" not in warnings[0]
 
 
+def test_a_team_renamed_during_the_game_keeps_its_rating_id_and_city(tmp_path):
+    """The ID and city are the team's (its index in the event file), not its name's: after a
+    rename the sheet has the new name with the old ID and city, and no warning for it."""
+    cfg = event_config(tmp_path, "brain-ring", "[brain_ring]\n")
+    events = [Host("rename", S, {"team": 2, "name": "Бета-2"}), Host("question", 2 * S, {}),
+              Host("arm", 3 * S, {})]
+    path = write_journal(tmp_path / "ring.jsonl", cfg, 1, events)
+    out = tmp_path / "rating.xlsx"
+    r = buzzer("journal", "rating", str(path), str(out))
+    assert r.returncode == 0, r.stderr
+    got = [list(row)[:3] for row in load_workbook(out).worksheets[0].iter_rows(values_only=True)]
+    assert got[1:] == [[51234, "Альфа", "Казань"], [60001, "Бета-2", "Пермь"], [None, "Гамма", None]]
+    warnings = [ln for ln in r.stderr.splitlines() if "warning" in ln]
+    assert len(warnings) == 1 and "Бета" not in warnings[0]
+
+
 def test_the_sheet_reads_back_as_the_jurys_results(tmp_path):
     """The same layout, filled by the jury, enters the game's results (an empty cell: not entered)."""
     from controller.games.chgk.extras import ChgkExtras

@@ -116,11 +116,11 @@ def cmd_rating(args) -> int:
     from controller.app import journal
 
     state, cfg, _seed, _last = journal.replay(c)
-    info = rating.team_info(cfg)
+    override = {}
     if args.event:
         from controller.content import event
-        info.update(rating.event_team_info(event.parse_file(args.event)))
-    got = rating.rows_of(engine.summary(state), info)
+        override = rating.event_team_info(event.parse_file(args.event))
+    got = rating.rows_of(engine.summary(state), rating.team_list(cfg), override)
     if got is None:
         raise BuzzerError(f"{args.journal}: its game keeps no per-question results (the rating sheet is "
                           "for ЧГК and Брейн-ринг)")

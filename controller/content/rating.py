@@ -50,14 +50,17 @@ class TeamRow:
         return "".join("1" if r else "0" for r in self.results)
 
 
-def team_info(cfg: Mapping[str, Any] | None) -> dict[str, dict]:
-    """{team name: {"rating_id", "city"}} from a game's config (its event file's teams)."""
+def team_list(cfg: Mapping[str, Any] | None) -> list[dict]:
+    """[{"name", "rating_id", "city"}] of a game's config (its event file's teams), in the
+    teams' order: team i of the game is entry i, whatever it is called now."""
     event = (cfg or {}).get("event") or {}
-    out = {}
-    for t in event.get("teams") or ():
-        if isinstance(t, Mapping) and isinstance(t.get("name"), str):
-            out[t["name"]] = {"rating_id": t.get("rating_id"), "city": t.get("city", "")}
-    return out
+    return [{"name": t["name"], "rating_id": t.get("rating_id"), "city": t.get("city", "")}
+            for t in event.get("teams") or () if isinstance(t, Mapping) and isinstance(t.get("name"), str)]
+
+
+def team_info(cfg: Mapping[str, Any] | None) -> dict[str, dict]:
+    """{team name (as the event file names it): {"name", "rating_id", "city"}} of a game's config."""
+    return {t["name"]: t for t in team_list(cfg)}
 
 
 def event_team_info(event: Mapping[str, Any]) -> dict[str, dict]:
@@ -85,15 +88,18 @@ def question_results(summary: Mapping[str, Any]) -> tuple[list[str], int, dict[s
     return teams, max(q["number"] for q in questions), taken
 
 
-def rows_of(summary: Mapping[str, Any], info: Mapping[str, Mapping]) -> tuple[int, list[TeamRow]] | None:
-    """(N, the teams' rows) of one game, or None (no per-question answers)."""
+def rows_of(summary: Mapping[str, Any], teams_info: Sequence[Mapping],
+            override: Mapping[str, Mapping] | None = None) -> tuple[int, list[TeamRow]] | None:
+    """(N, the teams' rows) of one game, or None (no per-question answers).  A team's ID and
+    city are ``override``'s for its name now (another event file), else ``teams_info``'s entry
+    of its index (:func:`team_list`: a team renamed during the game keeps them)."""
     got = question_results(summary)
     if got is None:
         return None
     teams, n, taken = got
     rows = []
-    for t in teams:
-        ti = info.get(t) or {}
+    for i, t in enumerate(teams):
+        ti = (override or {}).get(t) or (teams_info[i] if i < len(teams_info) else {})
         rows.append(TeamRow(ti.get("rating_id"), t, ti.get("city") or "",
                             tuple(taken[t].get(k, False) for k in range(1, n + 1))))
     return n, rows

@@ -114,8 +114,7 @@ def write_rating(festival, path: str | Path, event_file: str | None = None) -> s
         summary = g.summary() if g.known else None
         if not summary:
             continue
-        info = {**rating.team_info((g.info or {}).get("config")), **extra}
-        got = rating.rows_of(summary, info)
+        got = rating.rows_of(summary, rating.team_list((g.info or {}).get("config")), extra)
         if got is None:
             continue
         n, rows = got

@@ -28,7 +28,7 @@ class MafiaExtras(ShellExtras):
         until the protocol is complete; after that a player renamed, extra points or the best
         move entered change the saved protocol (protests entered into the file in the meantime
         stay)."""
-        summary = game.summary(shell.state)
+        summary = game.protocol_summary(shell.state)
         if summary.get("winner") is None or summary == self._summary:
             return
         self._summary = summary

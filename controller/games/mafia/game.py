@@ -1133,15 +1133,26 @@ def summary(state: MafiaState) -> dict[str, Any]:
         "phase": state.phase,
         "winner": state.winner,
         "ended_at": state.ended_at,
-        "started_at": state.started,
         "day": state.day,
         "seats": [{"seat": s.seat, "name": s.name, "role": s.role, "fouls": s.fouls, "status": s.status,
-                   "reason": s.reason, "extra": extra_points(state).get(s.seat, 0),
+                   "reason": s.reason,
                    "disqualified": s.status == REMOVED and (s.reason == "disqualified"
                                                             or state.settings.removal_disqualifies)}
                   for s in state.seats],
-        "record": [m.as_dict() for m in state.record],
     }
+
+
+def protocol_summary(state: MafiaState) -> dict[str, Any]:
+    """:func:`summary` with the table's record (docs/mafia.md, "The record"): each seat's
+    extra points, the record's entries and the engine time the game started.  What the
+    protocol is made of; ``buzzer simulate`` prints :func:`summary`."""
+    out = summary(state)
+    extra = extra_points(state)
+    for seat in out["seats"]:
+        seat["extra"] = extra.get(seat["seat"], 0)
+    out["record"] = [m.as_dict() for m in state.record]
+    out["started_at"] = state.started
+    return out
 
 
 # --------------------------------------------------------------------------

@@ -183,3 +183,36 @@ def test_a_doctor_or_a_foul_without_its_time_is_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "players[5].foul_log: seat 6 has fouls without their time and stage" in done.stderr
     assert not (tmp_path / "fouls.polemica.json").exists()
+
+
+def test_the_judges_keys_nominate_and_count_votes(tmp_path):
+    """The keypad way: the seat number, then the action's key (docs/mafia.md's key table)."""
+    from controller.app import config
+    from controller.games.mafia import game as mafia
+
+    cfg = config.build({"mode": "mafia", "mafia": {"players": NAMES, "protocol_dir": str(tmp_path)}})
+    clock = ManualClock(1_000_000_000)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock)
+    for keys in (["1"], ["return"], ["5"], ["a"], ["5"], ["g"], ["3"], ["v"], ["8"], ["v"], ["3"], ["v"]):
+        clock.advance(100_000_000)
+        loop.key_down(keys)
+        loop.drain()
+    assert loop.notice == "Игрок 3 уже голосовал в этом круге"   # voting twice: refused, in words
+    record = mafia.protocol_summary(loop.state)["record"]
+    assert [(m["kind"], m.get("by"), m.get("seat")) for m in record] == [
+        ("nomination", 1, 5), ("vote", 3, 5), ("vote", 8, 5)]
+
+
+def test_a_night_of_separate_shots_and_a_miss():
+    from controller.games.mafia import polemica
+    from controller.games.mafia.protocol import from_dict
+
+    data = {"tournament": "Кубок", "stage": "тур", "game": 1, "table": 1, "date": "2015-03-06", "winner": "mafia",
+            "players": [{"seat": i + 1, "name": NAMES[i], "role": r} for i, r in enumerate(ROLES)],
+            "shots": [{"night": 1, "shooter": 2, "victim": 9}, {"night": 1, "shooter": 5, "victim": 8},
+                      {"night": 1, "shooter": 7, "victim": 9}, {"night": 2}, {"night": 3, "victim": 6}]}
+    game = polemica.game_json(from_dict(data))
+    assert game["result"] == 1                                       # BLACK_WIN
+    assert game["shots"] == [{"night": 1, "shooter": 2, "victim": 9}, {"night": 1, "shooter": 5, "victim": 8},
+                             {"night": 1, "shooter": 7, "victim": 9}] + \
+        [{"night": 3, "shooter": s, "victim": 6} for s in (2, 5, 7)]  # night 2: a miss, no shots

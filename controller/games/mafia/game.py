@@ -803,6 +803,16 @@ def _other_seat(state: MafiaState, params: Mapping[str, Any], key: str, action: 
     return _seat_param(state, {"seat": params[key]}, action)
 
 
+def _seat_and(state: MafiaState, params: Mapping[str, Any], key: str, action: str
+              ) -> tuple[int, int | None] | list[Effect]:
+    """The ``seat`` parameter and the optional second seat ``key``, or refusal effects."""
+    seat = _seat_param(state, params, action)
+    if isinstance(seat, list):
+        return seat
+    other = _other_seat(state, params, key, action)
+    return other if isinstance(other, list) else (seat, other)
+
+
 def _today(state: MafiaState, kind: str) -> list[Mark]:
     return [m for m in state.record if m.kind == kind and m.day == state.day]
 
@@ -810,12 +820,10 @@ def _today(state: MafiaState, kind: str) -> list[Mark]:
 def _nominate(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
     """The typed seat is put up for the vote by ``by``, by default the seat whose minute
     is (or was last) on the timer today."""
-    seat = _seat_param(state, params, "nominate")
-    if isinstance(seat, list):
-        return state, seat
-    by = _other_seat(state, params, "by", "nominate")
-    if isinstance(by, list):
-        return state, by
+    got = _seat_and(state, params, "by", "nominate")
+    if isinstance(got, list):
+        return state, got
+    seat, by = got
     t = state.timer
     if by is None and t.kind == "minute" and t.seat in state.spoken:
         by = t.seat
@@ -923,12 +931,10 @@ def _lift(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
 def _shot(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
     """One mafia player's shot tonight (``shooter`` at ``seat``), for a night the shots
     disagree; a kill is ``killed`` (the mafia's shot together), a miss ``miss``."""
-    seat = _seat_param(state, params, "shot")
-    if isinstance(seat, list):
-        return state, seat
-    shooter = _other_seat(state, params, "shooter", "shot")
-    if isinstance(shooter, list):
-        return state, shooter
+    got = _seat_and(state, params, "shooter", "shot")
+    if isinstance(got, list):
+        return state, got
+    seat, shooter = got
     if shooter is None:
         return state, _refuse(state, "shot", "mafia.who_shoots", {"seat": seat})
     if not state.seat(shooter).playing:

@@ -31,6 +31,7 @@ COMMANDS = [
     "controller.screens.screenshot",
     "controller.content.packs",
     "controller.festival.command",
+    "controller.app.records",
 ]
 
 SUBCOMMANDS = {
@@ -45,6 +46,7 @@ SUBCOMMANDS = {
     "screenshot": "controller.screens.screenshot",
     "pack": "controller.content.packs",
     "festival": "controller.festival.command",
+    "journal": "controller.app.records",
 }
 
 

@@ -17,7 +17,9 @@ from controller.festival.hall import broker_of
 from controller.festival.results import Festival, Listener
 
 from mosquitto import Broker
-from test_festival import CHGK, ERUDITE, buzzer, entry, simulated
+from test_festival import CHGK, ERUDITE, ROOT, buzzer, entry, simulated
+
+ROOT_EXAMPLES = ROOT / "examples"
 
 
 @pytest.fixture(scope="module")
@@ -252,3 +254,48 @@ def test_a_card_of_a_hall_without_a_competition_names_the_games_title_not_its_mo
     card = {"hall": "Зал 1", "competition": "Кубок школы", "game": None, "mode": "", "finished": False,
             "standings": [], "headline": {}}
     assert board_mod.card_lines(card, "ru")[0][0] == "Зал 1 · Кубок школы"
+
+
+def test_export_rating_writes_one_sheet_per_competition_with_every_halls_teams(tmp_path):
+    """`buzzer festival export rating FILE.xlsx`: a ЧГК game in one hall and a Брейн-ринг game in
+    another, through a real mosquitto; the sheet read back with openpyxl has each game's
+    question results, the teams' IDs and cities from `--event`, and one warning line."""
+    from openpyxl import load_workbook
+
+    broker = Broker(tmp_path / "broker").start()
+    try:
+        halls = tmp_path / "halls"
+        halls.mkdir()
+        ring = ROOT_EXAMPLES / "brain-ring.jsonl"
+        buzzer("simulate", CHGK, "--festival", broker.plain_url, "--hall", "Зал 1", "--competition", "ЧГК",
+               cwd=halls)
+        buzzer("simulate", ring, "--festival", broker.plain_url, "--hall", "Зал 2", "--competition", "Брейн-ринг",
+               cwd=halls)
+        event = tmp_path / "event.toml"
+        event.write_text('[[teams]]\nname = "Альфа"\nrating_id = 51234\ncity = "Казань"\n'
+                         '[[teams]]\nname = "Бета"\nrating_id = 60001\ncity = "Пермь"\n'
+                         '[[teams]]\nname = "Гамма"\nrating_id = 70002\n[[teams]]\nname = "Дельта"\n',
+                         encoding="utf-8")
+        out = tmp_path / "rating.xlsx"
+        r = buzzer("festival", "export", "rating", out, "--broker", broker.plain_url, "--event", event, cwd=halls)
+    finally:
+        broker.stop()
+    book = load_workbook(out)
+    sheets = {ws.title: [list(row) for row in ws.iter_rows(values_only=True)] for ws in book.worksheets}
+    assert sorted(sheets) == ["Брейн-ринг", "ЧГК"]
+    for name, script in (("ЧГК", CHGK), ("Брейн-ринг", ring)):
+        sim = simulated(script)
+        questions = [q for q in sim["questions"] if not q.get("shootout") and not q.get("withdrawn")]
+        rows = sheets[name]
+        assert rows[0] == ["Team ID", "Название", "Город"] + list(range(1, len(questions) + 1))
+        by_team = {row[1]: row for row in rows[1:]}
+        assert sorted(by_team) == sorted(s["team"] for s in sim["standings"])
+        for team, row in by_team.items():
+            # ЧГК's questions say each team's result, Брейн-ринг's the answers given
+            taken = [q["results"].get(team) if "results" in q else
+                     any(a["team"] == team and a["result"] == "right" for a in q["answers"]) for q in questions]
+            assert row[3:] == [1 if x else 0 for x in taken], (name, team)
+    assert sheets["ЧГК"][1:] and {r[1]: (r[0], r[2]) for r in sheets["ЧГК"][1:]}["Альфа"] == (51234, "Казань")
+    assert {r[1]: r[0] for r in sheets["Брейн-ринг"][1:]} == {"Альфа": 51234, "Бета": 60001}
+    warnings = [ln for ln in r.stderr.splitlines() if "warning" in ln]
+    assert len(warnings) == 1 and "Дельта" in warnings[0] and "Гамма" not in warnings[0]

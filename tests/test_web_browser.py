@@ -419,3 +419,35 @@ def test_the_host_page_on_a_phone_keeps_the_reply_the_undo_and_the_scores_in_sig
     assert got["covered"] == [], got["covered"]
     assert got["broken"] == [], got["broken"]
     assert not any("фол" in label for label in got["labels"]), got["labels"]
+
+
+def test_the_host_page_shows_the_last_races_record(game, chromium, tmp_path):
+    """Альфа presses, then Бета: the host page lists both presses with the rule that decided
+    each (first, lost or late), as `buzzer journal races` records them; the audience page has
+    no such section."""
+    rows = "[...document.querySelectorAll('#race li')]"
+
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.wait_for("document.body.dataset.seq !== undefined")
+        game.type("n ")
+        await page.wait_for("!document.getElementById('countdown').hidden")
+        game.type("q")                                   # Альфа
+        await page.wait_for(f"({HOLDER}) === 'Альфа'")
+        game.type("z")                                   # Бета, after the race was decided
+        await page.wait_for(f"{rows}.length === 2")
+        shown = await page.eval(f"{rows}.map(li => li.textContent)")
+        title = await page.eval("document.querySelector('#race-box h2').textContent")
+        await page.screenshot(tmp_path / "host-race.png")
+        audience = await chromium.page(game.base + "/")
+        await audience.wait_for("document.body.dataset.seq !== undefined")
+        on_audience = await audience.eval("!!document.getElementById('race-box')")
+        await audience.close()
+        await page.close()
+        return shown, title, on_audience
+
+    shown, title, on_audience = run(scenario())
+    assert title == "Последняя гонка за ответ"
+    assert shown[0].startswith("Альфа · ") and shown[0].endswith("первым")
+    assert shown[1].startswith("Бета · ") and shown[1].split(" · ")[-1] in ("поздно", "рано", "проиграл гонку")
+    assert not on_audience

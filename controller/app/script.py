@@ -47,6 +47,7 @@ HOST_PARAMS = {
     "accepted",  # ЧГК appeals
     "cell", "price",  # a SIGame package's cell (docs/packages.md)
     "player",    # Эрудит-квартет line-ups (docs/event-file.md)
+    "by", "candidate", "voters", "shooter", "seats",  # «Мафия»'s record (docs/mafia.md)
 }
 """Fields a host line may carry (which ones an action uses depends on the mode)."""
 

@@ -47,7 +47,10 @@ MAX_PLAYERS = 8
 MAX_FILE_BYTES = 2_000_000
 """An event file larger than this is refused (it is a few kilobytes in practice)."""
 
-TEAM_KEYS = {"name", "players", "button", "key", "color", "sound"}
+TEAM_KEYS = {"name", "players", "button", "key", "color", "sound", "rating_id", "city"}
+
+MAX_RATING_ID = 10_000_000
+"""Highest team ID the rating site's numbers reach (a sanity bound, far above today's)."""
 GAME_KEYS = {"mode", "title", "teams"}
 
 
@@ -73,6 +76,14 @@ def _team(t: dict, i: int) -> dict:
             out[key] = t[key]      # checked with the config's own [[teams]] rules
     if "sound" in t:
         out["sound"] = _name(t["sound"], f"{path}.sound", "sound name or WAV file")
+    if "rating_id" in t:
+        rid = t["rating_id"]
+        if isinstance(rid, bool) or not isinstance(rid, int) or not 1 <= rid <= MAX_RATING_ID:
+            raise ConfigError(f"{path}.rating_id", f"expected the team's ID on the rating site (a whole "
+                              f"number 1..{MAX_RATING_ID}), got {_show(rid)}")
+        out["rating_id"] = rid
+    if "city" in t:
+        out["city"] = _name(t["city"], f"{path}.city", "city")
     return out
 
 
@@ -110,6 +121,10 @@ def check(data: Mapping[str, Any], base: Path | None = None) -> dict:
     for i, n in enumerate(names):
         if names.index(n) != i:
             raise ConfigError(f"teams[{i}].name", f"duplicate team name {n!r}")
+    ids = [t.get("rating_id") for t in teams]
+    for i, rid in enumerate(ids):
+        if rid is not None and ids.index(rid) != i:
+            raise ConfigError(f"teams[{i}].rating_id", f"rating ID {rid} is also {names[ids.index(rid)]!r}'s")
     for t in teams:
         snd = t.get("sound")
         if snd and snd.lower().endswith(".wav") and base is not None and not Path(snd).is_absolute():
@@ -137,11 +152,70 @@ def parse_file(path: str | Path) -> dict:
     except OSError as exc:
         raise ConfigError("", f"cannot read: {exc.strerror}", source) from None
     try:
+        data = with_4s_packs(data, p.resolve().parent)
         out = check(data, p.resolve().parent)
     except ConfigError as exc:
         raise ConfigError(exc.key, exc.problem, source) from None
     out["source"] = str(p.resolve())
     return out
+
+
+PACK_4S = "questions_4s"
+"""A ``[[games]]`` key: a 4s question pack (relative to the event file) that gives the game its
+questions (ЧГК tours, Брейн-ринг questions, Эрудит-квартет fights: docs/event-file.md)."""
+
+
+def with_4s_packs(data: Mapping[str, Any], base: Path) -> Mapping[str, Any]:
+    """The event file's data with each game's ``questions_4s`` pack read into its keys."""
+    from controller.content import fours
+
+    games = data.get("games")
+    if not isinstance(games, list) or not any(isinstance(g, dict) and PACK_4S in g for g in games):
+        return data
+    out = []
+    for i, g in enumerate(games):
+        if not isinstance(g, dict) or PACK_4S not in g:
+            out.append(g)
+            continue
+        key = f"games[{i}].{PACK_4S}"
+        name = g[PACK_4S]
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(key, f"expected the path of a .4s file, got {name!r}")
+        g = {k: v for k, v in g.items() if k != PACK_4S}
+        plan = event_plan.PLANS.get(g.get("mode"))
+        if plan is None or plan.from_4s is None:
+            raise ConfigError(key, "a 4s pack gives questions to a ЧГК, Брейн-ринг or Эрудит-квартет game, "
+                              f"not to {g.get('mode')!r}")
+        path = Path(name).expanduser()
+        path = path if path.is_absolute() else base / path
+        try:
+            pack = plan.from_4s(fours.load(path), _defaults(g.get("mode")))
+        except (fours.FoursError, event_plan.PackError) as exc:
+            raise ConfigError(key, exc.problem if isinstance(exc, ConfigError) else str(exc)) from None
+        for own, value in pack.items():
+            if own not in g:
+                continue
+            # the file's own tables may give their types only (the fights' light/dark); the rest is the pack's
+            given = g[own] if isinstance(g[own], list) else []
+            if not all(isinstance(f, dict) and set(f) <= {"type"} for f in given) or not given:
+                raise ConfigError(f"games[{i}].{own}", f"the game has {own} of its own and {PACK_4S}: "
+                                  f"give them in one place (with {PACK_4S}, only each one's type)")
+            for k, f in enumerate(value):
+                if k < len(given) and "type" in given[k]:
+                    f["type"] = given[k]["type"]
+        out.append({**g, **pack})
+    return {**data, "games": out}
+
+
+def _defaults(mode: Any) -> dict:
+    """The default settings of the game ``mode`` (what a 4s pack's questions are laid out by)."""
+    from controller import games
+
+    try:
+        game = games.get(mode)
+    except Exception:
+        return {}
+    return {k.name: k.default for sec in game.sections for k in sec.keys}
 
 
 def looks_like_event(data: Mapping[str, Any]) -> bool:
@@ -209,6 +283,10 @@ def apply(cfg: dict, event: dict, build) -> dict:
     out["event"] = {"title": event["title"], "source": event.get("source", ""), "game_number": number,
                     "game": copy.deepcopy(game) if game is not None else {"mode": cfg["mode"], "title": "",
                                                                          "teams": chosen}}
+    rating = [{k: by_name[n][k] for k in ("name", "rating_id", "city") if k in by_name[n]} for n in chosen
+              if "rating_id" in by_name[n] or "city" in by_name[n]]
+    if rating:
+        out["event"]["teams"] = rating   # the rating site's IDs and cities (controller/content/rating.py)
     return out
 
 

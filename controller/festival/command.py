@@ -35,9 +35,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--hall", action="append", required=True, help="a hall's name (once per hall)")
     k.set_defaults(func=cmd_keys)
 
-    e = fsub.add_parser("export", help="write each competition's final table (CSV or JSON) into DIR")
+    e = fsub.add_parser("export", help="write each competition's final table (CSV or JSON) into DIR; "
+                        "`export rating FILE.xlsx`: the ЧГК and Брейн-ринг results as the rating site's sheet")
     _common(e)
-    e.add_argument("dir", help="folder to write the tables into (created if missing)")
+    e.add_argument("dir", help="folder to write the tables into (created if missing); or the word rating")
+    e.add_argument("file", nargs="?", metavar="FILE.xlsx", help="after `rating`: the sheet to write")
+    e.add_argument("--event", metavar="FILE", help="rating: the teams' rating IDs and cities from this event file "
+                   "(besides those each game was played with)")
     e.add_argument("--format", choices=("csv", "json"), default="csv", help="file format (default csv)")
     e.add_argument("--wait", type=float, default=5.0, help="listen at most this many seconds (default 5)")
     e.set_defaults(func=cmd_export)
@@ -162,6 +166,8 @@ def text_table(res: dict, lang: str = "ru") -> str:
 def cmd_export(args) -> int:
     from controller.festival import export
 
+    if args.file is not None and args.dir != "rating":
+        raise ConfigError("", f"unexpected {args.file!r}: `export DIR` writes tables, `export rating FILE.xlsx` the sheet")
     cfg = festival_config(args)
     lst = listener(args, cfg)
     lst.start()
@@ -170,6 +176,12 @@ def cmd_export(args) -> int:
     finally:
         lst.close()
     _say_waited(waited, cfg["language"])
+    if args.file is not None:
+        warn = export.write_rating(lst.festival, args.file, args.event)
+        if warn:
+            print(f"buzzer: warning: {warn}", file=sys.stderr)
+        print(args.file)
+        return 0
     written = export.write(lst.festival, args.dir, args.format, cfg)
     for path in written:
         print(path)

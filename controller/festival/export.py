@@ -98,6 +98,37 @@ def write(festival, folder: str | Path, fmt: str, cfg: dict) -> list[Path]:
     return written
 
 
+def write_rating(festival, path: str | Path, event_file: str | None = None) -> str:
+    """Every competition whose games have per-question results (ЧГК, Брейн-ринг) as one sheet
+    of the rating site's layout in ``path`` (.xlsx), the teams of all its halls in it, their
+    IDs and cities from each game's event file (and ``event_file``).  Returns the warning
+    line for teams without an ID ("" when none)."""
+    from controller.content import rating
+
+    extra = {}
+    if event_file:
+        from controller.content import event
+        extra = rating.event_team_info(event.parse_file(event_file))
+    by_competition: dict[str, tuple[int, list]] = {}
+    for g in sorted(festival.games.values(), key=lambda g: (g.competition, g.hall, g.id)):
+        summary = g.summary() if g.known else None
+        if not summary:
+            continue
+        got = rating.rows_of(summary, rating.team_list((g.info or {}).get("config")), extra)
+        if got is None:
+            continue
+        n, rows = got
+        have_n, have = by_competition.get(g.competition, (0, []))
+        by_competition[g.competition] = (max(n, have_n), have + rows)
+    sheets = []
+    for name, (n, rows) in by_competition.items():
+        # halls that played fewer questions: the rest are not taken (0)
+        rows = [rating.TeamRow(r.team_id, r.name, r.city, r.results + (False,) * (n - len(r.results))) for r in rows]
+        sheets.append((name, n, rows))
+    rating.write(path, sheets)
+    return rating.missing_ids(r for _name, _n, rows in sheets for r in rows)
+
+
 def _write(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")

@@ -40,6 +40,7 @@ from controller.core.events import NS_PER_MS, Host, Press, seconds_to_ns
 from controller.games import race as b
 from controller.games.race import (LATE, DISABLED, EARLY, FALSE_START, LOCKED, OUT, Answer, Player, PressRecord)
 from controller.core.schema import Key, Section, positive, warn_marks
+from controller.games import event_plan
 from controller.games.base import Game
 
 MODE = "brain-ring"
@@ -85,6 +86,7 @@ class Rules:
     carry_over: bool
     fight_points: int
     warn_marks: tuple[int, ...]
+    plan: tuple = ()     # the event file's questions: ((text, answer, extras), …) [docs/event-file.md]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +150,9 @@ def initial(config: dict, seed: int) -> State:
                   delay_min=seconds_to_ns(r["start_delay_min_s"]),
                   delay_max=seconds_to_ns(r["start_delay_max_s"]), value=r["question_value"],
                   carry_over=r["carry_over"], fight_points=r["fight_points"],
-                  warn_marks=tuple(seconds_to_ns(m) for m in r["warn_at_s"]))
+                  warn_marks=tuple(seconds_to_ns(m) for m in r["warn_at_s"]),
+                  plan=tuple((q["text"], q["answer"], event_plan.host_extras(q)) for q in
+                             ((config.get("event") or {}).get("game") or {}).get("questions") or ()))
     teams = b.players_from_config(config)
     active = tuple(range(len(teams)))
     zeros = (0,) * len(teams)
@@ -558,7 +562,7 @@ def view(s: State, now: int | None = None) -> dict:
                     "waiting_start": bool(live and q.start_at is not None and not q.started),
                     "wave": q.wave, "presses": b.press_rows(s.teams, q.presses),
                     "answers": b.answer_rows(s.teams, q.answers)}
-    return {
+    out = {
         "mode": MODE, "stage": s.stage, "paused": s.paused,
         "fight": s.fight, "fight_points": s.rules.fight_points, "carry": s.carry,
         "teams": teams, "question": question,
@@ -566,6 +570,9 @@ def view(s: State, now: int | None = None) -> dict:
         "standings": standings(s),
         "fight_result": _fight_result(s),
     }
+    if q is not None and 1 <= q.number <= len(s.rules.plan):
+        out["host"] = event_plan.host_view(*s.rules.plan[q.number - 1])   # the question's text: the host's only
+    return b.with_race(out, s.teams, q, s.rules.arbiter)
 
 
 def _fight_result(s: State) -> dict | None:

@@ -43,6 +43,7 @@ from controller.games.race import (LATE, ANSWER, BLOCKED, DISABLED, EARLY, LOCKE
                                        PressRecord)
 from controller.core.values import replace
 from controller.core.schema import Key, Section, nominals, positive, warn_marks
+from controller.games import event_plan
 from controller.games.base import Game
 
 MODE = "erudite"
@@ -114,7 +115,7 @@ class Rules:
     early_block: int = 0
     warn_marks: tuple[int, ...] = ()
     planned: tuple[tuple[str, ...], ...] = ()   # each fight's themes from the event file
-    texts: tuple = ()                           # ((fight, round, nominal), (text, answer)) from the event file
+    texts: tuple = ()   # ((fight, round, nominal), (text, answer, extras)) from the event file
 
     def fight_type(self, fight: int) -> str:
         return self.fight_types[fight % len(self.fight_types)]
@@ -217,7 +218,7 @@ def _event_plan(config: dict) -> tuple[tuple, tuple, tuple]:
     types = tuple(fights[i].get("type") if i < len(fights) and fights[i].get("type")
                   else defaults[i % len(defaults)] for i in range(n))
     planned = tuple(tuple(f.get("themes", ())) for f in fights)
-    texts = tuple(((i, q["round"] - 1, q["nominal"]), (q["text"], q["answer"]))
+    texts = tuple(((i, q["round"] - 1, q["nominal"]), (q["text"], q["answer"], event_plan.host_extras(q)))
                   for i, f in enumerate(fights) for q in f.get("questions", ()))
     return planned, texts, types
 
@@ -957,7 +958,8 @@ def view(s: State, now: int | None = None) -> dict:
         "captain": b.countdown_view(s.captain, now),
         "standings": standings(s),
     }
-    return _players_view(s, out) if (s.rules.planned or _players_used(s)) else out
+    out = _players_view(s, out) if (s.rules.planned or _players_used(s)) else out
+    return b.with_race(out, s.teams, s.question, s.rules.arbiter)
 
 
 def summary(s: State) -> dict:
@@ -1188,7 +1190,7 @@ def _players_view(s: State, view: dict) -> dict:
     if s.rules.texts and q is not None and q.fight >= 0:
         text = dict(s.rules.texts).get((q.fight, q.round, q.nominal))
         if text is not None:
-            view["host"] = {"question_text": text[0], "answer": text[1]}
+            view["host"] = event_plan.host_view(*text)
     if not _players_used(s):
         return view
     cur_fight, cur_round = (q.fight, q.round) if q is not None and q.open else (fight, rnd)

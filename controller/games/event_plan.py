@@ -22,9 +22,12 @@ MAX_NAME = 60
 
 FIGHT_TYPES = ("light", "half-dark", "dark")
 FIGHT_KEYS = {"type", "themes", "questions"}
-QUESTION_KEYS = {"round", "nominal", "text", "answer"}
+EXTRA_TEXT_KEYS = ("accepted", "not_accepted", "comment", "source", "author")
+"""A question's optional texts besides its text and answer (a 4s pack gives them: accepted answers, comment ...)."""
+QUESTION_KEYS = {"round", "nominal", "text", "answer", "handouts", *EXTRA_TEXT_KEYS}
 TOUR_KEYS = {"title", "questions"}
-TOUR_QUESTION_KEYS = {"text", "answer"}
+TOUR_QUESTION_KEYS = {"text", "answer", "handouts", *EXTRA_TEXT_KEYS}
+MAX_HANDOUTS = 20
 
 
 def _show(v: Any) -> str:
@@ -90,10 +93,51 @@ def _erudite_fights(fights: Any, path: str) -> list[dict]:
             if (rnd, nominal) in seen:
                 raise ConfigError(qp, f"round {rnd} has two questions of {nominal}")
             seen.add((rnd, nominal))
-            questions.append({"round": rnd, "nominal": nominal, "text": _text(q.get("text", ""), f"{qp}.text"),
-                              "answer": _text(q.get("answer", ""), f"{qp}.answer")})
+            questions.append({"round": rnd, "nominal": nominal, **_question(q, qp)})
         fight["questions"] = questions
         out.append(fight)
+    return out
+
+
+def _question(q: dict, qp: str) -> dict:
+    """A question's texts: ``text`` and ``answer`` (always), the optional ones when given
+    (accepted answers, comment, source, author) and its handouts' names."""
+    out = {"text": _text(q.get("text", ""), f"{qp}.text"), "answer": _text(q.get("answer", ""), f"{qp}.answer")}
+    for key in EXTRA_TEXT_KEYS:
+        if key in q:
+            out[key] = _text(q[key], f"{qp}.{key}")
+    if "handouts" in q:
+        h = q["handouts"]
+        if not isinstance(h, list) or len(h) > MAX_HANDOUTS:
+            raise ConfigError(f"{qp}.handouts", f"expected a list of at most {MAX_HANDOUTS} handouts (texts or "
+                              "picture files)")
+        out["handouts"] = [_text(x, f"{qp}.handouts[{j}]") for j, x in enumerate(h)]
+    return out
+
+
+def host_extras(q: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """A question's optional texts as ``(key, value)`` pairs for a game's rules (hashable), in
+    the order the host reads them: accepted and not accepted answers, comment, source, author,
+    handouts (a tuple of names)."""
+    out = [(k, q[k]) for k in EXTRA_TEXT_KEYS if q.get(k)]
+    if q.get("handouts"):
+        out.append(("handouts", tuple(q["handouts"])))
+    return tuple(out)
+
+
+def host_view(text: str, answer: str, extras: tuple = ()) -> dict:
+    """The ``host`` part of a game's view for a question from the event file: ``question_text``,
+    ``answer`` and its optional texts (``handouts`` as a list)."""
+    out: dict[str, Any] = {"question_text": text, "answer": answer}
+    out.update({k: list(v) if k == "handouts" else v for k, v in extras})
+    return out
+
+
+def _brain_ring_questions(qs: Any, path: str) -> list[dict]:
+    out = []
+    for q_i, q in enumerate(_table_list(qs, path)):
+        _unknown(q, TOUR_QUESTION_KEYS, f"{path}[{q_i}]")
+        out.append(_question(q, f"{path}[{q_i}]"))
     return out
 
 
@@ -105,8 +149,7 @@ def _chgk_tours(tours: Any, path: str) -> list[dict]:
         qs = []
         for q_i, q in enumerate(_table_list(tour.get("questions", []), f"{tp}.questions")):
             _unknown(q, TOUR_QUESTION_KEYS, f"{tp}.questions[{q_i}]")
-            qs.append({"text": _text(q.get("text", ""), f"{tp}.questions[{q_i}].text"),
-                       "answer": _text(q.get("answer", ""), f"{tp}.questions[{q_i}].answer")})
+            qs.append(_question(q, f"{tp}.questions[{q_i}]"))
         out.append({"title": _name(tour["title"], f"{tp}.title", "title") if "title" in tour else "",
                     "questions": qs})
     return out
@@ -145,6 +188,49 @@ def _own_game_pack(g: dict, path: str, base: str | None) -> dict:
     return {"pack": pack}
 
 
+class PackError(ConfigError):
+    """A 4s pack that does not fit a game (its message names the pack's line)."""
+
+    def __init__(self, problem: str):
+        super().__init__("", problem)
+
+
+def _chgk_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
+    """ЧГК: one tour per ``##`` of the pack (a pack without tours: one tour)."""
+    return {"tours": [{**({"title": t.title} if t.title else {}), "questions": [q.as_dict() for q in t.questions]}
+                      for t in pack.tours if t.questions]}
+
+
+def _brain_ring_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
+    """Брейн-ринг: every question of the pack in order (question 1 is the first)."""
+    return {"questions": [q.as_dict() for q in pack.questions]}
+
+
+def _erudite_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
+    """Эрудит-квартет: each ``##`` is a round's theme, ``rounds_per_fight`` themes a fight; a
+    theme's questions are its nominals in order, or the nominal its ``№`` gives."""
+    nominals = tuple(cfg_defaults.get("nominals", (10, 20, 30, 40, 50)))
+    per_fight = int(cfg_defaults.get("rounds_per_fight", 4))
+    fights: list[dict] = []
+    for k, t in enumerate(x for x in pack.tours if x.questions):
+        if not t.title:
+            raise PackError(f"line {t.line}: an Эрудит-квартет round needs its theme as a tour title («## Тема»)")
+        if k % per_fight == 0:
+            fights.append({"themes": [], "questions": []})
+        fight = fights[-1]
+        fight["themes"].append(t.title)
+        for j, q in enumerate(t.questions):
+            if q.number.isdigit():
+                nominal = int(q.number)
+            elif j < len(nominals):
+                nominal = nominals[j]
+            else:
+                raise PackError(f"line {q.line}: theme {t.title!r} has more questions than nominals "
+                                f"({', '.join(map(str, nominals))}); give the question its nominal («№ 50»)")
+            fight["questions"].append({"round": len(fight["themes"]), "nominal": nominal, **q.as_dict()})
+    return {"fights": fights}
+
+
 @dataclass(frozen=True)
 class Plan:
     """One game's part of a ``[[games]]`` table."""
@@ -155,14 +241,19 @@ class Plan:
     """(table, its key path, the event file's folder) -> the checked keys."""
     fit: Callable[[dict, dict, int], None] = lambda cfg, game, number: None
     """(config, checked game, its 1-based number): check the game against the config's rules."""
+    from_4s: "Callable[[Any, Mapping], dict] | None" = None
+    """(a parsed 4s pack, the game's default settings) -> the keys the pack gives the game
+    (``questions_4s``); None: the game takes no 4s pack."""
 
 
 PLANS: dict[str, Plan] = {
     "erudite": Plan(frozenset({"fights"}), lambda g, path, base: {
-        "fights": _erudite_fights(g.get("fights", []), f"{path}.fights")}, _erudite_fit),
+        "fights": _erudite_fights(g.get("fights", []), f"{path}.fights")}, _erudite_fit, _erudite_from_4s),
     "chgk": Plan(frozenset({"tours"}), lambda g, path, base: {
-        "tours": _chgk_tours(g.get("tours", []), f"{path}.tours")}),
+        "tours": _chgk_tours(g.get("tours", []), f"{path}.tours")}, from_4s=_chgk_from_4s),
     "own-game": Plan(frozenset({"pack"}), _own_game_pack),
-    "brain-ring": Plan(frozenset(), lambda g, path, base: {}),
+    "brain-ring": Plan(frozenset({"questions"}), lambda g, path, base: {
+        "questions": _brain_ring_questions(g["questions"], f"{path}.questions")} if "questions" in g else {},
+        from_4s=_brain_ring_from_4s),
 }
 """The games an event file may name, with what each reads from it."""

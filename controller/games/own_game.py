@@ -526,14 +526,14 @@ def view(s: State, now: int | None = None) -> dict:
         question = {"number": q.number, "nominal": q.nominal, "theme": q.theme, "open": q.open,
                     "closed": q.closed, "armed": q.armed_at is not None, "wave": q.wave,
                     "presses": b.press_rows(s.teams, q.presses), "answers": b.answer_rows(s.teams, q.answers)}
-    return {
+    return b.with_race({
         "mode": MODE, "stage": s.stage, "paused": s.paused, "theme": s.theme,
         "teams": teams, "question": question,
         "countdown": b.countdown_view(q.countdown if live else None, now),
         "answer_countdown": b.countdown_view(q.answer_cd if live else None, now),
         "standings": standings(s),
         **_pack_view(s, now),
-    }
+    }, s.teams, q, s.rules.arbiter)
 
 
 def _pack_view(s: State, now: int) -> dict:

@@ -52,6 +52,10 @@ class PressRecord:
     delivered: int
     wave: int
     kind: str
+    quiet: int = 0       # what the press's input path declared (Press.quiet, .stream, .tie): the race record
+    stream: bool = False
+    tie: int = 0
+    salt: str = ""       # the decided presses: the tie draw's salt (arbiter.order), for the race record
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +203,8 @@ def race_kind(q: Any, p: Press, settle_ns: int, late_ns: int = 0) -> str | None:
 
 def record_press(q: Any, team: int, p: Press, kind: str) -> Any:
     """The question with the press recorded; a PENDING press joins the arbiter's window."""
-    q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind),))
+    q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind,
+                                                    p.quiet, p.stream, p.tie),))
     return replace(q, arbiter=arb.offer(q.arbiter, p)) if kind == PENDING else q
 
 
@@ -210,7 +215,7 @@ def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, ru
     ordered = arb.order(arbiter.candidates, rules.tie_rule, rules.seed, salt, button_order)
     kinds = {p.button: LOCKOUT for p in ordered[1:]}
     kinds[ordered[0].button] = ANSWER
-    records = tuple(replace(r, kind=kinds[r.button]) if r.kind == PENDING and r.wave == wave
+    records = tuple(replace(r, kind=kinds[r.button], salt=salt) if r.kind == PENDING and r.wave == wave
                     and r.button in kinds else r for r in presses)
     return ordered, records
 
@@ -265,6 +270,50 @@ def press_rows(players: Sequence[Player], presses: Sequence[PressRecord]) -> lis
                 row["tie"] = True    # the same edge time as the winner's: the lot (or team order) decided
             rows.append(row)
     return rows
+
+
+RACE_RULES = {ANSWER: "first", LOCKOUT: "lost", EARLY: "early", LATE: "late", LOCKED: "locked",
+              BLOCKED: "blocked", DISABLED: "disabled", PENDING: "pending", FALSE_START: "false_start", OUT: "out"}
+"""The rule that decided each press of a race (docs/exports.md, «The race record»); a winner
+whose edge tied with another's is ``tie_lot`` (the seeded draw) or ``tie_order`` (the team order)."""
+
+
+def race_record(players: Sequence[Player], q: Any, rules: arb.ArbiterRules) -> dict | None:
+    """The latest race of question ``q`` (its latest wave with a press) as the race record has
+    it: every press in edge order with its stamps, what its input path declared and the rule
+    that decided it; None before the question's first press."""
+    if q is None or not q.presses:
+        return None
+    wave = max(r.wave for r in q.presses)
+    recs = sorted((r for r in q.presses if r.wave == wave), key=lambda r: (r.at, r.kind != ANSWER, r.delivered))
+    winner = next((r for r in recs if r.kind == ANSWER), None)
+    ref = winner.at if winner is not None else recs[0].at
+    tied = [r for r in recs if r.kind in (ANSWER, LOCKOUT) and winner is not None
+            and abs(r.at - winner.at) < max(1, r.tie, winner.tie)]
+    presses = []
+    for r in recs:
+        rule = RACE_RULES.get(r.kind, r.kind)
+        if r is winner and len(tied) > 1:
+            rule = "tie_lot" if rules.tie_rule == "random" else "tie_order"
+        presses.append({"team": players[r.team].name, "button": r.button, "at_ns": r.at, "delivered_ns": r.delivered,
+                        "gap_ms": round((r.at - ref) / NS_PER_MS, 6), "stream": r.stream,
+                        "resolution_us": r.tie / 1000, "reorder_ms": r.quiet / NS_PER_MS,
+                        "kind": r.kind, "rule": rule})
+    out = {"question": q.number, "seq": q.seq, "wave": wave, "settle_ms": rules.settle_ns / NS_PER_MS,
+           "late_ms": rules.late_ns / NS_PER_MS, "tie_rule": rules.tie_rule,
+           "winner": players[winner.team].name if winner is not None else None, "presses": presses}
+    if len(tied) > 1:
+        out["tie"] = {"teams": [players[r.team].name for r in tied], "rule": rules.tie_rule, "seed": rules.seed,
+                      "salt": winner.salt}
+    return out
+
+
+def with_race(view: dict, players: Sequence[Player], q: Any, rules: arb.ArbiterRules) -> dict:
+    """``view`` with the latest race's record under ``host`` (the host's page shows it)."""
+    race = race_record(players, q, rules)
+    if race is not None:
+        view["host"] = {**(view.get("host") or {}), "race": race}
+    return view
 
 
 def answer_rows(players: Sequence[Player], answers: Sequence[Answer]) -> list[dict]:

@@ -31,12 +31,42 @@ class ChgkExtras(ShellExtras):
         names = {tm["name"]: tm["name"] for tm in teams}
         names = {**{t["name"]: teams[i]["name"] for i, t in enumerate(shell.cfg["teams"][:len(teams)])}, **names}
         try:
-            rows = results.load(path, teams=list(names), tours=chgk["tours"], per_tour=chgk["questions_per_tour"])
+            if str(path).lower().endswith(".xlsx"):
+                rows = ChgkExtras.rating_rows(shell, path, names, chgk["tours"] * chgk["questions_per_tour"])
+            else:
+                rows = results.load(path, teams=list(names), tours=chgk["tours"],
+                                    per_tour=chgk["questions_per_tour"])
         except results.ResultsError as exc:
             shell.say(exc.key, **exc.params)
             return
         shell.enqueue(results.to_host([replace(r, team=names[r.team]) for r in rows], now))
         shell.say("results_loaded", n=len(rows), path=path)
+
+
+    @staticmethod
+    def rating_rows(shell: Shell, path: str, names: dict, total: int) -> list:
+        """The jury's sheet in the rating site's layout (``Team ID | Название | Город | 1 … N``,
+        controller/content/rating.py): a team by its name, else by its rating ID from the event
+        file; an empty cell is a result not entered."""
+        from controller.content import rating
+
+        try:
+            sheet = rating.read(path)
+        except rating.RatingError as exc:
+            raise results.ResultsError(str(exc), "chgk.xlsx_bad", problem=str(exc)) from None
+        by_id = {v["rating_id"]: k for k, v in rating.team_info(shell.cfg).items() if v.get("rating_id")}
+        rows = []
+        for r in sheet:
+            team = r.name if r.name in names else by_id.get(r.team_id)
+            if team not in names:
+                raise results.ResultsError(f"{path}: row {r.row}: unknown team {r.name!r}", "chgk.csv_unknown_team",
+                                           team=r.name, path=str(path), row=r.row)
+            if len(r.results) > total:
+                raise results.ResultsError(f"{path}: {len(r.results)} question columns, the game has {total}",
+                                           "chgk.csv_no_question", value=len(r.results), range=f"1–{total}",
+                                           path=str(path), row=1)
+            rows += [results.Row(team, k, v, r.row) for k, v in enumerate(r.results, start=1) if v is not None]
+        return rows
 
 
 EXTRAS = ChgkExtras

@@ -36,6 +36,7 @@ from controller.games import race as b
 from controller.games.race import Player
 from controller.games.chgk.results import parse_question
 from controller.core.schema import Key, Section, action_keys, positive, warn_marks
+from controller.games import event_plan
 from controller.games.base import Game
 
 MODE = "chgk"
@@ -54,7 +55,8 @@ SECTION = Section("chgk", "«Что? Где? Когда?»: the controller is th
     Key("prize_places", "int", 3, "Places settled by a shoot-out when teams tie; ties below share "
         "places (\"4–6\").", minimum=1, source="seed §3.4–3.5"),
     Key("results_csv", "str", "results.csv", "CSV file (team,question,result) the host's "
-        "import_results key reads into the game (e.g. the jury's sheet)."),
+        "import_results key reads into the game (e.g. the jury's sheet); a .xlsx file in the rating site's "
+        "layout (Team ID | Название | Город | 1 … N, docs/exports.md) is read as well."),
     Key("keys", "dict", {"mark_right": ["[+]", "="], "mark_wrong": ["[-]", "-"],
                          "clear": ["backspace", "delete"], "question": ["n"],
                          "start_clock": ["space", "[0]", "t"], "blitz": ["b"],
@@ -117,7 +119,8 @@ def _event_tours(config: dict) -> tuple:
     """The tours of the event file's game (their titles, the questions' texts and answers); empty
     without one."""
     tours = ((config.get("event") or {}).get("game") or {}).get("tours") or ()
-    return tuple((t.get("title", ""), tuple((q["text"], q["answer"]) for q in t.get("questions", ())))
+    return tuple((t.get("title", ""), tuple((q["text"], q["answer"], event_plan.host_extras(q))
+                                            for q in t.get("questions", ())))
                  for t in tours)
 
 
@@ -130,8 +133,17 @@ def planned(rules: Rules, key: tuple[str, int] | None) -> tuple[str, str, str]:
     if tour >= len(rules.plan):
         return "", "", ""
     title, questions = rules.plan[tour]
-    text, answer = questions[k] if k < len(questions) else ("", "")
+    text, answer = questions[k][:2] if k < len(questions) else ("", "")
     return title, text, answer
+
+
+def _planned_extras(rules: Rules, key: tuple[str, int] | None) -> tuple:
+    """The optional texts (accepted answers, comment …) the event file gives question ``key``."""
+    if key is None or key[0] != MAIN or not rules.plan:
+        return ()
+    tour, k = divmod(key[1] - 1, rules.per_tour)
+    questions = rules.plan[tour][1] if tour < len(rules.plan) else ()
+    return questions[k][2] if k < len(questions) else ()
 
 
 # ---------------------------------------------------------------------------
@@ -543,7 +555,8 @@ def _planned_view(s: State) -> dict:
     title, text, answer = planned(s.rules, s.current)
     out: dict = {"tour_title": title} if title else {}
     if text or answer:
-        out["host"] = {"question_text": text, "answer": answer}   # the shape Эрудит-квартет's view has
+        # the shape Эрудит-квартет's view has
+        out["host"] = event_plan.host_view(text, answer, _planned_extras(s.rules, s.current))
     return out
 
 

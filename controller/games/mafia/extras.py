@@ -25,17 +25,17 @@ class MafiaExtras(ShellExtras):
 
     def after_step(self, shell: Shell) -> None:
         """When the judge ends a game, write its protocol; again whenever the record changes
-        until the protocol is complete; after that a player renamed changes the name in the
-        saved protocol (protests entered into the file in the meantime stay)."""
-        summary = game.summary(shell.state)
+        until the protocol is complete; after that a player renamed, extra points or the best
+        move entered change the saved protocol (protests entered into the file in the meantime
+        stay)."""
+        summary = game.protocol_summary(shell.state)
         if summary.get("winner") is None or summary == self._summary:
             return
         self._summary = summary
         cfg, lang = shell.cfg, shell.cfg["language"]
         if self.protocol_complete:
             try:
-                protocol.rename_players(self.protocol_path, {st["seat"]: st["name"] for st in summary["seats"]},
-                                        cfg["mafia"], lang)
+                protocol.update_players(self.protocol_path, summary, cfg["mafia"], lang)
             except BuzzerError as exc:
                 shell.say_text(str(exc))
             return

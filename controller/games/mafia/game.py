@@ -47,6 +47,8 @@ _DEFAULT_KEYS = {
     **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(10)},
     "disqualify": ["d"], "out": ["o"], "killed": ["x"], "skip": ["i"], "day": ["n"],
     "town_wins": ["t"], "mafia_wins": ["m"],
+    "nominate": ["a"], "candidate": ["g"], "vote": ["v"], "revote": ["e"], "lift": ["l"],
+    "miss": ["w"], "don_check": ["h"], "sheriff_check": ["j"], "guess": ["q"], "extra": ["b"],
 }
 
 SECTION = Section("mafia", "«Мафия»: the judge's speech timer and fouls, the game protocol and the "
@@ -163,6 +165,8 @@ class TableSettings:
     remove_fouls: int
     silence_kinds: tuple[str, ...]
     removal_disqualifies: bool
+    extra_allowed: tuple[float, ...] = (1, 0.5)
+    """The extra points the ``extra`` key steps through (after 0)."""
 
     @classmethod
     def from_settings(cls, raw: Mapping[str, Any] | None) -> "TableSettings":
@@ -176,6 +180,7 @@ class TableSettings:
             remove_fouls=s["remove_fouls"],
             silence_kinds=tuple(s["silence_kinds"]),
             removal_disqualifies=s["removal_disqualifies"],
+            extra_allowed=tuple(s["extra_allowed"]),
         )
 
 
@@ -237,6 +242,33 @@ class Timer:
 
 
 @dataclass(frozen=True, slots=True)
+class Mark:
+    """One entry of the table's record, for the protocol (docs/mafia.md, "The record").
+
+    ``kind``: ``nomination`` (``by`` put ``seat`` up), ``vote`` (``by`` voted for ``seat``
+    in voting ``round``), ``lift`` (``by`` voted to remove every tied candidate),
+    ``shot`` (the night's shot at ``seat``; ``by`` the shooter, None: the mafia together;
+    ``seat`` None: a miss), ``check`` (``by`` = ``don`` or ``commissar`` checked ``seat``),
+    ``foul`` (``seat`` got a foul during ``stage`` of ``speaker``), ``left`` (``seat`` left
+    the table, ``by`` = the reason), ``guess`` (``by``, the first killed, named ``seat`` as
+    mafia), ``extra`` (``seat`` gets ``points`` extra points).  ``day`` is the day, a night's
+    entries carry the day before it (night 1 follows day 1); ``at`` the engine time."""
+
+    kind: str
+    day: int
+    at: int
+    seat: int | None = None
+    by: int | str | None = None
+    round: int | None = None
+    stage: str | None = None
+    speaker: int | None = None
+    points: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) is not None}
+
+
+@dataclass(frozen=True, slots=True)
 class UndoEntry:
     """What an undoable action changed, so that ``undo`` can put it back.
 
@@ -253,6 +285,9 @@ class UndoEntry:
     ended_at: int | None
     speech_id: int | None = None
     seat: int | None = None
+    record: tuple[Mark, ...] = ()
+    candidate: int | None = None
+    vote_round: int = 1
 
 
 UNDO_DEPTH = 100
@@ -277,6 +312,14 @@ class MafiaState:
     """Seat number typed on the keypad, used by the next seat action."""
     pending_kind: str = "minute"
     """Speech kind the ``start`` key gives the typed seat (``kind`` cycles it)."""
+    record: tuple[Mark, ...] = ()
+    """Nominations, votes, shots, checks, fouls, departures, the guess, extra points (:class:`Mark`)."""
+    candidate: int | None = None
+    """The candidate the ``vote`` key gives a typed voter to."""
+    vote_round: int = 1
+    """Today's voting round (``revote``: the next one, among the tied)."""
+    started: int | None = None
+    """Engine time of the judge's first action: when the game started, for the protocol."""
 
     def seat(self, number: int) -> Seat:
         return self.seats[number - 1]
@@ -358,6 +401,8 @@ def step(state: MafiaState, event) -> tuple[MafiaState, list[Effect]]:
     if handler is None:
         raise GameError(f"mafia: unknown host action {event.action!r}; known: {', '.join(sorted(_ACTIONS))}")
     state, effects = _advance(state, event.at)
+    if state.started is None:
+        state = replace(state, started=state.now)
     params = dict(event.params or {})
     if event.action in _SEAT_ACTIONS and "seat" not in params and state.entry:
         # keypad style: the typed seat number, then the action key
@@ -393,7 +438,8 @@ def _checkpoint(state: MafiaState, action: str, *, speech_id: int | None = None,
     entry = UndoEntry(action=action, seats=tuple((s.fouls, s.status, s.reason) for s in state.seats),
                       cursor=state.cursor, spoken=state.spoken, day=state.day, opener=state.opener,
                       phase=state.phase, winner=state.winner, ended_at=state.ended_at,
-                      speech_id=speech_id, seat=seat)
+                      speech_id=speech_id, seat=seat, record=state.record, candidate=state.candidate,
+                      vote_round=state.vote_round)
     return replace(state, undo=(state.undo + (entry,))[-UNDO_DEPTH:])
 
 
@@ -516,8 +562,29 @@ def _resume(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, l
                                               {"seat": t.seat, "remaining_ms": t.remaining_ns // NS_PER_MS})]
 
 
+def _mark(state: MafiaState, kind: str, **fields: Any) -> MafiaState:
+    return replace(state, record=state.record + (Mark(kind, state.day, state.now, **fields),))
+
+
+def _stage(state: MafiaState) -> dict[str, Any]:
+    """What the table is doing now, for a foul's record: a speech (``speech``: a minute,
+    ``defence``, ``last_word``) and its seat, else ``night`` once tonight's shot or a check is
+    entered, else ``voting`` once today's votes are, else ``day``."""
+    t = state.timer
+    if t.state in ("running", "paused"):
+        return {"stage": t.kind if t.kind != "minute" else "speech", "speaker": t.seat,
+                "round": state.vote_round if t.kind == "defence" else None}
+    today = [m.kind for m in state.record if m.day == state.day]
+    if "shot" in today or "check" in today:
+        return {"stage": "night"}
+    if "vote" in today or "lift" in today:
+        return {"stage": "voting", "round": state.vote_round}
+    return {"stage": "day", "speaker": t.seat}
+
+
 def _remove(state: MafiaState, seat: Seat, reason: str) -> tuple[MafiaState, list[Effect]]:
-    state = _set_seat(state, replace(seat, status=REMOVED, reason=reason))
+    state = _mark(_set_seat(state, replace(seat, status=REMOVED, reason=reason)), "left", seat=seat.seat,
+                  by=reason, **_stage(state))
     effects: list[Effect] = []
     if state.timer.seat == seat.seat:
         state, effects = _end_speech(state, "removed")
@@ -535,6 +602,7 @@ def _foul(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
     if not s.playing:
         return state, _refuse(state, "foul", "mafia.not_in_game", {"seat": seat})
     state = _checkpoint(state, "foul", seat=seat)
+    state = _mark(state, "foul", seat=seat, **_stage(state))
     fouls = s.fouls + 1
     s = replace(s, fouls=fouls)
     effects: list[Effect] = [Notice("mafia.foul", {"seat": seat, "fouls": fouls}),
@@ -570,6 +638,9 @@ def _out(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list
     if not s.playing:
         return state, _refuse(state, "out", "mafia.not_in_game", {"seat": seat})
     state = _set_seat(_checkpoint(state, "out", seat=seat), replace(s, status=OUT, reason=reason))
+    if reason == "killed":   # the night's kill is the mafia's shot at the seat
+        state = _mark(state, "shot", seat=seat)
+    state = _mark(state, "left", seat=seat, by=reason, stage="night" if reason == "killed" else "voting")
     effects: list[Effect] = []
     if state.timer.seat == seat and state.timer.kind != "last_word":
         state, effects = _end_speech(state, "out")
@@ -587,7 +658,8 @@ def _day(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list
             break
     new = _checkpoint(state, "day")
     new, effects = _end_speech(new, "stopped")
-    new = replace(new, day=state.day + 1, opener=opener, cursor=None, spoken=frozenset())
+    new = replace(new, day=state.day + 1, opener=opener, cursor=None, spoken=frozenset(), candidate=None,
+                  vote_round=1)
     return new, effects + [Log(new.now, "mafia.day", {"day": new.day, "opener": opener})]
 
 
@@ -662,7 +734,8 @@ def _undo(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
     seats = tuple(replace(s, fouls=f, status=st, reason=r) for s, (f, st, r) in zip(state.seats, entry.seats))
     new = replace(state, seats=seats, cursor=entry.cursor, spoken=entry.spoken, day=entry.day,
                   opener=entry.opener, phase=entry.phase, winner=entry.winner, ended_at=entry.ended_at,
-                  undo=state.undo[:-1])
+                  undo=state.undo[:-1], record=entry.record, candidate=entry.candidate,
+                  vote_round=entry.vote_round)
     effects: list[Effect] = []
     if entry.speech_id is not None and new.timer.speech_id == entry.speech_id:
         # The speech this action started is cancelled, not resumed or counted.
@@ -718,6 +791,250 @@ def _start(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, li
     return _next_speaker(state, params)
 
 
+# --------------------------------------------------------------------------
+# The record: nominations, votes, the night, the guess, extra points.
+
+
+def _other_seat(state: MafiaState, params: Mapping[str, Any], key: str, action: str) -> int | None | list[Effect]:
+    """An optional second seat parameter (``by``, ``candidate``, ``shooter``): its number,
+    None when not given, or refusal effects."""
+    if params.get(key) is None:
+        return None
+    return _seat_param(state, {"seat": params[key]}, action)
+
+
+def _seat_and(state: MafiaState, params: Mapping[str, Any], key: str, action: str
+              ) -> tuple[int, int | None] | list[Effect]:
+    """The ``seat`` parameter and the optional second seat ``key``, or refusal effects."""
+    seat = _seat_param(state, params, action)
+    if isinstance(seat, list):
+        return seat
+    other = _other_seat(state, params, key, action)
+    return other if isinstance(other, list) else (seat, other)
+
+
+def _today(state: MafiaState, kind: str) -> list[Mark]:
+    return [m for m in state.record if m.kind == kind and m.day == state.day]
+
+
+def _nominate(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The typed seat is put up for the vote by ``by``, by default the seat whose minute
+    is (or was last) on the timer today."""
+    got = _seat_and(state, params, "by", "nominate")
+    if isinstance(got, list):
+        return state, got
+    seat, by = got
+    t = state.timer
+    if by is None and t.kind == "minute" and t.seat in state.spoken:
+        by = t.seat
+    if by is None:
+        return state, _refuse(state, "nominate", "mafia.who_nominates", {"seat": seat})
+    for who in (seat, by):
+        if not state.seat(who).playing:
+            return state, _refuse(state, "nominate", "mafia.not_in_game", {"seat": who})
+    done = _today(state, "nomination")
+    if any(m.seat == seat for m in done):
+        return state, _refuse(state, "nominate", "mafia.already_nominated", {"seat": seat})
+    if any(m.by == by for m in done):
+        return state, _refuse(state, "nominate", "mafia.nominated_once", {"seat": by})
+    state = _mark(_checkpoint(state, "nominate", seat=seat), "nomination", seat=seat, by=by)
+    return state, [Notice("mafia.nominated", {"seat": seat, "by": by}),
+                   Log(state.now, "mafia.nominate", {"seat": seat, "by": by, "day": state.day})]
+
+
+def _candidate(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The typed seat is the candidate the next votes go to (one nominated today)."""
+    seat = _seat_param(state, params, "candidate")
+    if isinstance(seat, list):
+        return state, seat
+    if not any(m.seat == seat for m in _today(state, "nomination")):
+        return state, _refuse(state, "candidate", "mafia.not_nominated", {"seat": seat})
+    state = replace(state, candidate=seat)
+    return state, [Notice("mafia.candidate", {"seat": seat, "round": state.vote_round}),
+                   Log(state.now, "mafia.candidate", {"seat": seat, "round": state.vote_round})]
+
+
+def _vote(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """Votes of today's round: ``voters`` (seats) for ``candidate``, or the typed seat for
+    the candidate chosen with ``candidate``.  Each seat votes once a round."""
+    if "candidate" in params:
+        candidate = _seat_param(state, {"seat": params["candidate"]}, "vote")
+        if isinstance(candidate, list):
+            return state, candidate
+        if not any(m.seat == candidate for m in _today(state, "nomination")):
+            return state, _refuse(state, "vote", "mafia.not_nominated", {"seat": candidate})
+        state = replace(state, candidate=candidate)
+    voters = params.get("voters")
+    if voters is None:
+        voters = [params["seat"]] if "seat" in params else []
+    if not isinstance(voters, list):
+        raise GameError(f"mafia.vote: voters must be a list of seats, got {voters!r}")
+    if not voters:
+        return state, _refuse(state, "vote", "mafia.enter_seat", {})
+    if state.candidate is None:
+        return state, _refuse(state, "vote", "mafia.no_candidate", {})
+    numbers = []
+    for raw in voters:
+        voter = _seat_param(state, {"seat": raw}, "vote")
+        if isinstance(voter, list):
+            return state, voter
+        numbers.append(voter)
+    cast = {m.by for m in _today(state, "vote") if m.round == state.vote_round}
+    for voter in numbers:
+        if not state.seat(voter).playing:
+            return state, _refuse(state, "vote", "mafia.not_in_game", {"seat": voter})
+        if voter in cast or numbers.count(voter) > 1:
+            return state, _refuse(state, "vote", "mafia.voted_twice", {"seat": voter, "round": state.vote_round})
+    new = _checkpoint(state, "vote", seat=state.candidate)
+    for voter in numbers:
+        new = _mark(new, "vote", seat=state.candidate, by=voter, round=state.vote_round)
+    votes = sum(1 for m in _today(new, "vote") if m.round == new.vote_round and m.seat == new.candidate)
+    data = {"seat": new.candidate, "voters": numbers, "votes": votes, "round": new.vote_round}
+    return new, [Notice("mafia.votes", {"seat": new.candidate, "votes": votes}), Log(new.now, "mafia.vote", data)]
+
+
+def _revote(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """Today's next round of voting (among the tied, after their defence speeches)."""
+    if not any(m.round == state.vote_round for m in _today(state, "vote")):
+        return state, _refuse(state, "revote", "mafia.no_votes", {"round": state.vote_round})
+    new = replace(_checkpoint(state, "revote"), vote_round=state.vote_round + 1, candidate=None)
+    return new, [Notice("mafia.round", {"round": new.vote_round}),
+                 Log(new.now, "mafia.revote", {"round": new.vote_round, "day": new.day})]
+
+
+def _lift(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The typed seat (or ``voters``) votes to remove every tied candidate at once."""
+    voters = params.get("voters", [params["seat"]] if "seat" in params else [])
+    if not isinstance(voters, list):
+        raise GameError(f"mafia.lift: voters must be a list of seats, got {voters!r}")
+    if not voters:
+        return state, _refuse(state, "lift", "mafia.enter_seat", {})
+    done = {m.by for m in _today(state, "lift")}
+    numbers = []
+    for raw in voters:
+        voter = _seat_param(state, {"seat": raw}, "lift")
+        if isinstance(voter, list):
+            return state, voter
+        if not state.seat(voter).playing:
+            return state, _refuse(state, "lift", "mafia.not_in_game", {"seat": voter})
+        if voter in done or voter in numbers:
+            return state, _refuse(state, "lift", "mafia.voted_twice", {"seat": voter, "round": 0})
+        numbers.append(voter)
+    new = _checkpoint(state, "lift")
+    for voter in numbers:
+        new = _mark(new, "lift", by=voter)
+    votes = len(_today(new, "lift"))
+    return new, [Notice("mafia.lift", {"votes": votes}),
+                 Log(new.now, "mafia.lift", {"voters": numbers, "votes": votes, "day": new.day})]
+
+
+def _shot(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """One mafia player's shot tonight (``shooter`` at ``seat``), for a night the shots
+    disagree; a kill is ``killed`` (the mafia's shot together), a miss ``miss``."""
+    got = _seat_and(state, params, "shooter", "shot")
+    if isinstance(got, list):
+        return state, got
+    seat, shooter = got
+    if shooter is None:
+        return state, _refuse(state, "shot", "mafia.who_shoots", {"seat": seat})
+    if not state.seat(shooter).playing:
+        return state, _refuse(state, "shot", "mafia.not_in_game", {"seat": shooter})
+    if any(m.by == shooter for m in _today(state, "shot")):
+        return state, _refuse(state, "shot", "mafia.shot_twice", {"seat": shooter})
+    state = _mark(_checkpoint(state, "shot", seat=seat), "shot", seat=seat, by=shooter)
+    return state, [Notice("mafia.shot", {"seat": seat, "by": shooter}),
+                   Log(state.now, "mafia.shot", {"seat": seat, "shooter": shooter, "night": state.day})]
+
+
+def _miss(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """Tonight's shot missed: nobody is killed."""
+    if any(m.by is None for m in _today(state, "shot")):
+        return state, _refuse(state, "miss", "mafia.night_done", {"night": state.day})
+    state = _mark(_checkpoint(state, "miss"), "shot")
+    return state, [Notice("mafia.miss", {"night": state.day}), Log(state.now, "mafia.miss", {"night": state.day})]
+
+
+def _check(role: str):
+    def handler(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+        seat = _seat_param(state, params, f"{role}_check")
+        if isinstance(seat, list):
+            return state, seat
+        if any(m.by == role for m in _today(state, "check")):
+            return state, _refuse(state, f"{role}_check", "mafia.checked_tonight", {"role": role})
+        state = _mark(_checkpoint(state, "check", seat=seat), "check", seat=seat, by=role)
+        return state, [Notice("mafia.checked", {"seat": seat, "role": role}),
+                       Log(state.now, "mafia.check", {"seat": seat, "role": role, "night": state.day})]
+    handler.__doc__ = f"Tonight's check of the typed seat by the {role}."
+    return handler
+
+
+GUESS_MAX = 3
+"""Seats the first player killed may name as mafia (the «лучший ход»)."""
+
+
+def _guess(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The typed seat (or ``seats``) named as mafia by ``by``, by default the first seat
+    killed at night (its last word's «лучший ход»)."""
+    seats = params.get("seats", [params["seat"]] if "seat" in params else [])
+    if not isinstance(seats, list):
+        raise GameError(f"mafia.guess: seats must be a list of seats, got {seats!r}")
+    if not seats:
+        return state, _refuse(state, "guess", "mafia.enter_seat", {})
+    by = _other_seat(state, params, "by", "guess")
+    if isinstance(by, list):
+        return state, by
+    if by is None:
+        first = next((m.seat for m in state.record if m.kind == "shot" and m.by is None and m.seat), None)
+        if first is None:
+            return state, _refuse(state, "guess", "mafia.nobody_killed", {})
+        by = first
+    named = [m.seat for m in state.record if m.kind == "guess"]
+    if named and any(m.by != by for m in state.record if m.kind == "guess"):
+        return state, _refuse(state, "guess", "mafia.guess_taken", {"seat": by})
+    numbers = []
+    for raw in seats:
+        seat = _seat_param(state, {"seat": raw}, "guess")
+        if isinstance(seat, list):
+            return state, seat
+        if seat == by or seat in named or seat in numbers:
+            return state, _refuse(state, "guess", "mafia.bad_guess", {"seat": seat})
+        numbers.append(seat)
+    if len(named) + len(numbers) > GUESS_MAX:
+        return state, _refuse(state, "guess", "mafia.guess_full", {"seat": by, "max": GUESS_MAX})
+    new = _checkpoint(state, "guess", seat=by)
+    for seat in numbers:
+        new = _mark(new, "guess", seat=seat, by=by)
+    named += numbers
+    return new, [Notice("mafia.guess", {"seat": by, "seats": ", ".join(map(str, named))}),
+                 Log(new.now, "mafia.guess", {"by": by, "seats": named})]
+
+
+def _extra(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
+    """The judges' extra points of the typed seat (§4.3): ``points``, or with the key the
+    next of 0 and ``mafia.extra_allowed``; the protocol checks the game's limits."""
+    seat = _seat_param(state, params, "extra")
+    if isinstance(seat, list):
+        return state, seat
+    current = extra_points(state).get(seat, 0)
+    steps = (0, *state.settings.extra_allowed)
+    if "points" in params:
+        points = params["points"]
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or points not in steps:
+            raise GameError(f"mafia.extra: points must be one of {', '.join(f'{x:g}' for x in steps)}, "
+                            f"got {points!r}")
+    else:
+        points = steps[(steps.index(current) + 1) % len(steps)] if current in steps else 0
+    state = _mark(_checkpoint(state, "extra", seat=seat), "extra", seat=seat, points=points)
+    return state, [Notice("mafia.extra", {"seat": seat, "points": f"{points:g}"}),
+                   Log(state.now, "mafia.extra", {"seat": seat, "points": points})]
+
+
+def extra_points(state: MafiaState) -> dict[int, float]:
+    """Seat -> the extra points entered last for it (0s left out)."""
+    points = {m.seat: m.points for m in state.record if m.kind == "extra"}
+    return {seat: p for seat, p in points.items() if p}
+
+
 _ACTIONS = {
     "start": _start,
     **{f"digit_{d}": _digit_action(d) for d in range(10)},
@@ -743,16 +1060,28 @@ _ACTIONS = {
     "next_role": _next_role,
     "end_game": _end_game,
     "undo": _undo,
+    "nominate": _nominate,
+    "candidate": _candidate,
+    "vote": _vote,
+    "revote": _revote,
+    "lift": _lift,
+    "shot": _shot,
+    "miss": _miss,
+    "don_check": _check("don"),
+    "sheriff_check": _check("commissar"),
+    "guess": _guess,
+    "extra": _extra,
 }
 
 HOST_ACTIONS = _ACTIONS
 """Host action name -> handler (``docs/mafia.md`` describes each)."""
 
 _SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out", "killed", "name", "rename",
-                           "role", "next_role"})
+                           "role", "next_role", "nominate", "candidate", "vote", "lift", "shot", "don_check",
+                           "sheriff_check", "guess", "extra"})
 """Actions that take the typed seat number when no ``seat`` parameter is given."""
 
-_AFTER_END = frozenset({"name", "rename", "role", "next_role", "undo", "stop", "pause", "clear"} | {f"digit_{d}" for d in range(10)}
+_AFTER_END = frozenset({"name", "rename", "role", "next_role", "undo", "stop", "pause", "clear", "guess", "extra"} | {f"digit_{d}" for d in range(10)}
                        | {"digit"})
 """Actions still accepted after ``end_game`` (to fix the record or undo it)."""
 
@@ -817,6 +1146,19 @@ def summary(state: MafiaState) -> dict[str, Any]:
                                                             or state.settings.removal_disqualifies)}
                   for s in state.seats],
     }
+
+
+def protocol_summary(state: MafiaState) -> dict[str, Any]:
+    """:func:`summary` with the table's record (docs/mafia.md, "The record"): each seat's
+    extra points, the record's entries and the engine time the game started.  What the
+    protocol is made of; ``buzzer simulate`` prints :func:`summary`."""
+    out = summary(state)
+    extra = extra_points(state)
+    for seat in out["seats"]:
+        seat["extra"] = extra.get(seat["seat"], 0)
+    out["record"] = [m.as_dict() for m in state.record]
+    out["started_at"] = state.started
+    return out
 
 
 # --------------------------------------------------------------------------

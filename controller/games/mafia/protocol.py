@@ -75,6 +75,11 @@ class Player:
     fouls: int = 0
     disqualified: bool = False
     extra: float = 0
+    left: Mapping[str, Any] | None = None
+    """When the player left the table: ``{"day", "reason", "stage"}`` (reason ``voted``,
+    ``killed``, ``fouls``, ``disqualified``); None: at the table to the end (or not recorded)."""
+    foul_log: tuple[Mapping[str, Any], ...] = ()
+    """Each foul's ``at`` (ISO time), ``day`` and ``stage`` (+ ``speaker``, ``round``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +109,15 @@ class Protocol:
     seats: int = 10
     """Seats at the table (``mafia.seats`` of the table's config): every seat 1..seats has
     exactly one player."""
+    started_at: str | None = None
+    """ISO 8601 time the game started (the table's record; optional)."""
+    nominations: tuple[Mapping[str, Any], ...] = ()
+    votes: tuple[Mapping[str, Any], ...] = ()
+    lifts: tuple[Mapping[str, Any], ...] = ()
+    shots: tuple[Mapping[str, Any], ...] = ()
+    checks: tuple[Mapping[str, Any], ...] = ()
+    guess: Mapping[str, Any] | None = None
+    """The record of the game (docs/mafia.md, "The record"), optional: what a judge entered."""
 
     def player(self, seat: int) -> Player:
         for p in self.players:
@@ -112,6 +126,22 @@ class Protocol:
         raise KeyError(seat)
 
     def to_dict(self) -> dict[str, Any]:
+        out = self._base_dict()
+        if self.started_at:
+            out["started_at"] = self.started_at
+        for i, p in enumerate(self.players):
+            if p.left:
+                out["players"][i]["left"] = dict(p.left)
+            if p.foul_log:
+                out["players"][i]["foul_log"] = [dict(f) for f in p.foul_log]
+        for key in RECORD_KEYS:
+            if getattr(self, key):
+                out[key] = [dict(x) for x in getattr(self, key)]
+        if self.guess:
+            out["guess"] = {"by": self.guess["by"], "seats": list(self.guess["seats"])}
+        return out
+
+    def _base_dict(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -210,9 +240,100 @@ def check_protest_time(ended_at: str | None, at: dt.datetime, window_min: float,
                                    f"a protest is accepted within {window_min:g} min (§4.5.1)")
 
 
+RECORD_KEYS = ("nominations", "votes", "lifts", "shots", "checks")
+_RECORD_FIELDS = {
+    # list -> {field: (required, kind)}; kind: "seat", "day" (a whole number >= 1), "checker"
+    "nominations": {"day": (True, "day"), "by": (True, "seat"), "seat": (True, "seat")},
+    "votes": {"day": (True, "day"), "round": (True, "day"), "voter": (True, "seat"), "candidate": (True, "seat")},
+    "lifts": {"day": (True, "day"), "voter": (True, "seat")},
+    "shots": {"night": (True, "day"), "shooter": (False, "seat"), "victim": (False, "seat")},
+    "checks": {"night": (True, "day"), "by": (True, "checker"), "seat": (True, "seat")},
+}
 _KEYS = {"format", "version", "tournament", "stage", "final", "game", "table", "date", "ended_at",
-         "judge", "winner", "seats", "players", "protests"}
-_PLAYER_KEYS = {"seat", "name", "role", "fouls", "disqualified", "extra"}
+         "judge", "winner", "seats", "players", "protests", "started_at", "guess", *RECORD_KEYS}
+_PLAYER_KEYS = {"seat", "name", "role", "fouls", "disqualified", "extra", "left", "foul_log"}
+LEFT_REASONS = ("voted", "killed", "fouls", "disqualified")
+
+
+def _entry(x: Any, path: str, fields: Mapping[str, tuple[bool, str]], seats: Mapping[int, int]) -> dict:
+    """One entry of a record list, checked: known fields, seats of players, days >= 1."""
+    if not isinstance(x, dict):
+        raise ProtocolError(path, f"expected an object with {', '.join(fields)}")
+    unknown = sorted(set(x) - set(fields))
+    if unknown:
+        raise ProtocolError(f"{path}.{unknown[0]}", f"unknown field; known: {', '.join(fields)}")
+    out = {}
+    for key, (required, kind) in fields.items():
+        value = x.get(key)
+        if value is None and not required:
+            continue
+        if kind == "checker":
+            if value not in ("don", "commissar"):
+                raise ProtocolError(f"{path}.{key}", f"must be don or commissar; got {_show(value)}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ProtocolError(f"{path}.{key}", f"expected a whole number >= 1, got {_show(value)}")
+        elif kind == "seat" and value not in seats:
+            raise ProtocolError(f"{path}.{key}", f"no player at seat {value}")
+        out[key] = value
+    return out
+
+
+def _record(data: Mapping, seats: Mapping[int, int]) -> dict[str, Any]:
+    """The optional record of the game: nominations, votes, lifts, shots, checks, the guess."""
+    out: dict[str, Any] = {}
+    for key in RECORD_KEYS:
+        raw = data.get(key, [])
+        if not isinstance(raw, list):
+            raise ProtocolError(key, "expected a list")
+        out[key] = tuple(_entry(x, f"{key}[{i}]", _RECORD_FIELDS[key], seats) for i, x in enumerate(raw))
+    guess = data.get("guess")
+    if guess is not None:
+        if not isinstance(guess, dict) or set(guess) != {"by", "seats"}:
+            raise ProtocolError("guess", "expected an object with by and seats")
+        by = _entry({"by": guess["by"]}, "guess", {"by": (True, "seat")}, seats)["by"]
+        named = guess["seats"]
+        if not isinstance(named, list) or not 1 <= len(named) <= 3:
+            raise ProtocolError("guess.seats", f"expected a list of 1 to 3 seats, got {_show(named)}")
+        named = [_entry({"seat": n}, f"guess.seats[{i}]", {"seat": (True, "seat")}, seats)["seat"]
+                 for i, n in enumerate(named)]
+        if len(set(named)) != len(named) or by in named:
+            raise ProtocolError("guess.seats", f"seats named twice or the guesser's own: {named}")
+        guess = {"by": by, "seats": tuple(named)}
+    out["guess"] = guess
+    if data.get("started_at") is not None:
+        parse_time(data["started_at"], "started_at")
+    out["started_at"] = data.get("started_at")
+    return out
+
+
+def _player_record(p: Mapping, path: str, fouls: int) -> dict[str, Any]:
+    """A player's ``left`` and ``foul_log`` (optional)."""
+    left = p.get("left")
+    if left is not None:
+        if not isinstance(left, dict) or not set(left) <= {"day", "reason", "stage"} or "day" not in left:
+            raise ProtocolError(path + "left", "expected an object with day, reason and stage")
+        _entry({"day": left["day"]}, path + "left", {"day": (True, "day")}, {})
+        if left.get("reason") not in LEFT_REASONS:
+            raise ProtocolError(path + "left.reason", f"must be one of {', '.join(LEFT_REASONS)}; "
+                                                      f"got {_show(left.get('reason'))}")
+        left = dict(left)
+    log = p.get("foul_log", [])
+    if not isinstance(log, list) or len(log) > fouls:
+        raise ProtocolError(path + "foul_log", f"expected a list of at most {fouls} fouls (fouls)")
+    entries = []
+    for i, f in enumerate(log):
+        where = f"{path}foul_log[{i}]"
+        if not isinstance(f, dict) or not {"at", "day", "stage"} <= set(f) <= {"at", "day", "stage", "speaker", "round"}:
+            raise ProtocolError(where, "expected an object with at, day, stage (speaker, round)")
+        parse_time(f["at"], where + ".at")
+        _entry({"day": f["day"]}, where, {"day": (True, "day")}, {})
+        if f["stage"] not in FOUL_STAGES:
+            raise ProtocolError(where + ".stage", f"must be one of {', '.join(FOUL_STAGES)}; got {_show(f['stage'])}")
+        entries.append(dict(f))
+    return {"left": left, "foul_log": tuple(entries)}
+
+
+FOUL_STAGES = ("speech", "defence", "last_word", "voting", "night", "day")
 _PROTEST_KEYS = {"seat", "text", "at"}
 
 
@@ -289,7 +410,7 @@ def from_dict(data: Any, settings: Mapping[str, Any] | None = None) -> Protocol:
         if not _number(extra) or extra < 0:
             raise ProtocolError(path + "extra", f"expected a number >= 0, got {_show(extra)}")
         players.append(Player(seat, " ".join(name.split()), _role(p.get("role"), path + "role", seat),
-                              fouls, disqualified, extra))
+                              fouls, disqualified, extra, **_player_record(p, path, fouls)))
     if len(players) != table_seats:
         empty = [str(n) for n in range(1, table_seats + 1) if n not in seats]
         raise ProtocolError("players", f"{len(players)} players at a table of {table_seats} seats ({where}); "
@@ -325,6 +446,7 @@ def from_dict(data: Any, settings: Mapping[str, Any] | None = None) -> Protocol:
         protests.append(Protest(text, x["at"], seat))
 
     return Protocol(
+        **_record(data, seats),
         tournament=_text(data, "tournament", ""), stage=_text(data, "stage", ""),
         game=_whole(data, "game", "", 1), table=_whole(data, "table", "", 1), date=date,
         winner=winner, players=tuple(players), final=_flag(data, "final", ""),
@@ -374,16 +496,66 @@ def from_table(summary: Mapping[str, Any], *, tournament: str, stage: str, game:
         raise ProtocolError("winner", "the game has not ended (no end_game with a winner)")
     roles = dict(roles or {})
     extra = dict(extra or {})
+    record = table_record(summary, ended_at)
     players = []
     for seat in summary["seats"]:
         if not seat["name"]:
             continue
-        players.append({"seat": seat["seat"], "name": seat["name"],
-                        "role": roles.get(seat["seat"], seat.get("role")), "fouls": seat["fouls"],
-                        "disqualified": bool(seat.get("disqualified")), "extra": extra.get(seat["seat"], 0)})
+        number = seat["seat"]
+        players.append({"seat": number, "name": seat["name"],
+                        "role": roles.get(number, seat.get("role")), "fouls": seat["fouls"],
+                        "disqualified": bool(seat.get("disqualified")),
+                        "extra": extra.get(number, seat.get("extra", 0)),
+                        **record["players"].get(number, {})})
     return from_dict({"tournament": tournament, "stage": stage, "final": final, "game": game, "table": table,
                       "date": date, "ended_at": ended_at, "judge": judge, "winner": summary["winner"],
-                      "seats": len(summary["seats"]), "players": players}, settings)
+                      "seats": len(summary["seats"]), "players": players, **record["game"]}, settings)
+
+
+def table_record(summary: Mapping[str, Any], ended_at: str) -> dict[str, Any]:
+    """The table's record (:class:`controller.games.mafia.game.Mark` entries of the summary)
+    as the protocol's lists; engine times become wall-clock times counted back from
+    ``ended_at``, the wall-clock time of the summary's ``ended_at``."""
+    marks = summary.get("record") or []
+    end_ns = summary.get("ended_at")
+
+    def wall(at_ns: int) -> str | None:
+        if end_ns is None or not ended_at:
+            return None
+        moment = parse_time(ended_at, "ended_at") - dt.timedelta(microseconds=(end_ns - at_ns) // 1000)
+        return moment.isoformat(timespec="seconds")
+
+    game: dict[str, list] = {key: [] for key in RECORD_KEYS}
+    players: dict[int, dict] = {}
+    guess: dict[str, Any] | None = None
+    for m in marks:
+        kind, seat, by = m["kind"], m.get("seat"), m.get("by")
+        if kind == "nomination":
+            game["nominations"].append({"day": m["day"], "by": by, "seat": seat})
+        elif kind == "vote":
+            game["votes"].append({"day": m["day"], "round": m["round"], "voter": by, "candidate": seat})
+        elif kind == "lift":
+            game["lifts"].append({"day": m["day"], "voter": by})
+        elif kind == "shot":
+            game["shots"].append({k: v for k, v in (("night", m["day"]), ("shooter", by), ("victim", seat))
+                                  if v is not None})
+        elif kind == "check":
+            game["checks"].append({"night": m["day"], "by": by, "seat": seat})
+        elif kind == "guess":
+            guess = guess if guess and guess["by"] == by else {"by": by, "seats": []}
+            guess["seats"].append(seat)
+        elif kind == "left":
+            players.setdefault(seat, {})["left"] = {"day": m["day"], "reason": by, "stage": m.get("stage")}
+        elif kind == "foul" and wall(m["at"]):
+            entry = {"at": wall(m["at"]), "day": m["day"], "stage": m["stage"]}
+            entry.update({k: m[k] for k in ("speaker", "round") if m.get(k) is not None})
+            players.setdefault(seat, {}).setdefault("foul_log", []).append(entry)
+    out = {key: value for key, value in game.items() if value}
+    if guess:
+        out["guess"] = guess
+    if summary.get("started_at") is not None and wall(summary["started_at"]):
+        out["started_at"] = wall(summary["started_at"])
+    return {"game": out, "players": players}
 
 
 def add_protest(protocol: Protocol, text: str, at: dt.datetime, seat: int | None = None,
@@ -576,15 +748,22 @@ def problem_text(problem: ProtocolError, lang: str) -> str:
     return notice(f"protocol.{problem.reason}", lang, **params)
 
 
-def rename_players(path: str | Path, names: Mapping[int, str], settings: Mapping[str, Any], lang: str) -> Path:
-    """A saved protocol (JSON and HTML) with the players' names of ``names`` (seat -> name):
-    a player renamed at the table after the protocol was written.  Everything else in the
-    file, protests entered since included, stays as it is."""
+def update_players(path: str | Path, summary: Mapping[str, Any], settings: Mapping[str, Any], lang: str) -> Path:
+    """A saved protocol (JSON and HTML) brought up to what the judge entered at the table after
+    it was written (:func:`controller.games.mafia.game.summary`): the players' names (a player
+    renamed), the extra points and the best move.  Everything else in the file, protests
+    entered since included, stays as it is; the new extra points are checked (§4.3)."""
     protocol = load(path, settings)
-    players = tuple(replace(p, name=names.get(p.seat) or p.name) for p in protocol.players)
-    if players == protocol.players:
+    seats = {st["seat"]: st for st in summary["seats"]}
+    players = tuple(replace(p, name=seats[p.seat]["name"] or p.name, extra=seats[p.seat].get("extra", p.extra))
+                    if p.seat in seats else p for p in protocol.players)
+    guess = table_record(summary, protocol.ended_at or "")["game"].get("guess", protocol.guess)
+    if players == protocol.players and guess == protocol.guess:
         return Path(path)
-    protocol = replace(protocol, players=players)
+    check_extra_points(players, settings)
+    protocol = from_dict({**protocol.to_dict(), "players": [
+        {**row, "name": p.name, "extra": p.extra} for row, p in zip(protocol.to_dict()["players"], players)],
+        **({"guess": guess} if guess else {})}, settings)
     path = save(protocol, path)
     path.with_suffix(".html").write_text(render_html(protocol, lang, settings), encoding="utf-8")
     return path

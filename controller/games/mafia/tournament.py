@@ -28,6 +28,7 @@ import csv
 import datetime as dt
 import html
 import io
+import json
 import random
 import secrets
 import sys
@@ -41,6 +42,7 @@ from controller.games.mafia.protocol import (CSS, ProtocolError, Protocol, _f, _
                                        fmt_points, game_points, load, parse_time, render_html, save)
 from controller.i18n import DEFAULT_LANG, LANGUAGES, labels, t, tn
 from controller.games.mafia.game import validate_settings
+from controller.games.mafia import polemica
 
 __all__ = ["game_points", "validate_extra_points", "standings", "build_table", "load_folder",
            "to_csv", "to_html", "to_text", "tournament_command", "add_parser"]
@@ -292,6 +294,9 @@ def tournament_command(args) -> int:
         _write(args.csv, to_csv(table, args.lang))
     if args.html:
         _write(args.html, to_html(table, args.lang))
+    if args.polemica:
+        rows = polemica.table_json(protocols, [r.name for r in table.rows], settings)
+        _write(args.polemica, json.dumps(rows, ensure_ascii=False, indent=1) + "\n")
     return 0
 
 
@@ -309,6 +314,13 @@ def protocol_command(args) -> int:
                                tn("check.seats_n", p.seats, lang), p.stage,
                                t("town_wins" if p.winner == "town" else "mafia_wins", lang)])
             print(f"{path}: ok ({words})")
+        return 0
+    if args.action == "polemica":
+        path = args.files[0]
+        out = args.output or str(Path(path).with_suffix(".polemica.json"))
+        game = polemica.game_json(load(path, settings), settings, source=str(path))
+        _write(out, json.dumps(game, ensure_ascii=False, indent=1) + "\n")
+        print(out)
         return 0
     if args.action == "html":
         path = args.files[0]
@@ -346,6 +358,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("folder", help="folder of protocol JSON files")
     p.add_argument("--csv", metavar="OUT", help="also write the table as CSV")
     p.add_argument("--html", metavar="OUT", help="also write the table as a printable HTML page")
+    p.add_argument("--polemica", metavar="OUT", help="also write the table as the Polemica platform's JSON "
+                   "(docs/exports.md)")
     p.add_argument("--seed", type=int, help="seed of the lot for full ties (default: drawn and printed)")
     p.add_argument("--finalists", type=int, help="number of finalists (default: mafia.finalists, 10)")
     p.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
@@ -353,10 +367,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=LANGUAGES, default="ru", help="language of labels (default ru)")
     p.set_defaults(func=tournament_command)
 
-    q = sub.add_parser("protocol", help="«Мафия»: check a game protocol, print it as HTML, enter a protest")
-    q.add_argument("action", choices=("check", "html", "protest"))
+    q = sub.add_parser("protocol", help="«Мафия»: check a game protocol, print it as HTML, enter a protest, "
+                       "export it to Polemica's JSON")
+    q.add_argument("action", choices=("check", "html", "protest", "polemica"))
     q.add_argument("files", nargs="+", metavar="FILE", help="protocol JSON file(s)")
-    q.add_argument("-o", "--output", help="html: output file (default: FILE with .html)")
+    q.add_argument("-o", "--output", help="html, polemica: output file (default: FILE with .html, "
+                   ".polemica.json)")
     q.add_argument("--text", help="protest: its text")
     q.add_argument("--seat", type=int, help="protest: seat of the player who enters it")
     q.add_argument("--at", help="protest: time of the entry, ISO 8601 (default: now)")

@@ -192,6 +192,19 @@
       box.replaceChildren(el("div", "big", flash.text), ...(flash.line ? [el("div", "line", flash.line)] : []));
     }
   }
+  // the last race's record (docs/exports.md): each press in edge order, the rule that decided it
+  function renderRace(race) {
+    const box = $("race-box");
+    if (!box) return;
+    show(box, !!race);
+    if (!race) return;
+    $("race").replaceChildren(...race.presses.map((p) => el("li", "race-" + p.rule,
+      [p.team, fmtGap(p.gap_ms), L["race_rule_" + p.rule] || p.rule]
+        .concat(p.resolution_us > 0 ? ["±" + p.resolution_us + " µs"] : []).join(" · "))));
+    const lot = $("race-lot");
+    show(lot, !!race.tie);
+    if (race.tie) lot.textContent = (L.race_seed || "{seed} {salt}").replace("{seed}", race.tie.seed).replace("{salt}", race.tie.salt);
+  }
   function renderHost(h) {
     show($("notice"), !!h.notice);
     if ($("notice")) $("notice").textContent = h.notice || "";
@@ -206,6 +219,7 @@
     const hp = (h.game && h.game.pack) || {};
     const extra = [hp.text, hp.answer_text, hp.comment].filter((x) => x);
     if ($("answer-more")) $("answer-more").replaceChildren(...(answer ? extra.map((x) => el("div", "answer-line", x)) : []));
+    renderRace(h.game && h.game.race);
     const undo = $("undo");
     if (!h.undo) undo.textContent = L.undo_none || "";
     else undo.replaceChildren(...(h.undo.changes.length ? h.undo.changes.map((c) => el("div", "change", c.team + ": " + c.score + " → " + c.after))

@@ -1,0 +1,338 @@
+"""The organisers' formats (issue #28): the rating site's sheet, 4s packs, the race record.
+
+Each file is written by a real ``buzzer`` subprocess and read back by an independent reader
+(openpyxl for the sheet, the standard json/csv readers for the race record); the 4s packs
+are our own, written for these tests."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from openpyxl import Workbook, load_workbook
+
+from controller.app import config, journal
+from controller.core import engine
+from controller.core.events import Host, Press, Tick
+
+BUZZER = [sys.executable, "-m", "controller.cli"]
+ROOT = Path(__file__).resolve().parents[1]
+S = 1_000_000_000
+
+EVENT = """title = "Кубок проверки"
+[[teams]]
+name = "Альфа"
+rating_id = 51234
+city = "Казань"
+[[teams]]
+name = "Бета"
+rating_id = 60001
+city = "Пермь"
+[[teams]]
+name = "Гамма"
+"""
+
+PACK = """### Тестовый пакет для проверки
+#DATE 2026-12-05
+
+## Тур 1
+#EDITOR Редактор Проверкин
+
+? Сколько сторон у квадрата?
+! Четыре.
+= 4
+!= пять
+/ Квадрат — правильный четырёхугольник.
+^ Школьная геометрия
+@ Автор Тестов
+
+? [Раздаточный материал:
+Три строки
+раздатки
+]
+(img circle.png)
+Сколько строк на раздатке?
+! Две.
+
+## Тур 2
+
+? Какого цвета снег
+в ясный день?
+! Белого.
+"""
+
+
+def buzzer(*args, cwd=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(BUZZER + list(args), capture_output=True, text=True, cwd=cwd or ROOT, env=env,
+                          timeout=120)
+
+
+def event_config(tmp_path: Path, mode: str, extra: str = "", game: str = "") -> dict:
+    ev = tmp_path / "event.toml"
+    ev.write_text(EVENT + f'\n[[games]]\nmode = "{mode}"\n{game}', encoding="utf-8")
+    cfg_file = tmp_path / "game.toml"
+    cfg_file.write_text(f'mode = "{mode}"\nevent_file = "event.toml"\n{extra}', encoding="utf-8")
+    return config.load(cfg_file)
+
+
+def write_journal(path: Path, cfg: dict, seed: int, events) -> Path:
+    jr = journal.Journal(path, header=journal.new_header(cfg, seed, None), fsync=False)
+    for ev in events:
+        jr.append(ev)
+    jr.close()
+    return path
+
+
+# -- the rating site's sheet ----------------------------------------------------------------
+
+def chgk_journal(tmp_path: Path) -> Path:
+    cfg = event_config(tmp_path, "chgk", "[chgk]\ntours = 1\nquestions_per_tour = 3\n")
+    rows = [{"team": "Альфа", "question": 1, "result": True}, {"team": "Бета", "question": 1, "result": False},
+            {"team": "Гамма", "question": 1, "result": True}, {"team": "Альфа", "question": 2, "result": False},
+            {"team": "Бета", "question": 2, "result": True}, {"team": "Альфа", "question": 3, "result": True}]
+    return write_journal(tmp_path / "chgk.jsonl", cfg, 1, [Host("results", S, {"results": rows})])
+
+
+def test_a_chgk_game_becomes_the_rating_sites_sheet(tmp_path):
+    out = tmp_path / "rating.xlsx"
+    r = buzzer("journal", "rating", str(chgk_journal(tmp_path)), str(out))
+    assert r.returncode == 0, r.stderr
+    ws = load_workbook(out).worksheets[0]
+    got = [list(row) for row in ws.iter_rows(values_only=True)]
+    assert got[0] == ["Team ID", "Название", "Город", 1, 2, 3]
+    assert got[1:] == [[51234, "Альфа", "Казань", 1, 0, 1], [60001, "Бета", "Пермь", 0, 1, 0],
+                       [None, "Гамма", None, 1, 0, 0]]
+    # the team without an ID: one warning line naming it, not a silent blank
+    warnings = [ln for ln in r.stderr.splitlines() if "warning" in ln]
+    assert len(warnings) == 1 and "Гамма" in warnings[0] and "Альфа" not in warnings[0]
+
+
+def test_a_team_renamed_during_the_game_keeps_its_rating_id_and_city(tmp_path):
+    """The ID and city are the team's (its index in the event file), not its name's: after a
+    rename the sheet has the new name with the old ID and city, and no warning for it."""
+    cfg = event_config(tmp_path, "brain-ring", "[brain_ring]\n")
+    events = [Host("rename", S, {"team": 2, "name": "Бета-2"}), Host("question", 2 * S, {}),
+              Host("arm", 3 * S, {})]
+    path = write_journal(tmp_path / "ring.jsonl", cfg, 1, events)
+    out = tmp_path / "rating.xlsx"
+    r = buzzer("journal", "rating", str(path), str(out))
+    assert r.returncode == 0, r.stderr
+    got = [list(row)[:3] for row in load_workbook(out).worksheets[0].iter_rows(values_only=True)]
+    assert got[1:] == [[51234, "Альфа", "Казань"], [60001, "Бета-2", "Пермь"], [None, "Гамма", None]]
+    warnings = [ln for ln in r.stderr.splitlines() if "warning" in ln]
+    assert len(warnings) == 1 and "Бета" not in warnings[0]
+
+
+def test_the_sheet_reads_back_as_the_jurys_results(tmp_path):
+    """The same layout, filled by the jury, enters the game's results (an empty cell: not entered)."""
+    from controller.games.chgk.extras import ChgkExtras
+
+    cfg = event_config(tmp_path, "chgk", "[chgk]\ntours = 1\nquestions_per_tour = 3\n")
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Team ID", "Название", "Город", 1, 2, 3])
+    ws.append([51234, "Альфа", "Казань", 1, 1, None])
+    ws.append([60001, "Команда Б", "Пермь", 0, 1, 1])      # found by its rating ID
+    wb.save(tmp_path / "jury.xlsx")
+    cfg["chgk"]["results_csv"] = str(tmp_path / "jury.xlsx")
+
+    class Shell:
+        def __init__(self):
+            self.cfg, self.events, self.said = cfg, [], []
+            self.state = engine.new_game(cfg, 1)
+
+        def members_now(self):
+            return [{"name": t["name"]} for t in cfg["teams"]]
+
+        def say(self, key, **params):
+            self.said.append((key, params))
+
+        def enqueue(self, ev):
+            self.events.append(ev)
+
+    shell = Shell()
+    ChgkExtras().act(shell, "import_results", 5 * S)
+    assert shell.said[-1][0] == "results_loaded", shell.said
+    state, _ = engine.step(shell.state, shell.events[0])
+    assert engine.summary(state)["scores"] == {"Альфа": 2, "Бета": 2, "Гамма": 0}
+
+    ws.append(["", "Дельта", "", 1, 0, 0])
+    wb.save(tmp_path / "jury.xlsx")
+    shell = Shell()
+    ChgkExtras().act(shell, "import_results", 5 * S)
+    assert shell.said[-1][0] == "chgk.csv_unknown_team" and not shell.events
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"not a spreadsheet", "not an .xlsx spreadsheet"),
+    (None, "expected the header"),
+])
+def test_a_bad_sheet_is_one_line(tmp_path, content, problem):
+    from controller.content import rating
+
+    path = tmp_path / "bad.xlsx"
+    if content is None:
+        wb = Workbook()
+        wb.active.append(["Команда", "Очки"])
+        wb.save(path)
+    else:
+        path.write_bytes(content)
+    with pytest.raises(rating.RatingError) as exc:
+        rating.read(path)
+    assert problem in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_journal_without_per_question_results_is_refused_in_one_line(tmp_path):
+    cfg = config.load(None)
+    path = write_journal(tmp_path / "erudite.jsonl", cfg, 1, [])
+    r = buzzer("journal", "rating", str(path), str(tmp_path / "x.xlsx"))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    r = buzzer("journal", "rating", str(tmp_path / "nope.jsonl"), str(tmp_path / "x.xlsx"))
+    assert r.returncode == 2 and r.stderr.strip() == f"buzzer: {tmp_path / 'nope.jsonl'}: file not found"
+
+
+def test_a_bad_rating_id_in_the_event_file_is_one_line(tmp_path):
+    (tmp_path / "event.toml").write_text('[[teams]]\nname = "Альфа"\nrating_id = "много"\n', encoding="utf-8")
+    r = buzzer("check-config", str(tmp_path / "event.toml"))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "teams[0].rating_id" in r.stderr and "Traceback" not in r.stderr
+
+
+# -- 4s packs -----------------------------------------------------------------------------
+
+def read_4s_for_test(text: str) -> list[tuple[str, str]]:
+    """An independent reader from the format's documentation: (question, answer) pairs -- a
+    field runs from its marker to a blank line or the next marker."""
+    out, field, q = [], None, {}
+    for line in text.splitlines() + [""]:
+        marker = line.split(" ", 1)[0] if line else ""
+        if marker in ("?", "!", "=", "!=", "/", "^", "@", "##", "#", "###", "#DATE", "#EDITOR"):
+            field = marker
+            if marker == "?":
+                if q:
+                    out.append((q["?"], q["!"]))
+                q = {"?": "", "!": ""}
+            value = line[len(marker):].strip()
+            if marker in ("?", "!"):
+                q[marker] = value
+        elif not line:
+            field = None
+        elif field in ("?", "!"):
+            q[field] += "\n" + line
+    out.append((q["?"], q["!"]))
+    return out
+
+
+def test_a_4s_pack_gives_the_chgk_tours_and_the_host_sees_question_and_answer(tmp_path):
+    (tmp_path / "pack.4s").write_text(PACK, encoding="utf-8")
+    cfg = event_config(tmp_path, "chgk", "[chgk]\ntours = 2\nquestions_per_tour = 2\n", 'questions_4s = "pack.4s"\n')
+    tours = cfg["event"]["game"]["tours"]
+    assert [t["title"] for t in tours] == ["Тур 1", "Тур 2"]
+    first, second = tours[0]["questions"]
+    assert first == {"text": "Сколько сторон у квадрата?", "answer": "Четыре.", "accepted": "4",
+                     "not_accepted": "пять", "comment": "Квадрат — правильный четырёхугольник.",
+                     "source": "Школьная геометрия", "author": "Автор Тестов"}
+    assert second["text"] == "Сколько строк на раздатке?" and second["handouts"] == ["Три строки\nраздатки",
+                                                                                       "circle.png"]
+    # the independent reader finds the same answers, question by question
+    theirs = read_4s_for_test(PACK)
+    ours = [(q["text"], q["answer"]) for t in tours for q in t["questions"]]
+    assert [a for _q, a in theirs] == [a for _q, a in ours]
+    assert theirs[2][0] == ours[2][0] == "Какого цвета снег\nв ясный день?"
+    # the host's view shows the question and its answer while it is played; the audience's does not
+    state, _ = engine.step(engine.new_game(cfg, 1), Host("start_clock", S))
+    view = engine.view(state)
+    assert view["host"]["question_text"] == "Сколько сторон у квадрата?" and view["host"]["answer"] == "Четыре."
+    assert view["host"]["accepted"] == "4"
+    assert "Четыре." not in json.dumps({k: v for k, v in view.items() if k != "host"}, ensure_ascii=False)
+
+
+def test_a_4s_pack_gives_brain_ring_and_erudite_their_questions(tmp_path):
+    (tmp_path / "pack.4s").write_text(PACK, encoding="utf-8")
+    cfg = event_config(tmp_path, "brain-ring", "", 'questions_4s = "pack.4s"\n')
+    state, _ = engine.step(engine.new_game(cfg, 1), Host("question", S))
+    assert engine.view(state)["host"]["answer"] == "Четыре."
+    state, _ = engine.step(state, Host("withdraw", 2 * S))
+    erudite = event_config(tmp_path / ".." / tmp_path.name, "erudite", "", 'questions_4s = "pack.4s"\n')
+    fight = erudite["event"]["game"]["fights"][0]
+    assert fight["themes"] == ["Тур 1", "Тур 2"]
+    assert [(q["round"], q["nominal"], q["answer"]) for q in fight["questions"]] == [
+        (1, 10, "Четыре."), (1, 20, "Две."), (2, 10, "Белого.")]
+
+
+@pytest.mark.parametrize("text, line, problem", [
+    ("? Вопрос без ответа\n\n? Второй\n! Ответ\n", 1, "no answer"),
+    ("## Тур\n! Ответ без вопроса\n", 2, "with no question"),
+    ("### Пакет\n\nпросто строка\n", 3, "outside any field"),
+    ("? [Раздаточный материал: открыта\nВопрос\n! Ответ\n", 1, "not closed"),
+    ("? Вопрос\n! Один\n! Два\n", 3, "a second"),
+])
+def test_a_malformed_4s_file_is_one_line_naming_the_line(tmp_path, text, line, problem):
+    (tmp_path / "bad.4s").write_text(text, encoding="utf-8")
+    (tmp_path / "event.toml").write_text(EVENT + '\n[[games]]\nmode = "chgk"\nquestions_4s = "bad.4s"\n',
+                                         encoding="utf-8")
+    r = buzzer("check-config", str(tmp_path / "event.toml"))
+    assert r.returncode == 2, r.stdout
+    err = r.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"bad.4s: line {line}:" in err and problem in err and "games[0].questions_4s" in err
+
+
+# -- the race record --------------------------------------------------------------------------
+
+def brain_ring_journal(tmp_path: Path) -> Path:
+    """A Брейн-ринг question whose first two presses tie exactly (the lot decides), a third
+    comes late, and a press before «Время!» is a false start."""
+    cfg = config.load(None, {"mode": "brain-ring", "arbiter": {"tie_rule": "random"},
+                              "brain_ring": {"default_teams": 4}})
+    ms = 1_000_000
+    events = [Host("question", 1 * S), Press("B", 1 * S + 500 * ms, 1 * S + 500 * ms), Host("start_clock", 2 * S),
+              Press("A", 3 * S, 3 * S + 2 * ms), Press("C", 3 * S, 3 * S + 3 * ms),
+              Press("D", 3 * S + 4 * ms, 3 * S + 5 * ms), Tick(3 * S + 200 * ms)]
+    return write_journal(tmp_path / "br.jsonl", cfg, 77, events)
+
+
+def test_the_race_record_of_a_journal_as_json_lines_and_csv(tmp_path):
+    path = brain_ring_journal(tmp_path)
+    r = buzzer("journal", "races", str(path))
+    assert r.returncode == 0, r.stderr
+    races = [json.loads(ln) for ln in r.stdout.splitlines()]
+    assert len(races) == 1
+    race = races[0]
+    rules = {p["team"]: p["rule"] for p in race["presses"]}
+    names = [t["name"] for t in config.load(None)["teams"][:4]]
+    a, b_, c, d = names
+    assert rules[b_] == "false_start" and rules[d] == "late"
+    winner = race["winner"]
+    assert winner in (a, c) and rules[winner] == "tie_lot" and rules[({a, c} - {winner}).pop()] == "lost"
+    assert race["tie"]["seed"] == 77 and race["tie"]["rule"] == "random" and race["tie"]["salt"]
+    assert race["seed"] == 77 and race["settle_ms"] > 0
+    first = next(p for p in race["presses"] if p["team"] == a)
+    assert first["at_ns"] == 3 * S and first["delivered_ns"] == 3 * S + 2_000_000
+    assert first["input"] == "keyboard:" + config.load(None)["teams"][0]["key"]
+    # the lot can be drawn again from the seed and the salt (the arbiter's published rule)
+    from controller.core import arbiter
+    again = arbiter.order([Press("A", 3 * S, 0), Press("C", 3 * S, 0)], "random", 77, race["tie"]["salt"],
+                          ["A", "B", "C", "D"])
+    assert {"A": a, "C": c}[again[0].button] == winner
+
+    r = buzzer("journal", "races", str(path), "--csv")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [row["team"] for row in rows][:1] == [b_] and len(rows) == 4
+    assert {row["rule"] for row in rows} == {"false_start", "tie_lot", "lost", "late"}
+    assert all(row["seed"] == "77" for row in rows)
+
+
+def test_a_bad_journal_is_one_line(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("hello\n", encoding="utf-8")
+    for args in (["journal", "races", str(bad)], ["journal", "races", str(tmp_path)]):
+        r = buzzer(*args)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr

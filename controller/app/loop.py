@@ -502,7 +502,7 @@ class Loop:
             label = getattr(self.state, "entry_label", False)
             if label is False:
                 self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
-            elif label is not None:
+            elif label is not None and not any(isinstance(f, Notice) for f in fx):   # a refusal stays
                 self._notice(label[0], **label[1])
         self.extras.after_step(self)
         self._notice_check = True  # the notice may be over now: looked at when next shown

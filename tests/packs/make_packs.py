@@ -10,6 +10,11 @@ writes
   an XML namespace;
 * ``v4.siq`` -- the same game in version 4 (``scenario``/``atom``, ``@`` references, a
   ``marker``, types cat/bagcat/auction/sponsored), with a UTF-8 byte-order mark;
+* ``rules.siq`` -- every question type as SIGame plays it: «кот в мешке» with a price range
+  and step, with the round's minimum-or-maximum (``0``-``0``, to anyone), with its price told
+  first, with no question; an empty cell; «без риска» with its own answer time; an auction;
+  for all; stakes of all in an ordinary round; a final of three themes; ``rules_v4.siq`` --
+  the same cats in version 4 (``bagcat`` with ``cost``, ``self``, ``knows``);
 * hostile ones, each refused with one line: ``bomb.siq`` (content.xml inflates far past
   the size its header declares), ``huge.siq`` (declares a 3 GB file), ``traversal.siq`` (a
   member named ``../../evil.png``), ``entity.siq`` (an external entity in a DTD),
@@ -215,6 +220,88 @@ V4 = f"""<?xml version="1.0" encoding="utf-8"?>
 """
 
 
+def _q5(price, text, answer, qtype="", params=""):
+    t = f' type="{qtype}"' if qtype else ""
+    return (f'<question price="{price}"{t}><params><param name="question" type="content"><item>{text}</item>'
+            f'</param>{params}</params><right><answer>{answer}</answer></right></question>')
+
+
+def _price5(lo, hi, step=0):
+    return (f'<param name="price" type="numberSet"><numberSet minimum="{lo}" maximum="{hi}" step="{step}"/>'
+            f'</param>')
+
+
+RULES = f"""<?xml version="1.0" encoding="utf-8"?>
+<package name="Правила SIGame" version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">
+  <rounds>
+    <round name="Раунд правил">
+      <themes>
+        <theme name="Коты"><questions>
+          {_q5(100, "Простой вопрос: цвет неба?", "Голубой")}
+          {_q5(200, "Кот с выбором цены: сколько дней в неделе?", "Семь", "secret",
+               '<param name="theme">Календарь</param>' + _price5(100, 500, 200))}
+          {_q5(300, "Кот «мин или макс»: сколько месяцев в году?", "Двенадцать", "secret",
+               '<param name="theme">Год</param>' + _price5(0, 0) + '<param name="selectionMode">any</param>')}
+          <question price="-1"/>
+          {_q5(500, "Кот с известной ценой: сколько ног у паука?", "Восемь", "secretPublicPrice",
+               '<param name="theme">Пауки</param>' + _price5(400, 400))}
+        </questions></theme>
+        <theme name="Особые"><questions>
+          {_q5(100, "Без риска: сколько будет 3 × 3?", "Девять", "noRisk",
+               '<param name="answerDuration">12</param>')}
+          {_q5(200, "", "", "secretNoQuestion", '<param name="theme">Подарок</param>' + _price5(250, 250))}
+          {_q5(300, "Аукцион: столица Италии?", "Рим", "stake")}
+          {_q5(400, "Для всех: сколько цветов у радуги?", "Семь", "forAll")}
+          {_q5(500, "Ставки всех: самая высокая гора?", "Эверест", "stakeAll")}
+        </questions></theme>
+      </themes>
+    </round>
+    <round name="Финал" type="final">
+      <themes>
+        <theme name="Реки"><questions>{_q5(0, "Самая длинная река Африки?", "Нил")}</questions></theme>
+        <theme name="Горы"><questions>{_q5(0, "Самая высокая гора Европы?", "Эльбрус")}</questions></theme>
+        <theme name="Моря"><questions>{_q5(0, "Самое солёное море?", "Мёртвое")}</questions></theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+"""The rules package: every question type SIGame plays (tests/test_pack_rules.py)."""
+
+RULES_V4 = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Правила SIGame v4" version="4">
+  <rounds>
+    <round name="Раунд правил">
+      <themes>
+        <theme name="Коты"><questions>
+          <question price="100"><scenario><atom>Простой вопрос: цвет неба?</atom></scenario>
+            <right><answer>Голубой</answer></right></question>
+          <question price="200"><type name="bagcat"><param name="theme">Календарь</param>
+            <param name="cost">[100;500]/200</param><param name="self">false</param><param name="knows">after</param></type>
+            <scenario><atom>Кот с выбором цены: сколько дней в неделе?</atom></scenario>
+            <right><answer>Семь</answer></right></question>
+          <question price="300"><type name="bagcat"><param name="theme">Год</param><param name="cost">0</param>
+            <param name="self">true</param></type>
+            <scenario><atom>Кот «мин или макс»: сколько месяцев в году?</atom></scenario>
+            <right><answer>Двенадцать</answer></right></question>
+          <question price="-1"/>
+          <question price="500"><type name="bagcat"><param name="theme">Пауки</param><param name="cost">400</param>
+            <param name="knows">before</param></type>
+            <scenario><atom>Кот с известной ценой: сколько ног у паука?</atom></scenario>
+            <right><answer>Восемь</answer></right></question>
+        </questions></theme>
+        <theme name="Особые"><questions>
+          <question price="200"><type name="bagcat"><param name="theme">Подарок</param><param name="cost">250</param>
+            <param name="knows">never</param></type><scenario/><right><answer/></right></question>
+        </questions></theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+"""The same cats in version 4's words (``bagcat`` with ``cost``, ``self``, ``knows``)."""
+
+
 def _media(z: zipfile.ZipFile, encoded: bool) -> None:
     for folder, name, data in (("Images", IMAGE, png()), ("Audio", AUDIO, wav()), ("Video", VIDEO, b"\x00" * 64)):
         stored = urllib.parse.quote(name) if encoded else name
@@ -257,6 +344,11 @@ def make(out: Path) -> dict[str, Path]:
     with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("content.xml", b"\xef\xbb\xbf" + V4.encode("utf-8"))
         _media(z, encoded=False)
+
+    made["rules"] = out / "rules.siq"
+    _zip(made["rules"], {"content.xml": RULES.encode("utf-8")})
+    made["rules_v4"] = out / "rules_v4.siq"
+    _zip(made["rules_v4"], {"content.xml": RULES_V4.encode("utf-8")})
 
     # hostile and broken packages
     p = made["bomb"] = out / "bomb.siq"

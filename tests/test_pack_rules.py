@@ -44,10 +44,10 @@ class Screen(Scoreboard):
         super().__init__(*a, **k)
         self.words: list[str] = []
 
-    def _text(self, surface, text, rect, size, colour, **kw):
+    def _text(self, surface, text, rect, size, colour, *a, **kw):
         if text:
             self.words.append(str(text))
-        return super()._text(surface, text, rect, size, colour, **kw)
+        return super()._text(surface, text, rect, size, colour, *a, **kw)
 
 
 class Hall:
@@ -297,6 +297,7 @@ def test_the_final_removes_themes_in_turns_takes_hidden_stakes_and_ends_with_the
     h.key("1", "0", "0", "return")                                # Борис 100; Вера's is 1
     words = h.shot("final-question")
     assert "Самая длинная река Африки?" in words
+    assert engine.view(h.loop.state, h.clock.now())["countdown"]["total_ms"] == 45_000   # SIGame's 45 s
     h.key("backspace", "return", "return")
     assert h.scores == [0, 600, 1]
     assert h.loop.state.stage == "finished"

@@ -558,7 +558,8 @@ def view(s: State, now: int | None = None) -> dict:
     return {
         "mode": MODE, "stage": s.stage, "paused": s.paused, "theme": pk.header_theme(s) if s.pack else s.theme,
         "teams": teams, "question": question,
-        "countdown": b.countdown_view(q.countdown if live else None, now),
+        # everyone's answers to a package's question (the final, stakeAll, forAll): their countdown
+        "countdown": b.countdown_view(q.countdown if live else s.pack.think if s.pack else None, now),
         "answer_countdown": b.countdown_view(q.answer_cd if live else None, now),
         "standings": standings(s),
         # a package's question only one player answers, or not on yet: no race, no press order

@@ -259,6 +259,16 @@ def _require(s, h: Host, fx: list) -> bool:
     return True
 
 
+def _in_phase(s, h: Host, fx: list, phase: str, refusal: str) -> bool:
+    """A package is played and is in ``phase``; else the host is told ``refusal``."""
+    if not _require(s, h, fx):
+        return False
+    if s.pack.phase != phase:
+        b.refuse(fx, h.at, refusal)
+        return False
+    return True
+
+
 def pick(s, h: Host, fx: list):
     if not _require(s, h, fx):
         return s
@@ -348,11 +358,7 @@ def _secret_start(s, h: Host, fx: list):
 
 
 def choose_player(s, h: Host, fx: list):
-    if not _require(s, h, fx):
-        return s
-    p = s.pack
-    if p.phase != "player":
-        b.refuse(fx, h.at, "pack.no_player_now")
+    if not _in_phase(s, h, fx, "player", "pack.no_player_now"):
         return s
     team = b.team_ref(s.teams, h.params)
     if team not in _receivers(s):
@@ -428,12 +434,9 @@ def _next_bidder(s, h: Host, fx: list):
 
 def pass_bid(s, h: Host, fx: list):
     """The auction's bidder passes (never the first bid: the chooser bids at least the price)."""
-    if not _require(s, h, fx):
+    if not _in_phase(s, h, fx, "bids", "pack.no_stake_now"):
         return s
     p = s.pack
-    if p.phase != "bids":
-        b.refuse(fx, h.at, "pack.no_stake_now")
-        return s
     if p.stake is None:
         b.refuse(fx, h.at, "pack.first_bid")
         return _set(s, entry="")

@@ -876,11 +876,20 @@ def stall(quick: bool) -> dict:
             "stall_threads": len(idle) + 1, "stall_available": bool(s.available)}
 
 
+def pack_media(quick: bool) -> dict:
+    """A ~100 MB SIGame package with 500 pictures played through: load time and peak memory,
+    plain and under the e2e benchmark's CPU quota (benchmarks/pack_media.py)."""
+    mod = _import_bench("pack_media")
+    e2e_mod = _import_bench("e2e_fairness")
+    return mod.measure(quick, getattr(e2e_mod, "Throttle", None))
+
+
 MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
     ("fairness", fairness), ("arbiter", arbiter), ("storm", storm), ("render", render),
     ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
     ("stall", stall),
     ("e2e", e2e), ("kernel", kernel), ("web", web), ("festival", festival), ("festival_day", festival_day),
+    ("pack_media", pack_media),
 ]
 
 

@@ -165,6 +165,10 @@ def test_final_round_removes_themes_then_stakes_and_rulings(made):
     g.host("right")                                   # Вера
     assert g.scores == [50, -1, 400]
     assert engine.summary(g.s)["pack"]["final_results"] == {"Аня": "wrong", "Борис": "wrong", "Вера": "right"}
+    # the last answer shows (pack_answer_show_s), then the game is over
+    assert engine.view(g.s)["pack"]["question"]["answer"]["answer"] == "Волга" and g.s.stage != "finished"
+    g.t += 2_000 * MS
+    g.s, _ = engine.step(g.s, Tick(g.t))
     assert g.s.stage == "finished"
 
 
@@ -234,7 +238,7 @@ def test_a_round_played_on_the_keyboard_through_the_loop(made, tmp_path):
     loop.pack_media = packs.open_media(cfg)
     loop.audio = RecordingAudio(cfg)
     board = Scoreboard((1280, 720), lang="ru")
-    board.pack.media_path = loop.pack_media.path
+    board.pack.media_data = loop.pack_media.data
     surface = pygame.Surface((1280, 720))
     try:
         def shot(name):
@@ -263,7 +267,7 @@ def test_a_round_played_on_the_keyboard_through_the_loop(made, tmp_path):
         assert view["pack"]["board"][0]["cells"][0]["played"]
         _keys(loop, clock, "2", "1")                                   # the audio question
         assert loop.audio.files and loop.audio.files[0].endswith(".wav")
-        assert Path(loop.audio.files[0]).parent == loop.pack_media.extracted.folder
+        assert Path(loop.audio.files[0]).parent == loop.pack_media.store.folder
         view = shot("audio.png")
         assert view["pack"]["question"]["media"]["audio"]["name"] == "звук.wav"
         jr.close()
@@ -273,7 +277,7 @@ def test_a_round_played_on_the_keyboard_through_the_loop(made, tmp_path):
         assert (tmp_path / "picture.png").stat().st_size > 0
     finally:
         loop.pack_media.close()
-    assert not loop.pack_media.extracted
+    assert not loop.pack_media.store
 
 
 def test_with_a_package_a_plain_question_is_refused_the_board_gives_them(made):

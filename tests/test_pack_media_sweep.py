@@ -41,9 +41,9 @@ def test_media_left_by_a_killed_game_are_swept_at_the_next_start_and_nothing_els
                             stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:   # the media are out: 12 pictures in one folder
+        while time.monotonic() < deadline:   # the media are open: the game's folder, locked
             folders = _media_folders(tmpdir)
-            if folders and len([f for f in folders[0].iterdir() if f.suffix == ".png"]) == 12:
+            if folders and (folders[0] / siq.LOCK_NAME).exists():
                 break
             assert proc.poll() is None, "buzzer run ended"
             time.sleep(0.05)
@@ -53,21 +53,25 @@ def test_media_left_by_a_killed_game_are_swept_at_the_next_start_and_nothing_els
         proc.send_signal(signal.SIGKILL)     # a power cut, the OOM killer
         proc.wait(30)
     (left,) = _media_folders(tmpdir)
-    assert sum(f.stat().st_size for f in left.iterdir()) > 12 * 256 * 1024
+    # nothing was copied at the start (media are read when first needed): only the lock; a file
+    # a killed game had written (a sound for the mixer) is left too
+    assert [f.name for f in left.iterdir()] == [siq.LOCK_NAME]
+    (left / "0001.mp3").write_bytes(b"\0" * (3 * 1024 * 1024))
 
     # not ours to remove: a folder with the same prefix but no lock of ours, and the media of a
     # game still running (this test process holds its lock)
     decoy = tmpdir / "buzzer-siq-decoy"
     decoy.mkdir()
     (decoy / "keep.txt").write_text("not the program's", encoding="utf-8")
-    live = siq.extract_media(pack, siq.read(pack), parent=str(tmpdir))
+    live = siq.MediaStore(pack, siq.read(pack), parent=str(tmpdir))
+    assert live.path("Images/p00000.png")
     try:
         again = subprocess.run([*args, "--seconds", "1"], cwd=work, env=_env(tmpdir), stdin=subprocess.DEVNULL,
                                capture_output=True, text=True, timeout=180)
         assert again.returncode == 0, again.stderr
         assert not left.exists()                                    # swept at the start
         assert "удалены картинки и звуки пакета, оставшиеся от прерванной игры (папок: 1, 3 МБ)" in again.stderr
-        assert (decoy / "keep.txt").exists() and live.folder.exists() and len(live.files) == 12
+        assert (decoy / "keep.txt").exists() and live.folder.exists() and len(live.files) == 1
         assert _media_folders(tmpdir) == sorted([decoy, live.folder])   # its own removed at its end
     finally:
         live.cleanup()

@@ -28,6 +28,7 @@ from controller.screens.scoreboard import Scoreboard  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "packs"))
 import make_packs  # noqa: E402
+from test_own_game_pack import _share  # noqa: E402
 
 MS = 1_000_000
 
@@ -69,6 +70,9 @@ class Hall:
         self.screen = Screen((1280, 720), lang="ru")
         self.surface = pygame.Surface((1280, 720))
         self.tmp = tmp_path
+        # the package's pictures, read when first shown (as `buzzer run` does)
+        self.loop.pack_media = packs.open_media(cfg)
+        self.screen.pack.media_data = self.loop.pack_media.data
         for i, pts in enumerate(scores or (), 1):   # the host's corrections give the players points
             if pts:
                 self._adjust(i, pts)
@@ -100,6 +104,15 @@ class Hall:
         self.screen.draw(self.surface, view, self.clock.now(), status=None)
         pygame.image.save(self.surface, str(self.tmp / f"{name}.png"))
         return " ".join(self.screen.words)
+
+    def shown(self) -> set[str]:
+        """The package files the web's ``/media`` would serve now (only what the audience is shown)."""
+        from controller.screens import viewmodel
+        from controller.web.server import shown_members
+        return shown_members(viewmodel.from_loop(self.loop))
+
+    def close(self):
+        self.loop.pack_media.close()
 
     @property
     def scores(self):
@@ -153,7 +166,7 @@ def test_cat_zero_zero_is_the_rounds_minimum_or_maximum_to_anyone_and_v4_alike(m
         h.key("1")                                   # «any»: she may take it herself
         q = engine.view(h.loop.state)["pack"]["question"]
         round_prices = [100, 200, 300, 500] + ([100, 200, 300, 400, 500] if key == "rules" else [200])
-        assert q["options"] == [min(round_prices), max(round_prices), max(round_prices) - min(round_prices)]
+        assert q["price_options"] == [min(round_prices), max(round_prices), max(round_prices) - min(round_prices)]
         assert "Цена на выбор: 100 / 500" in h.shot(f"cat-ends-{key}")
         h.key("3", "0", "0", "return")               # neither end
         assert h.loop.state.pack.phase == "secret_price"
@@ -300,6 +313,10 @@ def test_the_final_removes_themes_in_turns_takes_hidden_stakes_and_ends_with_the
     assert engine.view(h.loop.state, h.clock.now())["countdown"]["total_ms"] == 45_000   # SIGame's 45 s
     h.key("backspace", "return", "return")
     assert h.scores == [0, 600, 1]
+    words = h.shot("final-answer")                                 # the last answer first (SIGame)
+    assert "Правильный ответ: Нил" in words and h.loop.state.stage != "finished"
+    h.clock.advance(2_000 * MS)                                    # pack_answer_show_s
+    h.loop.tick_if_due()
     assert h.loop.state.stage == "finished"
     words = h.shot("final-standings")
     assert words.index("Борис") < words.index("Вера") < words.index("Аня")
@@ -310,3 +327,79 @@ def test_rule_keys_have_sigames_defaults():
     assert (cfg["no_risk_factor"], cfg["no_risk_penalty"], cfg["for_all_penalty"],
             cfg["everyone_plays_hidden_stakes"], cfg["solo_answer_time_s"], cfg["hidden_answer_time_s"]) \
         == (2, False, True, True, 25.0, 45.0)
+
+
+MAIN = pygame.Rect(16, 108, 1248, 400)
+"""The projector's game area at 1280×720 (where the question and its pictures are drawn)."""
+
+
+def test_the_auctions_picture_waits_for_the_stake_then_shows(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    try:
+        for i, pts in enumerate([500, 700, 900], 1):
+            h._adjust(i, pts)
+        h.key("2", "3")                                  # the auction: Аня bids first
+        words = h.shot("auction-picture-hidden")
+        assert "Аукцион: первым ставит Аня (от 300)" in words and "столица Италии" not in words
+        assert _share(h.surface, MAIN, make_packs.GREEN) == 0     # its picture is not on the projector
+        assert engine.view(h.loop.state, h.clock.now())["pack"]["question"]["items"] == []
+        assert h.shown() == set()                        # nor served to a page
+        h.key("4", "0", "0", "return")                   # Аня 400
+        h.key("5", "0", "0", "return")                   # Борис 500: Аня (500) is out
+        assert "Аукцион: ставит Вера (высшая ставка: 500)" in h.shot("auction-picture-bids")
+        assert h.shown() == set() and _share(h.surface, MAIN, make_packs.GREEN) == 0
+        h.key("return")                                  # Вера passes: Борис plays for 500
+        words = h.shot("auction-picture-shown")
+        assert "столица Италии?" in words
+        assert _share(h.surface, MAIN, make_packs.GREEN) > 0.03
+        assert h.shown() == {"Images/рим.png"}
+    finally:
+        h.close()
+
+
+def test_the_answer_content_shows_after_a_no_risk_ruling(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    try:
+        h.key("2", "1")                                  # «без риска»: Аня (fewest points) answers
+        words = h.shot("no-risk-question")
+        assert "Три раза по три" not in words and _share(h.surface, MAIN, make_packs.ORANGE) == 0
+        assert h.shown() == set()                        # the answer's picture: not before the ruling
+        h.key("backspace")                               # wrong: nobody else answers, it is over
+        assert h.scores == [0, 0, 0]
+        words = h.shot("no-risk-answer")
+        assert "Правильный ответ: Девять" in words and "Три раза по три" in words
+        assert _share(h.surface, MAIN, make_packs.ORANGE) > 0.03
+        assert h.shown() == {"Images/девять.png"}
+        h.clock.advance(5_000 * MS)                      # pack_image_s for its one picture: the board again
+        h.loop.tick_if_due()
+        assert "Правильный ответ" not in h.shot("no-risk-board") and h.shown() == set()
+    finally:
+        h.close()
+
+
+def test_a_cat_with_no_question_shows_none_of_its_content(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    try:
+        h.key("2", "2")                                  # secretNoQuestion: Аня chose it
+        h.shot("gift-who")
+        h.key("2")                                       # Борис gets 250, no question
+        assert h.scores == [0, 250, 0]
+        view = engine.view(h.loop.state, h.clock.now())
+        assert view["pack"]["question"]["items"] == [] and view["pack"]["question"]["answer"] is None
+        h.shot("gift-given")
+        assert _share(h.surface, MAIN, make_packs.MAGENTA) == 0 and h.shown() == set()
+    finally:
+        h.close()
+
+
+def test_everyones_answers_end_with_the_answer_shown(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    try:
+        h.key("2", "4")                                  # forAll
+        h.key("return", "backspace")
+        assert "Правильный ответ" not in h.shot("for-all-rulings")   # one answer still to rule
+        h.key("return")
+        words = h.shot("for-all-answer")
+        assert "Правильный ответ: Семь" in words and h.loop.state.pack.phase == "board"
+    finally:
+        h.close()

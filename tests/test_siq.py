@@ -98,17 +98,25 @@ def test_media_and_answers_of_both_versions(packs):
     assert v4.rounds[0].themes[0].questions[0].answer_text == "Это красный квадрат"   # after the marker
 
 
-def test_media_is_extracted_under_generated_names_only(packs, tmp_path):
+def test_media_are_read_when_first_needed_under_generated_names_only(packs, tmp_path):
+    """Nothing is copied when the media open (a start, a resume); a picture is read from the
+    archive into memory, a file is written only for the member asked for, under a generated
+    name; a member no question references is never read."""
     p = siq.read(packs["v5"])
-    ex = siq.extract_media(packs["v5"], p, parent=str(tmp_path))
+    store = siq.MediaStore(packs["v5"], p, parent=str(tmp_path))
     try:
-        names = sorted(Path(f).name for f in ex.files.values())
-        assert names == ["0001.png", "0002.wav", "0003.mp4"]
-        assert Path(ex.files["Images/Снимок 1.png"]).read_bytes() == make_packs.png()
-        assert all(Path(f).parent == ex.folder for f in ex.files.values())
+        assert sorted(f.name for f in store.folder.iterdir()) == [siq.LOCK_NAME]
+        assert store.data("Images/Снимок 1.png") == make_packs.png()
+        assert sorted(f.name for f in store.folder.iterdir()) == [siq.LOCK_NAME]   # pictures: never on disk
+        wav = store.path("Audio/звук.wav")
+        assert Path(wav).name == "0002.wav" and Path(wav).parent == store.folder
+        assert Path(wav).read_bytes() == make_packs.wav()
+        assert store.path("Audio/звук.wav") == wav
+        assert sorted(f.name for f in store.folder.iterdir()) == [siq.LOCK_NAME, "0002.wav"]
+        assert store.data("content.xml") is None and store.path("../content.xml") is None
     finally:
-        ex.cleanup()
-    assert not ex.folder.exists()
+        store.cleanup()
+    assert not store.folder.exists()
 
 
 @pytest.mark.parametrize("key, words", [

@@ -536,7 +536,13 @@ class Loop:
                 log.debug("%s %s", f.kind, f.data)
 
     def _pack_sound(self, member: str) -> None:
-        """A question's audio from the package (controller/content/packs.py): through the mixer."""
+        """A question's audio from the package (controller/content/packs.py): through the mixer
+        (streamed); no member (``own_game_pack.STOP_SOUND``): its question is over, it stops."""
+        if not member:
+            stop = getattr(self.audio, "stop_file", None)
+            if stop is not None:
+                stop()
+            return
         path = self.pack_media.path(member) if self.pack_media is not None else None
         played = path is not None and self.audio is not None and hasattr(self.audio, "play_file") \
             and self.audio.play_file(path)

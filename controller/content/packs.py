@@ -1,14 +1,16 @@
 """The shell's side of SIGame packages: ``buzzer pack show``, a package attached to a
-Своя игра config for ``buzzer run``, and its media extracted for the screen and the mixer.
+Своя игра config for ``buzzer run``, and its media, read from the archive when the screen,
+the mixer or the web first needs them.
 
 The game itself only ever sees plain data (:meth:`controller.content.siq.Package.game_data`
-in ``own_game.package``); the files live in a temporary folder that :class:`PackMedia`
-maps archive member names onto, and that is removed when the game ends.
+in ``own_game.package``); :class:`PackMedia` reads a member when it is first needed (a
+sound, a video or an HTML page is written into a temporary folder removed when the game ends).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
@@ -16,6 +18,8 @@ from pathlib import Path
 from controller.content import siq
 from controller.core.errors import BuzzerError, ConfigError
 from controller.i18n import LANGUAGES, t
+
+log = logging.getLogger(__name__)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -160,31 +164,45 @@ def members_of(data: dict) -> list[str]:
     for r in data.get("rounds") or ():
         for th in r.get("themes") or ():
             for q in th.get("questions") or ():
-                for m in list(q.get("media") or ()) + list(q.get("answer_media") or ()):
+                for m in list(q.get("media") or ()) + list(q.get("answer_media") or ()) + \
+                        [m for o in q.get("options") or () for m in o.get("media") or ()]:
                     if m.get("member") and m["member"] not in out:
                         out.append(m["member"])
     return out
 
 
 class PackMedia:
-    """The extracted media of the package being played: member name -> file."""
+    """The media of the package being played (:class:`~controller.content.siq.MediaStore`:
+    read from the archive when first needed): a member's bytes, or a file of it."""
 
-    def __init__(self, extracted: siq.Extracted | None):
-        self.extracted = extracted
+    def __init__(self, store: siq.MediaStore | None):
+        self.store = store
+
+    def data(self, member: str | None) -> bytes | None:
+        return self._ask("data", member)
 
     def path(self, member: str | None) -> str | None:
-        return self.extracted.path(member) if self.extracted is not None else None
+        return self._ask("path", member)
+
+    def _ask(self, how: str, member: str | None):
+        if self.store is None:
+            return None
+        try:
+            return getattr(self.store, how)(member)
+        except siq.PackageError as exc:   # a damaged or lying member: the game goes on without it
+            log.warning("%s", exc)
+            return None
 
     def close(self) -> None:
-        if self.extracted is not None:
-            self.extracted.cleanup()
-            self.extracted = None
+        if self.store is not None:
+            self.store.cleanup()
+            self.store = None
 
 
 def open_media(cfg: dict, out=sys.stderr) -> PackMedia | None:
-    """Extract the media of the package in ``cfg`` (a resumed game's too: the journal's config
-    names the file). A file that is gone or refused: one line, and the game goes on without
-    pictures and sounds."""
+    """The media of the package in ``cfg`` (a resumed game's too: the journal's config names
+    the file), read when first needed: nothing is copied here. A file that is gone or
+    refused: one line, and the game goes on without pictures and sounds."""
     removed, freed = siq.sweep_stale_media()   # what a killed game left in $TMPDIR, at every start
     if removed:
         print(f"buzzer: {t('pack.swept', cfg.get('language', 'ru'), n=removed, mb=freed // siq.MB)}", file=out)
@@ -193,7 +211,7 @@ def open_media(cfg: dict, out=sys.stderr) -> PackMedia | None:
     if not plays_packages(cfg) or not data or not path:
         return None
     try:
-        return PackMedia(siq.extract_media(path, members_of(data), siq.Limits.from_config(cfg)))
+        return PackMedia(siq.MediaStore(path, members_of(data), siq.Limits.from_config(cfg)))
     except BuzzerError as exc:
         print(f"buzzer: {t('pack.no_media', cfg.get('language', 'ru'), problem=exc)}", file=out)
         return PackMedia(None)

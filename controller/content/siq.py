@@ -24,8 +24,9 @@ A package is untrusted input (docs/packages.md «Safety»):
 * a member whose name is absolute or climbs out (``..``) makes the package
   refused: nothing is ever written under a name taken from the archive;
 * only media files that questions reference, from the media folders, are
-  extracted, into a new temporary folder under generated names
-  (``0001.png``);
+  read, each when it is first needed (:class:`MediaStore`): pictures from
+  memory, a file the mixer or the web needs written into a new temporary
+  folder under a generated name (``0001.mp3``);
 * the XML may not carry a document type declaration (no DTD, no entities,
   hence no external entities and no entity expansion bombs).
 
@@ -108,6 +109,9 @@ class Question:
     price_range: tuple[int, int, int] | None = None  # «кот в мешке»: (minimum, maximum, step) of its price
     selection: str = ""       # «кот в мешке»: who may get it (exceptCurrent | any; "" = exceptCurrent)
     answer_time: int = 0      # the package's answer time (answerDuration), seconds; 0 = the config's
+    comment: str = ""         # the question's comment (``<info><comments>``), shown with it
+    options: tuple[tuple[str, str, tuple[Media, ...]], ...] = ()
+    """``answerType="select"``: the options (label, text, media) the players choose from."""
 
     @property
     def empty(self) -> bool:
@@ -119,6 +123,7 @@ class Question:
 class Theme:
     name: str
     questions: tuple[Question, ...]
+    comment: str = ""         # often the theme's task («назовите год»): shown with its questions
 
 
 @dataclass(frozen=True)
@@ -159,8 +164,10 @@ class Package:
                      "answer_media": media(q.answer_media), "say": q.say,
                      "secret_theme": q.secret_theme, "secret_price": q.secret_price,
                      "price_range": list(q.price_range) if q.price_range else None,
-                     "selection": q.selection, "answer_time": q.answer_time}
-                    for q in th.questions]}
+                     "selection": q.selection, "answer_time": q.answer_time,
+                     "comment": q.comment, "options": [{"label": lb, "text": tx, "media": media(ms)}
+                                                       for lb, tx, ms in q.options]}
+                    for q in th.questions], "comment": th.comment}
                 for th in r.themes]}
             for r in self.rounds]}
 
@@ -169,7 +176,7 @@ class Package:
         for r in self.rounds:
             for th in r.themes:
                 for q in th.questions:
-                    for m in q.media + q.answer_media:
+                    for m in q.media + q.answer_media + tuple(m for o in q.options for m in o[2]):
                         if m.member and m.member not in out:
                             out.append(m.member)
         return out
@@ -317,6 +324,21 @@ def _text(el) -> str:
     return "".join(el.itertext()).strip() if el is not None else ""
 
 
+def _items(p) -> list[tuple[str, str, bool, str]]:
+    """A v5 content parameter's items as (kind, value, is a reference, placement)."""
+    items = _children(p, "item")
+    if not items and _text(p):
+        return [("text", _text(p), False, "")]
+    return [(_attr(i, "type", "text").lower() or "text", _text(i), _attr(i, "isRef").lower() == "true",
+             _attr(i, "placement").lower()) for i in items]
+
+
+def _comment(el) -> str:
+    """An element's ``<info><comments>`` (a theme's task, a question's note), "" when none."""
+    info = _child(el, "info")
+    return _text(_child(info, "comments")) if info is not None else ""
+
+
 def _int(value, default=0) -> int:
     try:
         return int(str(value).strip())
@@ -388,18 +410,23 @@ class _Reader:
         text, say, media = [], [], []
         answer_text, answer_media = [], []
         secret_theme, secret_price, price_range, selection, answer_time = "", None, None, "", 0
+        select, options = False, []
         if params is not None:
             for p in _children(params, "param"):
                 pname = _attr(p, "name").lower()
-                if pname in ("question", "answer"):
-                    items = _children(p, "item")
-                    if not items and _text(p):
-                        items_data = [("text", _text(p), False, "")]
-                    else:
-                        items_data = [(_attr(i, "type", "text").lower() or "text", _text(i),
-                                       _attr(i, "isRef").lower() == "true", _attr(i, "placement").lower())
-                                      for i in items]
-                    for kind, value, ref, placement in items_data:
+                if pname == "answertype":
+                    select = _text(p).lower() == "select"
+                elif pname == "answeroptions":
+                    for o in _children(p, "param"):
+                        texts, ms = [], []
+                        for kind, value, ref, _placement in _items(o):
+                            if kind in ("text", "say"):
+                                texts.append(value)
+                            elif value:
+                                ms.append(self.media(kind, value, ref))
+                        options.append((_attr(o, "name"), "\n".join(t for t in texts if t), tuple(ms)))
+                elif pname in ("question", "answer"):
+                    for kind, value, ref, placement in _items(p):
                         if kind in ("text", "say"):
                             if pname == "answer":
                                 answer_text.append(value)
@@ -433,7 +460,8 @@ class _Reader:
                         answer=self.answer(q), answer_text="\n".join(t for t in answer_text if t),
                         answer_media=tuple(answer_media), say="\n".join(t for t in say if t),
                         secret_theme=secret_theme, secret_price=secret_price, price_range=price_range,
-                        selection=selection, answer_time=answer_time)
+                        selection=selection, answer_time=answer_time, comment=_comment(q),
+                        options=tuple(options) if select or options else ())
 
     # -- version 4 ---------------------------------------------------------
     def question_v4(self, q, final: bool) -> Question:
@@ -486,7 +514,7 @@ class _Reader:
                         text="\n".join(t for t in text if t), media=tuple(media), answer=self.answer(q),
                         answer_text="\n".join(t for t in answer_text if t), answer_media=tuple(answer_media),
                         say="\n".join(t for t in say if t), secret_theme=secret_theme, secret_price=secret_price,
-                        price_range=price_range, selection=selection)
+                        price_range=price_range, selection=selection, comment=_comment(q))
 
     @staticmethod
     def answer(q) -> str:
@@ -514,7 +542,7 @@ class _Reader:
                         continue
                     qs.append(self.question_v4(q, final) if version < 5 and _child(q, "params") is None
                               else self.question_v5(q, final))
-                themes.append(Theme(_attr(th, "name"), tuple(qs)))
+                themes.append(Theme(_attr(th, "name"), tuple(qs), _comment(th)))
             rounds.append(Round(_attr(r, "name"), final, tuple(themes)))
         return Package(name=_attr(root, "name"), version=version, rounds=tuple(rounds),
                        source=str(self.path or ""), members=dict(self.members))
@@ -558,24 +586,6 @@ LOCK_NAME = ".buzzer-media.lock"
 """The lock file in each extracted media folder: its process holds it (``flock``) for as long
 as the folder is in use, so a later start can tell a folder left by a killed process (the lock
 is free) from one a running game is using (docs/packages.md, «Safety»)."""
-
-
-@dataclass
-class Extracted:
-    """Media files of a package extracted into a temporary folder: archive member -> file."""
-
-    folder: Path
-    files: dict[str, str]
-    lock_fd: int = -1
-
-    def path(self, member: str | None) -> str | None:
-        return self.files.get(member) if member else None
-
-    def cleanup(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
-        if self.lock_fd >= 0:
-            os.close(self.lock_fd)
-            self.lock_fd = -1
 
 
 def _lock_folder(folder: Path) -> int:
@@ -634,42 +644,70 @@ def sweep_stale_media(parent: str | None = None) -> tuple[int, int]:
     return removed, freed
 
 
-def extract_media(path, members, limits: Limits | None = None, parent: str | None = None) -> Extracted:
-    """Copy ``members`` (a :class:`Package`: the media files its questions reference; media
-    folders only) into a new temporary folder under generated names; the sizes are checked
-    again while copying."""
-    limits = limits or Limits()
-    if isinstance(members, Package):
-        members = members.media_members()
-    folder = Path(tempfile.mkdtemp(prefix=MEDIA_PREFIX, dir=parent))
-    lock_fd = _lock_folder(folder)
-    files: dict[str, str] = {}
-    try:
-        archive = _Archive(path, limits)
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        os.close(lock_fd)
-        raise
-    written = 0
-    try:
-        for i, member in enumerate(members, 1):
-            if member.split("/", 1)[0] not in MEDIA_FOLDERS.values():
-                continue
-            info = archive.find(member)
-            if info is None or info.is_dir():
-                continue
+class MediaStore:
+    """The media of a package being played, read from the archive when first needed.
+
+    Nothing is copied at start (or at a resume): :meth:`data` reads one member's bytes from
+    the zip (a picture, decoded from memory, never written out), :meth:`path` writes one
+    member into this game's own temporary folder the first time a file is needed (a sound
+    for the mixer's stream, a video or an HTML page for the web process) under a generated
+    name (``0001.mp3``).  Only the members the package's questions reference, from the media
+    folders, are ever read; the sizes are checked on every read (:class:`_Archive`)."""
+
+    def __init__(self, path, members, limits: Limits | None = None, parent: str | None = None):
+        import threading
+        self.limits = limits or Limits()
+        if isinstance(members, Package):
+            members = members.media_members()
+        self.members = [m for m in members if m.split("/", 1)[0] in MEDIA_FOLDERS.values()]
+        self.archive = _Archive(path, self.limits)
+        self.folder = Path(tempfile.mkdtemp(prefix=MEDIA_PREFIX, dir=parent))
+        self.lock_fd = _lock_folder(self.folder)
+        self.files: dict[str, str] = {}
+        self.written = 0
+        self._lock = threading.Lock()   # the screen, the loop and the web hand-off share the zip
+
+    def _info(self, member: str | None):
+        if not member or member not in self.members or self.archive is None:
+            return None
+        info = self.archive.find(member)
+        return None if info is None or info.is_dir() else info
+
+    def data(self, member: str | None) -> bytes | None:
+        """The member's bytes (None: not a media file of the package, or no longer open)."""
+        with self._lock:
+            info = self._info(member)
+            return None if info is None else self.archive.read(info, self.limits.file)
+
+    def path(self, member: str | None) -> str | None:
+        """The member as a file of this game's media folder, written the first time it is asked for."""
+        with self._lock:
+            if member in self.files:
+                return self.files[member]
+            info = self._info(member)
+            if info is None:
+                return None
+            if self.written + info.file_size > self.limits.total:
+                raise PackageError(self.archive.path, f"media over the {self.limits.total // MB} MB "
+                                   f"allowed for a package")
             m = SAFE_EXT.search(member)
-            dest = folder / f"{i:04d}{m.group(0).lower() if m else ''}"
-            if written + info.file_size > limits.total:
-                raise PackageError(path, f"media over the {limits.total // MB} MB allowed for a package")
-            with open(dest, "wb") as out:
-                archive.read(info, limits.file, out)
-            written += dest.stat().st_size
-            files[member] = str(dest)
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        os.close(lock_fd)
-        raise
-    finally:
-        archive.zip.close()
-    return Extracted(folder, files, lock_fd)
+            dest = self.folder / f"{self.members.index(member) + 1:04d}{m.group(0).lower() if m else ''}"
+            try:
+                with open(dest, "wb") as out:
+                    self.archive.read(info, self.limits.file, out)
+            except BaseException:
+                dest.unlink(missing_ok=True)
+                raise
+            self.written += dest.stat().st_size
+            self.files[member] = str(dest)
+            return str(dest)
+
+    def cleanup(self) -> None:
+        with self._lock:
+            if self.archive is not None:
+                self.archive.zip.close()
+                self.archive = None
+            shutil.rmtree(self.folder, ignore_errors=True)
+            if self.lock_fd >= 0:
+                os.close(self.lock_fd)
+                self.lock_fd = -1

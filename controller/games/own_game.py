@@ -79,6 +79,15 @@ SECTION = Section("own_game", "Своя игра: individual players, one button
     Key("hidden_answer_time_s", "float", 45.0, "Answer countdown when every player answers (the final, "
         "stakeAll, forAll); only a signal; 0 = none; a package's answer time wins (SIGame: "
         "HiddenAnswering, 45 s).", minimum=0.0, source="SIGame"),
+    Key("pack_image_s", "float", 5.0, "A question with several pictures shows them in turn, each this "
+        "long (the last one stays); SIGame's `Image` time.", minimum=0.5, maximum=600.0, source="SIGame"),
+    Key("pack_answer_show_s", "float", 2.0, "After the ruling (or when nobody answers) the projector and "
+        "the pages show the right answer and the package's answer content this long, then the board "
+        "(longer when the answer has several pictures: `pack_image_s` each); SIGame's `RightAnswer` time.",
+        minimum=0.5, maximum=600.0, source="SIGame"),
+    Key("pack_picture_cache_mb", "float", 48.0, "Memory for a package's pictures decoded and scaled for "
+        "the projector (least recently shown dropped first; a 1080p picture takes about 4-8 MB). Bounds "
+        "a 500-picture package on a Pi.", minimum=4.0, maximum=2048.0, source="practice"),
 ))
 """Своя игра's settings: the ``[own_game]`` section of the config."""
 
@@ -210,7 +219,7 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
         q = replace(q, closed="time", countdown=replace(q.countdown, deadline=None, left=0))
         fx += [Sound("time_up"), Flash("time_up")]
         b.log(fx, t, "time_up", question=q.number)
-        s = replace(s, question=q)
+        s = pk.closed(replace(s, question=q), t, fx)
     elif what == "answer_time_up":
         q = replace(q, answer_cd=replace(q.answer_cd, deadline=None, left=0))
         fx += [Sound("time_up"), Flash("answer_time_up", s.teams[q.holder].name)]
@@ -220,6 +229,9 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
         s = b.unblock(s, what, t, fx)
     elif what.startswith("think_"):
         s = pk.fire(s, t, what, fx)
+    elif what == "pack_answer":
+        s = pk.answer_over(s, t, fx)
+
     return s
 
 
@@ -356,10 +368,10 @@ def _ruling(s: State, h: Host, fx: list, result: str) -> State:
     b.log(fx, h.at, "ruling", result=result, team=name, delta=delta, score=s.scores[team])
     s = pk.after_ruling(s, team, result)
     if result == "right":
-        return replace(s, question=replace(q, closed="right"))
+        return pk.closed(replace(s, question=replace(q, closed="right")), h.at, fx)
     if len(q.answered) >= len(s.teams) or pk.single_player(s):
         b.log(fx, h.at, "question_closed", reason="exhausted", question=q.number)
-        return replace(s, question=replace(q, closed="exhausted"))
+        return pk.closed(replace(s, question=replace(q, closed="exhausted")), h.at, fx)
     q = _arm(s, replace(q, wave=q.wave + 1), h.at)
     b.log(fx, h.at, "armed", question=q.number, wave=q.wave, window_s=s.rules.window / 1e9)
     return replace(s, question=q)
@@ -406,7 +418,7 @@ def _h_withdraw(s: State, h: Host, fx: list) -> State:
                 countdown=cdn.pause(q.countdown, h.at) if q.countdown else None)
     fx.append(Flash("withdrawn"))
     b.log(fx, h.at, "withdraw", question=q.number, nominal=q.nominal, undone=undone)
-    return replace(s, question=q, undo=())
+    return pk.withdrawn(replace(s, question=q, undo=()), fx)
 
 
 def _h_undo(s: State, h: Host, fx: list) -> State:
@@ -564,16 +576,16 @@ def view(s: State, now: int | None = None) -> dict:
         "standings": standings(s),
         # a package's question only one player answers, or not on yet: no race, no press order
         **({"press_order": False} if s.pack is not None and (pk.hides_question(s) or pk.single_player(s)) else {}),
-        **_pack_view(s),
+        **_pack_view(s, now),
     }
 
 
-def _pack_view(s: State) -> dict:
+def _pack_view(s: State, now: int) -> dict:
     """The package's board and question (``pack``) and the host's part (``host``: the
     answer, what is being typed), only while a package is played."""
     if s.pack is None:
         return {}
-    audience, host = pk.view(s)
+    audience, host = pk.view(s, now)
     return {"pack": audience, "host": {"pack": host}}
 
 

@@ -39,7 +39,14 @@ the first player with the fewest points, as SIGame picks):
   ``everyone_plays_hidden_stakes``; a player with 1 point or less stakes 1), entered by the host
   one by one, then every answer ruled one by one, ± the stake.  In the final round the players
   first remove themes in turns (the host types the theme each one names) until one is left, and
-  the last ruling ends the game (the standings).
+  the last ruling shows its answer, then ends the game (the standings).
+
+Content (docs/packages.md, «Content: SIGame feature | what we do»): a question's pictures show
+in turn (``pack_image_s`` each), its first sound plays, and nothing of it shows before the
+player, the price or the stake is settled (a «кот в мешке», an auction, hidden stakes;
+``secretNoQuestion`` has none); once it is ruled (or nobody can answer) its sound stops and its
+right answer and answer content show until the ``pack_answer`` deadline
+(``pack_answer_show_s``), then the board (after the final's last answer: the end screen).
 
 """
 
@@ -95,6 +102,11 @@ class Pack:
     all_in: bool = False              # auction: the highest bid is all the bidder's points
     removed: frozenset = frozenset()  # final round: themes removed (0-based)
     think: object = None              # forAll / stakeAll / final: the answer countdown (Countdown)
+    shown_at: int | None = None       # when the question's content began to show (its pictures in turn)
+    answer_at: int | None = None      # when the answer began to show (after the ruling) ...
+    answer_until: int | None = None   # ... and until when (then the board: a deadline)
+    image_ns: int = 5 * 10 ** 9       # [own_game] pack_image_s
+    answer_ns: int = 2 * 10 ** 9      # [own_game] pack_answer_show_s
 
     def round_data(self) -> dict:
         rounds = self.data.get("rounds") or [{"name": "", "final": False, "themes": []}]
@@ -111,7 +123,10 @@ def new(config: dict, players: int) -> Pack | None:
     data = config.get("own_game", {}).get("package")
     if not data:
         return None
-    return Pack(data=data, stakes=(None,) * players, results=(None,) * players)
+    o = config.get("own_game", {})
+    return Pack(data=data, stakes=(None,) * players, results=(None,) * players,
+                image_ns=int(float(o.get("pack_image_s", 5.0)) * 10 ** 9),
+                answer_ns=int(float(o.get("pack_answer_show_s", 2.0)) * 10 ** 9))
 
 
 # ---------------------------------------------------------------------------
@@ -211,14 +226,50 @@ def _open_question(s, h: Host, fx: list, nominal: int, holder: int | None):
           type=q_data.get("type"), played_as=p.play,
           **({"team": s.teams[holder].name} if holder is not None else {}))
     s = _set(s, phase="board", entry="", price=nominal)
-    return _media_sounds(s, q_data, fx)
+    return _media_sounds(s, q_data, fx, h.at)
 
 
-def _media_sounds(s, q: dict, fx: list):
-    for m in q.get("media") or ():
+STOP_SOUND = Sound("pack:")
+"""The effect that stops the package sound playing (its question is over or withdrawn)."""
+
+
+def _media_sounds(s, q: dict, fx: list, at: int, key: str = "media"):
+    """The question's content (``key``: or the answer's) starts showing at ``at``: its sound
+    plays (the first; SIGame plays one at a time), its pictures follow one another from now."""
+    for m in q.get(key) or ():
         if m.get("member") and m["kind"] == "audio":
             fx.append(Sound("pack:" + m["member"]))
+            break
+    return _set(s, shown_at=at) if key == "media" else s
+
+
+def closed(s, at: int, fx: list):
+    """The package's question has been answered, or nobody can answer any more: its sound
+    stops, and its right answer and answer content show until the ``pack_answer`` deadline."""
+    p = s.pack
+    if p is None or p.cell is None or p.answer_until is not None:
+        return s
+    q = p.question_data()
+    images = sum(1 for m in q.get("answer_media") or () if m["kind"] == "image")
+    fx.append(STOP_SOUND)
+    s = _set(s, answer_at=at, answer_until=at + max(p.answer_ns, images * p.image_ns))
+    return _media_sounds(s, q, fx, at, key="answer_media")
+
+
+def withdrawn(s, fx: list):
+    """The question was withdrawn: its sound stops (nothing of its answer is shown)."""
+    if s.pack is not None and s.pack.cell is not None:
+        fx.append(STOP_SOUND)
+        s = _set(s, answer_until=None)
     return s
+
+
+def answer_over(s, t: int, fx: list):
+    """The answer has been shown its time: the board comes back (its sound stops); after the
+    final's last answer, the end screen."""
+    fx.append(STOP_SOUND)
+    s = _set(s, answer_until=None)
+    return _game_over(s, t, fx) if s.pack.phase == "final_done" and s.stage != "finished" else s
 
 
 def _themes_left(s) -> list[int]:
@@ -315,7 +366,8 @@ def pick(s, h: Host, fx: list):
         return _set(s, entry="", theme=None)
     play = PLAYED_AS.get(q.get("type"), "simple")
     s = _set(s, played=p.played | {key}, cell=key, entry="", theme=None, player=None, stake=None,
-             price=None, options=None, bidders=(), turn=0, all_in=False, play=play, think=None)
+             price=None, options=None, bidders=(), turn=0, all_in=False, play=play, think=None,
+             shown_at=None, answer_at=None, answer_until=None)
     if play == "simple" and q.get("type") not in ("simple", None, ""):
         fx.append(Notice("pack.played_as_simple", {"type": q.get("raw_type") or q.get("type")}))
     b.log(fx, h.at, "cell", theme=theme, cell=cell, type=q.get("type"))
@@ -489,7 +541,7 @@ def _multi_answers(s, h: Host, fx: list):
         cd = cdn.pause(cd, h.at)
     b.log(fx, h.at, "final_stakes_done")
     s = _set(s, phase="final_rulings", think=cd, entry="")
-    return _media_sounds(s, q, fx)
+    return _media_sounds(s, q, fx, h.at)
 
 
 def _final_pick(s, h: Host, fx: list, theme: int):
@@ -512,7 +564,8 @@ def _final_pick(s, h: Host, fx: list, theme: int):
     if not p.round_data()["themes"][theme]["questions"]:
         b.refuse(fx, h.at, "pack.no_cell", theme=theme + 1, cell=1)
         return s
-    s = _set(s, played=s.pack.played | {key}, cell=key, play="final", player=None, stake=None, price=None, think=None)
+    s = _set(s, played=s.pack.played | {key}, cell=key, play="final", player=None, stake=None, price=None, think=None,
+             shown_at=None, answer_at=None, answer_until=None)
     return _multi_start(s, h, fx, "final")
 
 
@@ -594,14 +647,18 @@ def final_ruling(s, h: Host, fx: list, result: str):
 def _multi_done(s, h: Host, fx: list):
     p = s.pack
     b.log(fx, h.at, "final_done")
-    s = _set(s, think=None)
-    if p.play != "final":
-        return _set(s, phase="board")
-    # the final's last ruling ends the game: the standings
-    s = _set(s, phase="final_done")
+    s = _set(s, think=None, phase="board" if p.play != "final" else "final_done")
+    s = closed(s, h.at, fx)     # the right answer and its content show first
+    if p.play != "final" or s.pack.answer_until is not None:
+        return s
+    return _game_over(s, h.at, fx)
+
+
+def _game_over(s, t: int, fx: list):
+    """The final's last answer has been shown: the game ends, the standings show."""
     fx.append(Flash("standings"))
-    b.log(fx, h.at, "game_over", standings=[s.teams[i].name for i in sorted(range(len(s.teams)),
-                                                                           key=lambda i: (-s.scores[i], i))])
+    b.log(fx, t, "game_over", standings=[s.teams[i].name for i in sorted(range(len(s.teams)),
+                                                                       key=lambda i: (-s.scores[i], i))])
     return replace(s, stage="finished")
 
 
@@ -616,7 +673,7 @@ def next_round(s, h: Host, fx: list):
         b.refuse(fx, h.at, "pack.last_round")
         return s
     s = _set(s, round=p.round + 1, entry="", theme=None, cell=None, phase="board", removed=frozenset(),
-             price=None, player=None, stake=None)
+             price=None, player=None, stake=None, answer_until=None)
     s = replace(s, theme="")
     b.log(fx, h.at, "round", round=s.pack.round + 1, name=s.pack.round_data()["name"])
     return s
@@ -698,6 +755,7 @@ def cancel(s, h: Host, fx: list):
         return None
     b.log(fx, h.at, "cell_cancelled", cell=[p.cell[0] + 1, p.cell[1] + 1, p.cell[2] + 1])
     fx.append(Flash("withdrawn"))
+    fx.append(STOP_SOUND)
     return _set(s, played=p.played - {p.cell}, cell=None, phase="board", entry="", player=None, stake=None,
                 stakes=tuple(None for _ in s.teams), price=None, options=None, bidders=(), removed=p.removed)
 
@@ -782,8 +840,12 @@ def press_window(s, default: int) -> int:
 
 
 def deadlines(s) -> list:
+    """Everyone's answer countdown; the end of the answer's showing (``pack_answer``)."""
     p = s.pack
-    return b.countdown_deadlines(p.think, "think_warn", "think_up") if p is not None else []
+    if p is None:
+        return []
+    out = b.countdown_deadlines(p.think, "think_warn", "think_up")
+    return out + ([(p.answer_until, 5, "pack_answer")] if p.answer_until is not None else [])
 
 
 def fire(s, t: int, what: str, fx: list):
@@ -820,10 +882,32 @@ def hides_question(s) -> bool:
                               or (p.round_data().get("final")))
 
 
-def view(s) -> tuple[dict, dict]:
-    """(the audience's ``pack``, the host's part): the board, the question on screen, the
-    answer only for the host."""
+def _in_turn(media: list, since: int | None, now: int, each_ns: int) -> dict:
+    """Content items shown one after another (pictures: SIGame shows a question's pictures in
+    turn, ``each_ns`` each, the last one staying): every item, and which one shows at ``now``."""
+    images = [m for m in media if m["kind"] == "image"]
+    i = 0
+    if images and since is not None and each_ns > 0:
+        i = min(max(now - since, 0) // each_ns, len(images) - 1)
+    first = {k: next(({"name": m["name"], "member": m.get("member")} for m in media if m["kind"] == k), None)
+             for k in ("image", "audio", "video", "html")}
+    if images:
+        first["image"] = {"name": images[i]["name"], "member": images[i].get("member")}
+    return {"media": first, "images": [{"name": m["name"], "member": m.get("member")} for m in images],
+            "image_index": i, "items": [{"kind": m["kind"], "name": m["name"], "member": m.get("member")}
+                                        for m in media]}
+
+
+def _content(q: dict, since: int | None, now: int, each_ns: int, key: str = "media") -> dict:
+    return _in_turn(list(q.get(key) or ()), since, now, each_ns)
+
+
+def view(s, now: int | None = None) -> tuple[dict, dict]:
+    """(the audience's ``pack``, the host's part): the board, the question on screen (its
+    pictures in turn; nothing of it before its player, price or stake is settled), its answer
+    and answer content once ruled (``answer``: until then only in the host's part)."""
     from controller.games.race import countdown_view
+    now = s.now if now is None else now
     p = s.pack
     rnd = p.round_data()
     final = bool(rnd.get("final"))
@@ -832,34 +916,48 @@ def view(s) -> tuple[dict, dict]:
         for ci, q in enumerate(th["questions"])]}
         for ti, th in enumerate(rnd["themes"])]
     q = p.question_data()
+    revealed = q is not None and p.answer_until is not None
     live = q is not None and (p.phase in BEFORE_QUESTION + ("final_rulings",)
-                              or (s.question is not None and s.question.open))
+                              or (s.question is not None and s.question.open) or revealed)
     question = None
     host: dict = {"entry": p.entry, "phase": p.phase,
                   "picking_theme": p.theme + 1 if p.theme is not None else None}
     if q is not None:
-        hidden = p.phase in BEFORE_QUESTION
-        media = {k: None for k in ("image", "audio", "video", "html")}
-        for m in q.get("media") or ():
-            if media.get(m["kind"]) is None:
-                media[m["kind"]] = {"name": m["name"], "member": m.get("member")}
+        # until the stake, the player or the price is settled only the type shows; a cat with
+        # no question never shows one
+        hidden = p.phase in BEFORE_QUESTION or p.play == "secretNoQuestion"
+        theme = rnd["themes"][p.cell[1]]
+        content = _content(q, p.shown_at, now, p.image_ns) if not hidden else _in_turn([], None, now, 0)
         nominal = p.price if p.play != "stake" else p.stake
         if p.play in ("stakeAll", "final"):
             nominal = None
         elif p.play == "forAll" or (p.play == "simple" and p.price is None):
             nominal = q["price"]
-        question = {"theme": rnd["themes"][p.cell[1]]["name"], "price": q["price"], "nominal": nominal,
+        question = {"theme": theme["name"], "price": q["price"], "nominal": nominal,
                     "type": q.get("type"), "played_as": p.play, "live": live,
-                    # until the stake, the player or the price is settled only the type shows
                     "text": "" if hidden else q.get("text", ""),
                     "secret_theme": q.get("secret_theme", ""),
-                    "media": {k: None for k in media} if hidden else media,
+                    **content,
+                    "theme_comment": theme.get("comment", ""),
+                    # a select question's options
+                    "options": [] if hidden else [{"label": o["label"], "text": o["text"],
+                                                   "media": [{"name": m["name"], "member": m.get("member")}
+                                                             for m in o.get("media") or ()]}
+                                                  for o in q.get("options") or ()],
                     "player": s.teams[p.player].name if p.player is not None else None,
-                    "stake": p.stake, "options": list(p.options) if p.options else None,
+                    # a cat's price range the player picks from
+                    "stake": p.stake, "price_options": list(p.options) if p.options else None,
                     "bidder": s.teams[p.bidders[p.turn]].name if p.phase == "bids" and p.bidders else None,
-                    "all_in": p.all_in}
+                    "all_in": p.all_in,
+                    "answer": None}
+        if revealed:
+            question["answer"] = {"answer": q.get("answer", ""), "text": q.get("answer_text", ""),
+                                  "comment": q.get("comment", ""),
+                                  **_content(q, p.answer_at, now, p.image_ns, key="answer_media")}
         host.update({"answer": q.get("answer", ""), "answer_text": q.get("answer_text", ""), "say": q.get("say", ""),
-                     "text": q.get("text", "")})
+                     "text": q.get("text", ""), "comment": q.get("comment", ""),
+                     "theme_comment": theme.get("comment", ""),
+                     "answer_media": [m["name"] for m in q.get("answer_media") or ()]})
     answers = None
     if p.play in MULTI and p.cell is not None:
         answers = [{"team": s.teams[i].name, "staked": st not in (None, 0), "result": p.results[i]}
@@ -879,7 +977,7 @@ def view(s) -> tuple[dict, dict]:
              "entry": p.entry, "picking_theme": host["picking_theme"],
              "remover": s.teams[rem].name if rem is not None else None,
              "numbers": view_numbers(s),
-             "think": countdown_view(p.think, s.now) if p.think is not None else None}, host)
+             "think": countdown_view(p.think, now) if p.think is not None else None}, host)
 
 
 def summary(s) -> dict:
@@ -900,7 +998,7 @@ def header_theme(s) -> str:
     """The theme in the top bar: the cell's being played, nothing on the board (never the
     previous round's)."""
     p = s.pack
-    on = p.phase != "board" or (s.question is not None and s.question.open) or p.phase == "final_done"
+    on = p.phase != "board" or (s.question is not None and s.question.open) or p.answer_until is not None
     if p.cell is None or p.cell[0] != p.round or not on:
         return ""
     return p.round_data()["themes"][p.cell[1]]["name"]

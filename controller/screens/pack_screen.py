@@ -1,12 +1,17 @@
 """The projector's part of a SIGame package (view ``pack``, controller/games/own_game_pack.py):
 the board of themes × prices with played cells emptied, and the question on screen -- its
-text, its picture (loaded from the extracted file), its sound and video named.
+text, the theme's comment, its pictures one after another (read from the package when first
+shown, kept in a bounded cache), a select question's options, its sound, video and HTML
+announced (the audience page plays and shows them) -- and, after the ruling, its right
+answer with the package's answer content.
 
-Never draws the view's ``host`` part (the answer): that is the host's only.
+Never draws the view's ``host`` part: that is the host's only.
 """
 
 from __future__ import annotations
 
+import io
+from collections import OrderedDict
 from typing import Any, Callable, Mapping
 
 from controller.sdl import pygame
@@ -19,14 +24,22 @@ CELL_BG = (30, 60, 170)
 CELL_PICKED = (200, 150, 20)
 INK = (240, 240, 250)
 PRICE_INK = (250, 210, 60)
+NOTE_INK = (170, 190, 240)
+ANSWER_BG = (16, 80, 48)
+
+MB = 1024 * 1024
 
 
 class PackScreen:
-    """Draws the board or the question; ``media_path(member)`` gives an extracted file."""
+    """Draws the board or the question; ``media_data(member)`` gives a package file's bytes
+    (:class:`controller.content.packs.PackMedia`). Decoded, scaled pictures are kept up to
+    ``cache_bytes`` (``[own_game] pack_picture_cache_mb``), the least recently shown dropped first."""
 
-    def __init__(self, media_path: Callable[[str], str | None] | None = None):
-        self.media_path = media_path
-        self._images: dict[tuple, Any] = {}
+    def __init__(self, media_data: Callable[[str], bytes | None] | None = None, cache_bytes: int = 48 * MB):
+        self.media_data = media_data
+        self.cache_bytes = cache_bytes
+        self._images: OrderedDict[tuple, Any] = OrderedDict()
+        self.cached_bytes = 0
 
     def draws(self, view: Mapping[str, Any]) -> str | None:
         """``board`` or ``question`` when the package has something to show, else None."""
@@ -92,29 +105,41 @@ class PackScreen:
 
     # -- the question --------------------------------------------------------------------
     def _image(self, member: str | None, size: tuple[int, int]):
-        if not member or self.media_path is None:
+        """The picture ``member`` scaled into ``size`` (None: missing or not a picture)."""
+        if not member or self.media_data is None:
             return None
         key = (member, size)
         if key in self._images:
+            self._images.move_to_end(key)
             return self._images[key]
-        path = self.media_path(member)
         img = None
-        if path:
+        data = self.media_data(member)
+        if data:
             try:
-                raw = pygame.image.load(path)
+                raw = pygame.image.load(io.BytesIO(data), member)
+                del data
                 w, h = raw.get_size()
                 scale = min(size[0] / max(w, 1), size[1] / max(h, 1))
                 img = pygame.transform.smoothscale(raw.convert_alpha() if pygame.display.get_surface() else raw,
                                                    (max(int(w * scale), 1), max(int(h * scale), 1)))
-            except (pygame.error, OSError, ValueError):
+            except (pygame.error, OSError, ValueError, MemoryError):
                 img = None
         self._images[key] = img
+        self.cached_bytes += self._cost(img)
+        while self.cached_bytes > self.cache_bytes and len(self._images) > 1:
+            _, old = self._images.popitem(last=False)
+            self.cached_bytes -= self._cost(old)
         return img
+
+    @staticmethod
+    def _cost(img) -> int:
+        return img.get_width() * img.get_height() * img.get_bytesize() if img is not None else 0
 
     def draw_question(self, sb, surface, rect: Rect, pack: Mapping[str, Any]) -> None:
         lang = sb.lang
         q = pack["question"]
-        pygame.draw.rect(surface, BOARD_BG, rect, border_radius=8)
+        answer = q.get("answer")
+        pygame.draw.rect(surface, ANSWER_BG if answer else BOARD_BG, rect, border_radius=8)
         head_h = max(rect.height // 8, 18)
         # the price it is played for, once known (a cat's, a bid, «без риска»'s double); never the
         # cell's beside a different one
@@ -123,25 +148,46 @@ class PackScreen:
             head = f"{q['theme']} · " + t("pack.screen.stake", lang, team=q.get("player") or "", points=q["stake"])
         sb._text(surface, head, Rect(rect.x + 8, rect.y + 4, rect.width - 16, head_h), int(head_h * 0.8), PRICE_INK,
                  bold=True)
-        body = Rect(rect.x + 12, rect.y + head_h + 8, rect.width - 24, rect.height - head_h - 16)
-        lines = self._phase_lines(q, pack, lang)
-        media = q.get("media") or {}
+        top = rect.y + head_h + 4
+        if q.get("theme_comment") and not answer:   # the theme's task: read with each of its questions
+            note_h = max(head_h * 2 // 3, 14)
+            sb._text(surface, q["theme_comment"], Rect(rect.x + 12, top, rect.width - 24, note_h), int(note_h * 0.7),
+                     NOTE_INK, align="left", fit=True)
+            top += note_h + 4
+        body = Rect(rect.x + 12, top + 4, rect.width - 24, rect.bottom - top - 12)
+        if answer:
+            lines = [t("pack.screen.answer", lang, answer=answer.get("answer") or "")]
+            lines += [answer.get("text") or "", answer.get("comment") or ""]
+            shown = answer
+        else:
+            lines = self._phase_lines(q, pack, lang) + [q.get("text") or ""]
+            lines += [f"{o['label']}. {o['text'] or ', '.join(m['name'] for m in o['media'])}"
+                      for o in q.get("options") or ()]
+            shown = q
         notes = []
-        if media.get("audio"):
-            notes.append("♪ " + t("pack.screen.audio", lang, name=media["audio"]["name"]))
-        if media.get("video"):
-            notes.append("▶ " + t("pack.screen.video", lang, name=media["video"]["name"]))
-        image = media.get("image")
+        for item in shown.get("items") or ():
+            if item["kind"] == "audio":
+                notes.append("♪ " + t("pack.screen.audio", lang, name=item["name"]))
+            elif item["kind"] == "video":
+                notes.append("▶ " + t("pack.screen.video_web", lang, name=item["name"]))
+            elif item["kind"] == "html":
+                notes.append(t("pack.screen.html_web", lang, name=item["name"]))
+        image = (shown.get("media") or {}).get("image")
+        images = shown.get("images") or []
         img = None
         if image:
-            img = self._image(image.get("member"), (body.width * 55 // 100, body.height))
+            img = self._image(image.get("member"), (body.width * 55 // 100, body.height - (head_h // 2 if len(images) > 1 else 0)))
             if img is None:
                 notes.append(t("pack.screen.image_missing", lang, name=image["name"]))
         text_rect = body
         if img is not None:
             text_rect = Rect(body.x, body.y, body.width - img.get_width() - 12, body.height)
-            surface.blit(img, (body.right - img.get_width(), body.y + (body.height - img.get_height()) // 2))
-        self._paragraph(sb, surface, text_rect, lines + [q.get("text") or ""] + notes)
+            x, y = body.right - img.get_width(), body.y + (body.height - img.get_height()) // 2
+            surface.blit(img, (x, y))
+            if len(images) > 1:   # which of the question's pictures this is
+                sb._text(surface, f"{shown.get('image_index', 0) + 1}/{len(images)}",
+                         Rect(x, body.bottom - head_h // 2, img.get_width(), head_h // 2), int(head_h * 0.4), NOTE_INK)
+        self._paragraph(sb, surface, text_rect, lines + notes)
 
     @staticmethod
     def _phase_lines(q, pack, lang) -> list[str]:
@@ -149,7 +195,7 @@ class PackScreen:
         play = q.get("played_as")
         if play in ("secret", "secretPublicPrice", "secretNoQuestion"):
             out = [t("pack.screen.secret", lang, theme=q.get("secret_theme") or q["theme"])]
-            opts = q.get("options")
+            opts = q.get("price_options")
             if opts:
                 lo, hi, step = opts
                 out.append(t("pack.screen.price_ends", lang, low=lo, high=hi) if step == hi - lo

@@ -223,7 +223,7 @@ class Scoreboard:
         self._layer: pygame.Surface | None = None
         self._layer_key: Any = None
         self.pack = PackScreen()
-        """A SIGame package's board and question; the window sets its ``media_path``."""
+        """A SIGame package's board and question; the window sets its ``media_data``."""
 
     def set_team_keys(self, team_keys: list[tuple[str, str]]) -> None:
         """The players' keys of the help overlay, with the teams' names as they are now."""
@@ -372,7 +372,7 @@ class Scoreboard:
         if flash and flash.get("kind") not in SILENT_FLASHES:
             self._draw_flash(surface, flash, view)
         if help_overlay:
-            self._draw_help(surface)
+            self._draw_help(surface, (status or {}).get("host_answer"))
         if status and status.get("entry"):
             self._draw_entry(surface, status["entry"])
         if status and status.get("host_link"):
@@ -1066,13 +1066,17 @@ class Scoreboard:
         self._text(surface, str(link.get("url", "")), Rect(rect.x, rect.bottom - cap_h * 3 // 4, rect.width,
                    cap_h // 2), int(cap_h * 0.3), AMBER)
 
-    def _draw_help(self, surface) -> None:
+    def _draw_help(self, surface, host_answer: str | None = None) -> None:
         lang = self.lang
         W, H = self.size
         rect = self._dialog(surface, 90, 86)
         title_h = rect.height // 10
         self._text(surface, t("help_title", lang), Rect(rect.x, rect.y + title_h // 4, rect.width, title_h),
                    int(title_h * 0.7), AMBER, bold=True)
+        if host_answer:   # a package's answer, for a host with no phone: only while the host holds the help up
+            self._text(surface, t("pack.host.answer", lang, answer=host_answer),
+                       Rect(rect.x + rect.width // 20, rect.y + title_h, rect.width * 9 // 10, title_h // 2),
+                       int(title_h * 0.4), TEXT)
         items = [(a, k) for a, k in self.keys.items() if k]
         if self.team_keys:
             names = [n for _, n in self.team_keys]

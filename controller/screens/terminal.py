@@ -223,7 +223,7 @@ def status_lines(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str,
     elif screen.show_table(view):
         lines = [_header(view, lang)] + _standings(view, lang)
     else:
-        lines = [_header(view, lang), _main(view, lang), _presses(view, lang), _teams(view, lang)]
+        lines = [_header(view, lang), _main(view, lang), *_pack(view, lang), _presses(view, lang), _teams(view, lang)]
     if status:
         missing = list(status.get("missing") or ())
         if missing:
@@ -236,6 +236,23 @@ def status_lines(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str,
         if status.get("notice"):
             lines.append(f"! {status['notice']}")
     return [line for line in lines if line]
+
+
+def _pack(view: Mapping[str, Any], lang: str) -> list[str]:
+    """A package's question on the host's terminal: the theme's comment, the text, the options,
+    and -- the host's part, present only on the host's own screens -- the answer."""
+    q = (view.get("pack") or {}).get("question") or {}
+    if not q.get("live"):
+        return []
+    host = (view.get("host") or {}).get("pack") or {}
+    text = host.get("text") or q.get("text") or ""
+    out = [f"  {x}" for x in (q.get("theme_comment"), text.replace("\n", " ")) if x]
+    out += [f"  {o['label']}. {o['text']}" for o in q.get("options") or ()]
+    answer = host.get("answer") or (q.get("answer") or {}).get("answer")
+    if answer:
+        more = [host.get("answer_text") or "", host.get("comment") or ""]
+        out.append(t("pack.host.answer", lang, answer=" · ".join([answer] + [m.replace("\n", " ") for m in more if m])))
+    return out
 
 
 def status_line(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str, Any] | None = None) -> str:

@@ -249,7 +249,11 @@ def projector(vm: Mapping[str, Any], host_overlay: bool) -> tuple[dict, dict | N
     status = dict(aud["inputs"])
     status["notice"] = host.get("notice_screen", host.get("notice", "")) if host_overlay else ""
     status["entry"] = host.get("entry") if host_overlay else None
-    return aud["game"], aud["flash"], status, bool(host_overlay and host.get("help"))
+    help_on = bool(host_overlay and host.get("help"))
+    pack = ((host.get("game") or {}).get("pack") or {}) if help_on else {}
+    if pack.get("answer"):   # the host's key help carries the package's answer (the host asked for it)
+        status["host_answer"] = pack["answer"]
+    return aud["game"], aud["flash"], status, help_on
 
 
 def from_loop(loop: Any, seq: int = 0, links: Mapping[str, Any] | None = None, keys: Mapping | None = None) -> dict:

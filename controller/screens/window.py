@@ -41,9 +41,11 @@ def _scoreboard(cfg: dict, size):
 
 
 def _pack_media(board, loop) -> None:
-    """A SIGame package's pictures: the screen loads them from the files the shell extracted."""
+    """A SIGame package's pictures: the screen reads them from the package when first shown,
+    and keeps at most ``[own_game] pack_picture_cache_mb`` of them decoded."""
     if getattr(loop, "pack_media", None) is not None:
-        board.pack.media_path = loop.pack_media.path
+        board.pack.media_data = loop.pack_media.data
+        board.pack.cache_bytes = int(loop.cfg.get("own_game", {}).get("pack_picture_cache_mb", 48.0) * 1024 * 1024)
 
 
 def run_window(loop, seconds: float | None = None) -> None:

@@ -211,18 +211,29 @@ class Audio:
             sound.play()
 
     def play_file(self, path: str) -> bool:
-        """Play a sound file once (a question's audio from a package: loaded when asked, not
-        preloaded); False when it cannot be played (no device, muted, not a sound pygame reads)."""
+        """Play a sound file once (a question's audio from a package): streamed by the mixer's
+        music channel, so a long track is never decoded whole into memory, and it replaces any
+        package sound still playing; False when it cannot be played (no device, muted, not a
+        sound SDL_mixer reads)."""
         if self.muted or self._mixer is None or not self.available:
             return False
         try:
-            sound = self._mixer.Sound(str(path))
+            self._mixer.music.load(str(path))
+            self._mixer.music.set_volume(self.volume)
+            self._mixer.music.play()
         except Exception as exc:  # pygame.error: a format SDL_mixer cannot read
             log.warning("cannot play %s: %s", path, exc)
             return False
-        sound.set_volume(self.volume)
-        sound.play()
         return True
+
+    def stop_file(self) -> None:
+        """Stop the package sound (its question has ended or was withdrawn) and let go of its file."""
+        if self._mixer is not None and self.available:
+            try:
+                self._mixer.music.stop()
+                self._mixer.music.unload()
+            except Exception as exc:  # pygame.error: the mixer is gone
+                log.debug("stop_file: %s", exc)
 
     def handle(self, effect: Any) -> None:
         """Carry out an effect if it is a :class:`~controller.core.effects.Sound`: a press
@@ -238,6 +249,7 @@ class Audio:
         """Silence every sound that is playing."""
         if self._mixer is not None and self.available:
             self._mixer.stop()
+            self.stop_file()
 
     # --- settings ------------------------------------------------------------------------
 

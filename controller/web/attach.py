@@ -85,6 +85,9 @@ class Publisher:
             links = self.links()
             links["host"] = links["host"].split("#", 1)[0]
             vm = viewmodel.from_loop(loop, 0, links=links, keys=self.keys)
+            store = getattr(getattr(loop, "pack_media", None), "store", None)
+            if store is not None:   # the package the pages' pictures, videos and pages come from
+                vm["media_file"] = str(store.archive.path) if store.archive is not None else ""
             body = (vm["title"], vm["audience"], vm["host"])
             if body == self._body:
                 return

@@ -30,6 +30,7 @@ import asyncio
 import hmac
 import ipaddress
 import json
+import mimetypes
 import logging
 import socket
 import threading
@@ -363,6 +364,7 @@ class WebServer:
         text = self._json.get(host)
         if text is None:
             vm = self.snapshot or {"seq": 0, "lang": self.lang, "title": "", "audience": {}}
+            vm = {k: v for k, v in vm.items() if k != "media_file"}   # a path of this machine: never sent
             text = self._json[host] = json.dumps(vm if host else audience_only(vm), ensure_ascii=False,
                                                  separators=(",", ":"))
         return text
@@ -376,6 +378,7 @@ class WebServer:
         app.router.add_get("/host", self.page)
         app.router.add_get("/static/{name}", self.static)
         app.router.add_get("/api/state", self.state)
+        app.router.add_get("/media", self.media)
         app.router.add_get("/api/stream", self.stream)
         app.router.add_post("/api/host", self.host_action)
         return app
@@ -454,6 +457,46 @@ class WebServer:
         if name not in self.static_files:
             raise web.HTTPNotFound(text="no such file")
         return web.Response(text=_read(self.package, name), content_type=self.static_files[name], charset="utf-8")
+
+    async def media(self, request: web.Request) -> web.StreamResponse:
+        """``GET /media?m=MEMBER``: a picture, video or HTML page of the package, streamed from
+        the archive -- only one the audience is being shown now (the question's content, its
+        answer's once ruled): nothing of a question reaches a page before the projector shows it.
+        A package's HTML page is sandboxed (no script of ours, no cookies, no host token)."""
+        vm = self.snapshot or {}
+        member = request.query.get("m", "")
+        path = vm.get("media_file") or ""
+        if not member or not path or member not in shown_members(vm):
+            raise web.HTTPNotFound(text="not shown now")
+        from controller.content import siq
+        aloop = asyncio.get_running_loop()
+        try:
+            archive = await aloop.run_in_executor(None, siq._Archive, path, siq.Limits())
+        except siq.PackageError:
+            raise web.HTTPNotFound(text="no package") from None
+        try:
+            info = archive.find(member)
+            if info is None or info.is_dir():
+                raise web.HTTPNotFound(text="not in the package")
+            kind = mimetypes.guess_type(member)[0] or "application/octet-stream"
+            resp = web.StreamResponse(headers={"Content-Type": kind, "Cache-Control": "no-store",
+                                               "X-Content-Type-Options": "nosniff"})
+            if kind.startswith("text/html"):
+                resp.headers["Content-Security-Policy"] = "sandbox allow-scripts"
+            resp.content_length = info.file_size
+            await resp.prepare(request)
+            with archive.zip.open(info) as f:
+                sent = 0
+                while sent < info.file_size:
+                    chunk = await aloop.run_in_executor(None, f.read, min(256 * 1024, info.file_size - sent))
+                    if not chunk:
+                        break
+                    sent += len(chunk)
+                    await resp.write(chunk)
+            await resp.write_eof()
+            return resp
+        finally:
+            archive.zip.close()
 
     async def state(self, request: web.Request) -> web.Response:
         given = self._bearer(request)
@@ -593,6 +636,22 @@ SECURITY_HEADERS = {
 }
 
 _CACHE: dict[tuple[str, str], str] = {}
+
+
+def shown_members(vm: Mapping[str, Any]) -> set[str]:
+    """The package members the audience part of ``vm`` shows now (``/media`` serves only these)."""
+    game = ((vm.get("audience") or {}).get("game") or {})
+    q = (game.get("pack") or {}).get("question") or {}
+    if not q.get("live"):
+        return set()
+    found = set()
+    for part in (q, q.get("answer") or {}):
+        for m in part.get("items") or ():
+            if m.get("member"):
+                found.add(m["member"])
+    for o in q.get("options") or ():
+        found.update(m["member"] for m in o.get("media") or () if m.get("member"))
+    return found
 
 
 def _read(package: str, name: str) -> str:

@@ -13,8 +13,13 @@ writes
 * ``rules.siq`` -- every question type as SIGame plays it: «кот в мешке» with a price range
   and step, with the round's minimum-or-maximum (``0``-``0``, to anyone), with its price told
   first, with no question; an empty cell; «без риска» with its own answer time; an auction;
-  for all; stakes of all in an ordinary round; a final of three themes; ``rules_v4.siq`` --
+  for all; stakes of all in an ordinary round; a final of three themes; pictures where they
+  must wait (the auction's, a cat with no question's) and answer content; ``rules_v4.siq`` --
   the same cats in version 4 (``bagcat`` with ``cost``, ``self``, ``knows``);
+* ``content.siq`` (v5) and ``content4.siq`` (v4) -- every content item: a theme whose task
+  is its comment, a question comment, answer content (text and a picture; v4 after a marker),
+  three pictures in one question (squares of different colours), a select question, a video
+  and an HTML page;
 * hostile ones, each refused with one line: ``bomb.siq`` (content.xml inflates far past
   the size its header declares), ``huge.siq`` (declares a 3 GB file), ``traversal.siq`` (a
   member named ``../../evil.png``), ``entity.siq`` (an external entity in a DTD),
@@ -34,26 +39,32 @@ import zlib
 from pathlib import Path
 
 
-def png(width: int = 64, height: int = 48) -> bytes:
-    """A small picture: a red square on a blue field with a yellow stripe (easy to find on a screenshot)."""
+def png(width: int = 64, height: int = 48, square: tuple = (220, 30, 30)) -> bytes:
+    """A small picture: a red (``square``) square on a blue field with a yellow stripe (easy to
+    find on a screenshot)."""
     rows = []
     for y in range(height):
         row = bytearray([0])
         for x in range(width):
-            if 16 <= x < 48 and 12 <= y < 36:
-                rgb = (220, 30, 30)
-            elif y >= 40:
+            if width // 4 <= x < width * 3 // 4 and height // 4 <= y < height * 3 // 4:
+                rgb = square
+            elif y >= height * 5 // 6:
                 rgb = (240, 210, 20)
             else:
                 rgb = (30, 60, 200)
             row += bytes(rgb)
         rows.append(bytes(row))
 
+    return _png(width, height, b"".join(rows))
+
+
+def _png(width: int, height: int, raw: bytes, level: int = -1) -> bytes:
+    """A PNG of ``raw`` rows (each a filter byte, then RGB)."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"".join(rows))) + chunk(b"IEND", b""))
+            + chunk(b"IDAT", zlib.compress(raw, level)) + chunk(b"IEND", b""))
 
 
 def wav(seconds: float = 0.3, freq: float = 660.0, rate: int = 22050) -> bytes:
@@ -220,10 +231,20 @@ V4 = f"""<?xml version="1.0" encoding="utf-8"?>
 """
 
 
-def _q5(price, text, answer, qtype="", params=""):
+GREEN, MAGENTA, CYAN, ORANGE = (30, 200, 60), (200, 40, 200), (40, 210, 220), (250, 140, 20)
+"""The squares of the content and rules packages' pictures: each picture is told apart on a screenshot."""
+
+
+def _q5(price, text, answer, qtype="", params="", image="", answer_content=()):
+    """A v5 question; ``image``: a picture after its text; ``answer_content``: (text, picture)
+    shown after the ruling."""
     t = f' type="{qtype}"' if qtype else ""
+    pic = f'<item type="image" isRef="True">{image}</item>' if image else ""
+    if answer_content:
+        params += (f'<param name="answer" type="content"><item>{answer_content[0]}</item>'
+                   f'<item type="image" isRef="True">{answer_content[1]}</item></param>')
     return (f'<question price="{price}"{t}><params><param name="question" type="content"><item>{text}</item>'
-            f'</param>{params}</params><right><answer>{answer}</answer></right></question>')
+            f'{pic}</param>{params}</params><right><answer>{answer}</answer></right></question>')
 
 
 def _price5(lo, hi, step=0):
@@ -248,9 +269,10 @@ RULES = f"""<?xml version="1.0" encoding="utf-8"?>
         </questions></theme>
         <theme name="Особые"><questions>
           {_q5(100, "Без риска: сколько будет 3 × 3?", "Девять", "noRisk",
-               '<param name="answerDuration">12</param>')}
-          {_q5(200, "", "", "secretNoQuestion", '<param name="theme">Подарок</param>' + _price5(250, 250))}
-          {_q5(300, "Аукцион: столица Италии?", "Рим", "stake")}
+               '<param name="answerDuration">12</param>', answer_content=("Три раза по три", "девять.png"))}
+          {_q5(200, "", "", "secretNoQuestion", '<param name="theme">Подарок</param>' + _price5(250, 250),
+               image="подарок.png")}
+          {_q5(300, "Аукцион: столица Италии?", "Рим", "stake", image="рим.png")}
           {_q5(400, "Для всех: сколько цветов у радуги?", "Семь", "forAll")}
           {_q5(500, "Ставки всех: самая высокая гора?", "Эверест", "stakeAll")}
         </questions></theme>
@@ -267,6 +289,11 @@ RULES = f"""<?xml version="1.0" encoding="utf-8"?>
 </package>
 """
 """The rules package: every question type SIGame plays (tests/test_pack_rules.py)."""
+
+RULES_MEDIA = {f"Images/{urllib.parse.quote(name)}": png(160, 120, colour) for name, colour in (
+    ("рим.png", GREEN), ("девять.png", ORANGE), ("подарок.png", MAGENTA))}
+"""The rules package's pictures: the auction's (green, hidden until the stake), «без риска»'s
+answer content (orange), the picture of a cat with no question (magenta, never shown)."""
 
 RULES_V4 = """<?xml version="1.0" encoding="utf-8"?>
 <package name="Правила SIGame v4" version="4">
@@ -300,6 +327,108 @@ RULES_V4 = """<?xml version="1.0" encoding="utf-8"?>
 </package>
 """
 """The same cats in version 4's words (``bagcat`` with ``cost``, ``self``, ``knows``)."""
+
+
+CONTENT = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Пакет с содержимым" version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">
+  <rounds>
+    <round name="Содержимое">
+      <themes>
+        <theme name="Годы">
+          <info><comments>Назовите год события</comments></info>
+          <questions>
+            <question price="100">
+              <info><comments>Дата по новому стилю</comments></info>
+              <params>
+                <param name="question" type="content"><item>1990</item></param>
+                <param name="answer" type="content"><item>Так и было</item>
+                  <item type="image" isRef="True">ответ.png</item></param>
+              </params>
+              <right><answer>Объединение Германии</answer></right>
+            </question>
+            <question price="200">
+              <params>
+                <param name="question" type="content">
+                  <item>Три картинки подряд: что их объединяет?</item>
+                  <item type="image" isRef="True">первая.png</item>
+                  <item type="image" isRef="True">вторая.png</item>
+                  <item type="image" isRef="True">третья.png</item>
+                </param>
+              </params>
+              <right><answer>Квадраты</answer></right>
+            </question>
+          </questions>
+        </theme>
+        <theme name="Выбор">
+          <questions>
+            <question price="100">
+              <params>
+                <param name="question" type="content"><item>Какая планета самая большая?</item></param>
+                <param name="answerType">select</param>
+                <param name="answerOptions" type="group">
+                  <param name="A" type="content"><item>Марс</item></param>
+                  <param name="B" type="content"><item>Юпитер</item></param>
+                  <param name="C" type="content"><item>Венера</item></param>
+                </param>
+              </params>
+              <right><answer>B</answer></right>
+            </question>
+            <question price="200">
+              <params>
+                <param name="question" type="content">
+                  <item>Посмотрите ролик и страницу</item>
+                  <item type="video" isRef="True">кадр.webm</item>
+                  <item type="html" isRef="True">страница.html</item>
+                </param>
+              </params>
+              <right><answer>Ролик</answer></right>
+            </question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+
+CONTENT_V4 = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Содержимое v4" version="4" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
+  <rounds>
+    <round name="Раунд">
+      <themes>
+        <theme name="Картинки">
+          <info><comments>Ответ — цвет квадрата</comments></info>
+          <questions>
+            <question price="100">
+              <scenario><atom>Какого цвета квадрат?</atom><atom type="image">@первая.png</atom>
+                <atom type="image">@вторая.png</atom>
+                <atom type="marker"/><atom>Зелёный, потом пурпурный</atom><atom type="image">@ответ.png</atom></scenario>
+              <right><answer>Зелёный</answer></right>
+            </question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+
+HTML_PAGE = "<!doctype html><html><body style='background:#103'><h1 id='own'>Страница из пакета</h1></body></html>"
+
+
+def webm() -> bytes:
+    """A tiny real video is not written by hand; the browser test checks the player, not frames."""
+    return b"\x1aE\xdf\xa3" + b"\x00" * 60
+
+
+def content_media(z: zipfile.ZipFile) -> None:
+    for folder, name, data in (("Images", "первая.png", png(160, 120, GREEN)),
+                               ("Images", "вторая.png", png(160, 120, MAGENTA)),
+                               ("Images", "третья.png", png(160, 120, CYAN)),
+                               ("Images", "ответ.png", png(160, 120, ORANGE)),
+                               ("Video", "кадр.webm", webm()),
+                               ("Html", "страница.html", HTML_PAGE.encode("utf-8"))):
+        z.writestr(f"{folder}/{urllib.parse.quote(name)}", data)
 
 
 def _media(z: zipfile.ZipFile, encoded: bool) -> None:
@@ -346,9 +475,18 @@ def make(out: Path) -> dict[str, Path]:
         _media(z, encoded=False)
 
     made["rules"] = out / "rules.siq"
-    _zip(made["rules"], {"content.xml": RULES.encode("utf-8")})
+    _zip(made["rules"], {"content.xml": RULES.encode("utf-8"), **RULES_MEDIA})
     made["rules_v4"] = out / "rules_v4.siq"
     _zip(made["rules_v4"], {"content.xml": RULES_V4.encode("utf-8")})
+    p = made["content"] = out / "content.siq"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("content.xml", CONTENT.encode("utf-8"))
+        content_media(z)
+    p = made["content4"] = out / "content4.siq"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("content.xml", CONTENT_V4.encode("utf-8"))
+        content_media(z)
+
 
     # hostile and broken packages
     p = made["bomb"] = out / "bomb.siq"
@@ -421,4 +559,41 @@ def big(path: Path, xml_mb: float, media_files: int = 0, media_kb: int = 64, que
         z.writestr("content.xml", xml.encode("utf-8"))
         for i in range(media_files):
             z.writestr(zipfile.ZipInfo(f"Images/p{i:05d}.png"), b"\x89PNG\r\n\x1a\n" + os.urandom(media_kb * 1024))
+    return path
+
+
+def noisy_png(width: int, height: int, seed: int) -> bytes:
+    """A real picture of random pixels (it does not compress: ``width*height*3`` bytes)."""
+    import random
+    rnd = random.Random(seed)
+    raw = b"".join(b"\x00" + rnd.randbytes(width * 3) for _ in range(height))
+
+    return _png(width, height, raw, 1)
+
+
+def noisy_pictures(path: Path, pictures: int = 500, width: int = 400, height: int = 174) -> Path:
+    """A package of ``pictures`` questions, each with its own real picture of about 200 KB
+    (500 of them: about 100 MB), in rounds of 6 themes × 5 prices (the benchmark's package)."""
+    per_round = 30
+    rounds = []
+    for r in range((pictures + per_round - 1) // per_round):
+        themes = []
+        for t in range(6):
+            qs = []
+            for c in range(5):
+                i = r * per_round + t * 5 + c
+                if i >= pictures:
+                    break
+                qs.append(f'<question price="{(c + 1) * 100}"><params><param name="question" type="content">'
+                          f'<item>Что на картинке №{i}?</item><item type="image" isRef="True">n{i:04d}.png</item>'
+                          f'</param></params><right><answer>Шум {i}</answer></right></question>')
+            if qs:
+                themes.append(f'<theme name="Шум {r + 1}.{t + 1}"><questions>{"".join(qs)}</questions></theme>')
+        rounds.append(f'<round name="Раунд {r + 1}"><themes>{"".join(themes)}</themes></round>')
+    xml = (f'<?xml version="1.0" encoding="utf-8"?><package name="Много картинок" version="5">'
+           f'<rounds>{"".join(rounds)}</rounds></package>')
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("content.xml", xml.encode("utf-8"))
+        for i in range(pictures):
+            z.writestr(f"Images/n{i:04d}.png", noisy_png(width, height, i))
     return path

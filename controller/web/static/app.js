@@ -123,6 +123,67 @@
       return tr;
     }));
   }
+  // A SIGame package's question as the projector shows it: the theme's comment, the text, the
+  // picture showing now (the question's pictures in turn), a select question's options, its
+  // video played here (the projector cannot: it names it), its HTML page in a sandboxed frame;
+  // after the ruling the right answer with the package's answer content. Pictures, videos and
+  // pages come from /media, which serves only what the audience is being shown.
+  function mediaUrl(m) {
+    if (m.member) return "/media?m=" + encodeURIComponent(m.member);
+    return /^https?:\/\//i.test(m.name || "") ? m.name : "";   // a link the package gives
+  }
+  function mediaNode(m) {
+    const url = mediaUrl(m);
+    if (!url) return el("div", "pack-missing", m.name);
+    let n;
+    if (m.kind === "image") { n = el("img", "pack-image"); n.alt = m.name; }
+    else if (m.kind === "video") {
+      n = el("video", "pack-video");
+      n.controls = true; n.autoplay = true; n.playsInline = true;
+      // a page nobody has touched may not play sound: then it plays muted (the controls unmute)
+      n.addEventListener("canplay", () => { n.play().catch(() => { n.muted = true; n.play().catch(() => {}); }); }, { once: true });
+    } else if (m.kind === "audio") { n = el("audio", "pack-audio"); n.controls = true; }
+    else if (m.kind === "html") {
+      n = el("iframe", "pack-html");
+      n.setAttribute("sandbox", "allow-scripts");
+      n.referrerPolicy = "no-referrer";
+    } else return el("div", "pack-missing", m.name);
+    n.src = url;
+    n.dataset.member = m.member || m.name;
+    return n;
+  }
+  function packPart(part, box, cls) {
+    // the picture showing now, and every video and page (sounds play through the hall's speakers)
+    const items = [];
+    const img = part.media && part.media.image;
+    if (img) items.push(Object.assign({ kind: "image" }, img));
+    (part.items || []).forEach((m) => { if (m.kind === "video" || m.kind === "html") items.push(m); });
+    const want = items.map((m) => m.kind + ":" + (m.member || m.name)).join("|");
+    if (box.dataset.items !== want) {   // a playing video is not restarted by the next snapshot
+      box.dataset.items = want;
+      box.replaceChildren(...items.map(mediaNode));
+    }
+    box.className = "pack-media " + cls;
+    if (part.images && part.images.length > 1) box.dataset.count = (part.image_index + 1) + "/" + part.images.length;
+    else delete box.dataset.count;
+  }
+  function renderPack(g) {
+    const box = $("pack-box");
+    if (!box) return;
+    const q = g.pack && g.pack.question;
+    show(box, !!(q && q.live));
+    if (!q || !q.live) { $("pack-media").dataset.items = ""; $("pack-media").replaceChildren(); return; }
+    const a = q.answer;
+    box.classList.toggle("is-answer", !!a);
+    // the price it is played for once known (a cat's, a bid, «без риска»'s), never the cell's beside it
+    $("pack-theme").textContent = q.theme + (q.nominal != null ? " · " + q.nominal : "");
+    $("pack-comment").textContent = a ? (a.comment || "") : (q.theme_comment || "");
+    $("pack-text").textContent = a ? (L.right_answer || "") + ": " + (a.answer || "") : (q.text || "");
+    $("pack-answer-text").textContent = a ? (a.text || "") : "";
+    $("pack-options").replaceChildren(...(a ? [] : (q.options || []).map((o) =>
+      el("li", "pack-option", o.label + ". " + (o.text || (o.media || []).map((m) => m.name).join(", "))))));
+    packPart(a || q, $("pack-media"), a ? "answer" : "question");
+  }
   function renderFlash(flash) {
     const box = $("flash");
     if (!box) return;
@@ -142,6 +203,10 @@
     const answer = h.game && (h.game.answer || h.game.answers || (h.game.pack && h.game.pack.answer));
     show($("answer-box"), !!answer);
     if (answer) $("answer").textContent = Array.isArray(answer) ? answer.join(" / ") : String(answer);
+    // a package's question for the host: its whole text, the answer content, the comments
+    const hp = (h.game && h.game.pack) || {};
+    const extra = [hp.text, hp.answer_text, hp.comment].filter((x) => x);
+    if ($("answer-more")) $("answer-more").replaceChildren(...(answer ? extra.map((x) => el("div", "answer-line", x)) : []));
     const undo = $("undo");
     if (!h.undo) undo.textContent = L.undo_none || "";
     else undo.replaceChildren(...(h.undo.changes.length ? h.undo.changes.map((c) => el("div", "change", c.team + ": " + c.score + " → " + c.after))
@@ -274,6 +339,7 @@
     renderTeams(g);
     renderPresses(g);
     renderStandings(g);
+    renderPack(g);
     renderFlash(vm.audience && vm.audience.flash);
     if (page === "host") {
       // the host's sections only with the host's part (never empty headings under a refused key)

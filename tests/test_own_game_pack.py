@@ -92,15 +92,14 @@ def test_board_pick_by_digits_empties_the_cell_and_answer_is_for_the_host_only(m
     assert g.notices() == ["pack.played"]
 
 
-def test_no_risk_costs_nothing_when_wrong(made):
+def test_no_risk_only_the_chooser_answers_for_double_and_loses_nothing(made):
     g = Game(_cfg(made))
-    g.host("pick", theme=1, price=200)
-    g.host("reading_done")
-    g.press("B")
+    g.host("pick", theme=1, cell=1); g.host("reading_done"); g.press("C"); g.host("right")   # Вера 100
+    g.host("pick", theme=1, price=200)                               # Вера chose: she answers
+    assert g.s.question.holder == 2 and g.s.question.nominal == 400
+    g.press("B")                                                     # nobody else can
     g.host("wrong")
-    g.press("C")
-    g.host("right")
-    assert g.scores == [0, 0, 200]
+    assert g.scores == [0, 0, 100] and not g.s.question.open
 
 
 def test_cat_in_the_bag_goes_to_the_named_player_for_its_own_price(made):
@@ -116,49 +115,61 @@ def test_cat_in_the_bag_goes_to_the_named_player_for_its_own_price(made):
     assert not g.s.question.open
 
 
-def test_auction_stake_typed_by_the_host(made):
+def test_auction_bids_typed_by_the_host(made):
     g = Game(_cfg(made))
-    g.host("pick", theme=1, cell=1)
-    g.host("reading_done"); g.press("B"); g.host("right")            # Борис 100
-    g.host("pick", theme=3, cell=1)                                  # the auction (price 100)
-    g.host("digit_2")                                                # Борис plays
-    g.host("digit_5"); g.host("right")                               # 5: below the price
-    assert g.notices() == ["pack.bad_stake"]
-    g.host("digit_1"); g.host("reading_done"); g.host("reading_done")   # keypad 0 types zeros: 100
-    g.host("right")                                                  # Enter: the stake
-    assert engine.view(g.s)["pack"]["question"]["stake"] == 100
+    g.host("adjust", team=1, points=500); g.host("adjust", team=2, points=300)
+    g.host("pick", theme=3, cell=1)                                  # the auction (price 100); Вера chose
+    assert engine.view(g.s)["pack"]["question"]["bidder"] == "Аня"  # Вера (0 points) bid the price: Аня's turn
+    g.host("digit_5"); g.host("right")                               # 5: below the next bid
+    assert g.notices() == ["pack.bad_bid"]
+    g.host("digit_2"); g.host("reading_done"); g.host("reading_done")   # keypad 0 types zeros: 200
+    g.host("right")                                                  # Аня bids 200
+    g.host("pass")                                                   # Борис passes: Аня answers
+    assert engine.view(g.s)["pack"]["question"]["stake"] == 200 and g.s.question.holder == 0
     g.host("right")
-    assert g.scores == [0, 200, 0]
+    assert g.scores == [700, 300, 0]
 
 
 def test_other_types_are_played_as_simple_with_a_notice(made):
-    g = Game(_cfg(made))
+    import copy
+    cfg = _cfg(made)
+    cfg["own_game"]["package"] = copy.deepcopy(cfg["own_game"]["package"])
+    cfg["own_game"]["package"]["rounds"][0]["themes"][2]["questions"][1]["type"] = "choice"
+    g = Game(cfg)
     g.host("pick", theme=3, cell=2)
     assert g.notices() == ["pack.played_as_simple"]
     assert g.s.question.open and g.s.question.holder is None
 
 
-def test_final_round_stakes_and_rulings(made):
+def test_final_round_removes_themes_then_stakes_and_rulings(made):
     g = Game(_cfg(made))
     g.host("pick", theme=1, cell=1); g.host("reading_done"); g.press("A"); g.host("right")   # Аня 100
-    g.host("pick", theme=1, cell=2); g.host("reading_done"); g.press("C"); g.host("right")   # Вера 200
+    g.host("pick", theme=2, cell=1); g.host("reading_done"); g.press("C"); g.host("right")   # Вера 100
+    g.host("adjust", team=3, points=100)                                                      # Вера 200
     g.host("pack_round")
     assert engine.view(g.s)["pack"]["final"] is True
-    g.host("digit_2")                                  # theme 2 of the final (one question)
+    assert engine.view(g.s)["pack"]["remover"] == "Вера"      # two themes: the one with most removes
+    g.host("digit_1")                                        # Вера removes «История»: «География» is played
     assert engine.view(g.s)["pack"]["phase"] == "final_stakes"
     assert engine.view(g.s)["pack"]["question"]["text"] == ""
-    g.host("digit_5"); g.host("digit_0"); g.host("right")      # Аня stakes 50
+    g.host("digit_5"); g.host("digit_0"); g.host("right")      # Аня stakes 50 (Борис, 0 points, stakes 1)
     g.host("stake", team="Вера", points=300)
     assert g.notices() == ["pack.bad_stake"]                  # more than she has
     g.host("digit_2"); g.host("reading_done"); g.host("reading_done"); g.host("right")   # 200
     v = engine.view(g.s)
     assert v["pack"]["phase"] == "final_rulings"
     assert v["pack"]["question"]["text"] == "Самая длинная река Европы?"
-    assert v["host"]["pack"]["stakes"] == {"Аня": 50, "Вера": 200}
+    assert v["host"]["pack"]["stakes"] == {"Аня": 50, "Борис": 1, "Вера": 200}
     g.host("wrong")                                   # Аня
+    g.host("wrong")                                   # Борис
     g.host("right")                                   # Вера
-    assert g.scores == [50, 0, 400]
-    assert engine.summary(g.s)["pack"]["final_results"] == {"Аня": "wrong", "Вера": "right"}
+    assert g.scores == [50, -1, 400]
+    assert engine.summary(g.s)["pack"]["final_results"] == {"Аня": "wrong", "Борис": "wrong", "Вера": "right"}
+    # the last answer shows (pack_answer_show_s), then the game is over
+    assert engine.view(g.s)["pack"]["question"]["answer"]["answer"] == "Волга" and g.s.stage != "finished"
+    g.t += 2_000 * MS
+    g.s, _ = engine.step(g.s, Tick(g.t))
+    assert g.s.stage == "finished"
 
 
 def test_without_a_package_digits_are_not_keys_and_summary_is_unchanged():

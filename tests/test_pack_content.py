@@ -6,8 +6,12 @@ test's tmp folder), the host's terminal, and the audience page in a real Chromiu
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -208,13 +212,27 @@ def test_the_picture_cache_stays_within_its_bound(made, tmp_path):
     assert 0 < peak <= 4 * MB and len(screen._images) < 40
 
 
+def _host(game, body: dict) -> int:
+    """A host action through ``POST /api/host`` of a real ``buzzer run`` (tests/browser.py's Game)."""
+    req = urllib.request.Request(game.base + "/api/host", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Authorization": "Bearer " + game.token,
+                                          "Content-Type": "application/json", "Origin": game.base})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return r.status
+
+
+def _media(game, member: str) -> tuple[int, str | None, bytes]:
+    """``GET /media?m=member``: (status, content type, body)."""
+    try:
+        with urllib.request.urlopen(game.base + "/media?m=" + urllib.parse.quote(member), timeout=60) as r:
+            return r.status, r.headers.get("Content-Type"), r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, None, b""
+
+
 def test_the_audience_page_shows_pictures_in_turn_the_answer_and_plays_the_video(made, tmp_path):
     """A real ``buzzer run --headless --pack content.siq`` and a real Chromium on ``/``: the
     picture showing now comes from /media, which serves nothing the audience is not shown."""
-    import json
-    import urllib.error
-    import urllib.request
-
     from tests.browser import Chromium, Game, run
 
     game = Game(tmp_path, top='mode = "own-game"\n', extra_config="[own_game]\npack_image_s = 1.0\n"
@@ -222,20 +240,11 @@ def test_the_audience_page_shows_pictures_in_turn_the_answer_and_plays_the_video
     chromium = Chromium(tmp_path, size=(1280, 900))
 
     def host(**body):
-        req = urllib.request.Request(game.base + "/api/host", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Authorization": "Bearer " + game.token,
-                                              "Content-Type": "application/json", "Origin": game.base})
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status
+        return _host(game, body)
 
     def media(member):
-        try:
-            with urllib.request.urlopen(game.base + "/media?m=" + urllib.parse.quote(member), timeout=60) as r:
-                return r.status, r.headers.get("Content-Type"), r.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, None, b""
+        return _media(game, member)
 
-    import urllib.parse
     try:
         async def scenario():
             page = await chromium.page(game.base + "/")
@@ -283,4 +292,41 @@ def test_the_audience_page_shows_pictures_in_turn_the_answer_and_plays_the_video
         assert html[0] == 200 and html[1].startswith("text/html") and "Страница из пакета".encode() in html[2]
     finally:
         chromium.close()
+        game.close()
+
+
+def test_media_serves_an_auctions_picture_only_once_the_stake_is_settled(made, tmp_path):
+    """A real ``buzzer run --headless --pack rules.siq``: while the bids are typed, ``GET
+    /media`` refuses the auction's picture (404); once the highest bidder plays, it is served."""
+    from tests.browser import Game, until
+
+    game = Game(tmp_path, top='mode = "own-game"\n', args=("--pack", str(made["rules"])))
+
+    def host(**body):
+        return _host(game, body)
+
+    def pack():
+        with urllib.request.urlopen(game.base + "/api/state", timeout=60) as r:
+            return json.loads(r.read())["audience"]["game"].get("pack") or {}
+
+    def media(member):
+        return _media(game, member)
+
+    try:
+        for team, points in ((1, 500), (2, 700), (3, 900), (4, 1000)):
+            host(host="adjust", team=team, points=points)
+        host(host="pick", theme=2, cell=3)                  # the auction: Альфа (fewest points) bids first
+        until(lambda: pack().get("phase") == "bids", what="the bids")
+        assert pack()["question"]["live"] and pack()["question"]["text"] == ""
+        assert media("Images/рим.png")[0] == 404            # not while the bids are typed
+        host(host="stake", points=400)                     # Альфа 400
+        host(host="stake", points=600)                     # Бета 600: Альфа (500) is out
+        until(lambda: (pack().get("question") or {}).get("bidder") == "Гамма", what="Гамма's turn")
+        assert media("Images/рим.png")[0] == 404
+        host(host="pass")                                  # Гамма and Дельта pass: Бета plays for 600
+        host(host="pass")
+        until(lambda: (pack().get("question") or {}).get("text") == "Аукцион: столица Италии?", what="the question")
+        status, _kind, data = media("Images/рим.png")
+        assert status == 200 and data == make_packs.png(160, 120, make_packs.GREEN)
+    finally:
         game.close()

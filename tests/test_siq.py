@@ -61,9 +61,10 @@ def test_pack_show_json_of_a_version_4_package(packs, capsys):
     assert data["name"] == "Пакет четвёртой версии"
     assert [r["final"] for r in data["rounds"]] == [False, True]
     types = [(q["price"], q["type"]) for th in data["rounds"][0]["themes"] for q in th["questions"]]
-    # cat and bagcat are «кот в мешке», sponsored is «без риска», auction is a stake; price -1 is an empty cell
+    # cat and bagcat are «кот в мешке», sponsored is «без риска», auction is a stake; price -1 is an
+    # empty cell, kept in its place
     assert types == [(100, "simple"), (200, "noRisk"), (100, "simple"), (200, "secret"), (300, "secret"),
-                     (100, "stake")]
+                     (100, "stake"), (-1, "empty")]
     assert data["rounds"][0]["themes"][1]["questions"][0]["text"] == "Послушайте звук."   # an atom "say"
     assert set(data) == {"name", "rounds"} and set(data["rounds"][0]["themes"][0]["questions"][0]) == \
         {"price", "type", "text"}

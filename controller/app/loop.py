@@ -497,8 +497,13 @@ class Loop:
         self._effects(fx)
         self.dirty = True
         if isinstance(event, Host) and event.action.startswith("digit"):
-            # a seat / team number being typed: echo it to the host
-            self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
+            # a seat / team number being typed: echo it to the host (a game that says what the
+            # digits type -- a player, a price, a stake -- names it; nothing once it is taken)
+            label = getattr(self.state, "entry_label", False)
+            if label is False:
+                self._notice_text(f"№ {getattr(self.state, 'entry', '')}", key="entry")
+            elif label is not None and not any(isinstance(f, Notice) for f in fx):   # a refusal stays
+                self._notice(label[0], **label[1])
         self.extras.after_step(self)
         self._notice_check = True  # the notice may be over now: looked at when next shown
         return fx

@@ -84,6 +84,8 @@ def show_text(package: siq.Package, lang: str = "ru") -> str:
                 if len(text) > 70:
                     text = text[:69] + "…"
                 line = f"     {qn}) {q.price:>5}  {type_word(q.type, lang)}  [{what}]  {text}"
+                if q.empty:   # an empty cell keeps its place on the board
+                    line = f"     {qn}) {'—':>5}  {type_word(q.type, lang)}"
                 lines.append(line.rstrip())
                 if missing:
                     lines.append("        " + t("pack.show.missing", lang, files=", ".join(missing)))

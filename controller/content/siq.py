@@ -106,9 +106,17 @@ class Question:
     say: str = ""             # what the host says (v5 placement="replic", v4 atom "say")
     secret_theme: str = ""    # «кот в мешке»: the theme it is given under
     secret_price: int | None = None
+    price_range: tuple[int, int, int] | None = None  # «кот в мешке»: (minimum, maximum, step) of its price
+    selection: str = ""       # «кот в мешке»: who may get it (exceptCurrent | any; "" = exceptCurrent)
+    answer_time: int = 0      # the package's answer time (answerDuration), seconds; 0 = the config's
     comment: str = ""         # the question's comment (``<info><comments>``), shown with it
     options: tuple[tuple[str, str, tuple[Media, ...]], ...] = ()
     """``answerType="select"``: the options (label, text, media) the players choose from."""
+
+    @property
+    def empty(self) -> bool:
+        """An empty cell of the board (SIGame writes price -1): it keeps its place, nobody plays it."""
+        return self.price < 0
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,8 @@ class Package:
                      "media": media(q.media), "answer": q.answer, "answer_text": q.answer_text,
                      "answer_media": media(q.answer_media), "say": q.say,
                      "secret_theme": q.secret_theme, "secret_price": q.secret_price,
+                     "price_range": list(q.price_range) if q.price_range else None,
+                     "selection": q.selection, "answer_time": q.answer_time,
                      "comment": q.comment, "options": [{"label": lb, "text": tx, "media": media(ms)}
                                                        for lb, tx, ms in q.options]}
                     for q in th.questions], "comment": th.comment}
@@ -344,10 +354,24 @@ V4_TYPES = {"simple": "simple", "auction": "stake", "cat": "secret", "bagcat": "
 """Version 4 question types by their version 5 names."""
 
 V5_ALIASES = {"auction": "stake", "cat": "secret", "bagcat": "secret", "sponsored": "noRisk",
-              "secretpublicprice": "secret", "secretnoquestion": "secret", "secretopenerprice": "secret",
-              "": "simple"}
+              "secretopenerprice": "secret", "withbutton": "simple", "foryourself": "noRisk", "": "simple"}
 
-V5_NAMES = {n.lower(): n for n in ("simple", "stake", "stakeAll", "secret", "noRisk", "forAll", "choice")}
+V5_NAMES = {n.lower(): n for n in ("simple", "stake", "stakeAll", "secret", "secretPublicPrice", "secretNoQuestion",
+                                   "noRisk", "forAll", "choice")}
+
+
+def number_set(text: str) -> tuple[int, int, int] | None:
+    """SIGame's number set as written in a package: ``300``, ``[100;500]`` or ``[100;500]/100``
+    (minimum, maximum, step; the step defaults to maximum - minimum: either end); None if it is
+    neither (SIGame then takes 0-0: the round's minimum or maximum)."""
+    text = (text or "").strip()
+    if re.fullmatch(r"-?\d+", text):
+        return int(text), int(text), 0
+    m = re.search(r"\[(\d+);(\d+)\](?:/(\d+))?", text)
+    if not m:
+        return None
+    lo, hi = int(m.group(1)), int(m.group(2))
+    return lo, hi, int(m.group(3)) if m.group(3) else hi - lo
 
 
 def _v5_type(raw: str, final: bool) -> str:
@@ -385,7 +409,7 @@ class _Reader:
         params = _child(q, "params")
         text, say, media = [], [], []
         answer_text, answer_media = [], []
-        secret_theme, secret_price = "", None
+        secret_theme, secret_price, price_range, selection, answer_time = "", None, None, "", 0
         select, options = False, []
         if params is not None:
             for p in _children(params, "param"):
@@ -419,8 +443,14 @@ class _Reader:
                     if ns is not None:
                         lo, hi = _attr(ns, "minimum"), _attr(ns, "maximum")
                         secret_price = _int(lo, 0) if lo and lo == hi else (_int(lo, 0) or None)
+                        price_range = (_int(lo, 0), _int(hi, 0), _int(_attr(ns, "step"), 0))
                     elif _text(p):
                         secret_price = _int(_text(p), 0) or None
+                        price_range = number_set(_text(p)) or (0, 0, 0)
+                elif pname == "selectionmode":
+                    selection = _text(p)
+                elif pname == "answerduration":
+                    answer_time = max(_int(_text(p), 0), 0)
         elif _child(q, "scenario") is not None:  # a version-4 question inside a version-5 file
             return self.question_v4(q, final)
         if not text and say:
@@ -429,12 +459,14 @@ class _Reader:
                         text="\n".join(t for t in text if t), media=tuple(media),
                         answer=self.answer(q), answer_text="\n".join(t for t in answer_text if t),
                         answer_media=tuple(answer_media), say="\n".join(t for t in say if t),
-                        secret_theme=secret_theme, secret_price=secret_price, comment=_comment(q),
+                        secret_theme=secret_theme, secret_price=secret_price, price_range=price_range,
+                        selection=selection, answer_time=answer_time, comment=_comment(q),
                         options=tuple(options) if select or options else ())
 
     # -- version 4 ---------------------------------------------------------
     def question_v4(self, q, final: bool) -> Question:
         raw, secret_theme, secret_price = "", "", None
+        cost, knows, self_ = "", "after", "false"
         tp = _child(q, "type")
         if tp is not None:
             raw = _attr(tp, "name")
@@ -443,9 +475,22 @@ class _Reader:
                 if pname == "theme":
                     secret_theme = _text(p)
                 elif pname == "cost":
-                    secret_price = _int(_text(p), 0) or None
+                    cost = _text(p)
+                    secret_price = _int(cost, 0) or None
+                elif pname == "knows":
+                    knows = _text(p).lower()
+                elif pname == "self":
+                    self_ = _text(p).lower()
         low = raw.strip().lower()
         qtype = ("stakeAll" if final else "simple") if low in ("", "simple") else V4_TYPES.get(low, raw.strip())
+        price_range, selection = None, ""
+        if qtype == "secret":   # SIGame's Question.Upgrade: v4 «кот в мешке» as the v5 types
+            price_range = number_set(cost) or (0, 0, 0)
+            if low == "bagcat":
+                qtype = {"before": "secretPublicPrice", "never": "secretNoQuestion"}.get(knows, "secret")
+                selection = "any" if self_ == "true" else "exceptCurrent"
+            else:
+                selection = "exceptCurrent"
         text, say, media, answer_text, answer_media = [], [], [], [], []
         after_marker = False
         scenario = _child(q, "scenario")
@@ -469,7 +514,7 @@ class _Reader:
                         text="\n".join(t for t in text if t), media=tuple(media), answer=self.answer(q),
                         answer_text="\n".join(t for t in answer_text if t), answer_media=tuple(answer_media),
                         say="\n".join(t for t in say if t), secret_theme=secret_theme, secret_price=secret_price,
-                        comment=_comment(q))
+                        price_range=price_range, selection=selection, comment=_comment(q))
 
     @staticmethod
     def answer(q) -> str:
@@ -492,7 +537,9 @@ class _Reader:
                 qs_el = _child(th, "questions")
                 for q in _children(qs_el, "question") if qs_el is not None else ():
                     if _attr(q, "price") and _int(_attr(q, "price"), 0) < 0:
-                        continue  # an empty cell of the board (SIGame writes price -1)
+                        # an empty cell of the board (SIGame writes price -1): it keeps its place
+                        qs.append(Question(price=-1, type="empty", raw_type="", text=""))
+                        continue
                     qs.append(self.question_v4(q, final) if version < 5 and _child(q, "params") is None
                               else self.question_v5(q, final))
                 themes.append(Theme(_attr(th, "name"), tuple(qs), _comment(th)))

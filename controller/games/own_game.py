@@ -63,6 +63,22 @@ SECTION = Section("own_game", "Своя игра: individual players, one button
         "one, or a zip bomb, is refused).", minimum=1.0),
     Key("pack_max_file_mb", "float", 300.0, "Largest single file of a package, unpacked, in MB.",
         minimum=1.0),
+    # SIGame's rules of a package's question types (its game settings' names and defaults)
+    Key("no_risk_factor", "int", 2, "«Без риска» (noRisk): the chooser answers for this many times the "
+        "price (SIGame: QuestionForYourselfFactor, 2).", minimum=1, maximum=10, source="SIGame"),
+    Key("no_risk_penalty", "bool", False, "«Без риска»: a wrong answer costs the price (SIGame: "
+        "QuestionForYourselfPenalty, none).", source="SIGame"),
+    Key("for_all_penalty", "bool", True, "A question for all (forAll): a wrong answer costs the price "
+        "(SIGame: QuestionForAllPenalty, subtract).", source="SIGame"),
+    Key("everyone_plays_hidden_stakes", "bool", True, "Hidden stakes (the final, stakeAll): players "
+        "with no points above zero play too, for a stake of 1 (SIGame: AllowEveryoneToPlayHiddenStakes).",
+        source="SIGame"),
+    Key("solo_answer_time_s", "float", 25.0, "Answer countdown of a question only one player answers "
+        "(«кот в мешке», auction, «без риска»); only a signal, the host rules; 0 = none; a package's "
+        "answer time wins (SIGame: SoloAnswering, 25 s).", minimum=0.0, source="SIGame"),
+    Key("hidden_answer_time_s", "float", 45.0, "Answer countdown when every player answers (the final, "
+        "stakeAll, forAll); only a signal; 0 = none; a package's answer time wins (SIGame: "
+        "HiddenAnswering, 45 s).", minimum=0.0, source="SIGame"),
     Key("pack_image_s", "float", 5.0, "A question with several pictures shows them in turn, each this "
         "long (the last one stays); SIGame's `Image` time.", minimum=0.5, maximum=600.0, source="SIGame"),
     Key("pack_answer_show_s", "float", 2.0, "After the ruling (or when nobody answers) the projector and "
@@ -84,6 +100,12 @@ class Rules:
     early_sound: bool
     window: int
     answer_time: int
+    no_risk_factor: int = 2
+    no_risk_penalty: bool = False
+    for_all_penalty: bool = True
+    everyone_hidden: bool = True
+    solo_time: int = 0
+    hidden_time: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +158,11 @@ class State:
         return pk.entry_text(self) if self.pack is not None else ""
 
     @property
+    def entry_label(self) -> tuple[str, dict] | None:
+        """What the number keys are typing, as a notice (i18n key, params), a package only."""
+        return pk.entry_label(self) if self.pack is not None else None
+
+    @property
     def button_order(self) -> tuple[str, ...]:
         return tuple(t.button for t in self.teams)
 
@@ -145,7 +172,11 @@ def initial(config: dict, seed: int) -> State:
     rules = Rules(arbiter=arb.ArbiterRules.from_config(config, seed),
                   nominals=tuple(o["nominals"]), early_block=seconds_to_ns(o["early_block_s"]),
                   early_sound=o["early_sound"], window=seconds_to_ns(o["press_window_s"]),
-                  answer_time=seconds_to_ns(o["answer_time_s"]))
+                  answer_time=seconds_to_ns(o["answer_time_s"]), no_risk_factor=o["no_risk_factor"],
+                  no_risk_penalty=o["no_risk_penalty"], for_all_penalty=o["for_all_penalty"],
+                  everyone_hidden=o["everyone_plays_hidden_stakes"],
+                  solo_time=seconds_to_ns(o["solo_answer_time_s"]),
+                  hidden_time=seconds_to_ns(o["hidden_answer_time_s"]))
     teams = b.players_from_config(config)
     zeros = (0,) * len(teams)
     return State(rules=rules, teams=teams, scores=zeros, won=zeros, block_until=zeros,
@@ -196,8 +227,11 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
         s = replace(s, question=q)
     elif what.startswith("unblock:"):
         s = b.unblock(s, what, t, fx)
+    elif what.startswith("think_"):
+        s = pk.fire(s, t, what, fx)
     elif what == "pack_answer":
-        s = pk.answer_over(s, fx)
+        s = pk.answer_over(s, t, fx)
+
     return s
 
 
@@ -297,14 +331,14 @@ def _h_theme(s: State, h: Host, fx: list) -> State:
 
 
 def _arm(s: State, q: Question, now: int) -> Question:
-    cd = cdn.start("press_window", s.rules.window, now)
+    cd = cdn.start("press_window", pk.press_window(s, s.rules.window), now)
     if s.paused:
         cd = cdn.pause(cd, now)
     return replace(q, armed_at=now, countdown=cd, answer_cd=None)
 
 
 def _h_reading_done(s: State, h: Host, fx: list) -> State:
-    if s.pack is not None and s.pack.phase in ("stake", "final_stakes"):
+    if s.pack is not None and s.pack.phase in ("bids", "final_stakes", "secret_price"):
         return pk.digit(s, h, fx, 0)    # keypad 0 types a zero of the stake
     q = s.question
     if q is None or not q.open:
@@ -332,6 +366,7 @@ def _ruling(s: State, h: Host, fx: list, result: str) -> State:
     name = s.teams[team].name
     fx += [Lamp(s.teams[team].button, "off"), Sound(result), Flash(result, name)]
     b.log(fx, h.at, "ruling", result=result, team=name, delta=delta, score=s.scores[team])
+    s = pk.after_ruling(s, team, result)
     if result == "right":
         return pk.closed(replace(s, question=replace(q, closed="right")), h.at, fx)
     if len(q.answered) >= len(s.teams) or pk.single_player(s):
@@ -411,7 +446,7 @@ def _h_pause(s: State, h: Host, fx: list) -> State:
         q = replace(q, countdown=cdn.pause(q.countdown, h.at) if q.countdown else None,
                     answer_cd=cdn.pause(q.answer_cd, h.at) if q.answer_cd else None)
     b.log(fx, h.at, "pause")
-    return replace(s, paused=True, question=q)
+    return pk.pause(replace(s, paused=True, question=q), h.at, True)
 
 
 def _h_resume(s: State, h: Host, fx: list) -> State:
@@ -424,7 +459,7 @@ def _h_resume(s: State, h: Host, fx: list) -> State:
         if q.answer_cd is not None and q.answer_cd.left > 0:
             q = replace(q, answer_cd=cdn.resume(q.answer_cd, h.at))
     b.log(fx, h.at, "resume")
-    return replace(s, paused=False, question=q)
+    return pk.pause(replace(s, paused=False, question=q), h.at, False)
 
 
 def _h_adjust(s: State, h: Host, fx: list) -> State:
@@ -471,12 +506,13 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "pick": pk.pick,
     "player": pk.choose_player,
     "stake": pk.set_stake,
+    "pass": pk.pass_bid,
     "pack_round": pk.next_round,
     **{f"digit_{d}": (lambda s, h, fx, d=d: pk.digit(s, h, fx, d)) for d in range(10)},
 }
 """Every host action of Своя игра (documented in docs/modes.md and docs/packages.md)."""
 
-PACK_ACTIONS = frozenset({"pick", "player", "stake", "pack_round"} | {f"digit_{d}" for d in range(10)})
+PACK_ACTIONS = frozenset({"pick", "player", "stake", "pass", "pack_round"} | {f"digit_{d}" for d in range(10)})
 
 
 def host_actions(s: State) -> tuple[str, ...]:
@@ -510,11 +546,16 @@ def question_summary(s: State, q: Question) -> dict:
 def view(s: State, now: int | None = None) -> dict:
     now = s.now if now is None else now
     q = s.question
+    if pk.hides_question(s):   # a package's cell picked, its question not on yet: not the last one's
+        q = None
     live = q is not None and q.open
     places = {r["team"]: r["place"] for r in standings(s)}
+    numbers = s.pack is not None and pk.view_numbers(s)
     teams = [{
         "name": t.name, "button": t.button, "color": t.color, "score": s.scores[i], "won": s.won[i],
-        "place": places[t.name],
+        "place": None if numbers else places[t.name],
+        # the host types a player's number: each card shows it instead of the place
+        **({"number": i + 1} if numbers else {}),
         "holder": bool(live and q.holder == i),
         "locked": bool(live and i in q.answered),
         "disabled": None,
@@ -527,11 +568,14 @@ def view(s: State, now: int | None = None) -> dict:
                     "closed": q.closed, "armed": q.armed_at is not None, "wave": q.wave,
                     "presses": b.press_rows(s.teams, q.presses), "answers": b.answer_rows(s.teams, q.answers)}
     return b.with_race({
-        "mode": MODE, "stage": s.stage, "paused": s.paused, "theme": s.theme,
+        "mode": MODE, "stage": s.stage, "paused": s.paused, "theme": pk.header_theme(s) if s.pack else s.theme,
         "teams": teams, "question": question,
-        "countdown": b.countdown_view(q.countdown if live else None, now),
+        # everyone's answers to a package's question (the final, stakeAll, forAll): their countdown
+        "countdown": b.countdown_view(q.countdown if live else s.pack.think if s.pack else None, now),
         "answer_countdown": b.countdown_view(q.answer_cd if live else None, now),
         "standings": standings(s),
+        # a package's question only one player answers, or not on yet: no race, no press order
+        **({"press_order": False} if s.pack is not None and (pk.hides_question(s) or pk.single_player(s)) else {}),
         **_pack_view(s, now),
     }, s.teams, q, s.rules.arbiter)
 

@@ -70,6 +70,11 @@ def _entry(view: Mapping[str, Any]) -> Any:
     return view.get("entry")
 
 
+def _pack_entry(view: Mapping[str, Any]) -> tuple:
+    pack = view.get("pack") or {}
+    return pack.get("phase"), pack.get("entry"), pack.get("picking_theme"), (pack.get("question") or {}).get("bidder")
+
+
 def _speech(view: Mapping[str, Any]) -> tuple:
     tm = view.get("timer") or {}
     return tm.get("seat"), tm.get("kind"), tm.get("state"), view.get("phase")
@@ -90,7 +95,7 @@ def _stuck(view: Mapping[str, Any]) -> tuple:
 
 
 SCOPES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
-    "question": _question, "wave": _wave, "holder": _holder, "clock": _clock, "entry": _entry,
+    "question": _question, "wave": _wave, "holder": _holder, "clock": _clock, "entry": _entry, "pack_entry": _pack_entry,
     "speech": _speech, "stage": _stage, "undo": _undo, "stuck": _stuck,
 }
 """What a notice can depend on: name -> that part of the view."""
@@ -108,6 +113,8 @@ DEPENDS: dict[str, str] = {
     "button_stuck": "stuck",
     # ЧГК and «Мафия»: the typed number
     "chgk.no_such_team": "entry", "mafia.enter_seat": "entry", "mafia.bad_seat": "entry", "entry": "entry",
+    # a SIGame package: what the number keys type (controller/games/own_game_pack.py)
+    **{f"pack.entry.{k}": "pack_entry" for k in ("player", "price", "bid", "stake", "cell", "theme")},
     "mafia.no_speech": "speech", "mafia.not_paused": "speech", "mafia.game_over": "stage",
     "mafia.everyone_spoke": "speech", "mafia.nothing_to_undo": "undo",
 }

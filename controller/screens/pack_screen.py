@@ -64,6 +64,10 @@ class PackScreen:
         themes = pack["board"]
         if not themes:
             return
+        if pack.get("final"):   # the final: its themes only (no prices), removed ones emptied
+            self._draw_final_board(sb, surface, Rect(rect.x + 8, rect.y + title_h + 8, rect.width - 16,
+                                                     rect.height - title_h - 16), pack)
+            return
         cols = max(len(th["cells"]) for th in themes) or 1
         area = Rect(rect.x + 8, rect.y + title_h + 8, rect.width - 16, rect.height - title_h - 16)
         row_h = area.height // len(themes)
@@ -80,8 +84,24 @@ class PackScreen:
             for j, cell in enumerate(th["cells"]):
                 r = Rect(area.x + name_w + j * cell_w, y + gap // 2, cell_w - gap, row_h - gap)
                 pygame.draw.rect(surface, CELL_BG, r, border_radius=6)
-                if not cell["played"]:
+                if not cell["played"] and not cell.get("empty"):
                     sb._text(surface, str(cell["price"]), r.inflate(-6, -4), int(row_h * 0.5), PRICE_INK, bold=True)
+
+    def _draw_final_board(self, sb, surface, area: Rect, pack: Mapping[str, Any]) -> None:
+        lang = sb.lang
+        themes = pack["board"]
+        foot_h = max(area.height // 7, 16)
+        row_h = (area.height - foot_h) // len(themes)
+        gap = max(row_h // 12, 2)
+        for i, th in enumerate(themes):
+            r = Rect(area.x, area.y + i * row_h + gap // 2, area.width, row_h - gap)
+            pygame.draw.rect(surface, BOARD_BG if th.get("removed") else CELL_BG, r, border_radius=6)
+            if not th.get("removed"):
+                sb._text(surface, f"{i + 1}. {th['name']}", r.inflate(-12, -4), int(row_h * 0.5), INK)
+        who = pack.get("remover")
+        line = t("pack.screen.remove", lang, team=who) if who else t("pack.screen.final_theme", lang)
+        sb._text(surface, line, Rect(area.x, area.bottom - foot_h, area.width, foot_h), int(foot_h * 0.7),
+                 PRICE_INK, bold=True)
 
     # -- the question --------------------------------------------------------------------
     def _image(self, member: str | None, size: tuple[int, int]):
@@ -121,8 +141,10 @@ class PackScreen:
         answer = q.get("answer")
         pygame.draw.rect(surface, ANSWER_BG if answer else BOARD_BG, rect, border_radius=8)
         head_h = max(rect.height // 8, 18)
-        head = f"{q['theme']} · {q['price']}"
-        if q.get("played_as") == "stake" and q.get("stake"):
+        # the price it is played for, once known (a cat's, a bid, «без риска»'s double); never the
+        # cell's beside a different one
+        head = f"{q['theme']} · {q['nominal']}" if q.get("nominal") is not None else q["theme"]
+        if q.get("played_as") == "stake" and q.get("stake") and pack.get("phase") != "bids":
             head = f"{q['theme']} · " + t("pack.screen.stake", lang, team=q.get("player") or "", points=q["stake"])
         sb._text(surface, head, Rect(rect.x + 8, rect.y + 4, rect.width - 16, head_h), int(head_h * 0.8), PRICE_INK,
                  bold=True)
@@ -170,22 +192,38 @@ class PackScreen:
     @staticmethod
     def _phase_lines(q, pack, lang) -> list[str]:
         phase = pack.get("phase")
-        if q.get("played_as") == "secret":
+        play = q.get("played_as")
+        if play in ("secret", "secretPublicPrice", "secretNoQuestion"):
             out = [t("pack.screen.secret", lang, theme=q.get("secret_theme") or q["theme"])]
-            out.append(t("pack.screen.player", lang, team=q["player"]) if q.get("player")
-                       else t("pack.screen.who", lang))
+            opts = q.get("price_options")
+            if opts:
+                lo, hi, step = opts
+                out.append(t("pack.screen.price_ends", lang, low=lo, high=hi) if step == hi - lo
+                           else t("pack.screen.price_choice", lang, low=lo, high=hi, step=step))
+            elif q.get("nominal") is not None and phase == "player":
+                out.append(t("pack.screen.price", lang, points=q["nominal"]))
+            if play == "secretNoQuestion" and phase == "board" and q.get("player"):
+                out.append(t("pack.screen.awarded", lang, team=q["player"], points=q.get("nominal")))
+            else:
+                out.append(t("pack.screen.player", lang, team=q["player"]) if q.get("player")
+                           else t("pack.screen.who", lang))
             return out
-        if q.get("played_as") == "stake":
-            if phase == "player":
-                return [t("pack.type.stake", lang), t("pack.screen.who", lang)]
-            if phase == "stake":
-                return [t("pack.screen.stake_entry", lang, team=q.get("player") or "")]
+        if play == "stake":
+            if phase == "bids":
+                if q.get("stake") is None:
+                    return [t("pack.screen.bids_first", lang, team=q.get("bidder") or "", points=q["price"])]
+                points = f"{q['stake']} ({t('pack.screen.all_in', lang)})" if q.get("all_in") else q["stake"]
+                return [t("pack.screen.bids", lang, team=q.get("bidder") or "", points=points)]
             return []
-        if q.get("played_as") == "final":
+        if play == "noRisk":
+            return [t("pack.screen.no_risk", lang, team=q.get("player") or "", points=q.get("nominal"))]
+        if play in ("final", "stakeAll", "forAll"):
             players = pack.get("final_players") or []
             if phase == "final_stakes":
-                return [t("pack.screen.final_stakes", lang, done=sum(1 for p in players if p["staked"]),
-                          count=len(players))]
+                key = "pack.screen.final_stakes" if play == "final" else "pack.screen.stake_all"
+                return [t(key, lang, done=sum(1 for p in players if p["staked"]), count=len(players))]
+            if play == "forAll":
+                return [t("pack.screen.for_all", lang)]
             return [t("pack.screen.final_rulings", lang)]
         return []
 

@@ -752,7 +752,10 @@ class Scoreboard:
                 pygame.draw.circle(surface, mix(bg, ink, 0.18), bc, badge // 2)
                 self._text(surface, str(place), Rect(bc[0] - badge // 2, bc[1] - badge // 2, badge, badge),
                            int(badge * 0.6), ink, bold=True)
-            self._text(surface, str(tm.get("name", "")), Rect(inner.x, inner.y, inner.width - badge - 4, name_h),
+            name = str(tm.get("name", ""))
+            if tm.get("number"):   # the host is typing a player's number: each card shows its own
+                name = f"№{tm['number']} {name}"
+            self._text(surface, name, Rect(inner.x, inner.y, inner.width - badge - 4, name_h),
                        int(name_h * 0.8), ink, bold=True, align="left")
             score = tm.get("score")
             score_r = Rect(inner.x, inner.y + name_h, inner.width, inner.height * 50 // 100)

@@ -10,6 +10,12 @@ writes
   an XML namespace;
 * ``v4.siq`` -- the same game in version 4 (``scenario``/``atom``, ``@`` references, a
   ``marker``, types cat/bagcat/auction/sponsored), with a UTF-8 byte-order mark;
+* ``rules.siq`` -- every question type as SIGame plays it: «кот в мешке» with a price range
+  and step, with the round's minimum-or-maximum (``0``-``0``, to anyone), with its price told
+  first, with no question; an empty cell; «без риска» with its own answer time; an auction;
+  for all; stakes of all in an ordinary round; a final of three themes; pictures where they
+  must wait (the auction's, a cat with no question's) and answer content; ``rules_v4.siq`` --
+  the same cats in version 4 (``bagcat`` with ``cost``, ``self``, ``knows``);
 * ``content.siq`` (v5) and ``content4.siq`` (v4) -- every content item: a theme whose task
   is its comment, a question comment, answer content (text and a picture; v4 after a marker),
   three pictures in one question (squares of different colours), a select question, a video
@@ -226,7 +232,102 @@ V4 = f"""<?xml version="1.0" encoding="utf-8"?>
 
 
 GREEN, MAGENTA, CYAN, ORANGE = (30, 200, 60), (200, 40, 200), (40, 210, 220), (250, 140, 20)
-"""The squares of the content package's pictures: each picture is told apart on a screenshot."""
+"""The squares of the content and rules packages' pictures: each picture is told apart on a screenshot."""
+
+
+def _q5(price, text, answer, qtype="", params="", image="", answer_content=()):
+    """A v5 question; ``image``: a picture after its text; ``answer_content``: (text, picture)
+    shown after the ruling."""
+    t = f' type="{qtype}"' if qtype else ""
+    pic = f'<item type="image" isRef="True">{image}</item>' if image else ""
+    if answer_content:
+        params += (f'<param name="answer" type="content"><item>{answer_content[0]}</item>'
+                   f'<item type="image" isRef="True">{answer_content[1]}</item></param>')
+    return (f'<question price="{price}"{t}><params><param name="question" type="content"><item>{text}</item>'
+            f'{pic}</param>{params}</params><right><answer>{answer}</answer></right></question>')
+
+
+def _price5(lo, hi, step=0):
+    return (f'<param name="price" type="numberSet"><numberSet minimum="{lo}" maximum="{hi}" step="{step}"/>'
+            f'</param>')
+
+
+RULES = f"""<?xml version="1.0" encoding="utf-8"?>
+<package name="Правила SIGame" version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">
+  <rounds>
+    <round name="Раунд правил">
+      <themes>
+        <theme name="Коты"><questions>
+          {_q5(100, "Простой вопрос: цвет неба?", "Голубой")}
+          {_q5(200, "Кот с выбором цены: сколько дней в неделе?", "Семь", "secret",
+               '<param name="theme">Календарь</param>' + _price5(100, 500, 200))}
+          {_q5(300, "Кот «мин или макс»: сколько месяцев в году?", "Двенадцать", "secret",
+               '<param name="theme">Год</param>' + _price5(0, 0) + '<param name="selectionMode">any</param>')}
+          <question price="-1"/>
+          {_q5(500, "Кот с известной ценой: сколько ног у паука?", "Восемь", "secretPublicPrice",
+               '<param name="theme">Пауки</param>' + _price5(400, 400))}
+        </questions></theme>
+        <theme name="Особые"><questions>
+          {_q5(100, "Без риска: сколько будет 3 × 3?", "Девять", "noRisk",
+               '<param name="answerDuration">12</param>', answer_content=("Три раза по три", "девять.png"))}
+          {_q5(200, "", "", "secretNoQuestion", '<param name="theme">Подарок</param>' + _price5(250, 250),
+               image="подарок.png")}
+          {_q5(300, "Аукцион: столица Италии?", "Рим", "stake", image="рим.png")}
+          {_q5(400, "Для всех: сколько цветов у радуги?", "Семь", "forAll")}
+          {_q5(500, "Ставки всех: самая высокая гора?", "Эверест", "stakeAll")}
+        </questions></theme>
+      </themes>
+    </round>
+    <round name="Финал" type="final">
+      <themes>
+        <theme name="Реки"><questions>{_q5(0, "Самая длинная река Африки?", "Нил")}</questions></theme>
+        <theme name="Горы"><questions>{_q5(0, "Самая высокая гора Европы?", "Эльбрус")}</questions></theme>
+        <theme name="Моря"><questions>{_q5(0, "Самое солёное море?", "Мёртвое")}</questions></theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+"""The rules package: every question type SIGame plays (tests/test_pack_rules.py)."""
+
+RULES_MEDIA = {f"Images/{urllib.parse.quote(name)}": png(160, 120, colour) for name, colour in (
+    ("рим.png", GREEN), ("девять.png", ORANGE), ("подарок.png", MAGENTA))}
+"""The rules package's pictures: the auction's (green, hidden until the stake), «без риска»'s
+answer content (orange), the picture of a cat with no question (magenta, never shown)."""
+
+RULES_V4 = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Правила SIGame v4" version="4">
+  <rounds>
+    <round name="Раунд правил">
+      <themes>
+        <theme name="Коты"><questions>
+          <question price="100"><scenario><atom>Простой вопрос: цвет неба?</atom></scenario>
+            <right><answer>Голубой</answer></right></question>
+          <question price="200"><type name="bagcat"><param name="theme">Календарь</param>
+            <param name="cost">[100;500]/200</param><param name="self">false</param><param name="knows">after</param></type>
+            <scenario><atom>Кот с выбором цены: сколько дней в неделе?</atom></scenario>
+            <right><answer>Семь</answer></right></question>
+          <question price="300"><type name="bagcat"><param name="theme">Год</param><param name="cost">0</param>
+            <param name="self">true</param></type>
+            <scenario><atom>Кот «мин или макс»: сколько месяцев в году?</atom></scenario>
+            <right><answer>Двенадцать</answer></right></question>
+          <question price="-1"/>
+          <question price="500"><type name="bagcat"><param name="theme">Пауки</param><param name="cost">400</param>
+            <param name="knows">before</param></type>
+            <scenario><atom>Кот с известной ценой: сколько ног у паука?</atom></scenario>
+            <right><answer>Восемь</answer></right></question>
+        </questions></theme>
+        <theme name="Особые"><questions>
+          <question price="200"><type name="bagcat"><param name="theme">Подарок</param><param name="cost">250</param>
+            <param name="knows">never</param></type><scenario/><right><answer/></right></question>
+        </questions></theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+"""The same cats in version 4's words (``bagcat`` with ``cost``, ``self``, ``knows``)."""
+
 
 CONTENT = """<?xml version="1.0" encoding="utf-8"?>
 <package name="Пакет с содержимым" version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">
@@ -373,6 +474,10 @@ def make(out: Path) -> dict[str, Path]:
         z.writestr("content.xml", b"\xef\xbb\xbf" + V4.encode("utf-8"))
         _media(z, encoded=False)
 
+    made["rules"] = out / "rules.siq"
+    _zip(made["rules"], {"content.xml": RULES.encode("utf-8"), **RULES_MEDIA})
+    made["rules_v4"] = out / "rules_v4.siq"
+    _zip(made["rules_v4"], {"content.xml": RULES_V4.encode("utf-8")})
     p = made["content"] = out / "content.siq"
     with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("content.xml", CONTENT.encode("utf-8"))
@@ -381,6 +486,7 @@ def make(out: Path) -> dict[str, Path]:
     with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("content.xml", CONTENT_V4.encode("utf-8"))
         content_media(z)
+
 
     # hostile and broken packages
     p = made["bomb"] = out / "bomb.siq"

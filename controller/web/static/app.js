@@ -175,7 +175,8 @@
     if (!q || !q.live) { $("pack-media").dataset.items = ""; $("pack-media").replaceChildren(); return; }
     const a = q.answer;
     box.classList.toggle("is-answer", !!a);
-    $("pack-theme").textContent = q.theme + " · " + q.price;
+    // the price it is played for once known (a cat's, a bid, «без риска»'s), never the cell's beside it
+    $("pack-theme").textContent = q.theme + (q.nominal != null ? " · " + q.nominal : "");
     $("pack-comment").textContent = a ? (a.comment || "") : (q.theme_comment || "");
     $("pack-text").textContent = a ? (L.right_answer || "") + ": " + (a.answer || "") : (q.text || "");
     $("pack-answer-text").textContent = a ? (a.text || "") : "";

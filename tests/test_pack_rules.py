@@ -1,0 +1,405 @@
+"""SIGame's rules of a package's question types, played through the real loop on the keyboard
+with the projector rendered (tests/packs/make_packs.py's ``rules.siq``, our own): empty cells,
+«кот в мешке» in every price mode and receiver, «без риска», the auction, for all, stakes of
+all, the final's theme removal and hidden stakes, its end screen, package times -- judged by
+the scores and by the words the rendered frame draws (docs/packages.md, «SIGame's rules»)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pygame  # noqa: E402
+import pytest  # noqa: E402
+
+from controller.app import config  # noqa: E402
+from controller.app.loop import Loop  # noqa: E402
+from controller.content import packs, siq  # noqa: E402
+from controller.core import engine  # noqa: E402
+from controller.core.clock import ManualClock  # noqa: E402
+from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
+from controller.screens.scoreboard import Scoreboard  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "packs"))
+import make_packs  # noqa: E402
+from test_own_game_pack import _share  # noqa: E402
+
+MS = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    return make_packs.make(tmp_path_factory.mktemp("packs"))
+
+
+class Screen(Scoreboard):
+    """The projector's real drawing, with every word it draws kept (what the hall reads)."""
+
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.words: list[str] = []
+
+    def _text(self, surface, text, rect, size, colour, *a, **kw):
+        if text:
+            self.words.append(str(text))
+        return super()._text(surface, text, rect, size, colour, *a, **kw)
+
+
+class Hall:
+    """A game of the package on the keyboard through the loop, the projector drawn to PNG."""
+
+    def __init__(self, made, key, tmp_path, scores=None, **settings):
+        cfg = config.load(str(ROOT / "config" / "own-game.toml"))
+        cfg["journal"]["dir"] = str(tmp_path / "journal")
+        cfg["own_game"].update(settings)
+        err = io.StringIO()
+        assert packs.attach(cfg, str(made[key]), out=err), err.getvalue()
+        pygame.display.init()
+        pygame.font.init()
+        self.clock = ManualClock(1_000 * MS)
+        self.loop = Loop(cfg, engine.new_game(cfg, 1), self.clock, out=io.StringIO())
+        self.keys = {t["name"]: t["key"] for t in cfg["teams"]}
+        self.loop.backend = KeyboardBackend([t["button"] for t in cfg["teams"]], self.clock, self.loop.enqueue,
+                                            {"keys": {t["button"]: t["key"] for t in cfg["teams"]}})
+        self.screen = Screen((1280, 720), lang="ru")
+        self.surface = pygame.Surface((1280, 720))
+        self.tmp = tmp_path
+        # the package's pictures, read when first shown (as `buzzer run` does)
+        self.loop.pack_media = packs.open_media(cfg)
+        self.screen.pack.media_data = self.loop.pack_media.data
+        for i, pts in enumerate(scores or (), 1):   # the host's corrections give the players points
+            if pts:
+                self._adjust(i, pts)
+
+    def _adjust(self, team, points):
+        from controller.core.events import Host
+        self.loop.enqueue(Host("adjust", self.clock.now(), {"team": team, "points": points}))
+        self.loop.drain()
+
+    def key(self, *names):
+        for n in names:
+            self.loop.key_down([n])
+            self.loop.key_up([n])
+            self.loop.drain()
+            self.clock.advance(5 * MS)
+            self.loop.tick_if_due()
+
+    def press(self, player):
+        self.key(self.keys[player])
+        self.clock.advance(50 * MS)
+        self.loop.tick_if_due()
+
+    def shot(self, name) -> str:
+        """Draw the projector's frame to ``name``.png; the words it shows, joined (a wrapped
+        line's parts with a space; each drawn piece is in ``self.screen.words``)."""
+        view = engine.view(self.loop.state, self.clock.now())
+        self.screen.words = []
+        self.screen._layer_key = None
+        self.screen.draw(self.surface, view, self.clock.now(), status=None)
+        pygame.image.save(self.surface, str(self.tmp / f"{name}.png"))
+        return " ".join(self.screen.words)
+
+    def shown(self) -> set[str]:
+        """The package files the web's ``/media`` would serve now (only what the audience is shown)."""
+        from controller.screens import viewmodel
+        from controller.web.server import shown_members
+        return shown_members(viewmodel.from_loop(self.loop))
+
+    def close(self):
+        self.loop.pack_media.close()
+
+    @property
+    def scores(self):
+        return list(self.loop.state.scores)
+
+    @property
+    def notice(self):
+        return self.loop.notice
+
+
+def test_an_empty_cell_keeps_its_place_on_the_board(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    board = engine.view(h.loop.state)["pack"]["board"]
+    assert [c["price"] for c in board[0]["cells"]] == [100, 200, 300, -1, 500]   # not shifted left
+    assert board[0]["cells"][3]["empty"]
+    words = h.shot("board")
+    assert "500" in words and "-1" not in words
+    h.key("1", "4")
+    assert "пустая" in h.notice.lower() and engine.view(h.loop.state)["pack"]["question"] is None
+    h.key("1", "5")                     # the 500 is in the fifth place, where the package put it
+    assert engine.view(h.loop.state)["pack"]["question"]["price"] == 500
+
+
+def test_cat_with_a_price_range_the_player_picks_and_not_the_chooser(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h.key("1", "1", "space"); h.press("Борис"); h.key("return")       # Борис right: he chooses next
+    assert h.scores == [0, 100, 0]
+    h.key("1", "2")                                                  # the cat (range 100..500 by 200)
+    words = h.shot("cat-who")
+    assert "Кот в мешке! Тема: Календарь" in words and "сколько дней" not in words
+    assert "№1 Аня" in words and "№3 Вера" in words                  # numbers, not places, while typed
+    h.key("2")                                                       # Борис chose it: not his
+    assert "выбирал" in h.notice and h.loop.state.pack.phase == "player"
+    h.key("3")                                                       # Вера gets it
+    words = h.shot("cat-price")
+    assert "Цена: 100–500 (шаг 200)" in words
+    h.key("4", "0", "0", "return")                                   # 400 is not on the step
+    assert "шаг: 200" in h.notice
+    h.key("5", "0", "0", "return")                                   # she picks 500
+    words = h.shot("cat-question")
+    assert "Коты · 500" in words and "сколько дней в неделе?" in words and "200" not in h.screen.words
+    h.key("backspace")
+    assert h.scores == [0, 100, -500]
+    assert not h.loop.state.question.open                           # only she answers
+
+
+def test_cat_zero_zero_is_the_rounds_minimum_or_maximum_to_anyone_and_v4_alike(made, tmp_path):
+    for key in ("rules", "rules_v4"):
+        h = Hall(made, key, tmp_path)
+        h.key("1", "3")                              # nobody has answered: Аня (fewest points, first) chose
+        h.key("1")                                   # «any»: she may take it herself
+        q = engine.view(h.loop.state)["pack"]["question"]
+        round_prices = [100, 200, 300, 500] + ([100, 200, 300, 400, 500] if key == "rules" else [200])
+        assert q["price_options"] == [min(round_prices), max(round_prices), max(round_prices) - min(round_prices)]
+        assert "Цена на выбор: 100 / 500" in h.shot(f"cat-ends-{key}")
+        h.key("3", "0", "0", "return")               # neither end
+        assert h.loop.state.pack.phase == "secret_price"
+        h.key("1", "0", "0", "return", "return")     # the minimum, then right
+        assert h.scores == [100, 0, 0], key
+
+
+def test_v4_and_v5_forms_of_the_same_cats_give_the_same_prices():
+    import tempfile
+    out = Path(tempfile.mkdtemp())
+    made = make_packs.make(out)
+    v5 = {q.text: (q.type, q.price_range, q.selection or "exceptCurrent")
+          for th in siq.read(made["rules"]).rounds[0].themes for q in th.questions if q.type.startswith("secret")}
+    v4 = {q.text: (q.type, q.price_range, q.selection)
+          for th in siq.read(made["rules_v4"]).rounds[0].themes for q in th.questions if q.type.startswith("secret")}
+    assert v4 == v5 and len(v4) == 4
+
+
+def test_cat_with_its_price_told_first_and_cat_with_no_question(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h.key("1", "5")                                   # secretPublicPrice: the price before the player
+    words = h.shot("cat-public")
+    assert "Цена: 400" in words and "Коты · 400" in words and "500" not in h.screen.words
+    h.key("2", "return")                              # Борис, right: +400
+    assert h.scores == [0, 400, 0]
+    h.key("2", "2")                                   # secretNoQuestion: Борис chose, Аня gets 250
+    h.key("1")
+    assert h.scores == [250, 400, 0]
+    assert h.loop.state.question is None or not h.loop.state.question.open   # no question to rule
+    assert h.loop.state.pack.phase == "board"
+
+
+def test_no_risk_only_the_chooser_answers_for_double_and_loses_nothing(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h.key("1", "1", "space"); h.press("Вера"); h.key("return")      # Вера chooses
+    h.key("2", "1")
+    words = h.shot("no-risk")
+    assert "Без риска: Вера отвечает за 200" in words and "Особые · 200" in words
+    view = engine.view(h.loop.state, h.clock.now())
+    assert view["answer_countdown"]["total_ms"] == 12_000          # the package's answer time
+    h.press("Аня")                                                  # nobody else answers
+    assert h.loop.state.question.holder == 2
+    h.key("backspace")
+    assert h.scores == [0, 0, 100] and not h.loop.state.question.open
+
+
+def test_no_risk_factor_and_penalty_are_config_keys(made, tmp_path):
+    h = Hall(made, "rules", tmp_path, no_risk_factor=3, no_risk_penalty=True)
+    h.key("2", "1", "backspace")                                   # Аня (fewest points) answers, wrong
+    assert h.scores == [-300, 0, 0]
+
+
+def test_auction_bids_all_in_and_the_highest_bidder_answers(made, tmp_path):
+    h = Hall(made, "rules", tmp_path, scores=[800, 600, 1000])
+    h._adjust(1, -800 + 200)                   # Аня 200: the fewest points, she chooses
+    assert h.scores == [200, 600, 1000]
+    h.key("2", "3")                            # the auction, price 300
+    # Аня has less than the price: she plays for the price unless outbid (SIGame), Борис bids next
+    words = h.shot("auction-first")
+    assert "Аукцион: ставит Борис (высшая ставка: 300)" in words and "столица Италии" not in words
+    assert engine.view(h.loop.state)["pack"]["question"]["text"] == ""
+    st = h.loop.state.pack
+    assert [h.loop.state.teams[i].name for i in st.bidders] == ["Аня", "Борис", "Вера"]
+    h.key("4", "5", "0", "return")             # Борис 450: not on the step of 100
+    assert "шаг: 100" in h.notice
+    h.key("5", "0", "0", "return")             # Борис 500
+    words = h.shot("auction-bids")
+    assert "Аукцион: ставит Вера (высшая ставка: 500)" in words
+    h.key("1", "0", "0", "0", "return")        # Вера all in: 1000
+    st = h.loop.state.pack
+    assert st.all_in and h.loop.state.question is not None and h.loop.state.question.open
+    words = h.shot("auction-question")
+    assert "Особые · Аукцион: Вера играет на 1000" in words and "столица Италии?" in words
+    h.key("return")
+    assert h.scores == [200, 600, 2000]
+
+
+def test_auction_pass_leaves_the_highest_bidder(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    for i, pts in enumerate([500, 700, 900], 1):
+        h._adjust(i, pts)
+    h.key("2", "3")                            # Аня chooses (fewest)
+    h.key("4", "0", "0", "return")             # Аня 400
+    h.key("return")                            # Борис passes (Enter with nothing)
+    h.key("return")                            # Вера passes
+    assert h.loop.state.question.holder == 0 and h.loop.state.question.nominal == 400
+    h.key("backspace")
+    assert h.scores == [100, 700, 900]
+
+
+def test_for_all_every_answer_ruled_in_turn(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h.key("2", "4")
+    words = h.shot("for-all")
+    assert "Для всех: отвечают все" in words and "сколько цветов у радуги?" in words
+    h.key("return", "backspace", "return")
+    assert h.scores == [400, -400, 400]
+    assert h.loop.state.pack.phase == "board"
+
+
+def test_stakes_of_all_in_an_ordinary_round_are_hidden_stakes_not_a_final(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h._adjust(1, 300)
+    h._adjust(2, 100)
+    h.key("2", "5")                            # stakeAll: Вера (0 points) stakes 1 without asking
+    words = h.shot("stake-all")
+    assert "Ставки всех: 1 из 3" in words and "самая высокая гора" not in words and "Финал" not in words
+    h.key("2", "0", "0", "return")             # Аня 200
+    h.key("5", "0", "return")                  # Борис 50
+    words = h.shot("stake-all-question")
+    assert "самая высокая гора?" in words
+    h.key("return", "backspace", "return")
+    assert h.scores == [500, 50, 1]
+    assert h.loop.state.pack.phase == "board" and h.loop.state.stage != "finished"
+
+
+def test_pack_show_names_stakes_of_all_and_the_empty_cell(made):
+    text = packs.show_text(siq.read(made["rules"]), "ru")
+    assert "ставки всех" in text and "финал (ставки)" not in text
+    assert "4)     —  пустая ячейка" in text and "кот в мешке (цена известна)" in text
+
+
+def test_the_final_removes_themes_in_turns_takes_hidden_stakes_and_ends_with_the_standings(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h._adjust(1, 300)
+    h._adjust(2, 500)
+    h.key("r")
+    words = h.shot("final-board")
+    assert "1. Реки" in words and h.screen.words.count("0") == 1  # theme names, no «0» cells (Вера's 0)
+    assert "Коты" not in words and "Особые" not in words           # nor the last round's theme
+    # two players in the game, three themes: two removals, the one with most points removes last
+    assert "Финал: тему убирает Аня" in words
+    h.key("2")                                                     # Аня removes «Горы»
+    assert "Финал: тему убирает Борис" in h.shot("final-board-2")
+    h.key("2")
+    assert "уже убрана" in h.notice.lower()
+    h.key("3")                                                     # Борис removes «Моря»: «Реки» is played
+    words = h.shot("final-stakes")
+    assert "Финал: ставки (1 из 3)" in words and "Реки" in words and "Африки" not in words
+    h.key("3", "0", "0", "return")                                # Аня 300 (all)
+    h.key("1", "0", "0", "return")                                # Борис 100; Вера's is 1
+    words = h.shot("final-question")
+    assert "Самая длинная река Африки?" in words
+    assert engine.view(h.loop.state, h.clock.now())["countdown"]["total_ms"] == 45_000   # SIGame's 45 s
+    h.key("backspace", "return", "return")
+    assert h.scores == [0, 600, 1]
+    words = h.shot("final-answer")                                 # the last answer first (SIGame)
+    assert "Правильный ответ: Нил" in words and h.loop.state.stage != "finished"
+    h.clock.advance(2_000 * MS)                                    # pack_answer_show_s
+    h.loop.tick_if_due()
+    assert h.loop.state.stage == "finished"
+    words = h.shot("final-standings")
+    assert words.index("Борис") < words.index("Вера") < words.index("Аня")
+
+
+def test_rule_keys_have_sigames_defaults():
+    cfg = config.load(str(ROOT / "config" / "own-game.toml"))["own_game"]
+    assert (cfg["no_risk_factor"], cfg["no_risk_penalty"], cfg["for_all_penalty"],
+            cfg["everyone_plays_hidden_stakes"], cfg["solo_answer_time_s"], cfg["hidden_answer_time_s"]) \
+        == (2, False, True, True, 25.0, 45.0)
+
+
+MAIN = pygame.Rect(16, 108, 1248, 400)
+"""The projector's game area at 1280×720 (where the question and its pictures are drawn)."""
+
+
+def test_the_auctions_picture_waits_for_the_stake_then_shows(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    try:
+        for i, pts in enumerate([500, 700, 900], 1):
+            h._adjust(i, pts)
+        h.key("2", "3")                                  # the auction: Аня bids first
+        words = h.shot("auction-picture-hidden")
+        assert "Аукцион: первым ставит Аня (от 300)" in words and "столица Италии" not in words
+        assert _share(h.surface, MAIN, make_packs.GREEN) == 0     # its picture is not on the projector
+        assert engine.view(h.loop.state, h.clock.now())["pack"]["question"]["items"] == []
+        assert h.shown() == set()                        # nor served to a page
+        h.key("4", "0", "0", "return")                   # Аня 400
+        h.key("5", "0", "0", "return")                   # Борис 500: Аня (500) is out
+        assert "Аукцион: ставит Вера (высшая ставка: 500)" in h.shot("auction-picture-bids")
+        assert h.shown() == set() and _share(h.surface, MAIN, make_packs.GREEN) == 0
+        h.key("return")                                  # Вера passes: Борис plays for 500
+        words = h.shot("auction-picture-shown")
+        assert "столица Италии?" in words
+        assert _share(h.surface, MAIN, make_packs.GREEN) > 0.03
+        assert h.shown() == {"Images/рим.png"}
+    finally:
+        h.close()
+
+
+def test_the_answer_content_shows_after_a_no_risk_ruling(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    try:
+        h.key("2", "1")                                  # «без риска»: Аня (fewest points) answers
+        words = h.shot("no-risk-question")
+        assert "Три раза по три" not in words and _share(h.surface, MAIN, make_packs.ORANGE) == 0
+        assert h.shown() == set()                        # the answer's picture: not before the ruling
+        h.key("backspace")                               # wrong: nobody else answers, it is over
+        assert h.scores == [0, 0, 0]
+        words = h.shot("no-risk-answer")
+        assert "Правильный ответ: Девять" in words and "Три раза по три" in words
+        assert _share(h.surface, MAIN, make_packs.ORANGE) > 0.03
+        assert h.shown() == {"Images/девять.png"}
+        h.clock.advance(5_000 * MS)                      # pack_image_s for its one picture: the board again
+        h.loop.tick_if_due()
+        assert "Правильный ответ" not in h.shot("no-risk-board") and h.shown() == set()
+    finally:
+        h.close()
+
+
+def test_a_cat_with_no_question_shows_none_of_its_content(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    try:
+        h.key("2", "2")                                  # secretNoQuestion: Аня chose it
+        h.shot("gift-who")
+        h.key("2")                                       # Борис gets 250, no question
+        assert h.scores == [0, 250, 0]
+        view = engine.view(h.loop.state, h.clock.now())
+        assert view["pack"]["question"]["items"] == [] and view["pack"]["question"]["answer"] is None
+        h.shot("gift-given")
+        assert _share(h.surface, MAIN, make_packs.MAGENTA) == 0 and h.shown() == set()
+    finally:
+        h.close()
+
+
+def test_everyones_answers_end_with_the_answer_shown(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    try:
+        h.key("2", "4")                                  # forAll
+        h.key("return", "backspace")
+        assert "Правильный ответ" not in h.shot("for-all-rulings")   # one answer still to rule
+        h.key("return")
+        words = h.shot("for-all-answer")
+        assert "Правильный ответ: Семь" in words and h.loop.state.pack.phase == "board"
+    finally:
+        h.close()

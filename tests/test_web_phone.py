@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import urllib.request
+from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -283,3 +284,52 @@ def test_ending_the_game_on_the_phone_needs_a_second_tap(game, chromium, tmp_pat
     assert label == "Закончить игру" and asked == "Нажмите ещё раз: закончить игру"
     assert not sent_after_one and not sent_after_late
     assert ended()
+
+
+EVENT = Path(__file__).resolve().parents[1] / "examples" / "event.toml"
+
+
+@pytest.mark.parametrize("mode, text, answer", [
+    ("erudite", "Самая длинная река Европы.", "Волга"),     # examples/event.toml's first question
+    ("chgk", "Вопрос 1", "Ответ 1"),                        # its first ЧГК tour
+])
+def test_the_phone_shows_the_event_files_question_and_answer_to_the_host_only(tmp_path, mode, text, answer):
+    """#23 item 7: the host reads the question's text and its answer from the event file on the
+    phone, in sight below the top block when the question is announced; the audience's page and
+    the state without the token never carry them."""
+    box = ("(() => ['q-text', 'answer'].map(id => { const e = document.getElementById(id), r = e.getBoundingClientRect();"
+           " return [id, e.textContent, e.offsetParent !== null, r.top, r.bottom]; }))()")
+    g = Game(tmp_path, extra_config="[erudite]\nthink_time_s = 300\n", top=f'mode = "{mode}"\n', args=("--event", str(EVENT)),
+             web_config="host_rate_per_s = 100.0\nhost_burst = 100\n")
+    c = Chromium(tmp_path, size=(390, 844))
+    try:
+        async def scenario():
+            audience = await c.page(g.base + "/")
+            await audience.wait_for("document.body.dataset.seq !== undefined")
+            await audience.eval(RECORD)
+            page = await phone(c, f"{g.base}/host#token={g.token}")
+            host = Host(page, tmp_path)
+            await host.tap("question")
+            await page.wait_for(f"document.getElementById('q-text').textContent === {json.dumps(text)}")
+            await page.eval("window.scrollTo(0, 0)")
+            await page.fonts_ready()
+            got = await page.eval(box)
+            await host.screenshot(f"{mode}-question-text")
+            seq = await page.eval("window.buzzer.seq()")
+            await audience.wait_for(f"window.buzzer.seq() >= {seq}")      # the audience has the same state
+            seen = await audience.eval("[...window.seen].join('\\n')")
+            await page.close()
+            await audience.close()
+            return got, seen
+
+        got, seen = run(scenario())
+        public = json.dumps(state(g), ensure_ascii=False)
+    finally:
+        c.close()
+        g.close()
+    assert [(name, shown) for name, _, shown, _, _ in got] == [("q-text", True), ("answer", True)], got
+    assert got[0][1] == text and got[1][1] == answer, got
+    for name, _, _, top, bottom in got:
+        assert 0 <= top and bottom <= 844, (name, top, bottom)   # on the screen without scrolling
+    for secret in (text, answer):
+        assert secret not in seen and secret not in public, secret

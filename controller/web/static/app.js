@@ -138,10 +138,16 @@
     const entry = $("entry");
     show(entry, !!h.entry);
     if (h.entry) entry.replaceChildren(el("div", "title", h.entry.title), el("div", "text", h.entry.text + "▏"), el("div", "hint", h.entry.hint));
-    // a game's host-only data: the answer at the top of it, or in its package's part
-    const answer = h.game && (h.game.answer || h.game.answers || (h.game.pack && h.game.pack.answer));
-    show($("answer-box"), !!answer);
-    if (answer) $("answer").textContent = Array.isArray(answer) ? answer.join(" / ") : String(answer);
+    // a game's host-only data: the question's text (an event file's, a package's) and its
+    // answer, at the top of it or in its package's part
+    const hg = h.game || {}, pack = hg.pack || {};
+    const qtext = hg.question_text || pack.text || "";
+    const answer = hg.answer || hg.answers || pack.answer;
+    show($("answer-box"), !!(qtext || answer));
+    show($("q-text-box"), !!qtext);
+    $("q-text").textContent = qtext;
+    show($("answer-line"), !!answer);
+    $("answer").textContent = !answer ? "" : Array.isArray(answer) ? answer.join(" / ") : String(answer);
     const undo = $("undo");
     if (!h.undo) undo.textContent = L.undo_none || "";
     else undo.replaceChildren(...(h.undo.changes.length ? h.undo.changes.map((c) => el("div", "change", c.team + ": " + c.score + " → " + c.after))
@@ -176,6 +182,7 @@
         return b;
       }));
       if (!h.actions.some((a) => a.action === open && a.params)) forms.dataset.open = "";
+      fitLabels();
     }
     $("keys").replaceChildren(...h.keys.map((k) => {
       const tr = el("tr");
@@ -183,6 +190,16 @@
       return tr;
     }));
   }
+  // A label breaks between words only: a word wider than its button (a phone's narrow column,
+  // «Дисквалификация…») makes that button's type smaller until it fits, never a broken word.
+  function fitLabels() {
+    document.querySelectorAll("#actions .action").forEach((b) => {
+      b.style.fontSize = "";
+      for (let k = 0.95; b.scrollWidth > b.clientWidth && k >= 0.65; k -= 0.05) b.style.fontSize = k.toFixed(2) + "em";
+    });
+  }
+  window.addEventListener("resize", fitLabels);
+  if (document.fonts) document.fonts.ready.then(fitLabels);
   const CONFIRM_MS = 3000;
   function disarm(b, a) {
     clearTimeout(Number(b.dataset.timer));

@@ -509,3 +509,27 @@ def test_a_hall_without_its_names_is_one_line_before_anything_changes(tmp_path):
     done = run(tmp_path, "run", "--headless", "--seconds", "0.5", "-c", config)
     assert done.returncode == 2 and "festival.hall" in one_line(done.stderr)
     assert not (tmp_path / "journal").exists()
+
+
+# ---------------------------------------------------------------------------
+# 8. The captain's timer never covers the holder
+
+def test_the_captains_timer_running_leaves_the_big_panel_to_the_team_holding_the_answer(tmp_path):
+    """#23 item 8: C (the captain's timer), a question, a press: the big panel is the holder's, in
+    its colour, with its name; the captain's timer goes on as a small number in the side column."""
+    cfg = config.load()
+    cfg["journal"]["dir"] = str(tmp_path)
+    loop, clock = make_loop(cfg)
+    type_keys(loop, clock, "c")
+    _, drawn = frame(loop, "captain-alone")
+    assert drawn[2:4] == ["Время капитана", "60"], drawn          # alone, it is the big panel
+    clock.advance(30_000 * MS)                                   # the captain's half minute on
+    type_keys(loop, clock, "n q")                                # a question, its reading, Альфа's button
+    surface, drawn = frame(loop, "captain-and-holder")
+    assert drawn[2:4] == ["Отвечает", "Альфа"], drawn
+    assert "Время капитана" in drawn and drawn[drawn.index("Время капитана") + 1] == "29", drawn
+    main = sb.layout((1280, 720), 4, "game")["main"].inflate(-60, -60)
+    red = sb.hex_colour(cfg["teams"][0].get("color"), 0)
+    pts = [surface.get_at((x, y))[:3] for x in range(main.x, main.right, 6) for y in range(main.y, main.bottom, 6)]
+    assert sum(all(abs(a - b) <= 12 for a, b in zip(c, red)) for c in pts) / len(pts) > 0.5   # Альфа's colour
+    assert "Отвечает: Альфа" in terminal(loop).split(" | ")[1]

@@ -69,17 +69,31 @@
       box.style.setProperty("--team", h.color || "#888");
     }
   }
+  function seconds(cd) {
+    const left = Math.max(0, cd.remaining_ms || 0);
+    return (left / 1000).toFixed(left < 10000 ? 1 : 0);
+  }
+  // The question's countdown; without one, Эрудит-квартет's captain's timer in its place (with
+  // its name), as the projector shows it. The captain's timer never takes the holder's place:
+  // beside a question's countdown it is a small line of its own.
   function renderCountdown(g) {
     const box = $("countdown");
     if (!box) return;
-    const cd = g.countdown || (g.timer && g.timer.total_ms ? g.timer : null);
+    const own = g.countdown || (g.timer && g.timer.total_ms ? g.timer : null);
+    const captain = g.captain || null;
+    const cd = own || captain;
     show(box, !!cd);
     if (!cd) return;
-    const left = Math.max(0, cd.remaining_ms || 0);
-    box.querySelector(".cd-number").textContent = (left / 1000).toFixed(left < 10000 ? 1 : 0);
+    const label = box.querySelector(".cd-label"), small = box.querySelector(".cd-captain");
+    show(label, !own);
+    if (label) label.textContent = !own ? (L.captain_timer || "") : "";
+    show(small, !!(own && captain));
+    if (small) small.textContent = own && captain ? (L.captain_timer || "") + " " + seconds(captain) : "";
+    box.querySelector(".cd-number").textContent = seconds(cd);
     const total = cd.total_ms || 1;
-    box.querySelector(".fill").style.width = Math.min(100, 100 * left / total) + "%";
+    box.querySelector(".fill").style.width = Math.min(100, 100 * Math.max(0, cd.remaining_ms || 0) / total) + "%";
     box.classList.toggle("stopped", cd.running === false);
+    box.classList.toggle("is-captain", !own);
   }
   // The press order as the projector draws it: a number in its wave's race, the gap to the
   // wave's first press in seconds (the catalog's unit), a tag for a press that did not count;

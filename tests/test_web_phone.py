@@ -117,13 +117,18 @@ class Host:
         return await self.page.eval(f"document.querySelectorAll('#teams .team .score')[{team}].textContent")
 
 
+async def audience_and_phone(chromium, game, tmp) -> tuple:
+    """The audience's page (recording every text it shows), the host's phone and its taps."""
+    audience = await chromium.page(game.base + "/")
+    await audience.wait_for("document.body.dataset.seq !== undefined")
+    await audience.eval(RECORD)
+    page = await phone(chromium, f"{game.base}/host#token={game.token}")
+    return audience, page, Host(page, tmp)
+
+
 def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
     async def scenario():
-        audience = await chromium.page(game.base + "/")
-        await audience.wait_for("document.body.dataset.seq !== undefined")
-        await audience.eval(RECORD)
-        page = await phone(chromium, f"{game.base}/host#token={game.token}")
-        host = Host(page, tmp_path)
+        audience, page, host = await audience_and_phone(chromium, game, tmp_path)
         await page.wait_for("!!document.querySelector('button[data-action=question]')")
         await host.watch()
         assert await page.eval("document.documentElement.scrollWidth <= innerWidth")   # fits the phone
@@ -306,11 +311,7 @@ def test_the_phone_shows_the_event_files_question_and_answer_to_the_host_only(tm
     c = Chromium(tmp_path, size=(390, 844))
     try:
         async def scenario():
-            audience = await c.page(g.base + "/")
-            await audience.wait_for("document.body.dataset.seq !== undefined")
-            await audience.eval(RECORD)
-            page = await phone(c, f"{g.base}/host#token={g.token}")
-            host = Host(page, tmp_path)
+            audience, page, host = await audience_and_phone(c, g, tmp_path)
             await host.tap("question")
             await page.wait_for(f"document.getElementById('q-text').textContent === {json.dumps(text)}")
             await page.eval("window.scrollTo(0, 0)")
@@ -349,10 +350,7 @@ def test_the_pages_show_the_captains_timer_and_the_holder_over_it(game, chromium
           " holder_box: [r.width, r.height]}; })()")
 
     async def scenario():
-        audience = await chromium.page(game.base + "/")
-        await audience.wait_for("document.body.dataset.seq !== undefined")
-        page = await phone(chromium, f"{game.base}/host#token={game.token}")
-        host = Host(page, tmp_path)
+        audience, page, host = await audience_and_phone(chromium, game, tmp_path)
         await host.tap("captain")
         for view in (page, audience):
             await view.wait_for("document.querySelector('#countdown .cd-label').textContent === 'Время капитана'")

@@ -207,9 +207,9 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
     all_acked = publisher.close(timeout=getattr(args, "festival_timeout", None) or 10.0)
     print_json(script_mod.result(run))
     left = publisher.pending()
-    # the host's language, as every other line of the program (the config's language)
     from controller.festival.board import competition_words   # a mode's id is said as its title
 
+    # in the host's language, as every other line of the program (the config's language)
     said = {"game": game, "hall": hall, "competition": competition_words(competition, lang),
             "events": tn("events_n", len(records), lang)}
     if not link_state["connected_once"]:

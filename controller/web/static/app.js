@@ -93,7 +93,6 @@
     const total = cd.total_ms || 1;
     box.querySelector(".fill").style.width = Math.min(100, 100 * Math.max(0, cd.remaining_ms || 0) / total) + "%";
     box.classList.toggle("stopped", cd.running === false);
-    box.classList.toggle("is-captain", !own);
   }
   // The press order as the projector draws it: a number in its wave's race, the gap to the
   // wave's first press in seconds (the catalog's unit), a tag for a press that did not count;

@@ -131,7 +131,7 @@ def test_two_halls_at_once_a_live_board_and_a_late_one(broker, hall_dir):
     for p in (a, b):
         out, err = p.communicate(timeout=2 * WAIT_S)
         assert p.returncode == 0, err
-        assert "all acknowledged" in err
+        assert "брокер подтвердил все" in err
     out, err = board.communicate(timeout=2 * WAIT_S)
     assert board.returncode == 0, err
     live = json.loads(out)
@@ -166,8 +166,8 @@ def test_broker_killed_for_10_s_in_the_middle_of_a_game(broker, hall_dir):
     broker.start()
     out, err = hall.communicate(timeout=2 * WAIT_S)
     assert hall.returncode == 0, err
-    assert "all acknowledged" in err
-    assert "connection lost" in err or "unreachable" in err   # said, in one line
+    assert "брокер подтвердил все" in err
+    assert "связь потеряна" in err or "брокер не отвечает" in err   # said, in one line, in the host's words
     out, err = board.communicate(timeout=3 * WAIT_S)
     assert board.returncode == 0, err
     sim = simulated(ERUDITE)
@@ -176,7 +176,7 @@ def test_broker_killed_for_10_s_in_the_middle_of_a_game(broker, hall_dir):
 
 
 def _sent(err: str) -> tuple[int, int, int]:
-    m = re.search(r"(\d+) events, (\d+) sent \((\d+) again from the journal\)", err)
+    m = re.search(r"(\d+) событи[еяй]\w*, отправлено (\d+) \(снова из журнала: (\d+)\)", err)
     assert m, err
     return int(m[1]), int(m[2]), int(m[3])
 
@@ -334,20 +334,25 @@ def test_wrong_password_and_unreachable_broker_are_one_line_and_the_game_goes_on
     assert json.loads(r.stdout)["standings"] == simulated(ERUDITE)["standings"]   # the game went on
     # one line: nothing was sent, and why (never «31 sent» when the broker refused the hall)
     assert r.stderr.count("\n") == 1, r.stderr
-    assert "31 events, none sent (" in r.stderr and "not authori" in r.stderr.lower(), r.stderr
-    assert "31 kept in the journal" in r.stderr and " sent (0 again" not in r.stderr
+    assert "31 событие, ничего не отправлено (" in r.stderr and "not authori" in r.stderr.lower(), r.stderr
+    assert "ждут в журнале: 31" in r.stderr and "отправлено 0" not in r.stderr
     r = buzzer("simulate", ERUDITE, "--festival", f"mqtt://127.0.0.1:{free_port()}", "--hall", "Зал 1",
                "--festival-timeout", "2", cwd=hall_dir, check=False)
     assert r.returncode == 1
-    assert r.stderr.count("\n") == 1 and "none sent (" in r.stderr and "unreachable" in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1 and "ничего не отправлено (" in r.stderr and "брокер не отвечает" in r.stderr, r.stderr
+    # the same line in English, the config's language = "en"
+    (hall_dir / "en.toml").write_text('language = "en"\n', encoding="utf-8")
+    r = buzzer("simulate", ERUDITE, "-c", hall_dir / "en.toml", "--festival", f"mqtt://127.0.0.1:{free_port()}",
+               "--hall", "Зал 1", "--festival-timeout", "2", cwd=hall_dir, check=False)
+    assert r.returncode == 1 and "31 events, none sent (" in r.stderr and ": the broker does not answer); 31 kept in the journal" in r.stderr, r.stderr
     # the same command with the right password sends them all
     r = buzzer("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", cwd=hall_dir)
-    assert "31 events, 31 sent" in r.stderr and "all acknowledged" in r.stderr
+    assert "31 событие, отправлено 31" in r.stderr and "брокер подтвердил все" in r.stderr, r.stderr
     # refused again: none sent now, though the broker has them all (exit 1: the password is wrong)
     r = buzzer("simulate", ERUDITE, "--festival", wrong, "--hall", "Зал 1", "--festival-timeout", "2",
                cwd=hall_dir, check=False, env=bad)
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
-    assert "none sent (" in r.stderr and "acknowledged every one before" in r.stderr
+    assert "ничего не отправлено (" in r.stderr and "брокер уже подтвердил все раньше" in r.stderr, r.stderr
     r = buzzer("festival", "results", "--broker", wrong, "--wait", "2", cwd=hall_dir, check=False, env=bad)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "not authori" in r.stderr.lower()

@@ -108,7 +108,7 @@ def wait(cond, lst: Listener | None = None, timeout: float = 30.0) -> None:
 def publish_hall(configs, halls, broker, hall="Зал 1") -> None:
     r = buzzer("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", hall, "--competition", COMP,
                "-c", configs[hall], cwd=halls, env=creds(hall))
-    assert "all acknowledged" in r.stderr, r.stderr
+    assert "брокер подтвердил все" in r.stderr, r.stderr
 
 
 def forged_standings(game: str, seq: int = 9999) -> bytes:
@@ -231,7 +231,7 @@ def test_a_hall_without_a_key_is_refused_by_a_board_with_keys_unless_allowed(sit
         # «Зал 3» has no key (and the broker user «hall», whose ACL pattern is its own hall «hall»)
         r = buzzer("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "hall", "--competition", COMP,
                    cwd=halls)
-        assert "all acknowledged" in r.stderr, r.stderr
+        assert "брокер подтвердил все" in r.stderr, r.stderr
         wait(lambda: lenient.festival.results()["competitions"], lenient)
         assert lenient.festival.results()["competitions"][0]["standings"] == simulated(ERUDITE)["standings"]
         wait(lambda: strict.festival.refused.get("unsigned", 0) >= 31, strict)

@@ -144,15 +144,19 @@ def test_the_host_page_picks_a_cell_and_the_board_shows_it_played(tmp_path):
             result = await page.eval("[document.getElementById('result').className, "
                                      "document.getElementById('result').textContent]")
             assert result[0] == "result ok", result                         # «Отправлено», not a 400
-            await page.wait_for("(window.buzzer.last.audience.game.question || {}).nominal === 200", timeout=60)
+            # the 200 of «Картины» is «без риска»: played for double its price (SIGame's rule)
+            await page.wait_for("(window.buzzer.last.audience.game.question || {}).nominal === 400", timeout=60)
             header = await page.eval("document.getElementById('question').textContent")
             await page.eval("document.querySelector('button[data-action=reading_done]').click()")
+            # only the chooser answers «без риска»: the host rules it wrong (it costs nothing)
+            await page.wait_for("!!document.querySelector('button[data-action=wrong]')", timeout=60)
+            await page.eval("document.querySelector('button[data-action=wrong]').click()")
             await page.wait_for("!window.buzzer.last.audience.game.pack.question.live", timeout=60)
             await page.close()
             return header
 
         header = asyncio.run(scenario())
-        assert "200" in header and "Картины" in header
+        assert "400" in header and "Картины" in header
         view = api_state(game)["audience"]["game"]
         assert [c["played"] for c in view["pack"]["board"][0]["cells"]] == [False, True]
         # the projector draws this audience view: the board with the 200 of «Картины» emptied
@@ -509,3 +513,27 @@ def test_a_hall_without_its_names_is_one_line_before_anything_changes(tmp_path):
     done = run(tmp_path, "run", "--headless", "--seconds", "0.5", "-c", config)
     assert done.returncode == 2 and "festival.hall" in one_line(done.stderr)
     assert not (tmp_path / "journal").exists()
+
+
+# ---------------------------------------------------------------------------
+# 8. The captain's timer never covers the holder
+
+def test_the_captains_timer_running_leaves_the_big_panel_to_the_team_holding_the_answer(tmp_path):
+    """#23 item 8: C (the captain's timer), a question, a press: the big panel is the holder's, in
+    its colour, with its name; the captain's timer goes on as a small number in the side column."""
+    cfg = config.load()
+    cfg["journal"]["dir"] = str(tmp_path)
+    loop, clock = make_loop(cfg)
+    type_keys(loop, clock, "c")
+    _, drawn = frame(loop, "captain-alone")
+    assert drawn[2:4] == ["Время капитана", "60"], drawn          # alone, it is the big panel
+    clock.advance(30_000 * MS)                                   # the captain's half minute on
+    type_keys(loop, clock, "n q")                                # a question, its reading, Альфа's button
+    surface, drawn = frame(loop, "captain-and-holder")
+    assert drawn[2:4] == ["Отвечает", "Альфа"], drawn
+    assert "Время капитана" in drawn and drawn[drawn.index("Время капитана") + 1] == "29", drawn
+    main = sb.layout((1280, 720), 4, "game")["main"].inflate(-60, -60)
+    red = sb.hex_colour(cfg["teams"][0].get("color"), 0)
+    pts = [surface.get_at((x, y))[:3] for x in range(main.x, main.right, 6) for y in range(main.y, main.bottom, 6)]
+    assert sum(all(abs(a - b) <= 12 for a, b in zip(c, red)) for c in pts) / len(pts) > 0.5   # Альфа's colour
+    assert "Отвечает: Альфа" in terminal(loop).split(" | ")[1]

@@ -80,3 +80,22 @@ def test_make_run_passes_args_to_buzzer_run():
                           env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == ".venv/bin/buzzer run -c config/own-game.toml"
+
+
+@pytest.mark.skipif(shutil.which("make") is None or shutil.which("git") is None, reason="no make or git")
+def test_make_venv_in_a_fresh_clone_prints_no_setuptools_warning(tmp_path):
+    """#23 item 17: the first thing a new host runs prints what it does, not setuptools' warning
+    about an editable install («BuildBackendWarning: Editable installation ... !!»)."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    shutil.copy(ROOT / "Makefile", clone / "Makefile")   # the checkout's own, committed or not
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "VIRTUAL_ENV")}
+    proc = subprocess.run(["make", "--no-print-directory", "venv"], cwd=clone, env=env, capture_output=True,
+                          text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert (clone / ".venv" / "bin" / "buzzer").exists()
+    # pip's own words about this machine's package index (a folder it skips) are not the project's
+    lines = [line for line in out.splitlines() if not line.startswith("WARNING: Location 'file://")]
+    # a Python warning names its class (BuildBackendWarning, SetuptoolsDeprecationWarning ...)
+    assert not [line for line in lines if re.search(r"[a-z]Warning\b|!!", line)], out

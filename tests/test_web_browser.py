@@ -385,7 +385,8 @@ def test_the_host_page_on_a_phone_keeps_the_reply_the_undo_and_the_scores_in_sig
                " return seen && q.bottom > r.top && q.top < r.bottom && q.right > r.left && q.left < r.right; })"
                ".map(b => b.textContent); })()")
     broken = ("[...document.querySelectorAll('.action')].filter(b => { const s = getComputedStyle(b);"
-              " return s.overflowWrap !== 'normal' || s.hyphens !== 'manual'; }).map(b => b.textContent)")
+              " return s.overflowWrap !== 'normal' || s.hyphens !== 'manual' || b.scrollWidth > b.clientWidth; })"
+              ".map(b => b.textContent)")   # a word too long for its button would stick out of it
 
     async def scenario():
         page = await chromium.page(f"{game.base}/host#token={game.token}")
@@ -407,6 +408,8 @@ def test_the_host_page_on_a_phone_keeps_the_reply_the_undo_and_the_scores_in_sig
                "undo": await page.eval("document.getElementById('undo').textContent"),
                "score": await page.eval("document.querySelector('#teams .team').textContent")}
         await page.screenshot(tmp_path / "host-phone.png")
+        await page.eval("document.querySelector('button[data-action=disqualify]').scrollIntoView({block: 'end'})")
+        await page.screenshot(tmp_path / "host-phone-buttons.png")   # the longest word's button
         await page.close()
         return got
 

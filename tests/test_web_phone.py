@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import urllib.request
+from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -116,13 +117,18 @@ class Host:
         return await self.page.eval(f"document.querySelectorAll('#teams .team .score')[{team}].textContent")
 
 
+async def audience_and_phone(chromium, game, tmp) -> tuple:
+    """The audience's page (recording every text it shows), the host's phone and its taps."""
+    audience = await chromium.page(game.base + "/")
+    await audience.wait_for("document.body.dataset.seq !== undefined")
+    await audience.eval(RECORD)
+    page = await phone(chromium, f"{game.base}/host#token={game.token}")
+    return audience, page, Host(page, tmp)
+
+
 def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
     async def scenario():
-        audience = await chromium.page(game.base + "/")
-        await audience.wait_for("document.body.dataset.seq !== undefined")
-        await audience.eval(RECORD)
-        page = await phone(chromium, f"{game.base}/host#token={game.token}")
-        host = Host(page, tmp_path)
+        audience, page, host = await audience_and_phone(chromium, game, tmp_path)
         await page.wait_for("!!document.querySelector('button[data-action=question]')")
         await host.watch()
         assert await page.eval("document.documentElement.scrollWidth <= innerWidth")   # fits the phone
@@ -217,7 +223,9 @@ def test_a_whole_game_from_the_phone(game, chromium, tmp_path):
     # the projector's page never showed anything of the host's
     assert game.token not in seen
     assert notices, "the host page showed no notice at all: nothing checked"
-    for text in notices | set(keys):
+    # the key help's «Время капитана» is also the captain's timer's name, which the projector
+    # and the audience's page show everyone
+    for text in notices | set(keys) - {"Время капитана"}:
         assert text not in seen, text
 
 
@@ -283,3 +291,89 @@ def test_ending_the_game_on_the_phone_needs_a_second_tap(game, chromium, tmp_pat
     assert label == "Закончить игру" and asked == "Нажмите ещё раз: закончить игру"
     assert not sent_after_one and not sent_after_late
     assert ended()
+
+
+EVENT = Path(__file__).resolve().parents[1] / "examples" / "event.toml"
+
+
+@pytest.mark.parametrize("mode, text, answer", [
+    ("erudite", "Самая длинная река Европы.", "Волга"),     # examples/event.toml's first question
+    ("chgk", "Вопрос 1", "Ответ 1"),                        # its first ЧГК tour
+])
+def test_the_phone_shows_the_event_files_question_and_answer_to_the_host_only(tmp_path, mode, text, answer):
+    """#23 item 7: the host reads the question's text and its answer from the event file on the
+    phone, in sight below the top block when the question is announced; the audience's page and
+    the state without the token never carry them."""
+    box = ("(() => ['q-text', 'answer'].map(id => { const e = document.getElementById(id), r = e.getBoundingClientRect();"
+           " return [id, e.textContent, e.offsetParent !== null, r.top, r.bottom]; }))()")
+    g = Game(tmp_path, extra_config="[erudite]\nthink_time_s = 300\n", top=f'mode = "{mode}"\n', args=("--event", str(EVENT)),
+             web_config="host_rate_per_s = 100.0\nhost_burst = 100\n")
+    c = Chromium(tmp_path, size=(390, 844))
+    try:
+        async def scenario():
+            audience, page, host = await audience_and_phone(c, g, tmp_path)
+            await host.tap("question")
+            await page.wait_for(f"document.getElementById('q-text').textContent === {json.dumps(text)}")
+            await page.eval("window.scrollTo(0, 0)")
+            await page.fonts_ready()
+            got = await page.eval(box)
+            await host.screenshot(f"{mode}-question-text")
+            seq = await page.eval("window.buzzer.seq()")
+            await audience.wait_for(f"window.buzzer.seq() >= {seq}")      # the audience has the same state
+            seen = await audience.eval("[...window.seen].join('\\n')")
+            await page.close()
+            await audience.close()
+            return got, seen
+
+        got, seen = run(scenario())
+        public = json.dumps(state(g), ensure_ascii=False)
+    finally:
+        c.close()
+        g.close()
+    assert [(name, shown) for name, _, shown, _, _ in got] == [("q-text", True), ("answer", True)], got
+    assert got[0][1] == text and got[1][1] == answer, got
+    for name, _, _, top, bottom in got:
+        assert 0 <= top and bottom <= 844, (name, top, bottom)   # on the screen without scrolling
+    for secret in (text, answer):
+        assert secret not in seen and secret not in public, secret
+
+
+def test_the_pages_show_the_captains_timer_and_the_holder_over_it(game, chromium, tmp_path):
+    """#23 item 8 on the pages: the captain's timer (C) shows by its name where a question's
+    countdown would; with a question and a press, the holder has its place on the host's phone and
+    on the audience's page, the question's countdown beside it and the captain's timer a small line."""
+    cd = ("(() => { const b = document.getElementById('countdown'), l = b.querySelector('.cd-label'),"
+          " c = b.querySelector('.cd-captain'), h = document.getElementById('holder');"
+          " const r = h.getBoundingClientRect();"
+          " return {shown: !b.hidden, label: l.hidden ? '' : l.textContent, number: b.querySelector('.cd-number').textContent,"
+          " small: c.hidden ? '' : c.textContent, holder: h.hidden ? '' : h.querySelector('.name').textContent,"
+          " holder_box: [r.width, r.height]}; })()")
+
+    async def scenario():
+        audience, page, host = await audience_and_phone(chromium, game, tmp_path)
+        await host.tap("captain")
+        for view in (page, audience):
+            await view.wait_for("document.querySelector('#countdown .cd-label').textContent === 'Время капитана'")
+        alone = [await view.eval(cd) for view in (page, audience)]
+        await host.screenshot("captain-alone")
+        await host.tap("question")
+        await host.tap("reading_done")
+        game.type("q")                                  # Альфа's button
+        for view in (page, audience):
+            await view.wait_for(f"({HOLDER}) === 'Альфа'")
+            await view.wait_for("document.querySelector('#countdown .cd-captain').textContent.startsWith('Время капитана ')")
+        holding = [await view.eval(cd) for view in (page, audience)]
+        await host.screenshot("captain-and-holder")
+        await audience.screenshot(tmp_path / "audience-captain-and-holder.png")
+        await page.close()
+        await audience.close()
+        return alone, holding
+
+    alone, holding = run(scenario())
+    for got in alone:
+        assert got["shown"] and got["label"] == "Время капитана" and got["small"] == "" and got["holder"] == "", got
+        assert 0 < float(got["number"]) <= 60, got
+    for got in holding:
+        assert got["holder"] == "Альфа" and min(got["holder_box"]) > 0, got
+        assert got["label"] == "" and float(got["number"]) > 60, got   # the thinking time (300 s here), not the minute
+        assert 0 < float(got["small"].split()[-1]) <= 60, got

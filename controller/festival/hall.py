@@ -29,6 +29,7 @@ from controller.core.events import InputStatus
 from controller.festival import auth, link
 from controller.festival.outbox import OutboxProcess
 from controller.festival.publisher import Publisher, game_id_of
+from controller.i18n import t, tn
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +180,7 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
     jr = journal_mod.Journal(path, header=header, fsync=cfg["journal"]["fsync"],
                              truncate_to=journal_mod.read(path).valid_bytes if path.exists() else None)
     link_state = {"connected_once": False, "problem": ""}
+    lang = cfg["language"]
 
     def on_status(connected: bool, text: str) -> None:
         if connected:
@@ -186,7 +188,7 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
             return
         link_state["problem"] = text
         if link_state["connected_once"]:   # a link lost mid-way: said when it happens
-            print(f"buzzer: festival: {text}", file=err, flush=True)
+            print(f"buzzer: festival: {link.status_words(text, lang)}", file=err, flush=True)
         # never connected (refused, unreachable): said once, in the closing line
 
     publisher = Publisher(broker, hall, competition, folder, prefix=fest["prefix"],
@@ -205,15 +207,19 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
     all_acked = publisher.close(timeout=getattr(args, "festival_timeout", None) or 10.0)
     print_json(script_mod.result(run))
     left = publisher.pending()
-    what = f"buzzer: festival: game {game} of hall {hall!r} in {competition!r}: {len(records)} events, "
+    from controller.festival.board import competition_words   # a mode's id is said as its title
+
+    # in the host's language, as every other line of the program (the config's language)
+    said = {"game": game, "hall": hall, "competition": competition_words(competition, lang),
+            "events": tn("events_n", len(records), lang)}
     if not link_state["connected_once"]:
         # the broker never took the connection: nothing went out, whatever paho queued
-        problem = link_state["problem"] or f"{broker.url}: no answer"
-        rest = (f"{left} kept in the journal, sent by the same command" if left
-                else "the broker had acknowledged every one before")
-        print(what + f"none sent ({problem}); {rest}", file=err, flush=True)
+        problem = link.status_words(link_state["problem"] or f"{broker.url}: no answer", lang)
+        rest = t("festival.sim.kept", lang, n=left) if left else t("festival.sim.acked_before", lang)
+        print("buzzer: festival: " + t("festival.sim.none_sent", lang, problem=problem, rest=rest, **said),
+              file=err, flush=True)
         return 1
-    word = "all acknowledged" if all_acked else f"{left} not acknowledged yet (sent again by the same command)"
-    print(what + f"{publisher.published} sent ({publisher.resent} again from the journal), {word}",
-          file=err, flush=True)
+    acked = t("festival.sim.all_acked", lang) if all_acked else t("festival.sim.not_acked", lang, n=left)
+    print("buzzer: festival: " + t("festival.sim.sent", lang, sent=publisher.published, resent=publisher.resent,
+                                   acked=acked, **said), file=err, flush=True)
     return 0 if all_acked else 1

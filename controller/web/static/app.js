@@ -69,16 +69,29 @@
       box.style.setProperty("--team", h.color || "#888");
     }
   }
+  function seconds(cd) {
+    const left = Math.max(0, cd.remaining_ms || 0);
+    return (left / 1000).toFixed(left < 10000 ? 1 : 0);
+  }
+  // The question's countdown; without one, Эрудит-квартет's captain's timer in its place (with
+  // its name), as the projector shows it. The captain's timer never takes the holder's place:
+  // beside a question's countdown it is a small line of its own.
   function renderCountdown(g) {
     const box = $("countdown");
     if (!box) return;
-    const cd = g.countdown || (g.timer && g.timer.total_ms ? g.timer : null);
+    const own = g.countdown || (g.timer && g.timer.total_ms ? g.timer : null);
+    const captain = g.captain || null;
+    const cd = own || captain;
     show(box, !!cd);
     if (!cd) return;
-    const left = Math.max(0, cd.remaining_ms || 0);
-    box.querySelector(".cd-number").textContent = (left / 1000).toFixed(left < 10000 ? 1 : 0);
+    const label = box.querySelector(".cd-label"), small = box.querySelector(".cd-captain");
+    show(label, !own);
+    if (label) label.textContent = !own ? (L.captain_timer || "") : "";
+    show(small, !!(own && captain));
+    if (small) small.textContent = own && captain ? (L.captain_timer || "") + " " + seconds(captain) : "";
+    box.querySelector(".cd-number").textContent = seconds(cd);
     const total = cd.total_ms || 1;
-    box.querySelector(".fill").style.width = Math.min(100, 100 * left / total) + "%";
+    box.querySelector(".fill").style.width = Math.min(100, 100 * Math.max(0, cd.remaining_ms || 0) / total) + "%";
     box.classList.toggle("stopped", cd.running === false);
   }
   // The press order as the projector draws it: a number in its wave's race, the gap to the
@@ -212,15 +225,20 @@
     const entry = $("entry");
     show(entry, !!h.entry);
     if (h.entry) entry.replaceChildren(el("div", "title", h.entry.title), el("div", "text", h.entry.text + "▏"), el("div", "hint", h.entry.hint));
-    // a game's host-only data: the answer at the top of it, or in its package's part
-    const answer = h.game && (h.game.answer || h.game.answers || (h.game.pack && h.game.pack.answer));
-    show($("answer-box"), !!answer);
-    if (answer) $("answer").textContent = Array.isArray(answer) ? answer.join(" / ") : String(answer);
-    // a package's question for the host: its whole text, the answer content, the comments
-    const hp = (h.game && h.game.pack) || {};
-    const extra = [hp.text, hp.answer_text, hp.comment].filter((x) => x);
+    // a game's host-only data: the question's text (an event file's, a package's) and its
+    // answer, at the top of it or in its package's part
+    const hg = h.game || {}, pack = hg.pack || {};
+    const qtext = hg.question_text || pack.text || "";
+    const answer = hg.answer || hg.answers || pack.answer;
+    show($("answer-box"), !!(qtext || answer));
+    show($("q-text-box"), !!qtext);
+    $("q-text").textContent = qtext;
+    show($("answer-line"), !!answer);
+    $("answer").textContent = !answer ? "" : Array.isArray(answer) ? answer.join(" / ") : String(answer);
+    // a package's answer content and comment, under the answer
+    const extra = [pack.answer_text, pack.comment].filter((x) => x);
     if ($("answer-more")) $("answer-more").replaceChildren(...(answer ? extra.map((x) => el("div", "answer-line", x)) : []));
-    renderRace(h.game && h.game.race);
+    renderRace(hg.race);
     const undo = $("undo");
     if (!h.undo) undo.textContent = L.undo_none || "";
     else undo.replaceChildren(...(h.undo.changes.length ? h.undo.changes.map((c) => el("div", "change", c.team + ": " + c.score + " → " + c.after))
@@ -255,6 +273,7 @@
         return b;
       }));
       if (!h.actions.some((a) => a.action === open && a.params)) forms.dataset.open = "";
+      fitLabels();
     }
     $("keys").replaceChildren(...h.keys.map((k) => {
       const tr = el("tr");
@@ -262,6 +281,16 @@
       return tr;
     }));
   }
+  // A label breaks between words only: a word wider than its button (a phone's narrow column,
+  // «Дисквалификация…») makes that button's type smaller until it fits, never a broken word.
+  function fitLabels() {
+    document.querySelectorAll("#actions .action").forEach((b) => {
+      b.style.fontSize = "";
+      for (let k = 0.95; b.scrollWidth > b.clientWidth && k >= 0.65; k -= 0.05) b.style.fontSize = k.toFixed(2) + "em";
+    });
+  }
+  window.addEventListener("resize", fitLabels);
+  if (document.fonts) document.fonts.ready.then(fitLabels);
   const CONFIRM_MS = 3000;
   function disarm(b, a) {
     clearTimeout(Number(b.dataset.timer));

@@ -413,6 +413,50 @@ def test_the_publisher_forgets_games_the_broker_acknowledged_and_replays_them_fr
         lst.close()
 
 
+def test_a_late_boards_replay_of_a_forgotten_game_goes_out_paced_by_the_brokers_acks(site, tmp_path):
+    """A board started late asks for every game of the day (``buzzer festival results`` does):
+    the hall used to publish a whole request at once, so that paho held every message of it
+    until the broker acknowledged it (the festival day's publishers grew by 4 MB at the end,
+    answering one such board).  Now at most REPLAY_IN_FLIGHT replayed messages wait, and
+    every event asked for still comes, once."""
+    from controller.festival.publisher import REPLAY_IN_FLIGHT
+
+    broker, keys, configs, halls = site
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    key = next(iter(auth.load_keys(keys / "Зал 1.key").values()))
+    pub = _hall(broker, tmp_path, key=key, replay_max=2000)
+    try:
+        old = begin_from_journal(pub, _journal(folder, "game-0.jsonl", _events(1800), 10))
+        begin_from_journal(pub, _journal(folder, "current.jsonl", _events(5), 11))
+        wait(lambda: pub.pending() == 0 and old in pub.forgotten)
+        fresh = Raw(broker, "board")
+        fresh.subscribe(f"{PREFIX}/{COMP}/Зал 1/{old}/events")
+        peak = [0]
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.is_set():
+                peak[0] = max(peak[0], len(pub.client._out_messages))
+                time.sleep(0.0005)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        name = link.topic(PREFIX, COMP, "Зал 1", "replay")
+        body = {"hall": "Зал 1", "competition": COMP, "game": old, "from": 1, "to": 1800}
+        fresh.publish(name, auth.sign(key, name, link.encode(body)))
+        wait(lambda: len(fresh.got) >= 1800)
+        stop.set()
+        sampler.join(5)
+        seqs = sorted(json.loads(auth.split(p)[0])["seq"] for _, p in fresh.got)
+        assert seqs == list(range(1, 1801))          # every event asked for, once
+        assert pub.replayed == 1800
+        assert peak[0] <= REPLAY_IN_FLIGHT + 8, peak[0]   # (+ a few live messages: status, standings)
+        fresh.close()
+    finally:
+        pub.close(5.0)
+
+
 def test_no_password_in_the_journal_archives_logs_or_ps_of_a_real_run(site, tmp_path):
     broker, keys, configs, halls = site
     secret = USERS["Зал 1"]

@@ -413,6 +413,54 @@ def test_the_publisher_forgets_games_the_broker_acknowledged_and_replays_them_fr
         lst.close()
 
 
+def test_the_board_lets_go_of_the_replica_of_a_game_its_hall_left_unfinished(site, tmp_path):
+    """The host starts a new game before the last one finished (every game of the festival day
+    does): the board used to keep that game's replica and last standings (about 100 KB a game,
+    +6 MB over the day).  Once the hall's messages are another game's and the left game has
+    every event and is quiet, it keeps its summary and header only -- and still shows it."""
+    from controller.core import engine
+    from controller.festival.results import SETTLE_QUIET_S
+
+    broker, keys, configs, halls = site
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    key = next(iter(auth.load_keys(keys / "Зал 1.key").values()))
+    lst = board_listener(broker, configs)
+    now = [1000.0]
+    lst.festival.clock = lambda: now[0]
+    pub = _hall(broker, tmp_path, key=key)
+    try:
+        games, expected = [], {}
+        for n in range(6):
+            records = _events(40 + 5 * n)           # 8 to 13 questions: none of the games finished
+            path = _journal(folder, f"game-{n}.jsonl", records, 20 + n)
+            games.append(begin_from_journal(pub, path))
+            state = engine.new_game(journal_mod.read(path).header["config"], 20 + n)
+            for rec in records:
+                try:
+                    state = engine.step(state, journal_mod.decode_event(rec))[0]
+                except Exception:
+                    pass
+            expected[games[-1]] = link.standings_of(engine.summary(state))
+            wait(lambda: any(g.id == games[-1] and g.complete and g.contiguous == len(records)
+                             for g in lst.festival.games.values()), lst)
+            now[0] += 1.0
+        now[0] += SETTLE_QUIET_S + 1
+        lst.pump(0.05)
+        by_id = {g.id: g for g in lst.festival.games.values()}
+        for gid in games[:5]:       # left: replica and standings message let go
+            assert by_id[gid].done and by_id[gid].state is None and by_id[gid].snapshot_bytes == 0, gid
+        assert not by_id[games[5]].done and by_id[games[5]].state is not None    # the game being played
+        res = {r["game"]: r for r in lst.festival.results()["competitions"]}
+        assert set(res) == set(games)
+        for gid in games:           # every game still shown, from its events, unfinished
+            assert res[gid]["from"] == "events" and not res[gid]["finished"]
+            assert res[gid]["standings"] == expected[gid]
+    finally:
+        pub.close(5.0)
+        lst.close()
+
+
 def test_a_late_boards_replay_of_a_forgotten_game_goes_out_paced_by_the_brokers_acks(site, tmp_path):
     """A board started late asks for every game of the day (``buzzer festival results`` does):
     the hall used to publish a whole request at once, so that paho held every message of it

@@ -21,9 +21,11 @@ hall's own key signed are taken; every other one is refused, counted by reason
 (:attr:`Festival.refused`) and changes nothing.  The messages a board keeps are bounded
 in bytes (``game_bytes`` per game, ``total_bytes`` in all): past them a message is
 refused the same way (``memory``).  A finished game with every event keeps its
-summary and header only (its replica is let go); an event past the standings it was
-settled on (the journal goes on after the finish) has it played again from its header,
-its events asked for again from the hall.
+summary and header only (its replica is let go), and so does a game its hall *left*
+unfinished (the host started another game: the hall's messages are another game's since)
+once it has every event and has been quiet :data:`SETTLE_QUIET_S`; an event past the
+standings it was settled on (the journal goes on after the finish) has it played again
+from its header, its events asked for again from the hall.
 """
 
 from __future__ import annotations
@@ -55,9 +57,9 @@ REQUEST_EVERY_S = 1.0
 BEHIND_S = 0.5
 """A game behind its standings this long (no event filled it) asks for a replay."""
 SETTLE_QUIET_S = 5.0
-"""A finished game with every event lets its replica go once nothing came for it this long
-(the events a hall journals after the finish, which may come after the finished standings,
-are then applied at once, with no replay)."""
+"""A finished game with every event (or one its hall left for another) lets its replica go
+once nothing came for it this long (the events a hall journals after the finish, which may
+come after the finished standings, are then applied at once, with no replay)."""
 
 
 @dataclass
@@ -139,6 +141,8 @@ class Festival:
         self.last_refused: tuple[str, str, str] | None = None
         """(reason, hall, topic) of the latest refusal."""
         self.games: dict[tuple[str, str, str], Game] = {}
+        self.latest: dict[tuple[str, str], Game] = {}
+        """Per (competition, hall): the game its latest event or standings was for."""
         self.online: dict[tuple[str, str], bool] = {}
         self.ignored = 0
         self.accepted = 0
@@ -232,7 +236,7 @@ class Festival:
         if len(g.pending) >= MAX_PENDING:
             raise auth.Refused(MEMORY, "too many events past a hole")
         self._room(g, len(raw))
-        g.changed_at = self.clock()
+        self._changed(g)
         g.pending[seq] = raw
         g.pending_bytes += len(raw)
         self.bytes += len(raw)
@@ -249,13 +253,23 @@ class Festival:
                 return   # finished with every event: the replica's summary is the result
             self._reopen(g)   # the hall went on past the standings the game was settled on
         self._room(g, size, g.snapshot_bytes)
-        g.changed_at = self.clock()
+        self._changed(g)
         self.bytes += size - g.snapshot_bytes
         g.snapshot_bytes = size
         g.snapshot = {k: body[k] for k in ("seq", "mode", "finished", "standings", "summary", "view", "t")
                       if k in body}
         g._summary = None
         self._settle(g)
+
+    def _changed(self, g: Game) -> None:
+        g.changed_at = self.clock()
+        self.latest[(g.competition, g.hall)] = g
+
+    def left(self, g: Game) -> bool:
+        """Whether ``g``'s hall has gone on to another game (its latest message is another's,
+        later than anything of ``g``): a hall plays one game at a time."""
+        other = self.latest.get((g.competition, g.hall))
+        return other is not None and other is not g and other.changed_at > g.changed_at
 
     def _advance(self, g: Game) -> None:
         if g.state is None or g.broken:
@@ -278,14 +292,18 @@ class Festival:
         self._settle(g)
 
     def _settle(self, g: Game) -> None:
-        """A game finished with every event up to its final standings, quiet for SETTLE_QUIET_S,
+        """A game finished with every event up to its final standings, or left unfinished by its
+        hall (:meth:`left`) with every event up to its last standings, quiet for SETTLE_QUIET_S,
         keeps its summary and header only: its replica and standings message are let go (a day
         of games stays small)."""
-        if (g.done or not g.complete or g.contiguous == 0 or not g.snapshot or not g.snapshot.get("finished")
-                or g.pending or self.clock() - g.changed_at < SETTLE_QUIET_S):
+        if (g.done or not g.complete or g.contiguous == 0 or not g.snapshot or g.pending
+                or self.clock() - g.changed_at < SETTLE_QUIET_S):
+            return
+        left = self.left(g)
+        if not (g.snapshot.get("finished") or left):
             return
         summary = g.summary()
-        if summary is None or g.broken or not link.finished_of(summary):
+        if summary is None or g.broken or not (link.finished_of(summary) or left):
             return
         g._summary = summary
         g.done = True

@@ -445,11 +445,30 @@ def test_the_board_lets_go_of_the_replica_of_a_game_its_hall_left_unfinished(sit
             wait(lambda: any(g.id == games[-1] and g.complete and g.contiguous == len(records)
                              for g in lst.festival.games.values()), lst)
             now[0] += 1.0
+        # the left games' last standings have gone out (the hall forgot them); the game being
+        # played goes on: 2 more questions
+        wait(lambda: set(games[:5]) <= set(pub.forgotten), lst)
+        more = _events(40 + 5 * 5 + 10)
+        jr = journal_mod.Journal(path, fsync=False, truncate_to=journal_mod.read(path).valid_bytes)
+        jr.append_many([journal_mod.decode_event(r) for r in more[len(records):]])
+        jr.close()
+        begin_from_journal(pub, path)
+        for rec in more[len(records):]:
+            try:
+                state = engine.step(state, journal_mod.decode_event(rec))[0]
+            except Exception:
+                pass
+        expected[games[5]] = link.standings_of(engine.summary(state))
+        wait(lambda: any(g.id == games[5] and g.complete and g.contiguous == len(more)
+                         for g in lst.festival.games.values()), lst)
         now[0] += SETTLE_QUIET_S + 1
         lst.pump(0.05)
         by_id = {g.id: g for g in lst.festival.games.values()}
-        for gid in games[:5]:       # left: replica and standings message let go
-            assert by_id[gid].done and by_id[gid].state is None and by_id[gid].snapshot_bytes == 0, gid
+        for gid in games[:5]:       # left: replica and standings message let go, the summary counted
+            assert by_id[gid].done and by_id[gid].state is None and by_id[gid].snapshot is not None, gid
+            assert 0 < by_id[gid].snapshot_bytes < by_id[games[5]].snapshot_bytes, gid
+        f = lst.festival
+        assert f.bytes == sum(g.snapshot_bytes + g.info_bytes + g.pending_bytes for g in f.games.values())
         assert not by_id[games[5]].done and by_id[games[5]].state is not None    # the game being played
         res = {r["game"]: r for r in lst.festival.results()["competitions"]}
         assert set(res) == set(games)

@@ -81,6 +81,7 @@ class Game:
     _summary: dict | None = None
     info_bytes: int = 0
     snapshot_bytes: int = 0
+    """The latest standings message's bytes; once the game is settled (:attr:`done`), its summary's."""
     pending_bytes: int = 0
     done: bool = False
     """Finished with every event: its summary is kept, its replica let go."""
@@ -236,7 +237,7 @@ class Festival:
         if len(g.pending) >= MAX_PENDING:
             raise auth.Refused(MEMORY, "too many events past a hole")
         self._room(g, len(raw))
-        self._changed(g)
+        self._changed(g, event=True)
         g.pending[seq] = raw
         g.pending_bytes += len(raw)
         self.bytes += len(raw)
@@ -261,15 +262,17 @@ class Festival:
         g._summary = None
         self._settle(g)
 
-    def _changed(self, g: Game) -> None:
+    def _changed(self, g: Game, event: bool = False) -> None:
         g.changed_at = self.clock()
-        self.latest[(g.competition, g.hall)] = g
+        if event:   # (not standings: a left game's last ones may come after the next game's first event)
+            self.latest[(g.competition, g.hall)] = g
 
     def left(self, g: Game) -> bool:
-        """Whether ``g``'s hall has gone on to another game (its latest message is another's,
-        later than anything of ``g``): a hall plays one game at a time."""
+        """Whether ``g``'s hall has gone on to another game: the latest new event it sent is another
+        game's, one started after ``g`` (a replay of an older game's events moves nothing on).
+        A hall plays one game at a time."""
         other = self.latest.get((g.competition, g.hall))
-        return other is not None and other is not g and other.changed_at > g.changed_at
+        return other is not None and other is not g and _order(other) > _order(g)
 
     def _advance(self, g: Game) -> None:
         if g.state is None or g.broken:
@@ -310,8 +313,11 @@ class Festival:
         g.state = None
         # the header (config, seed) stays: an event past these standings replays the game (_reopen)
         g.snapshot = {k: g.snapshot[k] for k in ("seq", "mode", "finished", "view", "t") if k in g.snapshot}
-        self.bytes -= g.snapshot_bytes
-        g.snapshot_bytes = 0
+        # what it keeps is counted as well, its summary as JSON (about 15 KB for a 30-question game,
+        # which holds some 60 KB of Python objects with its header): the caps bound a whole day
+        kept = len(json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        self.bytes += kept - g.snapshot_bytes
+        g.snapshot_bytes = kept
 
     def _reopen(self, g: Game) -> None:
         """A settled game gets an event (or standings) past the seq it was settled on: the hall's
@@ -368,8 +374,7 @@ class Festival:
     # -- output -------------------------------------------------------------------------
     def ordered(self) -> list[Game]:
         games = [g for g in self.games.values() if g.known]
-        return sorted(games, key=lambda g: (g.competition, g.hall, (g.info or {}).get("started", ""),
-                                            g.first_seen, g.id))
+        return sorted(games, key=lambda g: (g.competition, g.hall, *_order(g)))
 
     def results(self) -> dict:
         """``{"competitions": [{"name", "hall", "game", "finished", "standings", ...}]}``."""
@@ -422,6 +427,12 @@ class Festival:
                         "standings": link.standings_of(summary), "complete": g.complete,
                         "online": self.online.get((competition, hall))})
         return out
+
+
+def _order(g: Game) -> tuple:
+    """A hall's games in the order it played them: its start (the journal header's), then when
+    the board first saw it."""
+    return (g.info or {}).get("started", ""), g.first_seen, g.id
 
 
 # ---------------------------------------------------------------------------

@@ -89,9 +89,9 @@ class _Claim:
 
     hello: "codec.Hello"
     at: int                    # host time it came
-    token: int = 0             # the time query that asks the box
+    tokens: set = field(default_factory=set)   # the time queries that asked the box
     asked_at: int = 0
-    held: list = field(default_factory=list)   # (event, host time) that came meanwhile
+    held: list = field(default_factory=list)   # (event or report, host time) that came meanwhile
 
 
 @dataclass(frozen=True)
@@ -372,9 +372,10 @@ class SerialLink:
         elif isinstance(message, codec.TimeReply):
             self._on_time(message, now)
         elif isinstance(message, codec.Report):
-            if self._claim is None:
-                self._on_report(message)
-            return      # (a report during a claim: the box sends its counters again)
+            if self._claim is not None:
+                self._hold(message, now)
+                return
+            self._on_report(message)
         if self._claim is None:
             self._heard = now
 
@@ -456,13 +457,14 @@ class SerialLink:
 
     def _ask_claim(self, now: int) -> None:
         c = self._claim
-        c.token = next(self._tokens) & 0xFFFFFFFF
+        token = next(self._tokens) & 0xFFFFFFFF
+        c.tokens.add(token)
         c.asked_at = now
-        self._send(codec.TimeRequest(c.token))
+        self._send(codec.TimeRequest(token))
 
-    def _hold(self, event: codec.Event, now: int) -> None:
+    def _hold(self, message, now: int) -> None:
         c = self._claim
-        c.held.append((event, now))
+        c.held.append((message, now))
         if len(c.held) >= CLAIM_HELD:
             self._refuse_claim(now, f"{len(c.held)} events came and no answer confirmed the new boot")
 
@@ -471,8 +473,7 @@ class SerialLink:
         log.warning("button box confirmed its new boot id %d", c.hello.boot_id)
         self._take_hello(c.hello, c.at, True)
         self._heard = now
-        for event, at in c.held:
-            self._on_event(event, at)
+        self._release(c.held)
 
     def _refuse_claim(self, now: int, why: str) -> None:
         """The HELLO of a new boot was not the box's (the old boot is alive): refused, counted, said
@@ -484,8 +485,15 @@ class SerialLink:
         self._update(add_refused=1)
         self._problem("hello", boot_id=c.hello.boot_id, held=len(c.held))
         self._heard = now
-        for event, at in c.held:
-            self._on_event(event, at)
+        self._release(c.held)
+
+    def _release(self, held: list) -> None:
+        """The messages held during a claim, in the order they came, to the boot now confirmed."""
+        for message, at in held:
+            if isinstance(message, codec.Event):
+                self._on_event(message, at)
+            else:
+                self._on_report(message)
 
     def _on_event(self, event: codec.Event, now: int) -> None:
         s = self._session
@@ -617,7 +625,7 @@ class SerialLink:
         s = self._session
         c = self._claim
         if c is not None:
-            if reply.boot_id == c.hello.boot_id and reply.token == c.token and reply.now >= c.hello.now:
+            if reply.boot_id == c.hello.boot_id and reply.token in c.tokens and reply.now >= c.hello.now:
                 self._confirm_claim(now)   # the box answers in its new boot: a reset after all
                 self._time_sent.pop(reply.token, None)
                 return

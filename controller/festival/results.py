@@ -22,7 +22,7 @@ hall's own key signed are taken; every other one is refused, counted by reason
 in bytes (``game_bytes`` per game, ``total_bytes`` in all): past them a message is
 refused the same way (``memory``).  A finished game with every event keeps its
 summary and header only (its replica is let go), and so does a game its hall *left*
-unfinished (the host started another game: the hall's messages are another game's since)
+unfinished (the host started another game: the hall's latest new event is a later game's)
 once it has every event and has been quiet :data:`SETTLE_QUIET_S`; an event past the
 standings it was settled on (the journal goes on after the finish) has it played again
 from its header, its events asked for again from the hall.
@@ -84,7 +84,7 @@ class Game:
     """The latest standings message's bytes; once the game is settled (:attr:`done`), its summary's."""
     pending_bytes: int = 0
     done: bool = False
-    """Finished with every event: its summary is kept, its replica let go."""
+    """Settled (finished, or left by its hall, with every event): its summary is kept, its replica let go."""
     changed_at: float = 0.0
     """When its latest event or standings came (the board's clock)."""
 
@@ -143,7 +143,7 @@ class Festival:
         """(reason, hall, topic) of the latest refusal."""
         self.games: dict[tuple[str, str, str], Game] = {}
         self.latest: dict[tuple[str, str], Game] = {}
-        """Per (competition, hall): the game its latest event or standings was for."""
+        """Per (competition, hall): the game its latest new event was for."""
         self.online: dict[tuple[str, str], bool] = {}
         self.ignored = 0
         self.accepted = 0
@@ -313,7 +313,7 @@ class Festival:
         g.state = None
         # the header (config, seed) stays: an event past these standings replays the game (_reopen)
         g.snapshot = {k: g.snapshot[k] for k in ("seq", "mode", "finished", "view", "t") if k in g.snapshot}
-        # what it keeps is counted as well, its summary as JSON (about 15 KB for a 30-question game,
+        # what it keeps is counted as well, its summary as JSON (about 8 KB for a 30-question game,
         # which holds some 60 KB of Python objects with its header): the caps bound a whole day
         kept = len(json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
         self.bytes += kept - g.snapshot_bytes

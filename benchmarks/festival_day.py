@@ -51,21 +51,10 @@ def rss_kb(pid: int) -> int:
 
 def _hall_child(folder: str, url: str, hall: str, key_file: str, questions: int, per_game: int) -> None:
     """One hall's day (its own process; its publisher is a child of it, as in ``buzzer run``)."""
-    from controller.app import config, journal as journal_mod
-    from controller.app.loop import Loop
-    from controller.core import engine
-    from controller.core.clock import ManualClock
-    from controller.core.events import NS_PER_MS, Host, Press, Release
     from controller.festival.hall import attach
+    from festival_hall import hall_loop, question
 
-    MS = NS_PER_MS
-    cfg = config.load(None, {"festival": {"broker": url, "hall": hall, "competition": COMP, "key_file": key_file},
-                             "journal": {"dir": str(Path(folder) / "journal"), "fsync": False}})
-    seed = 5
-    jr = journal_mod.Journal(journal_mod.current_path(cfg["journal"]["dir"]),
-                             header=journal_mod.new_header(cfg, seed, None), fsync=False)
-    clock = ManualClock(1_000 * MS)
-    loop = Loop(cfg, engine.new_game(cfg, seed), clock, journal=jr)
+    loop, clock, cfg = hall_loop(folder, url, hall, COMP, key_file=key_file)
     pub = attach(loop, cfg)
     child = pub._process.pid
 
@@ -79,21 +68,7 @@ def _hall_child(folder: str, url: str, hall: str, key_file: str, questions: int,
             if q == per_game:
                 time.sleep(1.0)
                 say(warm=True)
-        loop.enqueue(Host("question", clock.now(), {}))
-        loop.drain()
-        clock.advance(3000 * MS)
-        button = "ABCD"[q % 4]
-        loop.enqueue(Press(button, clock.now(), clock.now()))
-        loop.drain()
-        clock.advance(10 * MS)
-        loop.tick_if_due()
-        loop.enqueue(Release(button, clock.now(), clock.now()))
-        loop.drain()
-        clock.advance(2000 * MS)
-        loop.enqueue(Host("right" if q % 3 else "wrong", clock.now(), {}))
-        loop.drain()
-        clock.advance(55_000 * MS)
-        loop.tick_if_due()
+        question(loop, clock, q, right=bool(q % 3), think_ms=3000, answer_ms=2000, after_ms=55_000)
         time.sleep(0.01)      # a little wall time: the publisher's standings go out as in a game
     deadline = time.monotonic() + 180      # (a machine shared with other work: the publisher may lag)
     while pub.pending() and time.monotonic() < deadline:

@@ -6,7 +6,13 @@
   ``exclusive=True``, and after an unplug (``SerialException``) reopens it
   with exponential back-off between ``reconnect_min_s`` and ``reconnect_max_s``;
 * asks for a HELLO after every open, recognises a box reset (a new boot id,
-  or the box clock going backwards) and starts a new box session;
+  or the box clock going backwards) and starts a new box session -- at once when
+  the link had gone quiet as a reset makes it (nothing heard since the port was
+  reopened, for longer than the new boot claims to have run); a HELLO claiming a new
+  boot from a box that was talking a moment ago waits for the box's own answer to
+  a time query: its boot id confirms the reset or shows the old boot alive (the
+  HELLO is refused, and the host told); the events that come meanwhile are held
+  and go to whichever boot is confirmed, none dropped;
 * checks event sequence numbers: a gap (lost bytes, a port reopened while the
   box kept talking) is repaired by asking the box to replay from the first
   missing event; duplicates are dropped; events the box no longer holds are
@@ -67,6 +73,25 @@ MAX_DRIFT = 0.01
 HISTORY = 1024
 """Events whose content the link remembers by sequence number (a replayed duplicate is
 recognised as the same event; a different one under the same number is a conflict)."""
+
+CLAIM_RETRY_NS = 100_000_000
+"""A new boot claimed mid-stream: the time query that asks the box is sent again this often."""
+CLAIM_HELD = 1024
+"""Events held while a claim waits for the box's answer; past this the box has kept talking
+without confirming its new boot: the claim is refused."""
+SESSIONS_KEPT = 4
+"""Boots the link remembers (a boot seen again resumes its own numbering and history)."""
+
+
+@dataclass
+class _Claim:
+    """A HELLO that claims a new boot while the box was talking: waits for the box's answer."""
+
+    hello: "codec.Hello"
+    at: int                    # host time it came
+    tokens: set = field(default_factory=set)   # the time queries that asked the box
+    asked_at: int = 0
+    held: list = field(default_factory=list)   # (event or report, host time) that came meanwhile
 
 
 @dataclass(frozen=True)
@@ -181,6 +206,10 @@ class SerialLink:
         self._force_reopen = threading.Event()
         self._decoder = codec.StreamDecoder()
         self._session: _Session | None = None
+        self._sessions: collections.OrderedDict = collections.OrderedDict()   # boot id -> _Session
+        self._claim: _Claim | None = None
+        self._heard = 0        # host time of the latest frame of the current boot
+        self._opened_at = 0    # host time the port was last opened
         self._ready = False
         self._tokens = itertools.count(1)
         self._time_sent: dict[int, int] = {}
@@ -310,6 +339,8 @@ class SerialLink:
         self._time_sent.clear()
         now = self._now()
         self._last_rx = now
+        self._opened_at = now
+        self._claim = None     # (its held events: the replay after the HELLO brings them again)
         self._update(connected=True, add_connects=1)
         log.info("button box port %s open", self.port)
         self._send(codec.HelloRequest())
@@ -332,30 +363,80 @@ class SerialLink:
 
     def _handle(self, message, now: int) -> None:
         if isinstance(message, codec.Event):
+            if self._claim is not None:
+                self._hold(message, now)
+                return
             self._on_event(message, now)
         elif isinstance(message, codec.Hello):
             self._on_hello(message, now)
         elif isinstance(message, codec.TimeReply):
             self._on_time(message, now)
         elif isinstance(message, codec.Report):
+            if self._claim is not None:
+                self._hold(message, now)
+                return
             self._on_report(message)
+        if self._claim is None:
+            self._heard = now
+
+    def _plausible_reset(self, hello: codec.Hello, now: int) -> bool:
+        """Whether a HELLO of a new boot fits a link gone quiet as a reset makes it, so that it
+        is taken at once: the box has said nothing since the port was (re)opened, and it has been
+        silent for longer than the new boot claims to have run (a box that booted cannot have
+        sent the old boot's frames after it).  Anything else waits for the box's answer."""
+        silence = now - self._heard
+        uptime_ns = hello.now * 1_000_000_000 // (hello.tick_hz or 1)
+        return self._heard < self._opened_at and uptime_ns <= silence * (1 + MAX_DRIFT) + self.stamp_tolerance_ns
 
     def _on_hello(self, hello: codec.Hello, now: int) -> None:
         s = self._session
         reset = s is not None and (hello.boot_id != s.boot_id or hello.now < s.last_ticks)
+        c = self._claim
+        if c is not None:
+            if hello.boot_id == c.hello.boot_id and not reset:
+                return      # the claim again: the time query decides
+            if s is not None and hello.boot_id == s.boot_id and hello.now >= s.last_ticks:
+                self._refuse_claim(now, "the box said HELLO again with its boot id")
+                reset = False
+            # (another claim: the box's answer to the time query decides the first)
+        if reset and self._claim is None and not self._plausible_reset(hello, now):
+            self._claim = _Claim(hello, now)
+            log.warning("button box HELLO of a new boot (boot id %d -> %d) while the box was talking "
+                        "%d ms ago: asking the box", s.boot_id, hello.boot_id, (now - self._heard) // 1_000_000)
+            self._ask_claim(now)
+            return
+        if self._claim is not None:
+            return
+        self._take_hello(hello, now, reset)
+
+    def _take_hello(self, hello: codec.Hello, now: int, reset: bool) -> None:
+        s = self._session
         if s is None or reset:
-            if reset:
+            known = self._sessions.get(hello.boot_id)
+            if known is not None and reset and hello.now >= known.last_ticks:
+                # a boot seen before (a forged claim that won the box's answer, undone): its own
+                # numbering and history, so that nothing it sent is delivered twice
+                log.warning("button box back to boot id %d", hello.boot_id)
+                s = known
+                self._sessions.move_to_end(hello.boot_id)
+                self._session = s
+                reset = False
+            elif reset:
                 log.warning("button box reset (boot id %d -> %d): events restart at 0",
                             s.boot_id, hello.boot_id)
                 self._update(add_resets=1)
                 expected = 0  # everything the new boot produced is news
             else:
                 expected = hello.seq  # older history predates this program
+        if s is None or reset:
             s = _Session(hello.boot_id, hello.tick_hz or 1, hello.n_inputs, hello.debounce_us, expected)
             s.offset_ns = now - s.box_ns(hello.now)  # refined by time queries
             # the box read its clock just before sending: the tolerance covers the way here
             s.ref_ticks, s.ref_host_ns = hello.now, now
             self._session = s
+            self._sessions[s.boot_id] = s
+            while len(self._sessions) > SESSIONS_KEPT:
+                self._sessions.popitem(last=False)
             self._time_sent.clear()
             self._replay_sent_at = None
             if self.debounce_us is not None and self.debounce_us != hello.debounce_us:
@@ -373,6 +454,46 @@ class SerialLink:
             self._next_time_query = now
         if seq_diff(hello.seq, s.expected) > 0:
             self._request_replay(now, f"hello says next event is {hello.seq}")
+
+    def _ask_claim(self, now: int) -> None:
+        c = self._claim
+        token = next(self._tokens) & 0xFFFFFFFF
+        c.tokens.add(token)
+        c.asked_at = now
+        self._send(codec.TimeRequest(token))
+
+    def _hold(self, message, now: int) -> None:
+        c = self._claim
+        c.held.append((message, now))
+        if len(c.held) >= CLAIM_HELD:
+            self._refuse_claim(now, f"{len(c.held)} events came and no answer confirmed the new boot")
+
+    def _confirm_claim(self, now: int) -> None:
+        c, self._claim = self._claim, None
+        log.warning("button box confirmed its new boot id %d", c.hello.boot_id)
+        self._take_hello(c.hello, c.at, True)
+        self._heard = now
+        self._release(c.held)
+
+    def _refuse_claim(self, now: int, why: str) -> None:
+        """The HELLO of a new boot was not the box's (the old boot is alive): refused, counted, said
+        to the host; the events held meanwhile go on in the old boot's numbering."""
+        c, self._claim = self._claim, None
+        s = self._session
+        log.error("button box HELLO of a new boot id %d refused: %s (boot id %d goes on)",
+                  c.hello.boot_id, why, s.boot_id)
+        self._update(add_refused=1)
+        self._problem("hello", boot_id=c.hello.boot_id, held=len(c.held))
+        self._heard = now
+        self._release(c.held)
+
+    def _release(self, held: list) -> None:
+        """The messages held during a claim, in the order they came, to the boot now confirmed."""
+        for message, at in held:
+            if isinstance(message, codec.Event):
+                self._on_event(message, at)
+            else:
+                self._on_report(message)
 
     def _on_event(self, event: codec.Event, now: int) -> None:
         s = self._session
@@ -502,6 +623,16 @@ class SerialLink:
 
     def _on_time(self, reply: codec.TimeReply, now: int) -> None:
         s = self._session
+        c = self._claim
+        if c is not None:
+            if reply.boot_id == c.hello.boot_id and reply.token in c.tokens and reply.now >= c.hello.now:
+                self._confirm_claim(now)   # the box answers in its new boot: a reset after all
+                self._time_sent.pop(reply.token, None)
+                return
+            if reply.boot_id == s.boot_id and reply.now >= s.last_ticks:
+                self._refuse_claim(now, "the box answered in its old boot")
+            else:
+                return      # neither: wait for the answer to the claim's query
         sent = self._time_sent.pop(reply.token, None)
         if s is None or reply.boot_id != s.boot_id:
             self._ready = False  # a reset we have not been told about
@@ -557,6 +688,10 @@ class SerialLink:
 
     def _housekeeping(self, now: int) -> None:
         s = self._session
+        if self._claim is not None:
+            if now - self._claim.asked_at >= CLAIM_RETRY_NS:
+                self._ask_claim(now)
+            return
         if not self._ready:
             if now >= self._next_hello_req:
                 self._send(codec.HelloRequest())

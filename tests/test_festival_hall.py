@@ -4,48 +4,17 @@ from __future__ import annotations
 
 import time
 
-from controller.app import config, journal as journal_mod
-from controller.app.loop import Loop
+from controller.app import journal as journal_mod
 from controller.core import engine
-from controller.core.events import NS_PER_MS, Host, Press, Release
 from controller.festival.hall import OutboxJournal, attach, broker_of
 from controller.festival.results import Listener
 
+from festival_hall import MS, hall_loop as _hall_loop, play
 from mosquitto import Broker, free_port
-from test_loop import ManualClock
-
-MS = NS_PER_MS
 
 
 def hall_loop(tmp_path, url: str, hall: str = "Зал 1"):
-    cfg = config.load(None, {"festival": {"broker": url, "hall": hall, "competition": "Эрудит",
-                                          "standings_interval_ms": 0.0},
-                             "journal": {"dir": str(tmp_path / "journal"), "fsync": False}})
-    seed = 5
-    jr = journal_mod.Journal(journal_mod.current_path(cfg["journal"]["dir"]),
-                             header=journal_mod.new_header(cfg, seed, None), fsync=False)
-    clock = ManualClock(1_000 * MS)
-    loop = Loop(cfg, engine.new_game(cfg, seed), clock, journal=jr)
-    return loop, clock, cfg
-
-
-def play(loop, clock, rounds: int) -> None:
-    for i in range(rounds):
-        loop.enqueue(Host("question", clock.now(), {}))
-        loop.drain()
-        clock.advance(300 * MS)
-        button = "ABCD"[i % 4]
-        loop.enqueue(Press(button, clock.now(), clock.now()))
-        loop.drain()
-        clock.advance(10 * MS)
-        loop.tick_if_due()
-        loop.enqueue(Release(button, clock.now(), clock.now()))
-        loop.drain()
-        clock.advance(200 * MS)
-        loop.enqueue(Host("right", clock.now(), {}))
-        loop.drain()
-        clock.advance(8000 * MS)
-        loop.tick_if_due()
+    return _hall_loop(tmp_path, url, hall, standings_interval_ms=0.0)
 
 
 def listen(url: str) -> Listener:

@@ -413,6 +413,117 @@ def test_the_publisher_forgets_games_the_broker_acknowledged_and_replays_them_fr
         lst.close()
 
 
+def test_the_board_lets_go_of_the_replica_of_a_game_its_hall_left_unfinished(site, tmp_path):
+    """The host starts a new game before the last one finished (every game of the festival day
+    does): the board used to keep that game's replica and last standings (about 100 KB a game,
+    +6 MB over the day).  Once the hall's messages are another game's and the left game has
+    every event and is quiet, it keeps its summary and header only -- and still shows it."""
+    from controller.core import engine
+    from controller.festival.results import SETTLE_QUIET_S
+
+    broker, keys, configs, halls = site
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    key = next(iter(auth.load_keys(keys / "Зал 1.key").values()))
+    lst = board_listener(broker, configs)
+    now = [1000.0]
+    lst.festival.clock = lambda: now[0]
+    pub = _hall(broker, tmp_path, key=key)
+    try:
+        games, expected = [], {}
+        for n in range(6):
+            records = _events(40 + 5 * n)           # 8 to 13 questions: none of the games finished
+            path = _journal(folder, f"game-{n}.jsonl", records, 20 + n)
+            games.append(begin_from_journal(pub, path))
+            state = engine.new_game(journal_mod.read(path).header["config"], 20 + n)
+            for rec in records:
+                try:
+                    state = engine.step(state, journal_mod.decode_event(rec))[0]
+                except Exception:
+                    pass
+            expected[games[-1]] = link.standings_of(engine.summary(state))
+            wait(lambda: any(g.id == games[-1] and g.complete and g.contiguous == len(records)
+                             for g in lst.festival.games.values()), lst)
+            now[0] += 1.0
+        # the left games' last standings have gone out (the hall forgot them); the game being
+        # played goes on: 2 more questions
+        wait(lambda: set(games[:5]) <= set(pub.forgotten), lst)
+        more = _events(40 + 5 * 5 + 10)
+        jr = journal_mod.Journal(path, fsync=False, truncate_to=journal_mod.read(path).valid_bytes)
+        jr.append_many([journal_mod.decode_event(r) for r in more[len(records):]])
+        jr.close()
+        begin_from_journal(pub, path)
+        for rec in more[len(records):]:
+            try:
+                state = engine.step(state, journal_mod.decode_event(rec))[0]
+            except Exception:
+                pass
+        expected[games[5]] = link.standings_of(engine.summary(state))
+        wait(lambda: any(g.id == games[5] and g.complete and g.contiguous == len(more)
+                         for g in lst.festival.games.values()), lst)
+        now[0] += SETTLE_QUIET_S + 1
+        lst.pump(0.05)
+        by_id = {g.id: g for g in lst.festival.games.values()}
+        for gid in games[:5]:       # left: replica and standings message let go, the summary counted
+            assert by_id[gid].done and by_id[gid].state is None and by_id[gid].snapshot is not None, gid
+            assert 0 < by_id[gid].snapshot_bytes < by_id[games[5]].snapshot_bytes, gid
+        f = lst.festival
+        assert f.bytes == sum(g.snapshot_bytes + g.info_bytes + g.pending_bytes for g in f.games.values())
+        assert not by_id[games[5]].done and by_id[games[5]].state is not None    # the game being played
+        res = {r["game"]: r for r in lst.festival.results()["competitions"]}
+        assert set(res) == set(games)
+        for gid in games:           # every game still shown, from its events, unfinished
+            assert res[gid]["from"] == "events" and not res[gid]["finished"]
+            assert res[gid]["standings"] == expected[gid]
+    finally:
+        pub.close(5.0)
+        lst.close()
+
+
+def test_a_late_boards_replay_of_a_forgotten_game_goes_out_paced_by_the_brokers_acks(site, tmp_path):
+    """A board started late asks for every game of the day (``buzzer festival results`` does):
+    the hall used to publish a whole request at once, so that paho held every message of it
+    until the broker acknowledged it (the festival day's publishers grew by 4 MB at the end,
+    answering one such board).  Now at most REPLAY_IN_FLIGHT replayed messages wait, and
+    every event asked for still comes, once."""
+    from controller.festival.publisher import REPLAY_IN_FLIGHT
+
+    broker, keys, configs, halls = site
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    key = next(iter(auth.load_keys(keys / "Зал 1.key").values()))
+    pub = _hall(broker, tmp_path, key=key, replay_max=2000)
+    try:
+        old = begin_from_journal(pub, _journal(folder, "game-0.jsonl", _events(1800), 10))
+        begin_from_journal(pub, _journal(folder, "current.jsonl", _events(5), 11))
+        wait(lambda: pub.pending() == 0 and old in pub.forgotten)
+        fresh = Raw(broker, "board")
+        fresh.subscribe(f"{PREFIX}/{COMP}/Зал 1/{old}/events")
+        peak = [0]
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.is_set():
+                peak[0] = max(peak[0], len(pub.client._out_messages))
+                time.sleep(0.0005)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        name = link.topic(PREFIX, COMP, "Зал 1", "replay")
+        body = {"hall": "Зал 1", "competition": COMP, "game": old, "from": 1, "to": 1800}
+        fresh.publish(name, auth.sign(key, name, link.encode(body)))
+        wait(lambda: len(fresh.got) >= 1800)
+        stop.set()
+        sampler.join(5)
+        seqs = sorted(json.loads(auth.split(p)[0])["seq"] for _, p in fresh.got)
+        assert seqs == list(range(1, 1801))          # every event asked for, once
+        assert pub.replayed == 1800
+        assert peak[0] <= REPLAY_IN_FLIGHT + 8, peak[0]   # (+ a few live messages: status, standings)
+        fresh.close()
+    finally:
+        pub.close(5.0)
+
+
 def test_no_password_in_the_journal_archives_logs_or_ps_of_a_real_run(site, tmp_path):
     broker, keys, configs, halls = site
     secret = USERS["Зал 1"]

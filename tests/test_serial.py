@@ -169,3 +169,35 @@ def test_a_refused_box_frame_is_said_to_the_host_in_words():
             assert "refused 1" in backend.status().detail
         finally:
             backend.close()
+
+
+def test_a_forged_hello_is_said_to_the_host_in_words_and_the_press_counts():
+    """Issue 24: a HELLO claiming a new boot from a box that is talking is refused; the host
+    reads why, and the press made at the same time reaches the game."""
+    import io
+
+    from controller.app import config
+    from controller.app.loop import Loop
+    from controller.core import engine
+    from firmware_bridge import codec
+
+    cfg = config.load()
+    with VirtualBox() as box:
+        clock = EngineClock()
+        loop = Loop(cfg, engine.new_game(cfg, 1), clock, out=io.StringIO())
+        seen = []
+        backend = create_backend("serial", ["A", "B", "C", "D"], clock, lambda e: (seen.append(e), loop.enqueue(e)),
+                                 {"port": box.path, "reconnect_min_s": 0.01})
+        loop.backend = backend
+        backend.start()
+        try:
+            assert until(lambda: backend.status().connected)
+            box.inject(codec.Hello(0, box.boot_id ^ 1, box.n_inputs, box.tick_hz, box.debounce_us, 5).encode())
+            box.press(1)
+            assert until(lambda: (loop.drain(), loop.notice)[1] != "" and "Пульт" in loop.notice, 5)
+            assert loop.notice.startswith("Пульт: сообщение о перезапуске пульта отклонено — пульт отвечает "
+                                          "как прежде"), loop.notice
+            assert until(lambda: any(isinstance(e, Press) and e.button == "B" for e in seen), 5)
+            assert "refused 1" in backend.status().detail and "resets" not in backend.status().detail
+        finally:
+            backend.close()

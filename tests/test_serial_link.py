@@ -322,3 +322,77 @@ def test_a_forged_plausible_press_under_the_next_number_does_not_hide_the_real_o
     box.press(3)                                # a replay of the same frames is no conflict
     got.wait_for(3)
     assert link.status().conflicts == 1
+
+
+def _forged_hello(box, boot_id=None, now=5):
+    """A HELLO of a "new boot" (a valid CRC), as a second device on the line would send it."""
+    return codec.Hello(0, boot_id if boot_id is not None else box.boot_id ^ 0x5A5A5A5A, box.n_inputs,
+                       box.tick_hz, box.debounce_us, now).encode()
+
+
+def test_a_forged_hello_of_a_new_boot_mid_stream_is_refused_and_no_press_is_dropped_or_repeated(box, link_to):
+    """A HELLO with a new boot id used to be trusted: the link restarted its numbering at 0 and
+    its clock mapping, asked the box to replay from 0 and delivered the box's earlier presses a
+    second time.  From a box that was talking a moment ago it is a claim: the box's own answer
+    to a time query (its old boot id) refuses it, the host is told, and the presses made
+    meanwhile are delivered once, in order, on the same clock."""
+    link, got, problems = _link_with_problems(link_to)
+    first = box.press(0)
+    got.wait_for(1)
+    offset = link.status().offset_ns
+    boot = box.boot_id
+    box.inject(_forged_hello(box))
+    box.press(1)                                   # the real box goes on pressing
+    box.press(2)
+    assert problems.wait_for(1)[0][0] == "hello"
+    assert problems.events[0][1]["boot_id"] == boot ^ 0x5A5A5A5A
+    box.press(3)
+    events = got.wait_for(4)
+    assert [(e.input, e.boot_id) for e in events] == [(0, boot), (1, boot), (2, boot), (3, boot)]
+    assert [e.seq for e in events] == [events[0].seq + i for i in range(4)]
+    assert events[0].ticks == first and not any(e.late for e in events)
+    st = link.status()
+    assert (st.resets, st.boot_id, st.refused, st.lost_events) == (0, boot, 1, 0)
+    assert abs(st.offset_ns - offset) < 50_000_000      # the clock mapping was not restarted
+    box.press(4)
+    assert len(got.wait_for(5)) == 5 and got.events[4].input == 4
+
+
+def test_a_real_reset_mid_stream_is_confirmed_by_the_box_and_its_presses_held_meanwhile(box, link_to):
+    """The genuine case, with no quiet on the line: the box resets and sends its HELLO and a
+    press at once. The new boot is confirmed by the box's answer, and the press made while the
+    link asked is delivered, once, in the new numbering."""
+    link, got, problems = _link_with_problems(link_to)
+    box.press(0)
+    got.wait_for(1)
+    box.reset()
+    box.press(1)
+    box.press(2)
+    events = got.wait_for(3)
+    assert [(e.input, e.seq, e.boot_id) for e in events[1:]] == [(1, 0, box.boot_id), (2, 1, box.boot_id)]
+    assert until(lambda: link.status().resets == 1)
+    assert problems.events == []
+
+
+def test_a_forged_boot_that_won_the_boxs_answer_is_undone_and_repeats_no_press(box, link_to):
+    """The worst case: the real box is silent for a moment and the forger answers the link's
+    time query in its "new boot" too, so the claim is confirmed.  The real box's next word
+    (its old boot id) brings its own boot back with its numbering and history: its earlier
+    presses are not delivered a second time, the next one is delivered once."""
+    link, got, problems = _link_with_problems(link_to)
+    box.press(0)
+    box.press(1)
+    got.wait_for(2)
+    boot = box.boot_id
+    forged = boot ^ 0x5A5A5A5A
+    box.stop_answering()
+    box.inject(_forged_hello(box, forged))
+    assert until(lambda: link._claim is not None)
+    box.inject(codec.TimeReply(0, min(link._claim.tokens), forged, 10).encode())
+    assert until(lambda: link.status().boot_id == forged)
+    box.stop_answering(False)                     # the real box answers what it was asked
+    assert until(lambda: link.status().boot_id == boot, 5)
+    box.press(2)
+    events = got.wait_for(3)
+    assert [(e.input, e.boot_id) for e in got.events] == [(0, boot), (1, boot), (2, boot)]
+    assert [e.seq for e in events] == [events[0].seq + i for i in range(3)]

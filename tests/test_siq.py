@@ -188,3 +188,54 @@ def test_a_290_mb_content_xml_is_refused_for_its_size_not_as_a_zip_bomb(tmp_path
     line = r.stderr.strip()
     assert line == (f"buzzer: {big}: content.xml: 290 MB unpacked, more than the 32 MB a package's text "
                     f"may have"), line
+
+
+READ_PEAK = r"""
+import sys
+sys.path.insert(0, {root!r})
+from controller.content import siq
+def hwm():   # this process's peak (ru_maxrss would carry the parent's over the exec)
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+base = hwm()
+p = siq.read({pack!r})
+print(hwm() - base, sum(len(t.questions) for r in p.rounds for t in r.themes))
+"""
+
+
+def test_a_26_mb_content_xml_is_read_as_a_stream_in_bounded_memory(tmp_path):
+    """Issue 24 item 14: content.xml was read whole, decoded whole and copied once more before
+    parsing (three copies of a 26 MB text beside its tree: the read peaked 158 MB above the
+    process's start).  Parsed as the archive hands it on, the peak is the tree and the package."""
+    pack = make_packs.big(tmp_path / "big.siq", 26)
+    r = subprocess.run([sys.executable, "-c", READ_PEAK.format(root=str(ROOT), pack=str(pack))],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    peak_kb, questions = map(int, r.stdout.split())
+    assert questions > 20000
+    assert peak_kb < 100 * 1024, f"{peak_kb // 1024} MB above the start"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "windows-1251"])
+def test_a_dtd_cut_by_a_chunks_edge_is_refused_and_every_encoding_still_reads(tmp_path, encoding):
+    """The stream parser sees content.xml 64 KB at a time: a <!DOCTYPE split between two chunks
+    is still found, and a package in any encoding its declaration names still reads."""
+    import zipfile
+    head = f'<?xml version="1.0" encoding="{encoding}"?>'
+    body = ('<package version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">'
+            '<rounds><round name="Р"><themes><theme name="Т"><questions><question price="100"><params>'
+            '<param name="question"><item>Столица Франции?</item></param></params>'
+            '<right><answer>Париж</answer></right></question></questions></theme></themes></round></rounds>'
+            '</package>')
+    good = tmp_path / "good.siq"
+    with zipfile.ZipFile(good, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("content.xml", (head + body).encode(encoding))
+    q = siq.read(good).rounds[0].themes[0].questions[0]
+    assert (q.text, q.answer, q.price) == ("Столица Франции?", "Париж", 100)
+    unit = len("x".encode(encoding)) if encoding != "utf-16" else 2
+    pad = (64 * 1024 - 4) // unit - len(head) - len("<!---->")
+    hostile = tmp_path / "dtd.siq"
+    with zipfile.ZipFile(hostile, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("content.xml", (head + "<!--" + "x" * pad + "-->" + '<!DOCTYPE package [<!ENTITY a "b">]>'
+                                   + body).encode(encoding))
+    with pytest.raises(siq.PackageError, match="DTD or entities"):
+        siq.read(hostile)

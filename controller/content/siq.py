@@ -271,37 +271,115 @@ class _Archive:
 # ---------------------------------------------------------------------------
 # the XML
 
-def _xml_text(data: bytes, path) -> str:
-    """content.xml as text: a BOM (UTF-8, UTF-16) or the declaration's encoding, else UTF-8."""
-    if data.startswith(codecs.BOM_UTF8):
-        enc, data = "utf-8", data[3:]
-    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        enc = "utf-16"
-    else:
-        m = re.match(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']", data)
-        enc = m.group(1).decode("ascii") if m else "utf-8"
-    try:
-        return data.decode(enc)
-    except (LookupError, UnicodeDecodeError) as exc:
-        raise PackageError(path, f"content.xml: not readable as {enc} text ({exc})") from None
+def _encoding(head: bytes) -> tuple[str, bytes]:
+    """content.xml's encoding from its first bytes: a BOM (UTF-8, UTF-16) or the declaration's
+    encoding, else UTF-8; and the bytes without a UTF-8 BOM."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8", head[3:]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16", head
+    m = re.match(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']", head)
+    return (m.group(1).decode("ascii") if m else "utf-8"), head
+
+
+DTD = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+ROOT_XMLNS = re.compile(r"^(\s*(?:<!--.*?-->\s*|<\?.*?\?>\s*)*<[A-Za-z_][\w.-]*\b[^<>]*?)\s+xmlns\s*=\s*(\"[^\"]*\"|'[^']*')",
+                        re.DOTALL)
+
+
+class _StreamParser:
+    """content.xml parsed as it is read, a chunk at a time (``write``: what the archive hands
+    on), into a tree with namespaces stripped: neither the file's bytes nor its text are held
+    whole beside the tree (a 24 MB content.xml was held three times over: 158 MB above the
+    start, now 67 MB).  Text in the encoding :func:`_encoding` finds; a DTD or an entity
+    declaration is refused."""
+
+    HEAD = 4096      # bytes looked at for the BOM and the declaration before decoding starts
+
+    def __init__(self, path=None):
+        self.path = path
+        self.head = b""
+        self.decoder = None
+        self.tail = ""          # the last characters of the previous chunk (a <!DOCTYPE cut in two)
+        self.pre = ""           # text before the declaration's end
+        self.enc = "utf-8"
+        self.declaration = True  # the XML declaration not yet passed (it names the bytes' encoding)
+        self.namespaced = False
+        self.parser = ET.XMLParser()
+
+    def write(self, chunk: bytes) -> None:
+        try:
+            if self.decoder is None:
+                self.head += chunk
+                if len(self.head) < self.HEAD:
+                    return
+                chunk, self.head = self.head, b""
+                self._start(chunk)
+                return
+            self._feed(self.decoder.decode(chunk))
+        except UnicodeDecodeError as exc:
+            raise PackageError(self.path, f"content.xml: not readable as {self.enc} text ({exc})") from None
+
+    def _start(self, data: bytes) -> None:
+        enc, data = _encoding(data)
+        try:
+            self.decoder = codecs.getincrementaldecoder(enc)()
+        except LookupError as exc:
+            raise PackageError(self.path, f"content.xml: not readable as {enc} text ({exc})") from None
+        self.enc = enc
+        self._feed(self.decoder.decode(data))
+
+    def _feed(self, text: str) -> None:
+        if self.declaration:     # (the parser takes text: the declaration naming bytes goes)
+            text = (self.pre + text).lstrip("\ufeff")
+            start = text.lstrip()[:5]
+            if (start == "<?xml" and "?>" not in text) or (len(start) < 5 and "<?xml".startswith(start)):
+                self.pre = text
+                return           # the declaration is not whole yet
+            text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+            # the root's default namespace (SIGame's) goes before parsing: no element has one then
+            text = ROOT_XMLNS.sub(r"\1", text, count=1)
+            self.pre = ""
+            self.declaration = False
+        if DTD.search(self.tail + text):
+            raise PackageError(self.path, "content.xml declares a DTD or entities (<!DOCTYPE/<!ENTITY): refused")
+        if not self.namespaced and ("xmlns" in text or "xml:" in text):
+            self.namespaced = True    # another namespace somewhere: stripped after parsing
+        self.tail = text[-16:]
+        try:
+            self.parser.feed(text)
+        except ET.ParseError as exc:
+            raise PackageError(self.path, f"content.xml: not well-formed XML ({exc})") from None
+
+    def close(self) -> ET.Element:
+        try:
+            if self.decoder is None:
+                head, self.head = self.head, b""
+                self._start(head)
+            self._feed(self.decoder.decode(b"", final=True))
+            if self.declaration:      # a document that ends inside its declaration
+                self.declaration, text, self.pre = False, self.pre, ""
+                self._feed(text)
+        except UnicodeDecodeError as exc:
+            raise PackageError(self.path, f"content.xml: not readable as {self.enc} text ({exc})") from None
+        try:
+            root = self.parser.close()
+        except ET.ParseError as exc:
+            raise PackageError(self.path, f"content.xml: not well-formed XML ({exc})") from None
+        if self.namespaced:
+            for el in root.iter():
+                if isinstance(el.tag, str) and "}" in el.tag:
+                    el.tag = el.tag.split("}", 1)[1]
+                for k in [k for k in el.attrib if "}" in k]:
+                    el.attrib[k.split("}", 1)[1]] = el.attrib.pop(k)
+        return root
 
 
 def parse_xml(data: bytes, path=None) -> ET.Element:
     """Parse content.xml with namespaces stripped; a DTD or an entity declaration is refused."""
-    text = _xml_text(data, path).lstrip("\ufeff")
-    if re.search(r"<!\s*(DOCTYPE|ENTITY)", text, re.IGNORECASE):
-        raise PackageError(path, "content.xml declares a DTD or entities (<!DOCTYPE/<!ENTITY): refused")
-    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise PackageError(path, f"content.xml: not well-formed XML ({exc})") from None
-    for el in root.iter():
-        if isinstance(el.tag, str) and "}" in el.tag:
-            el.tag = el.tag.split("}", 1)[1]
-        for k in [k for k in el.attrib if "}" in k]:
-            el.attrib[k.split("}", 1)[1]] = el.attrib.pop(k)
-    return root
+    parser = _StreamParser(path)
+    parser.write(data)
+    return parser.close()
 
 
 def _children(el, tag):
@@ -572,8 +650,9 @@ def read(path, limits: Limits | None = None) -> Package:
             # would end in "more than its declared size", which is not the problem)
             raise PackageError(path, f"content.xml: {info.file_size // MB} MB unpacked, more than the "
                                f"{CONTENT_XML_MAX // MB} MB a package's text may have")
-        data = archive.read(info, CONTENT_XML_MAX)
-        return _Reader(archive, path).package(parse_xml(data, path))
+        parser = _StreamParser(path)      # parsed as it is read: never held whole
+        archive.read(info, CONTENT_XML_MAX, out=parser)
+        return _Reader(archive, path).package(parser.close())
     finally:
         archive.zip.close()
 

@@ -20,7 +20,10 @@ without persistence has forgotten its retained messages).
 A hall with a key (:mod:`controller.festival.auth`) signs every message and answers
 only replay requests its key signed.  Replays are bounded: ``replay_max_events`` per
 request, ``replay_requests_per_minute`` per board, ``replay_window_events`` per minute
-in all.  A game the hall has left (another game is being played) whose events the
+in all.  A replay goes out paced by the broker's acknowledgements: at most
+``REPLAY_IN_FLIGHT`` messages unacknowledged at once, so that a board started late
+(which asks for every game of the day) never has the hall hold thousands of messages
+in paho's queue.  A game the hall has left (another game is being played) whose events the
 broker has all acknowledged, and whose last standings went out, is forgotten: its
 events stay in its journal file, which answers a replay request for it.
 """
@@ -55,6 +58,8 @@ REQUESTERS_MAX = 256
 """Boards whose requests are counted (the oldest is forgotten past this)."""
 FORGOTTEN_MAX = 1000
 """Games left whose journal file is remembered for replays."""
+REPLAY_IN_FLIGHT = 64
+"""Replayed messages the broker has not acknowledged yet, at most (a replay waits for room)."""
 ACK_SAVE_S = 0.2
 """The watermark file is rewritten at most this often (a lost update only means re-sending)."""
 
@@ -102,6 +107,10 @@ class Publisher:
         self._requests: collections.OrderedDict = collections.OrderedDict()   # requester -> deque of times
         self.forgotten: collections.OrderedDict = collections.OrderedDict()   # game id -> journal path
         self.replayed = 0
+        """Events granted to replay requests (queued; sent as the broker's acknowledgements allow)."""
+        self._replays: collections.deque = collections.deque()   # [game id, next seq, last seq, records]
+        self._replay_waiting = 0      # events of _replays not sent yet
+        self._replay_mids: set[int] = set()   # replayed messages not acknowledged yet
         self.replays_refused: collections.Counter = collections.Counter()
         self.hall = hall
         self.competition = competition
@@ -245,6 +254,7 @@ class Publisher:
             if mid not in self._mids:
                 self._orphans.add(mid)
                 continue
+            self._replay_mids.discard(mid)
             self._ack(self._mids.pop(mid))
 
     def _ack(self, where: tuple[str, int] | None) -> None:
@@ -286,7 +296,7 @@ class Publisher:
         return auth.sign(self.key, topic, payload) if self.key is not None else payload
 
     def _publish(self, topic: str, payload: bytes, retain: bool = False,
-                 where: tuple[str, int] | None = None) -> None:
+                 where: tuple[str, int] | None = None, replay: bool = False) -> None:
         """Publish with QoS 1 (signed with the hall's key, if it has one); ``where`` (game, seq)
         is marked acknowledged when the broker says so."""
         payload = self._signed(topic, payload)
@@ -304,12 +314,15 @@ class Publisher:
                 self._ack(where)
             else:
                 self._mids[info.mid] = where
+                if replay:
+                    self._replay_mids.add(info.mid)
 
-    def _publish_event(self, g: _Game, seq: int, sent: float | None = None, record: dict | None = None) -> None:
+    def _publish_event(self, g: _Game, seq: int, sent: float | None = None, record: dict | None = None,
+                       replay: bool = False) -> None:
         body = self._base(game=g.id, seq=seq, event=record if record is not None else g.records[seq - 1])
         if sent is not None:
             body["t"] = sent
-        self._publish(self._topic(g.id, "events"), link.encode(body), where=(g.id, seq))
+        self._publish(self._topic(g.id, "events"), link.encode(body), where=(g.id, seq), replay=replay)
         self.published += 1
 
     def _publish_info(self, g: _Game) -> None:
@@ -399,7 +412,7 @@ class Publisher:
             self.replays_refused["rate"] += 1
             return 0
         times.append(now)
-        room = self.replay_window_events - sum(n for _, n in self._replayed)
+        room = self.replay_window_events - max(sum(n for _, n in self._replayed), self._replay_waiting)
         n = max(0, min(wanted, self.replay_max, room))
         if n < wanted:
             self.replays_refused["bounded"] += 1
@@ -408,29 +421,57 @@ class Publisher:
         return n
 
     def _replay(self, game_id: str, first: int, last: int, requester: str = "") -> None:
+        """A replay request: what the bounds allow of it is queued (:meth:`_send_replays` sends it)."""
         g = self.games.get(game_id)
         first = max(first, 1)
+        records = None
         if g is not None:
             last = min(last, len(g.records))
-            if last < first:
+        else:
+            path = self.forgotten.get(game_id)
+            if path is None:
                 return
-            last = first + self._allowed(requester, last - first + 1) - 1
-            for seq in range(first, last + 1):
-                self._publish_event(g, seq)
-            self.replayed += max(0, last - first + 1)
-            return
-        path = self.forgotten.get(game_id)
-        if path is None or last < first:
-            return
-        records = _journal_records(path, game_id)
-        last = min(last, len(records))
+            records = _journal_records(path, game_id)
+            last = min(last, len(records))
         if last < first:
             return
+        # what is still waiting counts against the window too: a stalled link queues no more
         last = first + self._allowed(requester, last - first + 1) - 1
-        stub = _Game(game_id, {})
-        for seq in range(first, last + 1):
-            self._publish_event(stub, seq, record=records[seq - 1])
-        self.replayed += max(0, last - first + 1)
+        if last < first:
+            return
+        if records is not None:      # a forgotten game: only the events asked for are kept
+            records = records[first - 1:last]
+        self._replays.append([game_id, first, last, records, first])
+        self._replay_waiting += last - first + 1
+        self.replayed += last - first + 1
+
+    def _send_replays(self) -> None:
+        """Send queued replays while fewer than REPLAY_IN_FLIGHT of them are unacknowledged."""
+        while self._replays:
+            with self._lock:
+                self._take_acks()
+                room = REPLAY_IN_FLIGHT - len(self._replay_mids)
+            if room <= 0:
+                return
+            job = self._replays[0]
+            game_id, seq, last, records, first = job
+            g = self.games.get(game_id) if records is None else None
+            if records is None and g is None:   # (forgotten meanwhile: its journal answers next time)
+                self._replay_waiting -= last - seq + 1
+                self._replays.popleft()
+                continue
+            stub = g or _Game(game_id, {})
+            while seq <= last and room > 0:
+                rec = records[seq - first] if records is not None else None
+                self._publish_event(stub, seq, record=rec, replay=True)
+                self._replay_waiting -= 1
+                seq += 1
+                room -= 1
+            job[1] = seq
+            if seq > last:
+                self._replays.popleft()
+                if not self._replays:
+                    _trim()
 
     def _forget(self) -> None:
         """Let go of every game left whose events the broker acknowledged and whose last
@@ -476,6 +517,8 @@ class Publisher:
                     item = None
             if self._reconnected.is_set():
                 self._reconnected.clear()
+                with self._lock:      # (a new connection: what paho re-sends is acknowledged anew)
+                    self._replay_mids.clear()
                 self._publish(self._topic("status"), link.encode(self._base(online=True)), retain=True)
                 for g in self.games.values():
                     self._publish_info(g)
@@ -485,6 +528,7 @@ class Publisher:
                 if g.dirty and (now - g.last_standings >= max(self.interval, 20 * g.cost)
                                 or self._stop_deadline is not None):
                     self._publish_standings(g)
+            self._send_replays()
             if now - getattr(self, "_saved_at", 0.0) >= ACK_SAVE_S:
                 self._saved_at = now
                 self._save_acks()

@@ -21,9 +21,11 @@ hall's own key signed are taken; every other one is refused, counted by reason
 (:attr:`Festival.refused`) and changes nothing.  The messages a board keeps are bounded
 in bytes (``game_bytes`` per game, ``total_bytes`` in all): past them a message is
 refused the same way (``memory``).  A finished game with every event keeps its
-summary and header only (its replica is let go); an event past the standings it was
-settled on (the journal goes on after the finish) has it played again from its header,
-its events asked for again from the hall.
+summary and header only (its replica is let go), and so does a game its hall *left*
+unfinished (the host started another game: the hall's latest new event is a later game's)
+once it has every event and has been quiet :data:`SETTLE_QUIET_S`; an event past the
+standings it was settled on (the journal goes on after the finish) has it played again
+from its header, its events asked for again from the hall.
 """
 
 from __future__ import annotations
@@ -55,9 +57,9 @@ REQUEST_EVERY_S = 1.0
 BEHIND_S = 0.5
 """A game behind its standings this long (no event filled it) asks for a replay."""
 SETTLE_QUIET_S = 5.0
-"""A finished game with every event lets its replica go once nothing came for it this long
-(the events a hall journals after the finish, which may come after the finished standings,
-are then applied at once, with no replay)."""
+"""A finished game with every event (or one its hall left for another) lets its replica go
+once nothing came for it this long (the events a hall journals after the finish, which may
+come after the finished standings, are then applied at once, with no replay)."""
 
 
 @dataclass
@@ -79,9 +81,10 @@ class Game:
     _summary: dict | None = None
     info_bytes: int = 0
     snapshot_bytes: int = 0
+    """The latest standings message's bytes; once the game is settled (:attr:`done`), its summary's."""
     pending_bytes: int = 0
     done: bool = False
-    """Finished with every event: its summary is kept, its replica let go."""
+    """Settled (finished, or left by its hall, with every event): its summary is kept, its replica let go."""
     changed_at: float = 0.0
     """When its latest event or standings came (the board's clock)."""
 
@@ -139,6 +142,8 @@ class Festival:
         self.last_refused: tuple[str, str, str] | None = None
         """(reason, hall, topic) of the latest refusal."""
         self.games: dict[tuple[str, str, str], Game] = {}
+        self.latest: dict[tuple[str, str], Game] = {}
+        """Per (competition, hall): the game its latest new event was for."""
         self.online: dict[tuple[str, str], bool] = {}
         self.ignored = 0
         self.accepted = 0
@@ -232,7 +237,7 @@ class Festival:
         if len(g.pending) >= MAX_PENDING:
             raise auth.Refused(MEMORY, "too many events past a hole")
         self._room(g, len(raw))
-        g.changed_at = self.clock()
+        self._changed(g, event=True)
         g.pending[seq] = raw
         g.pending_bytes += len(raw)
         self.bytes += len(raw)
@@ -249,13 +254,25 @@ class Festival:
                 return   # finished with every event: the replica's summary is the result
             self._reopen(g)   # the hall went on past the standings the game was settled on
         self._room(g, size, g.snapshot_bytes)
-        g.changed_at = self.clock()
+        self._changed(g)
         self.bytes += size - g.snapshot_bytes
         g.snapshot_bytes = size
         g.snapshot = {k: body[k] for k in ("seq", "mode", "finished", "standings", "summary", "view", "t")
                       if k in body}
         g._summary = None
         self._settle(g)
+
+    def _changed(self, g: Game, event: bool = False) -> None:
+        g.changed_at = self.clock()
+        if event:   # (not standings: a left game's last ones may come after the next game's first event)
+            self.latest[(g.competition, g.hall)] = g
+
+    def left(self, g: Game) -> bool:
+        """Whether ``g``'s hall has gone on to another game: the latest new event it sent is another
+        game's, one started after ``g`` (a replay of an older game's events moves nothing on).
+        A hall plays one game at a time."""
+        other = self.latest.get((g.competition, g.hall))
+        return other is not None and other is not g and _order(other) > _order(g)
 
     def _advance(self, g: Game) -> None:
         if g.state is None or g.broken:
@@ -278,22 +295,29 @@ class Festival:
         self._settle(g)
 
     def _settle(self, g: Game) -> None:
-        """A game finished with every event up to its final standings, quiet for SETTLE_QUIET_S,
+        """A game finished with every event up to its final standings, or left unfinished by its
+        hall (:meth:`left`) with every event up to its last standings, quiet for SETTLE_QUIET_S,
         keeps its summary and header only: its replica and standings message are let go (a day
         of games stays small)."""
-        if (g.done or not g.complete or g.contiguous == 0 or not g.snapshot or not g.snapshot.get("finished")
-                or g.pending or self.clock() - g.changed_at < SETTLE_QUIET_S):
+        if (g.done or not g.complete or g.contiguous == 0 or not g.snapshot or g.pending
+                or self.clock() - g.changed_at < SETTLE_QUIET_S):
+            return
+        left = self.left(g)
+        if not (g.snapshot.get("finished") or left):
             return
         summary = g.summary()
-        if summary is None or g.broken or not link.finished_of(summary):
+        if summary is None or g.broken or not (link.finished_of(summary) or left):
             return
         g._summary = summary
         g.done = True
         g.state = None
         # the header (config, seed) stays: an event past these standings replays the game (_reopen)
         g.snapshot = {k: g.snapshot[k] for k in ("seq", "mode", "finished", "view", "t") if k in g.snapshot}
-        self.bytes -= g.snapshot_bytes
-        g.snapshot_bytes = 0
+        # what it keeps is counted as well, its summary as JSON (about 8 KB for a 30-question game,
+        # which holds some 60 KB of Python objects with its header): the caps bound a whole day
+        kept = len(json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        self.bytes += kept - g.snapshot_bytes
+        g.snapshot_bytes = kept
 
     def _reopen(self, g: Game) -> None:
         """A settled game gets an event (or standings) past the seq it was settled on: the hall's
@@ -350,8 +374,7 @@ class Festival:
     # -- output -------------------------------------------------------------------------
     def ordered(self) -> list[Game]:
         games = [g for g in self.games.values() if g.known]
-        return sorted(games, key=lambda g: (g.competition, g.hall, (g.info or {}).get("started", ""),
-                                            g.first_seen, g.id))
+        return sorted(games, key=lambda g: (g.competition, g.hall, *_order(g)))
 
     def results(self) -> dict:
         """``{"competitions": [{"name", "hall", "game", "finished", "standings", ...}]}``."""
@@ -404,6 +427,12 @@ class Festival:
                         "standings": link.standings_of(summary), "complete": g.complete,
                         "online": self.online.get((competition, hall))})
         return out
+
+
+def _order(g: Game) -> tuple:
+    """A hall's games in the order it played them: its start (the journal header's), then when
+    the board first saw it."""
+    return (g.info or {}).get("started", ""), g.first_seen, g.id
 
 
 # ---------------------------------------------------------------------------

@@ -487,9 +487,9 @@ def _program_keys_kept(cfg: dict) -> None:
     """A game's own key map (put over the program's keys) takes none of the program's own keys
     (help, mute, quit ... of ``[keys]``): «Мафия»'s don's check on ``h`` would leave its judge
     without the key help, its vote on ``v`` without the sound switch."""
-    from controller.inputs.keys import HostKeys
+    from controller.games.base import LOOP_ACTIONS, PROGRAM_ACTIONS
 
-    program = {a: cfg["keys"][a] for a in HostKeys.GLOBAL + HostKeys.LOOP if a in cfg["keys"]}
+    program = {a: cfg["keys"][a] for a in PROGRAM_ACTIONS + LOOP_ACTIONS if a in cfg["keys"]}
     owner = {k.lower(): a for a, names in program.items() for k in names if isinstance(k, str)}
     for name in games.names():
         layers = games.get(name).key_layers(cfg, program)

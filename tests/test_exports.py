@@ -285,6 +285,23 @@ def test_a_malformed_4s_file_is_one_line_naming_the_line(tmp_path, text, line, p
     assert f"bad.4s: line {line}:" in err and problem in err and "games[0].questions_4s" in err
 
 
+def test_4s_own_number_leaves_the_counter_and_a_misfit_pack_names_its_file(tmp_path):
+    from controller.content import fours
+
+    # «№ 0» (a warm-up question) numbers that question alone: the counter goes on from 16 to 17
+    pack = fours.parse("№№ 16\n? Первый\n! А\n\n№ 0\n? Разминка\n! Б\n\n? Второй\n! В\n")
+    assert [q.number for q in pack.questions] == ["16", "0", "17"]
+    # a pack that does not fit the game (six questions in a theme of five nominals) names the file
+    text = "## Тема\n" + "\n".join(f"? Вопрос {k}\n! Ответ\n" for k in range(1, 7))
+    (tmp_path / "big.4s").write_text(text, encoding="utf-8")
+    (tmp_path / "event.toml").write_text(EVENT + '\n[[games]]\nmode = "erudite"\nquestions_4s = "big.4s"\n',
+                                         encoding="utf-8")
+    r = buzzer("check-config", str(tmp_path / "event.toml"))
+    err = r.stderr.strip()
+    assert r.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "big.4s: line 17: theme 'Тема' has more questions than nominals" in err, err
+
+
 # -- the race record --------------------------------------------------------------------------
 
 def brain_ring_journal(tmp_path: Path) -> Path:
@@ -336,3 +353,40 @@ def test_a_bad_journal_is_one_line(tmp_path):
     for args in (["journal", "races", str(bad)], ["journal", "races", str(tmp_path)]):
         r = buzzer(*args)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_a_journal_whose_header_holds_no_game_is_one_line(tmp_path):
+    import zlib
+
+    def record(obj) -> str:
+        text = json.dumps(obj)
+        return f"{zlib.crc32(text.encode()):08x} {text}\n"
+
+    for name, header in (("no-config", {"type": "header", "version": 1}),
+                         ("bare-config", {"type": "header", "version": 1, "config": {"mode": "chgk"}, "seed": 1})):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(record(header), encoding="utf-8")
+        for args in (["journal", "races", str(path)], ["journal", "rating", str(path), str(tmp_path / "r.xlsx")]):
+            r = buzzer(*args)
+            assert r.returncode == 2, (name, args, r.stdout)
+            assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, (name, r.stderr)
+            assert f"{name}.jsonl" in r.stderr or "replayed" in r.stderr, r.stderr
+
+
+def test_the_race_record_goes_to_the_host_part_of_the_view_model_only():
+    """The host page shows the last race's record; the audience's part (/, /overlay, /api/state
+    without the token) carries the game's presses as the projector draws them, never the record
+    (nor the host's other data)."""
+    from controller.screens import viewmodel
+
+    cfg = config.load(None, {"mode": "brain-ring", "brain_ring": {"default_teams": 2}})
+    ms = 1_000_000
+    state = engine.new_game(cfg, 5)
+    for ev in (Host("question", S), Host("start_clock", 2 * S), Press("A", 3 * S, 3 * S + ms),
+               Press("B", 3 * S + 3 * ms, 3 * S + 4 * ms), Tick(3 * S + 200 * ms)):
+        state, _ = engine.step(state, ev)
+    vm = viewmodel.build(engine.view(state, 3 * S + 200 * ms))
+    race = vm["host"]["game"]["race"]
+    assert race["winner"] and [p["rule"] for p in race["presses"]] == ["first", "late"]   # 3 ms after: past the 2 ms settle window
+    audience = json.dumps(viewmodel.audience_only(vm), ensure_ascii=False)
+    assert '"race"' not in audience and "delivered_ns" not in audience and "host" not in vm["audience"]["game"]

@@ -532,3 +532,32 @@ def test_one_schema_limits_the_config_and_the_engine(key, value):
     assert str(by_config.value) == str(by_engine.value)
     assert str(by_config.value).startswith(f"mafia.{key}: ") and "\n" not in str(by_config.value)
     assert mafia.SECTION in config.SCHEMA
+
+
+def test_the_judges_keys_leave_the_programs_own_keys_alone(tmp_path):
+    """H shows the key help and V mutes in «Мафия» too: the judge's default keys take none of the
+    program's keys ([keys] help, mute, quit ...), and check-config refuses a map that does, in one
+    line naming both actions."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from controller.app import config
+    from controller.inputs.keys import HostKeys
+
+    cfg = config.load("config/mafia.toml")
+    actions = HostKeys.from_config(cfg).actions
+    assert actions["h"] == "help" and actions["f1"] == "help" and actions["v"] == "mute"
+    assert actions["escape"] == "quit" and actions["f2"] == "rename"
+    for action in ("nominate", "candidate", "vote", "revote", "lift", "miss", "don_check", "sheriff_check",
+                   "guess", "extra"):
+        assert action in actions.values(), action
+    with pytest.raises(ConfigError, match=r"^mafia.keys.vote: key 'v' is already the program's \"mute\" key"):
+        config.load(overrides={"mode": "mafia", "mafia.keys": {**cfg["mafia"]["keys"], "vote": ["v"]}})
+    bad = tmp_path / "bad.toml"
+    bad.write_text('mode = "mafia"\n[keys]\nhelp = ["h", "f1"]\nmute = ["z"]\n', encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "controller.cli", "check-config", str(bad)], capture_output=True,
+                       text=True, cwd=root, timeout=60)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert "mafia.keys.don_check" in r.stderr and "\"mute\"" in r.stderr

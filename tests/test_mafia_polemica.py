@@ -193,7 +193,7 @@ def test_the_judges_keys_nominate_and_count_votes(tmp_path):
     cfg = config.build({"mode": "mafia", "mafia": {"players": NAMES, "protocol_dir": str(tmp_path)}})
     clock = ManualClock(1_000_000_000)
     loop = Loop(cfg, engine.new_game(cfg, 1), clock)
-    for keys in (["1"], ["return"], ["5"], ["a"], ["5"], ["g"], ["3"], ["v"], ["8"], ["v"], ["3"], ["v"]):
+    for keys in (["1"], ["return"], ["5"], ["a"], ["5"], ["g"], ["3"], ["y"], ["8"], ["y"], ["3"], ["y"]):
         clock.advance(100_000_000)
         loop.key_down(keys)
         loop.drain()

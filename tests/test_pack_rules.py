@@ -403,3 +403,59 @@ def test_everyones_answers_end_with_the_answer_shown(made, tmp_path):
         assert "Правильный ответ: Семь" in words and h.loop.state.pack.phase == "board"
     finally:
         h.close()
+
+
+def test_withdraw_during_everyones_rulings_withdraws_that_question_not_the_last_ordinary_one(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h.key("1", "1", "space"); h.press("Борис"); h.key("return")     # an ordinary question: Борис +100
+    assert h.scores == [0, 100, 0]
+    h.key("2", "4")                                                 # forAll: 400 each
+    h.key("return", "backspace")                                    # Аня +400, Борис −400
+    assert h.scores == [400, -300, 0]
+    h.key("x")                                                      # withdraw the forAll question
+    assert h.scores == [0, 100, 0]                                  # its rulings undone, Борис keeps his 100
+    words = h.shot("for-all-withdrawn")
+    assert "Правильный ответ" not in words and "Семь" not in words  # no answer shown
+    assert h.loop.state.pack.phase == "board" and h.loop.state.pack.answer_until is None
+    h.key("x")                                                      # nothing left to withdraw
+    assert h.scores == [0, 100, 0] and h.loop.state.question.closed == "right"   # the ordinary one stays
+    assert "не объявлен" in h.notice
+    h.key("u")                                                      # nor to undo: the ordinary question stays
+    assert h.scores == [0, 100, 0] and h.loop.state.pack.phase == "board"
+    assert (0, 1, 3) in h.loop.state.pack.played                    # the forAll cell stays played
+
+
+def test_undo_during_everyones_rulings_does_not_go_back_to_the_last_ordinary_question(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h.key("1", "1", "space"); h.press("Борис"); h.key("return")     # Борис +100: an undo would take it back
+    h.key("2", "4", "return")                                       # forAll, Аня +400
+    h.key("u")
+    assert h.scores == [400, 100, 0] and h.loop.state.pack.phase == "final_rulings"
+    assert (0, 1, 3) in h.loop.state.pack.played
+
+
+def test_withdraw_during_the_stakes_of_all_rulings_and_after_its_answer(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h._adjust(1, 300)
+    h._adjust(2, 100)
+    h.key("2", "5", "2", "0", "0", "return", "5", "0", "return")    # stakeAll: Аня 200, Борис 50, Вера 1
+    h.key("return", "backspace", "return")                          # all ruled: the answer shows
+    assert h.scores == [500, 50, 1] and "Правильный ответ" in h.shot("stake-all-answer")
+    h.key("x")                                                      # withdrawn after its answer
+    assert h.scores == [300, 100, 0]
+    assert "Правильный ответ" not in h.shot("stake-all-withdrawn")
+
+
+def test_withdraw_during_the_finals_rulings_undoes_them_and_ends_without_the_answer(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)
+    h._adjust(1, 300)
+    h._adjust(2, 500)
+    h.key("r", "2", "3")                                            # the final: «Реки» is played
+    h.key("3", "0", "0", "return", "1", "0", "0", "return")         # Аня 300, Борис 100, Вера 1
+    h.key("backspace")                                              # Аня wrong: −300
+    assert h.scores == [0, 500, 0]
+    h.key("x")
+    assert h.scores == [300, 500, 0]
+    words = h.shot("final-withdrawn")
+    assert "Правильный ответ" not in words and "Нил" not in words
+    assert h.loop.state.stage == "finished"                         # the final was the last question

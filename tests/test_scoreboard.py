@@ -277,6 +277,44 @@ def test_help_overlay_starts_with_the_players_keys_and_shows_this_games_keys():
     assert "start_clock" not in board.keys and board.team_keys[0] == ("q", "Альфа")
 
 
+@pytest.mark.parametrize("size, least_px", [((1280, 720), 17), ((1024, 768), 13)])
+def test_the_mafia_judges_thirty_keys_fit_the_help_overlay_readably(tmp_path, size, least_px):
+    """«Мафия»'s judge has some thirty keys (nominations, votes, checks ...): the key help shows
+    every one with its words inside its frame, in letters a judge reads from the table (the
+    key column no wider than its keys; the sound key too, which the vote's V used to take)."""
+    from controller.app import config
+    from controller.i18n import action_label
+    from controller.screens.window import _scoreboard
+
+    cfg = config.load("config/mafia.toml")
+    board = _scoreboard(cfg, size)
+    drawn = []
+    real = board._text
+
+    def keep(surface, text, rect, px, colour, *a, **k):
+        where = real(surface, text, rect, px, colour, *a, **k)
+        drawn.append((str(text), where))
+        return where
+
+    board._text = keep
+    surface = pygame.Surface(size)
+    board.draw(surface, engine.view(engine.new_game(cfg, 1), 0), 0, help_overlay=True)
+    pygame.image.save(surface, str(tmp_path / f"mafia-help-{size[0]}.png"))
+    frame = pygame.Rect(0, 0, size[0] * 94 // 100, size[1] * 90 // 100)
+    frame.center = (size[0] // 2, size[1] // 2)
+    drawn = drawn[[text for text, _ in drawn].index("Клавиши ведущего") + 1:]   # the overlay's rows
+    words = {text: where for text, where in drawn}
+    for action in board.keys:
+        label = action_label(action, "ru")
+        assert label in words, label
+        assert frame.contains(words[label]), label
+    assert "Звук вкл./выкл." in words and "Проверка дона: набранное место" in words
+    rows = [where for _text, where in drawn]
+    assert len(rows) == 2 * len(board.keys)
+    assert min(r.height for r in rows) >= least_px      # 13 px at 1280×720 before (9 at 1024×768)
+    assert sorted(r.height for r in rows)[len(rows) // 2] >= least_px + 2   # most rows larger still
+
+
 def test_a_long_notice_leaves_the_status_lines_readable():
     v = view_at(PRESS, 2.6)
     lay = game_layout((1280, 720))

@@ -483,12 +483,36 @@ def _one_action_per_key(path: str, keymap: Mapping[str, Any]) -> None:
                                   f"one key, one action (change \"{first}\" or \"{action}\")")
 
 
+def _program_keys_kept(cfg: dict) -> None:
+    """A game's own key map (put over the program's keys) takes none of the program's own keys
+    (help, mute, quit ... of ``[keys]``): «Мафия»'s don's check on ``h`` would leave its judge
+    without the key help, its vote on ``v`` without the sound switch."""
+    from controller.games.base import LOOP_ACTIONS, PROGRAM_ACTIONS
+
+    program = {a: cfg["keys"][a] for a in PROGRAM_ACTIONS + LOOP_ACTIONS if a in cfg["keys"]}
+    owner = {k.lower(): a for a, names in program.items() for k in names if isinstance(k, str)}
+    for name in games.names():
+        layers = games.get(name).key_layers(cfg, program)
+        for own in layers[1:] if layers and layers[0] is cfg["keys"] else layers:
+            for action, names in own.items():
+                if action in program:
+                    continue
+                for k in names if isinstance(names, list) else [names]:
+                    if isinstance(k, str) and k.lower() in owner:
+                        where = f"{name}.keys.{action}" if isinstance((cfg.get(name) or {}).get("keys"), dict) \
+                            and action in cfg[name]["keys"] else f"keys.{owner[k.lower()]}"
+                        raise ConfigError(where, f"key {k!r} is already the program's \"{owner[k.lower()]}\" key "
+                                          f"([keys] {owner[k.lower()]}): one key, one action (change \"{action}\" "
+                                          f"or \"{owner[k.lower()]}\")")
+
+
 def _cross_checks(cfg: dict) -> None:
     _one_action_per_key("keys", cfg["keys"])
     for name in games.names():      # a game's own key map (ЧГК's, «Мафия»'s) on top of [keys]
         own = (cfg.get(name) or {}).get("keys") if isinstance(cfg.get(name), dict) else None
         if isinstance(own, dict):
             _one_action_per_key(f"{name}.keys", own)
+    _program_keys_kept(cfg)
     host_keys = {k.lower(): action for action, names in cfg["keys"].items() for k in names}
     for i, t in enumerate(cfg["teams"]):
         if t["key"] and t["key"].lower() in host_keys:

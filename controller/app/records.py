@@ -48,8 +48,11 @@ def races(contents) -> list[dict]:
     cfg, seed = contents.header["config"], contents.header["seed"]
     try:
         state = engine.new_game(cfg, seed)
-    except Exception as exc:
+    except BuzzerError as exc:
         raise BuzzerError(f"the journal's game cannot be replayed: {exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:   # a header config this version cannot read
+        raise BuzzerError(f"the journal's game cannot be replayed: its config lacks or mistypes "
+                          f"{exc.args[0] if isinstance(exc, KeyError) else exc}") from None
     found: dict[tuple, dict] = {}
     for ev in contents.events:
         try:
@@ -93,6 +96,10 @@ def _read(path: str):
     if Path(path).is_dir():
         raise BuzzerError(f"{path}: is a folder; give a journal file (journal/current.jsonl or one in journal/archive/)")
     c = journal.read(path)
+    header = c.header
+    if not isinstance(header.get("config"), dict) or not isinstance(header.get("seed"), int) \
+            or not isinstance(header["config"].get("mode"), str):
+        raise BuzzerError(f"{path}: its header holds no game (config and seed); is it a buzzer journal?")
     if c.damaged_at:
         print(f"buzzer: {path}: damaged at record {c.damaged_at}; the records before it are used", file=sys.stderr)
     return c
@@ -115,7 +122,13 @@ def cmd_rating(args) -> int:
     c = _read(args.journal)
     from controller.app import journal
 
-    state, cfg, _seed, _last = journal.replay(c)
+    try:
+        state, cfg, _seed, _last = journal.replay(c)
+    except BuzzerError as exc:
+        raise BuzzerError(f"{args.journal}: the journal's game cannot be replayed: {exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BuzzerError(f"{args.journal}: the journal's game cannot be replayed: its config lacks or mistypes "
+                          f"{exc.args[0] if isinstance(exc, KeyError) else exc}") from None
     override = {}
     if args.event:
         from controller.content import event

@@ -191,7 +191,8 @@ def with_4s_packs(data: Mapping[str, Any], base: Path) -> Mapping[str, Any]:
         try:
             pack = plan.from_4s(fours.load(path), _defaults(g.get("mode")))
         except (fours.FoursError, event_plan.PackError) as exc:
-            raise ConfigError(key, exc.problem if isinstance(exc, ConfigError) else str(exc)) from None
+            # a pack that does not fit the game names the pack's file as a malformed one does
+            raise ConfigError(key, f"{path}: {exc.problem}" if isinstance(exc, ConfigError) else str(exc)) from None
         for own, value in pack.items():
             if own not in g:
                 continue

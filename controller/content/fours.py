@@ -179,8 +179,8 @@ def parse(text: str, source: str = "<4s>") -> Pack:
                 tour = Tour("", n)
                 pack.tours.append(tour)
             q = Question(n, text=body, number=own_number or (str(renumber) if renumber is not None else ""))
-            if renumber is not None:
-                renumber += 1
+            if renumber is not None and not own_number:
+                renumber += 1     # «№» numbers one question and leaves the counter as it was
             own_number = ""
             tour.questions.append(q)
         elif m in QUESTION_FIELDS:

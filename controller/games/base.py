@@ -23,6 +23,13 @@ from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 from controller.core.schema import Section
 
+PROGRAM_ACTIONS = ("help", "quit", "mute", "new_game", "new_token", "host_link")
+"""The program's own host actions, on ``[keys]`` in every game (a game's own key map may not
+take their keys: config.py checks it; :class:`controller.inputs.keys.HostKeys` keeps them)."""
+
+LOOP_ACTIONS = ("rename",)
+"""Host actions the loop runs a dialogue for, on ``[keys]`` in every game too."""
+
 
 class Game:
     """A game: its declarations (class attributes) and its rules (the hooks).

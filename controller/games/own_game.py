@@ -401,6 +401,8 @@ def _h_wrong(s: State, h: Host, fx: list) -> State:
 
 def _h_withdraw(s: State, h: Host, fx: list) -> State:
     cancelled = pk.cancel(s, h, fx)
+    if cancelled is None:
+        cancelled = pk.withdraw_multi(s, h, fx)   # everyone's question: not the game's own
     if cancelled is not None:
         return cancelled
     q = s.question

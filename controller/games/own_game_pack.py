@@ -105,6 +105,7 @@ class Pack:
     shown_at: int | None = None       # when the question's content began to show (its pictures in turn)
     answer_at: int | None = None      # when the answer began to show (after the ruling) ...
     answer_until: int | None = None   # ... and until when (then the board: a deadline)
+    withdrawn: bool = False           # everyone's question of ``cell`` was withdrawn (nothing left to withdraw)
     image_ns: int = 5 * 10 ** 9       # [own_game] pack_image_s
     answer_ns: int = 2 * 10 ** 9      # [own_game] pack_answer_show_s
 
@@ -367,7 +368,7 @@ def pick(s, h: Host, fx: list):
     play = PLAYED_AS.get(q.get("type"), "simple")
     s = _set(s, played=p.played | {key}, cell=key, entry="", theme=None, player=None, stake=None,
              price=None, options=None, bidders=(), turn=0, all_in=False, play=play, think=None,
-             shown_at=None, answer_at=None, answer_until=None)
+             shown_at=None, answer_at=None, answer_until=None, withdrawn=False)
     if play == "simple" and q.get("type") not in ("simple", None, ""):
         fx.append(Notice("pack.played_as_simple", {"type": q.get("raw_type") or q.get("type")}))
     b.log(fx, h.at, "cell", theme=theme, cell=cell, type=q.get("type"))
@@ -513,7 +514,9 @@ def _multi_start(s, h: Host, fx: list, play: str):
     p = s.pack
     price = p.question_data()["price"]
     on = _answering(s, play)
-    s = _set(s, results=tuple(None for _ in s.teams))
+    # a new question: the last one's rulings can no longer be undone (the game's undo goes back
+    # to a state before this cell was picked)
+    s = _set(replace(s, undo=()), results=tuple(None for _ in s.teams))
     b.log(fx, h.at, "final_question" if play == "final" else "all_question", type=play,
           theme=p.round_data()["themes"][p.cell[1]]["name"],
           players=[s.teams[i].name for i, x in enumerate(on) if x])
@@ -565,7 +568,7 @@ def _final_pick(s, h: Host, fx: list, theme: int):
         b.refuse(fx, h.at, "pack.no_cell", theme=theme + 1, cell=1)
         return s
     s = _set(s, played=s.pack.played | {key}, cell=key, play="final", player=None, stake=None, price=None, think=None,
-             shown_at=None, answer_at=None, answer_until=None)
+             shown_at=None, answer_at=None, answer_until=None, withdrawn=False)
     return _multi_start(s, h, fx, "final")
 
 
@@ -627,12 +630,7 @@ def final_ruling(s, h: Host, fx: list, result: str):
     if team is None or p.stakes[team] is None or p.results[team] is not None:
         b.refuse(fx, h.at, "pack.nobody_to_rule")
         return s
-    if result == "right":
-        delta = p.stakes[team]
-    elif p.play == "forAll":
-        delta = -p.stakes[team] if s.rules.for_all_penalty else 0
-    else:
-        delta = -p.stakes[team]
+    delta = _multi_delta(s, team, result)
     s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] + delta),
                 won=b.set_at(s.won, team, s.won[team] + max(delta, 0)))
     s = _set(s, results=b.set_at(p.results, team, result))
@@ -641,6 +639,44 @@ def final_ruling(s, h: Host, fx: list, result: str):
     b.log(fx, h.at, "final_ruling", team=name, result=result, delta=delta, score=s.scores[team])
     if _next_ruling(s) is None:
         return _multi_done(s, h, fx)
+    return s
+
+
+def _multi_delta(s, team: int, result: str) -> int:
+    """The points a ruling of everyone's question gives ``team``: ± its stake (forAll: its price;
+    a wrong one costs nothing without ``for_all_penalty``)."""
+    stake = s.pack.stakes[team]
+    if result == "right":
+        return stake
+    return -stake if s.pack.play != "forAll" or s.rules.for_all_penalty else 0
+
+
+def withdraw_multi(s, h: Host, fx: list):
+    """Withdraw (X) everyone's question (forAll, stakeAll, the final) once it is shown -- while
+    its answers are ruled or after: the points of its rulings are taken back and its answer is not
+    shown (SIGame); the board comes back, after the final the end screen.  None: the current
+    cell is not everyone's question (the game withdraws its own question)."""
+    p = s.pack
+    if p is None or p.cell is None or p.play not in MULTI or p.phase in BEFORE_QUESTION:
+        return None
+    if p.withdrawn:
+        b.refuse(fx, h.at, "no_question")
+        return s
+    undone = []
+    for team, result in enumerate(p.results):
+        if result is None:
+            continue
+        delta = _multi_delta(s, team, result)
+        s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] - delta),
+                    won=b.set_at(s.won, team, s.won[team] - max(delta, 0)))
+        undone.append({"team": s.teams[team].name, "delta": -delta})
+    fx += [Flash("withdrawn"), STOP_SOUND]
+    b.log(fx, h.at, "withdraw", cell=[p.cell[0] + 1, p.cell[1] + 1, p.cell[2] + 1], type=p.play, undone=undone)
+    s = _set(replace(s, undo=()), withdrawn=True, think=None, entry="", results=tuple(None for _ in s.teams),
+             stakes=tuple(None for _ in s.teams), answer_at=None, answer_until=None,
+             phase="final_done" if p.play == "final" else "board")
+    if p.play == "final" and s.stage != "finished":
+        return _game_over(s, h.at, fx)    # the final was the package's last question
     return s
 
 

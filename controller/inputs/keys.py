@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller import games
+from controller.games.base import LOOP_ACTIONS, PROGRAM_ACTIONS
 
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
@@ -43,10 +44,10 @@ class HostKeys:
 
     actions: dict[str, str] = field(default_factory=dict)
 
-    GLOBAL = ("help", "quit", "mute", "new_game", "new_token", "host_link")
+    GLOBAL = PROGRAM_ACTIONS
     """Keys of the program itself, kept from ``[keys]`` in every mode."""
 
-    LOOP = ("rename",)
+    LOOP = LOOP_ACTIONS
     """Host actions the loop runs a dialogue for (then sends the engine one event),
     kept from ``[keys]`` in every mode, the «Мафия» table's too."""
 

@@ -1069,44 +1069,51 @@ class Scoreboard:
     def _draw_help(self, surface, host_answer: str | None = None) -> None:
         lang = self.lang
         W, H = self.size
-        rect = self._dialog(surface, 90, 86)
-        title_h = rect.height // 10
+        items = [(a, k) for a, k in self.keys.items() if k]
+        if self.team_keys:
+            names = [n for _, n in self.team_keys]
+            label = ", ".join(names) if len(names) <= 6 else t("help_team_keys", lang)
+            items.insert(0, (label, [k for k, _ in self.team_keys]))
+        dense = len(items) > 20      # «Мафия»'s judge: some thirty keys; the title gives them room
+        rect = self._dialog(surface, 94 if dense else 90, 90 if dense else 86)
+        title_h = rect.height // (14 if dense else 10)
         self._text(surface, t("help_title", lang), Rect(rect.x, rect.y + title_h // 4, rect.width, title_h),
                    int(title_h * 0.7), AMBER, bold=True)
         if host_answer:   # a package's answer, for a host with no phone: only while the host holds the help up
             self._text(surface, t("pack.host.answer", lang, answer=host_answer),
                        Rect(rect.x + rect.width // 20, rect.y + title_h, rect.width * 9 // 10, title_h // 2),
                        int(title_h * 0.4), TEXT)
-        items = [(a, k) for a, k in self.keys.items() if k]
-        if self.team_keys:
-            names = [n for _, n in self.team_keys]
-            label = ", ".join(names) if len(names) <= 6 else t("help_team_keys", lang)
-            items.insert(0, (label, [k for k, _ in self.team_keys]))
         if not items:
             return
-        body = Rect(rect.x + rect.width // 20, rect.y + title_h * 3 // 2, rect.width * 9 // 10,
+        margin = rect.width // (40 if dense else 20)
+        body = Rect(rect.x + margin, rect.y + title_h * 3 // 2, rect.width - 2 * margin,
                     rect.height - title_h * 2)
         cols = 1 if len(items) <= 8 or W < H else 2
         per = math.ceil(len(items) / cols)
         row_h = min(body.height // per, body.height // 6)
-        col_w = body.width // cols
+        gap = max(row_h // 2, 6)
+        col_w = (body.width - gap * (cols - 1)) // cols
         rows = []
         for action, names in items:
             labels = list(dict.fromkeys(key_label(str(n), lang) for n in names))
             rows.append((", ".join(labels), action_label(action, lang)))
         if self.team_keys:
             rows[0] = (rows[0][0], items[0][0])  # the team names, not an action
-        key_w, label_w = col_w * 36 // 100, col_w * 58 // 100
-        base = int(row_h * 0.45)
+        # the text as large as a row allows (a dense list: 60 % of its height; a short one as before)
+        base = min(int(row_h * 0.6), int(body.height // 6 * 0.45))
+        key_size = base * 85 // 100
+        # the keys' column as wide as its widest entry (at most 36 % of the column): the rest is the labels'
+        key_w = min(max(self.text.width(k, key_size, True) for k, _ in rows) + row_h // 2, col_w * 36 // 100)
+        label_w = col_w - key_w - row_h // 4
         # one size for the action labels; the team names row shrinks on its own
         # (not below 3/4 of the row's size: a longer label shrinks alone rather than all of them)
         label_size = max(min(self.text.fit(a, label_w, base) for _, a in rows[1 if self.team_keys else 0:] or rows),
                          base * 3 // 4)
-        key_size = label_size * 85 // 100  # a long key list shrinks on its own when drawn
+        key_size = min(key_size, label_size)  # a long key list shrinks on its own when drawn
         for i, (keys, label) in enumerate(rows):
             c, r = divmod(i, per)
             y = body.y + r * row_h
-            x = body.x + c * col_w
+            x = body.x + c * (col_w + gap)
             self._text(surface, keys, Rect(x, y, key_w, row_h), key_size, TEXT, bold=True, align="left")
-            self._text(surface, label, Rect(x + col_w * 39 // 100, y, label_w, row_h), label_size, MUTED,
+            self._text(surface, label, Rect(x + col_w - label_w, y, label_w, row_h), label_size, MUTED,
                        align="left")

@@ -47,8 +47,8 @@ _DEFAULT_KEYS = {
     **{f"digit_{d}": [f"[{d}]", str(d)] for d in range(10)},
     "disqualify": ["d"], "out": ["o"], "killed": ["x"], "skip": ["i"], "day": ["n"],
     "town_wins": ["t"], "mafia_wins": ["m"],
-    "nominate": ["a"], "candidate": ["g"], "vote": ["v"], "revote": ["e"], "lift": ["l"],
-    "miss": ["w"], "don_check": ["h"], "sheriff_check": ["j"], "guess": ["q"], "extra": ["b"],
+    "nominate": ["a"], "candidate": ["g"], "vote": ["y"], "revote": ["e"], "lift": ["l"],
+    "miss": ["w"], "don_check": ["z"], "sheriff_check": ["j"], "guess": ["q"], "extra": ["b"],
 }
 
 SECTION = Section("mafia", "«Мафия»: the judge's speech timer and fouls, the game protocol and the "
@@ -99,7 +99,8 @@ SECTION = Section("mafia", "«Мафия»: the judge's speech timer and fouls, 
         "printable HTML) when the judge ends the game; `buzzer tournament` reads this folder."),
     Key("keys", "dict", _DEFAULT_KEYS, "The judge's keys in mafia mode: host action -> "
         "pygame key names (a seat number is typed with the digits, then the action key; Enter "
-        "with no number starts the next speaker). A table given here replaces the whole map."),
+        "with no number starts the next speaker). A table given here replaces the whole map; it takes "
+        "none of the program's own keys ([keys] help, mute, quit, new_game, new_token, host_link, rename)."),
 ))
 """The ``[mafia]`` config section: the one source of every key's default and limits.
 :mod:`controller.app.config` puts it into its schema (so ``config/default.toml`` and

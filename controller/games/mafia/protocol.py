@@ -18,11 +18,10 @@ import datetime as dt
 import html
 import json
 import os
-import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from controller.core.errors import BuzzerError
 from controller.i18n import labels, notice
@@ -711,13 +710,16 @@ def render_html(protocol: Protocol, lang: str = "ru", settings: Mapping[str, Any
 
 
 def write_game(summary: Mapping[str, Any], settings: Mapping[str, Any], lang: str,
-               when: time.struct_time) -> tuple[Path, ProtocolError | None]:
+               when: Sequence[int]) -> tuple[Path, ProtocolError | None]:
     """Save a finished table (:func:`controller.games.mafia.game.summary`) into
     ``settings["protocol_dir"]``: the protocol as JSON and printable HTML.
 
     When no protocol can be made yet (most often: roles not entered) the table's
     record is saved instead (``…table.json``), so nothing is lost; returns the path
     written and the problem (see :func:`problem_text`), or None when the protocol is complete.
+    ``when``: the local time the game ended (``time.localtime()``: year, month, day, hour,
+    minute, second first).  The module reads no clock: its pure parts (the Polemica export
+    builds on them) stay pure.
     """
     folder = Path(settings["protocol_dir"])
     folder.mkdir(parents=True, exist_ok=True)
@@ -725,8 +727,8 @@ def write_game(summary: Mapping[str, Any], settings: Mapping[str, Any], lang: st
     try:
         protocol = from_table(summary, tournament=settings["tournament"], stage=settings["stage"],
                               game=settings["game_number"], table=settings["table_number"],
-                              date=time.strftime("%Y-%m-%d", when),
-                              ended_at=time.strftime("%Y-%m-%dT%H:%M:%S", when),
+                              date="%04d-%02d-%02d" % tuple(when[:3]),
+                              ended_at="%04d-%02d-%02dT%02d:%02d:%02d" % tuple(when[:6]),
                               final=settings["final"], settings=settings)
     except ProtocolError as exc:
         record = folder / f"{stem}.table.json"

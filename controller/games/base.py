@@ -22,13 +22,15 @@ from __future__ import annotations
 from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 from controller.core.schema import Section
+from controller.games.actions import Action
 
 
 class Game:
     """A game: its declarations (class attributes) and its rules (the hooks).
 
     Must override: :meth:`initial`, :meth:`step`, :meth:`wakeup`, :meth:`view`,
-    :meth:`summary`, and set :attr:`name`, :attr:`title_key`, :attr:`host_actions`.
+    :meth:`summary`, and set :attr:`name`, :attr:`title_key`, :attr:`host_actions`,
+    :attr:`actions` (``actions.declare(HOST_ACTIONS, SPECS)``).
     May override the rest; the defaults fit a game of teams with buttons.
     """
 
@@ -42,7 +44,17 @@ class Game:
     """The game's settings schema: the config sections it owns, with defaults and limits."""
 
     host_actions: ClassVar[Mapping[str, Callable]] = {}
-    """Every host action the game takes (action name -> its rule)."""
+    """Every host action the game takes (action name -> its rule): the rules of :attr:`actions`."""
+
+    actions: ClassVar[tuple[Action, ...]] = ()
+    """Every host action the game takes, declared once (:mod:`controller.games.actions`): its
+    rule, its parameters, whether it is destructive, when it applies.  The host page's forms,
+    the web server's and the scripted session's checks are derived from it."""
+
+    notices: ClassVar[Mapping[str, str]] = {}
+    """What the game's host notices describe: notice key -> the part of the game
+    (:data:`controller.screens.notices.SCOPES`); the notice leaves once that part changes.
+    Keys not named here leave after a few seconds."""
 
     buttons_play: ClassVar[bool] = True
     """Players' buttons take part (False: the host types seat or team numbers instead).
@@ -80,8 +92,14 @@ class Game:
         raise NotImplementedError
 
     def actions_now(self, state: Any) -> tuple[str, ...]:
-        """The host actions the game takes now (a programme: its current round's game)."""
-        return tuple(self.host_actions)
+        """The host actions the game takes now (a programme: its current round's game):
+        those of :meth:`declared` that apply."""
+        return tuple(a.name for a in self.declared(state).values() if a.applies is None or a.applies(state))
+
+    def declared(self, state: Any) -> Mapping[str, Action]:
+        """The declarations of the actions in force in ``state`` (a programme: its current
+        round's game's and its own), by name."""
+        return {a.name: a for a in self.actions}
 
     def key_action(self, state: Any, action: str) -> str:
         """The action a host key stands for now: the pause key resumes a paused clock."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller import games
+from controller.games.actions import Action
 
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
@@ -37,13 +38,29 @@ def terminal_key_names(ch: str) -> list[str]:
     return [ch.lower()]
 
 
+PROGRAM_ACTIONS: tuple[Action, ...] = (
+    Action("help"), Action("quit", destructive=True), Action("mute"), Action("new_game", destructive=True),
+    Action("new_token"), Action("host_link"),
+)
+"""The program's own host actions (the loop carries them out, in every game), declared as a
+game declares its own (controller/games/actions.py)."""
+
+ON_THE_PAGE = ("mute",)
+"""The program's actions a host page offers besides the game's."""
+
+
+def program_action(name: str) -> Action | None:
+    """The declaration of one of the program's own actions, or None."""
+    return next((a for a in PROGRAM_ACTIONS if a.name == name), None)
+
+
 @dataclass
 class HostKeys:
     """Key name -> host action, from config ``[keys]``."""
 
     actions: dict[str, str] = field(default_factory=dict)
 
-    GLOBAL = ("help", "quit", "mute", "new_game", "new_token", "host_link")
+    GLOBAL = tuple(a.name for a in PROGRAM_ACTIONS)
     """Keys of the program itself, kept from ``[keys]`` in every mode."""
 
     LOOP = ("rename",)

@@ -163,11 +163,11 @@ def rename(s: Any, h: Host, fx: list) -> tuple[Any, int | None]:
 
 # -- what the button games declare alike (controller/games/actions.py) ---------------
 
-TEAM = Param("team", "member", minimum=1)
+TEAM = Param("team", "member")
 """A team: its 1-based number (a host page), its name or its button (:func:`team_ref`)."""
 BUTTON = Param("button", "text")
 """A team by its button id (a scripted session's or the keypad's way of naming it)."""
-PICK_TEAM = Param("team", "member", required=True, form=True, minimum=1)
+PICK_TEAM = Param("team", "member", required=True, form=True)
 """A team a host page's form picks."""
 
 RENAME = Spec(params=(PICK_TEAM, Param("name", "text", required=True, form=True, max_len=NAME_MAX), BUTTON))

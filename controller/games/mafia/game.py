@@ -1077,8 +1077,8 @@ _ACTIONS = {
 HOST_ACTIONS = _ACTIONS
 """Host action name -> handler (``docs/mafia.md`` describes each)."""
 
-_SEAT = Param("seat", "member", minimum=1)   # else the typed seat number (_SEAT_ACTIONS)
-_OTHER = {key: Param(key, "member", minimum=1) for key in ("by", "candidate", "shooter")}
+_SEAT = Param("seat", "member")   # else the typed seat number (_SEAT_ACTIONS)
+_OTHER = {key: Param(key, "member") for key in ("by", "candidate", "shooter")}
 _SEATS = Spec(params=(_SEAT,))
 ACTIONS = declare(HOST_ACTIONS, {
     "start": Spec(params=(_SEAT, Param("kind", "text"))),
@@ -1089,12 +1089,12 @@ ACTIONS = declare(HOST_ACTIONS, {
     "speech": Spec(params=(_SEAT, Param("kind", "text"))),
     "skip": _SEATS,
     "foul": _SEATS,
-    "disqualify": Spec(params=(Param("seat", "member", form=True, minimum=1),)),
+    "disqualify": Spec(params=(Param("seat", "member", form=True),)),
     "out": Spec(params=(_SEAT, Param("reason", "text"))),
     "name": Spec(params=(_SEAT, Param("name", "text"))),
-    "rename": Spec(params=(Param("seat", "member", required=True, form=True, minimum=1),
+    "rename": Spec(params=(Param("seat", "member", required=True, form=True),
                            Param("name", "text", required=True, form=True, max_len=NAME_MAX),
-                           Param("team", "member", minimum=1))),
+                           Param("team", "member"))),
     "role": Spec(params=(_SEAT, Param("role", "text"))),
     "next_role": _SEATS,
     "end_game": Spec(params=(Param("winner", "text"),), destructive=True),

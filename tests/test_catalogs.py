@@ -245,7 +245,7 @@ def _keys_in_code():
         "i18n.py": [*i18n.ACTION_LABELS.values(), *i18n.COUNT_PARAMS,
                     *(k for words in i18n.PARAM_WORDS.values() for k in words.values())]
         + [f"role_{r}" for r in ROLES],
-        "notices.py": [k for k in (*notices.DEPENDS, *notices.LIFETIME_NS) if k != "entry"],
+        "notices.py": [k for k in (*notices.scopes(), *notices.LIFETIME_NS) if k != "entry"],
     }
     for where, found in tables.items():
         for key in found:

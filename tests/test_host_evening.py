@@ -174,21 +174,6 @@ def test_the_host_page_picks_a_cell_and_the_board_shows_it_played(tmp_path):
         game.close()
 
 
-def test_every_form_a_host_page_offers_is_taken_by_the_server_and_the_scripts():
-    """One declaration: a field of any form (ACTION_PARAMS) is a field a scripted host line may
-    carry, and a value of the kind the form sends passes the server's check."""
-    from controller.app.script import HOST_PARAMS
-    from controller.web.server import parse_action
-
-    sample = {"member": 1, "number": 2, "text": "Север", "player": 3}
-    for action in viewmodel.ACTION_PARAMS:
-        for members in ("team", "seat"):
-            params = viewmodel.action_params(action, members)
-            body = {"host": action, **{p["name"]: sample[p["kind"]] for p in params}}
-            assert parse_action(body) == (action, {k: v for k, v in body.items() if k != "host"}), action
-            assert {p["name"] for p in params} <= HOST_PARAMS, action
-
-
 # ---------------------------------------------------------------------------
 # 6. The pages and the projector name a question alike («Вопрос 1/2» in round 2, not 3/2)
 

@@ -41,15 +41,15 @@ TAP_NS = 50_000_000
 """A scripted press without ``hold`` is released this long after its edge."""
 
 SETUP_KEYS = {"mode", "teams", "settings", "seed", "config", "event"}
-HOST_PARAMS = {
+FORMAT_FIELDS = frozenset({
     "nominal", "theme", "team", "button", "round", "teams", "seconds", "winner", "seat", "kind", "reason",
     "name", "result", "value", "question", "results", "role", "points", "players", "text", "delay",
-    "accepted",  # ЧГК appeals
-    "cell", "price",  # a SIGame package's cell (docs/packages.md)
-    "player",    # Эрудит-квартет line-ups (docs/event-file.md)
-    "by", "candidate", "voters", "shooter", "seats",  # «Мафия»'s record (docs/mafia.md)
-}
-"""Fields a host line may carry (which ones an action uses depends on the mode)."""
+    "accepted", "cell", "price", "player", "by", "candidate", "voters", "shooter", "seats",
+})
+"""The host-line fields the scripted-session format has documented (docs/scripted-sessions.md):
+a script written for it stays valid on every host line, where the action ignores what it does not
+use. Any other field must be one the action's declaration names (controller/games/actions.py).
+This is the published format, not an action table: it only ever grows."""
 
 
 @dataclass
@@ -179,7 +179,13 @@ def _event(obj: dict, n: int, source: str) -> Any:
     if not isinstance(action, str) or not action:
         raise ScriptError(n, "\"host\" must be an action name", source)
     params = {k: v for k, v in obj.items() if k not in ("at", "host")}
-    unknown = sorted(set(params) - HOST_PARAMS)
+    # the fields the action's declaration names (controller/games/actions.py), in any game;
+    # an action no game declares is the game's to refuse: its fields are any game's.  Their
+    # values are the rule's to judge: a script replays what a host did, refusals included
+    declared = games.declared_actions().get(action)
+    taken = ({p.name: p for p in declared.params} if declared is not None else
+             {p.name: p for a in games.declared_actions().values() for p in a.params})
+    unknown = sorted(set(params) - set(taken) - FORMAT_FIELDS)
     if unknown:
         raise ScriptError(n, f"unknown field \"{unknown[0]}\" in a host line", source)
     return Host(action, at, params)

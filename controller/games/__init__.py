@@ -12,10 +12,12 @@ Adding a game: write its module with a ``GAME``, add a line to :data:`GAMES`
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
 from controller.core.errors import GameError
+from controller.games import actions as _actions
 from controller.games.base import Game, ShellExtras
 
 GAMES: dict[str, str] = {
@@ -80,10 +82,23 @@ def extras_actions(name: str) -> tuple[str, ...]:
     return tuple(importlib.import_module(path).EXTRAS.actions) if path else ()
 
 
+@functools.cache
+def declared_actions() -> dict[str, _actions.Action]:
+    """Every game's host actions, one declaration per name (:func:`controller.games.actions.merge`):
+    what the web server and the scripted sessions check an action's fields with."""
+    return _actions.merge(get(name).actions for name in GAMES)
+
+
+@functools.cache
+def notice_scopes() -> dict[str, str]:
+    """Every game's notice key -> the part of the game it describes (``Game.notices``)."""
+    return _actions.merge_scopes(get(name).notices for name in GAMES)
+
+
 def title_key(name: Any) -> str | None:
     """The catalog key of a game's title, or None for a name that is no game."""
     return get(name).title_key if name in GAMES else None
 
 
-__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "extras", "extras_actions", "extras_class", "get", "names",
-           "of_state", "title_key"]
+__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "declared_actions", "extras", "extras_actions", "extras_class", "get", "names",
+           "notice_scopes", "of_state", "title_key"]

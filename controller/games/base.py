@@ -22,9 +22,17 @@ from __future__ import annotations
 from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 from controller.core.schema import Section
+from controller.games.actions import Action
 
-PROGRAM_ACTIONS = ("help", "quit", "mute", "new_game", "new_token", "host_link")
-"""The program's own host actions, on ``[keys]`` in every game (a game's own key map may not
+PROGRAM_DECLARATIONS: tuple[Action, ...] = (
+    Action("help"), Action("quit", destructive=True), Action("mute"), Action("new_game", destructive=True),
+    Action("new_token"), Action("host_link"),
+)
+"""The program's own host actions (the loop carries them out, in every game), declared as a
+game declares its own (controller/games/actions.py)."""
+
+PROGRAM_ACTIONS = tuple(a.name for a in PROGRAM_DECLARATIONS)
+"""Their names: the program's own host actions, on ``[keys]`` in every game (a game's own key map may not
 take their keys: config.py checks it; :class:`controller.inputs.keys.HostKeys` keeps them)."""
 
 LOOP_ACTIONS = ("rename",)
@@ -35,7 +43,8 @@ class Game:
     """A game: its declarations (class attributes) and its rules (the hooks).
 
     Must override: :meth:`initial`, :meth:`step`, :meth:`wakeup`, :meth:`view`,
-    :meth:`summary`, and set :attr:`name`, :attr:`title_key`, :attr:`host_actions`.
+    :meth:`summary`, and set :attr:`name`, :attr:`title_key`, :attr:`host_actions`,
+    :attr:`actions` (``actions.declare(HOST_ACTIONS, SPECS)``).
     May override the rest; the defaults fit a game of teams with buttons.
     """
 
@@ -49,7 +58,17 @@ class Game:
     """The game's settings schema: the config sections it owns, with defaults and limits."""
 
     host_actions: ClassVar[Mapping[str, Callable]] = {}
-    """Every host action the game takes (action name -> its rule)."""
+    """Every host action the game takes (action name -> its rule): the rules of :attr:`actions`."""
+
+    actions: ClassVar[tuple[Action, ...]] = ()
+    """Every host action the game takes, declared once (:mod:`controller.games.actions`): its
+    rule, its parameters, whether it is destructive, when it applies.  The host page's forms,
+    the web server's and the scripted session's checks are derived from it."""
+
+    notices: ClassVar[Mapping[str, str]] = {}
+    """What the game's host notices describe: notice key -> the part of the game
+    (:data:`controller.screens.notices.SCOPES`); the notice leaves once that part changes.
+    Keys not named here leave after a few seconds."""
 
     buttons_play: ClassVar[bool] = True
     """Players' buttons take part (False: the host types seat or team numbers instead).
@@ -87,8 +106,14 @@ class Game:
         raise NotImplementedError
 
     def actions_now(self, state: Any) -> tuple[str, ...]:
-        """The host actions the game takes now (a programme: its current round's game)."""
-        return tuple(self.host_actions)
+        """The host actions the game takes now (a programme: its current round's game):
+        those of :meth:`declared` that apply."""
+        return tuple(a.name for a in self.declared(state).values() if a.applies is None or a.applies(state))
+
+    def declared(self, state: Any) -> Mapping[str, Action]:
+        """The declarations of the actions in force in ``state`` (a programme: its current
+        round's game's and its own), by name."""
+        return {a.name: a for a in self.actions}
 
     def key_action(self, state: Any, action: str) -> str:
         """The action a host key stands for now: the pause key resumes a paused clock."""

@@ -38,6 +38,7 @@ from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import NS_PER_MS, Host, Press, seconds_to_ns
 from controller.games import race as b
+from controller.games.actions import Param, Spec, declare
 from controller.games.race import (LATE, DISABLED, EARLY, FALSE_START, LOCKED, OUT, Answer, Player, PressRecord)
 from controller.core.schema import Key, Section, positive, warn_marks
 from controller.games import event_plan
@@ -509,6 +510,14 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 }
 """Every host action of Брейн-ринг (documented in docs/modes.md)."""
 
+ACTIONS = declare(HOST_ACTIONS, {
+    "question": Spec(params=(Param("nominal", "number"),)),
+    "next_fight": Spec(params=(Param("teams", "list"),), destructive=True),
+    "rename": b.RENAME,
+    "end_game": b.ENDS_STAGE,
+})
+"""The declarations of :data:`HOST_ACTIONS` (controller/games/actions.py)."""
+
 
 def step(s: State, event) -> tuple[State, list]:
     """Apply one event; return the new state and the effects to carry out."""
@@ -613,6 +622,8 @@ class BrainRing(Game):
     title_key = "mode_brain_ring"
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
+    actions = ACTIONS
+    notices = {**b.NOTICES, "fight_over": "stage"}
     in_programme = True
     initial = staticmethod(initial)
     step = staticmethod(step)

@@ -39,6 +39,7 @@ from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, Release, seconds_to_ns
 from controller.games import lineup as lu_rules
 from controller.games import race as b
+from controller.games.actions import Param, Spec, declare
 from controller.games.race import (LATE, ANSWER, BLOCKED, DISABLED, EARLY, LOCKED, PENDING, Answer,
                                        PressRecord)
 from controller.core.values import replace
@@ -871,6 +872,28 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 }
 """Every host action this mode accepts (documented in docs/modes.md)."""
 
+_PLAYER = Param("player", "player", required=True, form=True)
+_ROUND = Param("round", "number", minimum=1)
+ACTIONS = declare(HOST_ACTIONS, {
+    "question": Spec(params=(Param("nominal", "number"), Param("theme", "text"))),
+    "theme": Spec(params=(Param("theme", "text"), _ROUND)),
+    "captain": Spec(params=(Param("seconds", "real", minimum=0),)),
+    "next_round": b.ENDS_STAGE,
+    "next_fight": b.ENDS_STAGE,
+    "disqualify": Spec(params=(b.PICK_TEAM, b.BUTTON)),
+    "reinstate": Spec(params=(b.TEAM, b.BUTTON)),
+    "skip_round": Spec(params=(b.TEAM, b.BUTTON, _ROUND), destructive=True),
+    "tiebreak": Spec(params=(Param("teams", "list"),)),
+    "rename": b.RENAME,
+    "end_game": b.ENDS_STAGE,
+    "themes": Spec(params=(Param("round", "number", form=True, minimum=1),)),
+    "lineup": Spec(params=(b.PICK_TEAM, Param("round", "number", required=True, form=True, minimum=1), _PLAYER,
+                           b.BUTTON)),
+    "absent": Spec(params=(b.PICK_TEAM, _PLAYER, b.BUTTON)),
+    "arrive": Spec(params=(b.PICK_TEAM, _PLAYER, b.BUTTON)),
+})
+"""The declarations of :data:`HOST_ACTIONS` (controller/games/actions.py)."""
+
 
 def step(s: State, event) -> tuple[State, list]:
     """Apply one event; return the new state and the effects to carry out."""
@@ -1214,6 +1237,8 @@ class Erudite(Game):
     title_key = "mode_erudite"
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
+    actions = ACTIONS
+    notices = {**b.NOTICES, "skip_not_allowed": "question"}
     in_programme = True
     initial = staticmethod(initial)
     step = staticmethod(step)

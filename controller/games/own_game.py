@@ -34,6 +34,7 @@ from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Press, seconds_to_ns
 from controller.games import own_game_pack as pk
 from controller.games import race as b
+from controller.games.actions import Param, Spec, declare
 from controller.games.race import (LATE, BLOCKED, EARLY, LOCKED, Answer,
                                       Player, PressRecord)
 from controller.core.schema import Key, Section, nominals, positive
@@ -514,12 +515,33 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 }
 """Every host action of Своя игра (documented in docs/modes.md and docs/packages.md)."""
 
-PACK_ACTIONS = frozenset({"pick", "player", "stake", "pass", "pack_round"} | {f"digit_{d}" for d in range(10)})
+def _with_pack(s: State) -> bool:
+    """A SIGame package is played: its actions apply."""
+    return s.pack is not None
 
 
-def host_actions(s: State) -> tuple[str, ...]:
-    """The host actions taken now: the package's only while one is played."""
-    return tuple(a for a in HOST_ACTIONS if s.pack is not None or a not in PACK_ACTIONS)
+_RULED = (b.TEAM, b.BUTTON)   # a package's final: the player ruled on (else the next one)
+ACTIONS = declare(HOST_ACTIONS, {
+    "question": Spec(params=(Param("theme", "text"), Param("nominal", "number"))),
+    "theme": Spec(params=(Param("theme", "text"), Param("round", "number", minimum=1))),
+    "right": Spec(params=_RULED),
+    "wrong": Spec(params=_RULED),
+    "adjust": Spec(params=(Param("team", "member", required=True), Param("points", "real", required=True),
+                           b.BUTTON)),
+    "rename": b.RENAME,
+    "end_game": b.ENDS_STAGE,
+    # a package's cell (by its theme's and its own number), the player of «кот в мешке», a stake
+    "pick": Spec(params=(Param("theme", "number", required=True, form=True, minimum=1),
+                         Param("cell", "number", required=True, form=True, minimum=1), Param("price", "real")),
+                 applies=_with_pack),
+    "player": Spec(params=(b.PICK_TEAM, b.BUTTON), applies=_with_pack),
+    "stake": Spec(params=(Param("points", "number", required=True, form=True),
+                          Param("team", "member", form=True), b.BUTTON), applies=_with_pack),
+    "pass": Spec(applies=_with_pack),
+    "pack_round": Spec(destructive=True, applies=_with_pack),
+    **{f"digit_{d}": Spec(applies=_with_pack) for d in range(10)},
+})
+"""The declarations of :data:`HOST_ACTIONS`: the package's apply only while one is played."""
 
 
 def step(s: State, event) -> tuple[State, list]:
@@ -613,6 +635,9 @@ class OwnGame(Game):
     title_key = "mode_jeopardy"
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
+    actions = ACTIONS
+    notices = {**b.NOTICES, **{f"pack.entry.{k}": "pack_entry" for k in ("player", "price", "bid", "stake", "cell",
+                                                                          "theme")}}
     in_programme = True
     plays_packages = True   # a SIGame package (controller/content/packs.py, own_game_pack.py)
     initial = staticmethod(initial)
@@ -628,9 +653,6 @@ class OwnGame(Game):
 
     def describe(self, cfg: dict) -> list[tuple[str, int]]:
         return [("check.players_n", len(cfg["teams"]))]
-
-    def actions_now(self, state: State) -> tuple[str, ...]:
-        return host_actions(state)
 
     def key_layers(self, cfg: dict, program_keys) -> list:
         """With a SIGame package the number keys pick the cell and type stakes (a key the host

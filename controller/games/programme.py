@@ -26,6 +26,7 @@ from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Tick
 from controller.core.schema import Key, Section, _show
 from controller.games import race as b
+from controller.games.actions import Spec, declare
 from controller.games.base import Game
 
 MODE = "programme"
@@ -235,6 +236,9 @@ def host_actions(s: State) -> list[str]:
 HOST_ACTIONS = {"next_game": _move_on, "next_round": _move_on}
 """The programme's own actions; every other action goes to the current round's mode."""
 
+ACTIONS = declare(HOST_ACTIONS, {"next_game": Spec(destructive=True), "next_round": Spec(destructive=True)})
+"""The declarations of :data:`HOST_ACTIONS` (controller/games/actions.py)."""
+
 
 def view(s: State, now: int | None = None) -> dict:
     """The current round's view, plus ``series`` (which game of how many, the running totals);
@@ -273,6 +277,7 @@ class Programme(Game):
     title_key = "mode_programme"
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
+    actions = ACTIONS
     initial = staticmethod(initial)
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)
@@ -281,6 +286,9 @@ class Programme(Game):
 
     def actions_now(self, state: State) -> tuple[str, ...]:
         return tuple(host_actions(state))
+
+    def declared(self, state: State):
+        return {**_current(state).declared(state.game), **{a.name: a for a in ACTIONS}}
 
     def confirm(self, state: State, action: str) -> tuple[str, dict] | None:
         """Moving on to the next game (or to the programme's totals) ends the game on: a key asks twice."""

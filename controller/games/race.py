@@ -19,6 +19,7 @@ from controller.core import countdown as cdn
 from controller.core.effects import Lamp, Log, Notice
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_MS, Host, Press, Release, Tick
+from controller.games.actions import Param, Spec
 
 # Kinds of press records (what happened to a press), shared with Эрудит-квартет's names:
 ANSWER = "answer"            # took the answer right
@@ -158,6 +159,34 @@ def rename(s: Any, h: Host, fx: list) -> tuple[Any, int | None]:
     fx.append(Notice("renamed", {"old": old, "name": name}))
     log(fx, h.at, "rename", number=i + 1, button=s.teams[i].button, old=old, name=name)
     return s, i
+
+
+# -- what the button games declare alike (controller/games/actions.py) ---------------
+
+TEAM = Param("team", "member")
+"""A team: its 1-based number (a host page), its name or its button (:func:`team_ref`)."""
+BUTTON = Param("button", "text")
+"""A team by its button id (a scripted session's or the keypad's way of naming it)."""
+PICK_TEAM = Param("team", "member", required=True, form=True)
+"""A team a host page's form picks."""
+
+RENAME = Spec(params=(PICK_TEAM, Param("name", "text", required=True, form=True, max_len=NAME_MAX), BUTTON))
+"""``rename`` (:func:`rename`): the team, its new name (the host page's form asks for both)."""
+
+ENDS_STAGE = Spec(destructive=True)
+"""An action that ends a round, a fight or the game: a host page asks for a second tap."""
+
+NOTICES: dict[str, str] = {
+    # a refused action: leaves when the reason for the refusal is gone
+    "question_open": "question", "no_question": "question", "nothing_to_undo": "undo", "no_tie": "question",
+    "no_answer_holder": "holder", "countdown_running": "clock", "clock_running": "clock",
+    "already_armed": "clock", "game_over": "stage",
+    # what happened in this wave of presses
+    "early_press": "wave", "late_press": "wave", "tie_drawn": "wave", "tie_by_order": "wave",
+    "already_answered": "wave", "unknown_button": "wave",
+    "button_stuck": "stuck",
+}
+"""What the button games' common notices describe (``Game.notices``)."""
 
 
 def holder_question(s: Any, h: Host, fx: list) -> Any:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller import games
-from controller.games.base import LOOP_ACTIONS, PROGRAM_ACTIONS
+from controller.games.actions import Action
+from controller.games.base import LOOP_ACTIONS, PROGRAM_ACTIONS, PROGRAM_DECLARATIONS
 
 
 LATIN_BY_CYRILLIC = dict(zip("йцукенгшщзхъфывапролджэячсмитьбю", "qwertyuiop[]asdfghjkl;'zxcvbnm,."))
@@ -36,6 +37,15 @@ def terminal_key_names(ch: str) -> list[str]:
     if ch.isdigit():
         return [ch, f"[{ch}]"]
     return [ch.lower()]
+
+
+ON_THE_PAGE = ("mute",)
+"""The program's actions a host page offers besides the game's."""
+
+
+def program_action(name: str) -> Action | None:
+    """The declaration of one of the program's own actions, or None."""
+    return next((a for a in PROGRAM_DECLARATIONS if a.name == name), None)
 
 
 @dataclass

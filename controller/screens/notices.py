@@ -6,7 +6,8 @@ because a question is still open («Сначала завершите или с�
 вопрос»), a player pressed early («Рано: Аня»), a seat number is being typed.
 Once that moment is gone the notice is wrong, so it leaves:
 
-* each notice key depends on one part of the game (:data:`DEPENDS`): the
+* each notice key depends on one part of the game (:func:`scopes`, as the games
+  declare it: ``Game.notices``): the
   question in play, its wave of presses, who holds the answer, whether a clock
   runs, the number being typed, the «Мафия» speech timer, the stage, whether
   there is something to undo, the stuck buttons;
@@ -23,9 +24,12 @@ Pure functions of the view: the loop owns the notice itself.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Mapping
 
+from controller import games
 from controller.core.events import NS_PER_S
+from controller.games.actions import merge_scopes
 
 NOTICE_NS = 6 * NS_PER_S
 """The longest a host notice stays."""
@@ -100,31 +104,21 @@ SCOPES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
 }
 """What a notice can depend on: name -> that part of the view."""
 
-DEPENDS: dict[str, str] = {
-    # a refused action: leaves when the reason for the refusal is gone
-    "question_open": "question", "no_question": "question", "no_more_questions": "question",
-    "nothing_to_undo": "undo", "no_tie": "question", "skip_not_allowed": "question",
-    "appeal_not_allowed": "question", "refused": "question",
-    "no_answer_holder": "holder",
-    "countdown_running": "clock", "clock_running": "clock", "already_armed": "clock", "shootout_running": "clock",
-    "game_over": "stage", "fight_over": "stage",
-    # what happened in this wave of presses
-    "early_press": "wave", "late_press": "wave", "tie_drawn": "wave", "tie_by_order": "wave", "already_answered": "wave", "unknown_button": "wave",
-    "button_stuck": "stuck",
-    # ЧГК and «Мафия»: the typed number
-    "chgk.no_such_team": "entry", "mafia.enter_seat": "entry", "mafia.bad_seat": "entry", "entry": "entry",
-    # a SIGame package: what the number keys type (controller/games/own_game_pack.py)
-    **{f"pack.entry.{k}": "pack_entry" for k in ("player", "price", "bid", "stake", "cell", "theme")},
-    "mafia.no_speech": "speech", "mafia.not_paused": "speech", "mafia.game_over": "stage",
-    "mafia.everyone_spoke": "speech", "mafia.nothing_to_undo": "undo",
-}
-"""Notice key -> the part of the game (:data:`SCOPES`) it describes.  Keys not named
-here (a ruling's echo, «Звук выключен», a saved protocol) leave after :data:`NOTICE_NS`."""
+PROGRAM: dict[str, str] = {"entry": "entry", "refused": "question"}
+"""What the program's own notices describe: the number being typed, an event the game refused."""
+
+
+@functools.cache
+def scopes() -> dict[str, str]:
+    """Notice key -> the part of the game (:data:`SCOPES`) it describes: the games' declarations
+    (``Game.notices``) and :data:`PROGRAM`.  Keys not named there (a ruling's echo, «Звук
+    выключен», a saved protocol) leave after :data:`NOTICE_NS`."""
+    return merge_scopes((games.notice_scopes(), PROGRAM))
 
 
 def depends_on(key: str | None) -> str | None:
     """The scope of notice ``key``, or None."""
-    return DEPENDS.get(key) if key else None
+    return scopes().get(key) if key else None
 
 
 def snapshot(scope: str, view: Mapping[str, Any]) -> Any:

@@ -19,86 +19,23 @@ Convention: a game's view may carry a key ``"host"`` with host-only fields (the
 right answer of a question, once game packs exist).  :func:`build` moves it into
 ``host.game``; it never appears under ``audience`` (tests/test_viewmodel.py).
 
-Nothing here names a game: what a game offers comes from its module
-(``HOST_ACTIONS``, :func:`controller.core.engine.actions_now`) and its view.
+Nothing here names a game: what a game offers comes from its declarations
+(``Game.actions``, :func:`controller.core.engine.actions_now`) and its view.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from controller import games
 from controller.core import engine
 from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
 from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head, series_head
-from controller.inputs.keys import mode_keys
+from controller.inputs.keys import ON_THE_PAGE, mode_keys, program_action
 
 HOST_KEY = "host"
 """The key of a game view's host-only part."""
-
-SHELL_ACTIONS = ("mute",)
-"""Host actions of the program itself that a host page may send besides the game's."""
-
-DESTRUCTIVE = ("end_game", "next_round", "next_fight", "skip_round", "pack_round", "next_game", "new_game",
-               "quit", "town_wins", "mafia_wins")
-"""Host actions that end a stage of the game (a round, a fight, the game) or cannot be taken
-back with a tap: a host page asks for a second tap before it sends them, as the keyboard asks
-for a second press before it quits.  Their buttons carry ``confirm``: the text the first tap
-shows (``web.confirm``)."""
-
-LOOP_DIALOGUES = ("rename",)
-"""Actions the loop runs a keyboard dialogue for when they come without parameters: a host
-page offers them as a form (:data:`ACTION_PARAMS`) and sends them with their parameters."""
-
-MEMBER = "member"
-"""A parameter naming a team or a seat: its name is the game's ``members`` (``team`` or
-``seat``, :attr:`controller.games.base.Game.members`), its value the 1-based number."""
-
-NAME_MAX = 40
-"""The longest name a host page sends (the games refuse longer names too)."""
-
-ACTION_PARAMS: dict[str, tuple[dict, ...]] = {
-    "rename": ({"name": MEMBER, "kind": "member", "required": True},
-               {"name": "name", "kind": "text", "required": True, "max": NAME_MAX}),
-    "lineup": ({"name": MEMBER, "kind": "member", "required": True},
-               {"name": "round", "kind": "number", "required": True},
-               {"name": "player", "kind": "player", "required": True}),
-    "absent": ({"name": MEMBER, "kind": "member", "required": True},
-               {"name": "player", "kind": "player", "required": True}),
-    "arrive": ({"name": MEMBER, "kind": "member", "required": True},
-               {"name": "player", "kind": "player", "required": True}),
-    "themes": ({"name": "round", "kind": "number", "required": False},),
-    "disqualify": ({"name": MEMBER, "kind": "member", "required": False},),
-    # a SIGame package (docs/packages.md): the cell, the player of «кот в мешке», a stake
-    "pick": ({"name": "theme", "kind": "number", "required": True},
-             {"name": "cell", "kind": "number", "required": True}),
-    "player": ({"name": MEMBER, "kind": "member", "required": True},),
-    "stake": ({"name": "points", "kind": "number", "required": True},
-              {"name": MEMBER, "kind": "member", "required": False}),
-}
-"""The parameters a host page asks for before it sends an action (a form instead of a
-plain button): ``name`` (the JSON field; :data:`MEMBER` stands for the game's members),
-``kind`` (``member``: a pick of the teams or seats; ``number``; ``text``; ``player``: a
-number or a name), ``required`` and, for text, ``max`` characters.  An action name means
-the same in every game that has it (the scripted session's host lines, docs/scripts.md)."""
-
-
-KIND_TYPES: dict[str, tuple[type, ...]] = {"member": (int, str), "number": (int,), "text": (str,),
-                                           "player": (int, str)}
-"""The JSON types of each ``kind`` of :data:`ACTION_PARAMS` (a member by its number, as a host
-page sends it, or by its name or button, as a scripted session may)."""
-
-
-def declared_types(action: str) -> dict[str, tuple[type, ...]]:
-    """The JSON types of the parameters ``action`` declares in :data:`ACTION_PARAMS` (its
-    :data:`MEMBER` under both names, ``team`` and ``seat``); {} for an action with none.  The
-    web server checks a request's fields with these, so that what a host page's form sends
-    is what the server takes (one declaration for both)."""
-    out: dict[str, tuple[type, ...]] = {}
-    for p in ACTION_PARAMS.get(action, ()):
-        for name in (("team", "seat") if p["name"] == MEMBER else (p["name"],)):
-            out[name] = KIND_TYPES[p["kind"]]
-    return out
 
 
 def page_labels(lang: str) -> dict[str, str]:
@@ -159,29 +96,36 @@ def key_help(keys: Mapping[str, Iterable[str]], lang: str) -> list[dict]:
             for a, names in keys.items()]
 
 
-def action_params(action: str, members: str = "team") -> list[dict]:
-    """The parameters a host page asks for before sending ``action`` (:data:`ACTION_PARAMS`),
-    :data:`MEMBER` named as the game's ``members``; [] for a plain button."""
-    return [dict(p, name=members if p["name"] == MEMBER else p["name"]) for p in ACTION_PARAMS.get(action, ())]
+def member_choices(view: Mapping[str, Any]) -> list[dict]:
+    """The teams (or seats) a form's ``member`` field picks from: ``{"value": number, "label"}``."""
+    seats = view.get("seats")
+    if isinstance(seats, list):
+        return [{"value": st["seat"], "label": f"{st['seat']}. {st['name']}" if st.get("name") else str(st["seat"])}
+                for st in seats]
+    return [{"value": i + 1, "label": f"{i + 1}. {tm.get('name', '')}"} for i, tm in enumerate(view.get("teams") or ())]
 
 
-def web_actions(state: Any, lang: str, members: str = "team") -> list[dict]:
+def web_actions(state: Any, lang: str, view: Mapping[str, Any] | None = None) -> list[dict]:
     """The host actions the current game takes now, as buttons (and small forms, with
-    ``params``) for the host page."""
+    ``params``: the fields its declaration asks a host page for, controller/games/actions.py)
+    for the host page; a ``member`` field carries its ``choices`` (from ``view``)."""
+    declared = games.of_state(state).declared(state)
     acts = [a for a in engine.actions_now(state) if a != "resume"]
-    acts += [a for a in SHELL_ACTIONS if a not in acts]
+    decls = [declared[a] for a in acts if a in declared]
+    decls += [program_action(a) for a in ON_THE_PAGE if a not in acts]
     out = []
-    # an action without a label of its own needs parameters a button cannot give (a theme, a team)
-    for a in acts:
-        if action_label(a, lang) == a or (a in LOOP_DIALOGUES and a not in ACTION_PARAMS):
+    choices = member_choices(view) if view is not None else None
+    for d in decls:
+        label = action_label(d.name, lang)
+        if label == d.name:   # no label: a key of its own (a digit), never a button
             continue
-        item = {"action": a, "label": action_label(a, lang)}
-        if a in DESTRUCTIVE:
-            label = item["label"]
+        item = {"action": d.name, "label": label}
+        if d.destructive:
             item["confirm"] = t("web.confirm", lang, action=label[:1].lower() + label[1:])
-        params = action_params(a, members)
+        params = d.form()
         if params:
-            item["params"] = params
+            item["params"] = [dict(p, choices=choices) if p["kind"] == "member" and choices is not None else p
+                              for p in params]
         out.append(item)
     return out
 
@@ -267,6 +211,6 @@ def from_loop(loop: Any, seq: int = 0, links: Mapping[str, Any] | None = None, k
         keys = mode_keys(loop.cfg)
     return build(view, seq=seq, lang=lang, title=mode_title(view.get("mode") or loop.cfg["mode"], lang),
                  status=loop.status(), flash=loop.current_flash(), keys=keys,
-                 actions=web_actions(loop.state, lang, getattr(getattr(loop, "game", None), "members", "team")), undo=undo_preview(loop.state, view, now),
+                 actions=web_actions(loop.state, lang, view), undo=undo_preview(loop.state, view, now),
                  help_on=loop.help, links=links)
 

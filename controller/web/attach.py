@@ -15,12 +15,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller import games
 from controller.screens import viewmodel
 from controller.screens.common import key_label
 from controller.core import engine
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_S, Host
 from controller.i18n import t
+from controller.inputs.keys import ON_THE_PAGE, program_action
 from controller.web import host_token, qr
 from controller.web.process import WebProcess
 from controller.web.net import WebError, lan_address
@@ -122,20 +124,22 @@ def make_check(loop: Any):
     def check(action: str, params: dict) -> str | None:
         state = loop.state
         now_actions = set(engine.actions_now(state))
-        allowed = now_actions | set(viewmodel.SHELL_ACTIONS) | {"pause"}
+        allowed = now_actions | set(ON_THE_PAGE) | {"pause"}
         if action not in allowed:
             return f"{action}: not an action of this game now"
-        # an action the host page sends with parameters (a form) needs them: without, the
-        # loop would open a keyboard dialogue (rename, a line-up's digits) the page cannot type in
-        members = getattr(getattr(loop, "game", None), "members", "team")
-        spec = viewmodel.action_params(action, members)
-        missing = [p["name"] for p in spec if p.get("required") and p["name"] not in params]
+        # this game's declaration of it (controller/games/actions.py): the fields it takes; a
+        # form's required ones, without which the loop would open a keyboard dialogue (rename,
+        # a line-up's digits) the page cannot type in
+        declared = games.of_state(state).declared(state).get(action) or program_action(action)
+        taken = {p.name for p in declared.params} if declared is not None else set()
+        unknown = sorted(set(params) - taken)
+        if unknown:
+            takes = ", ".join(f'"{p.name}"' for p in declared.params) if declared is not None else "nothing"
+            return f"{action}: this game takes no \"{unknown[0]}\" (it takes {takes})"
+        missing = [p.name for p in (declared.params if declared is not None else ())
+                   if p.form and p.required and p.name not in params]
         if missing:
             return f"{action}: needs " + ", ".join(f'"{m}"' for m in missing)
-        if action in viewmodel.LOOP_DIALOGUES:
-            other = {"team", "seat"} - {members}
-            if other & set(params):
-                return f"{action}: this game's members are named by \"{members}\""
         if action in now_actions:
             try:
                 engine.step(state, Host(action, loop.clock.now(), dict(params)))

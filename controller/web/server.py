@@ -41,7 +41,10 @@ from typing import Any, Awaitable, Callable, Mapping
 
 from aiohttp import WSMsgType, web
 
-from controller.screens.viewmodel import NAME_MAX, audience_only, declared_types
+from controller import games
+from controller.games import actions
+from controller.inputs.keys import program_action
+from controller.screens.viewmodel import audience_only
 from controller.core.events import HostKey
 # these lived here; buzzer run's own process imports them from net, never aiohttp
 from controller.web.net import TOKEN_BYTES, WebError, bind_socket, lan_address, new_token, ports_to_try  # noqa: F401
@@ -50,26 +53,6 @@ log = logging.getLogger(__name__)
 
 PAGES = {"/": "audience.html", "/overlay": "overlay.html", "/host": "host.html"}
 STATIC = {"app.js": "application/javascript", "style.css": "text/css"}
-
-PARAM_TYPES: dict[str, tuple[type, ...]] = {
-    "nominal": (int,), "theme": (str,), "team": (int, str), "button": (str,), "round": (int,),
-    "seconds": (int, float), "winner": (int, str), "seat": (int,), "kind": (str,), "reason": (str,),
-    "name": (str,), "result": (str, int), "value": (int, float, str), "question": (int,), "role": (str,),
-    "points": (int, float), "text": (str,), "delay": (int, float), "accepted": (bool,),
-    "player": (int, str),  # Эрудит-квартет line-ups (docs/event-file.md)
-    "price": (int, float),  # a SIGame package's cell by its price (docs/packages.md)
-}
-"""Parameters a host action from the web may carry, with their JSON types (a subset of a
-scripted host line's fields: the ones a single value carries).  An action that declares its
-parameters for the host page's form (:data:`controller.screens.viewmodel.ACTION_PARAMS`:
-``pick``'s ``theme`` is a number, the plain Своя игра's ``question`` names it in words) is
-checked by that declaration first."""
-
-MAX_TEXT = 200
-"""Longest text parameter (a theme, a player) taken from the web."""
-
-MAX_FIELD = {"name": NAME_MAX}
-"""Shorter bounds of some text parameters: a team's or a seat's new name."""
 
 def token_ok(given: str | None, token: str) -> bool:
     """Constant-time comparison of a token a client sent with the game's."""
@@ -91,31 +74,24 @@ def _is_text(value: str) -> bool:
 def parse_action(data: Any) -> tuple[str, dict]:
     """A host action from the web: ``{"host": "right"}``, ``{"host": "question", "nominal": 30}``.
 
-    Raises ValueError with a short message on anything else."""
+    Its fields are those its declaration names, of their kinds' JSON types, within their
+    bounds (:func:`controller.games.actions.check`; a field of several values, a list, is
+    for scripts only).  Raises ValueError with a short message on anything else."""
     if not isinstance(data, dict):
         raise ValueError("expected a JSON object")
     action = data.get("host")
     if not isinstance(action, str) or not action or len(action) > 40 or not action.replace("_", "").isalnum():
         raise ValueError('"host" must be an action name')
-    params = {}
-    declared = declared_types(action)
-    for k, v in data.items():
-        if k == "host":
-            continue
-        if k == "at":
-            raise ValueError('"at" is not taken from the web: the controller stamps the time')
-        types = declared.get(k) or PARAM_TYPES.get(k)
-        if types is None:
-            raise ValueError(f"unknown field {k[:40]!r}")
-        if isinstance(v, bool) and bool not in types or not isinstance(v, types):
-            raise ValueError(f"{k}: wrong type")
-        if isinstance(v, str) and len(v) > MAX_FIELD.get(k, MAX_TEXT):
-            raise ValueError(f"{k}: longer than {MAX_FIELD.get(k, MAX_TEXT)} characters")
+    if "at" in data:
+        raise ValueError('"at" is not taken from the web: the controller stamps the time')
+    params = {k: v for k, v in data.items() if k != "host"}
+    # the action's declaration (controller/games/actions.py): its fields, their types and bounds
+    why = actions.check(games.declared_actions().get(action) or program_action(action), params)
+    if why:
+        raise ValueError(why)
+    for k, v in params.items():
         if isinstance(v, str) and not _is_text(v):
             raise ValueError(f"{k}: not valid text (a lone UTF-16 surrogate)")
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and not -1e9 < v < 1e9:
-            raise ValueError(f"{k}: out of range")
-        params[k] = v
     return action, params
 
 

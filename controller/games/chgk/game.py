@@ -33,6 +33,7 @@ from controller.core.effects import Flash, Notice, Sound
 from controller.core.errors import GameError
 from controller.core.events import Host, seconds_to_ns
 from controller.games import race as b
+from controller.games.actions import Param, Spec, declare
 from controller.games.race import Player
 from controller.games.chgk.results import parse_question
 from controller.core.schema import Key, Section, action_keys, positive, warn_marks
@@ -496,6 +497,21 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 }
 """Every host action of ЧГК (documented in docs/modes.md)."""
 
+_QUESTION = Param("question", "question")   # a number, "tour.question" or "s2" (a shoot-out's)
+_CLOCK = Spec(params=(_QUESTION, Param("seconds", "real", minimum=0)))
+ACTIONS = declare(HOST_ACTIONS, {
+    "question": Spec(params=(_QUESTION,)),
+    "start_clock": _CLOCK,
+    "blitz": _CLOCK,
+    "result": Spec(params=(b.TEAM, b.BUTTON, _QUESTION, Param("value", "result"), Param("result", "result"))),
+    "results": Spec(params=(_QUESTION, Param("results", "table"))),
+    "appeal": Spec(params=(b.TEAM, b.BUTTON, _QUESTION, Param("accepted", "result"))),
+    "shootout": Spec(params=(Param("teams", "list"),)),
+    "rename": b.RENAME,
+    "end_game": b.ENDS_STAGE,
+})
+"""The declarations of :data:`HOST_ACTIONS` (controller/games/actions.py)."""
+
 
 def step(s: State, event) -> tuple[State, list]:
     """Apply one event; return the new state and the effects to carry out (presses are ignored)."""
@@ -582,6 +598,9 @@ class Chgk(Game):
     title_key = "mode_chgk"
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
+    actions = ACTIONS
+    notices = {**b.NOTICES, "no_more_questions": "question", "appeal_not_allowed": "question",
+               "shootout_running": "clock", "refused": "question", "chgk.no_such_team": "entry"}
     buttons_play = False
     in_programme = True
     initial = staticmethod(initial)

@@ -33,6 +33,7 @@ from typing import Any, Mapping, Sequence
 from controller.core.effects import Effect, Flash, Log, Notice, Sound
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
+from controller.games.actions import Param, Spec, declare
 from controller.games.race import NAME_MAX, clean_name, name_problem
 from controller.core.schema import Key, Section, check_value, positive
 from controller.games.base import Game
@@ -1077,6 +1078,39 @@ _ACTIONS = {
 HOST_ACTIONS = _ACTIONS
 """Host action name -> handler (``docs/mafia.md`` describes each)."""
 
+_SEAT = Param("seat", "member")   # else the typed seat number (_SEAT_ACTIONS)
+_OTHER = {key: Param(key, "member") for key in ("by", "candidate", "shooter")}
+_SEATS = Spec(params=(_SEAT,))
+ACTIONS = declare(HOST_ACTIONS, {
+    "start": Spec(params=(_SEAT, Param("kind", "text"))),
+    "digit": Spec(params=(Param("digit", "digit"),)),
+    "killed": _SEATS,
+    "town_wins": Spec(destructive=True),
+    "mafia_wins": Spec(destructive=True),
+    "speech": Spec(params=(_SEAT, Param("kind", "text"))),
+    "skip": _SEATS,
+    "foul": _SEATS,
+    "disqualify": Spec(params=(Param("seat", "member", form=True),)),
+    "out": Spec(params=(_SEAT, Param("reason", "text"))),
+    "name": Spec(params=(_SEAT, Param("name", "text"))),
+    "rename": Spec(params=(Param("seat", "member", required=True, form=True),
+                           Param("name", "text", required=True, form=True, max_len=NAME_MAX),
+                           Param("team", "member"))),
+    "role": Spec(params=(_SEAT, Param("role", "text"))),
+    "next_role": _SEATS,
+    "end_game": Spec(params=(Param("winner", "text"),), destructive=True),
+    "nominate": Spec(params=(_SEAT, _OTHER["by"])),
+    "candidate": _SEATS,
+    "vote": Spec(params=(_SEAT, _OTHER["candidate"], Param("voters", "list"))),
+    "lift": Spec(params=(_SEAT, Param("voters", "list"))),
+    "shot": Spec(params=(_SEAT, _OTHER["shooter"])),
+    "don_check": _SEATS,
+    "sheriff_check": _SEATS,
+    "guess": Spec(params=(_SEAT, Param("seats", "list"), _OTHER["by"])),
+    "extra": Spec(params=(_SEAT, Param("points", "real"))),
+})
+"""The declarations of :data:`HOST_ACTIONS` (controller/games/actions.py)."""
+
 _SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out", "killed", "name", "rename",
                            "role", "next_role", "nominate", "candidate", "vote", "lift", "shot", "don_check",
                            "sheriff_check", "guess", "extra"})
@@ -1174,6 +1208,10 @@ class Mafia(Game):
     title_key = "mode_mafia"
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
+    actions = ACTIONS
+    notices = {"mafia.enter_seat": "entry", "mafia.bad_seat": "entry", "mafia.no_speech": "speech",
+               "mafia.not_paused": "speech", "mafia.everyone_spoke": "speech", "mafia.game_over": "stage",
+               "mafia.nothing_to_undo": "undo"}
     buttons_play = False
     digit_action = "seat_number"
     members = "seat"

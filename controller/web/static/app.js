@@ -298,16 +298,19 @@
     b.textContent = a.label;
   }
   // An action with parameters (rename, a line-up ...) is a small form: its button opens it.
-  function members() {
-    const g = (window.buzzer.last && window.buzzer.last.audience && window.buzzer.last.audience.game) || {};
-    if (Array.isArray(g.seats)) return g.seats.map((s) => ({ n: s.seat, name: s.name || "" }));
-    return (g.teams || []).map((t, i) => ({ n: i + 1, name: t.name }));
+  // Its fields are the action's declaration as the view model delivers it (docs/web.md): a
+  // member field's choices are the teams or seats now, from the newest view model.
+  function choices(action, name) {
+    const h = (window.buzzer.last && window.buzzer.last.host) || {};
+    const a = (h.actions || []).find((x) => x.action === action) || {};
+    const p = (a.params || []).find((x) => x.name === name) || {};
+    return p.choices || [];
   }
   function fillMembers(select) {
     const keep = select.value;
-    select.replaceChildren(el("option", null, "—"), ...members().map((m) => {
-      const o = el("option", null, m.n + (m.name ? ". " + m.name : ""));
-      o.value = String(m.n);
+    select.replaceChildren(el("option", null, "—"), ...choices(select.form.dataset.action, select.name).map((m) => {
+      const o = el("option", null, m.label);
+      o.value = String(m.value);
       return o;
     }));
     select.firstChild.value = "";
@@ -340,10 +343,13 @@
       } else {
         input = el("input");
         input.type = "text";
-        if (p.kind === "number") { input.inputMode = "numeric"; input.pattern = "[0-9]+"; }
-        if (p.max) input.maxLength = p.max;
+        if (p.kind === "number") { input.inputMode = "numeric"; input.pattern = (p.min >= 0 ? "" : "-?") + "[0-9]+"; }
+        if (p.kind === "real") { input.inputMode = "decimal"; input.pattern = "-?[0-9]+([.,][0-9]+)?"; }
+        if (p.max_len) input.maxLength = p.max_len;
         input.autocomplete = "off";
       }
+      if (p.min !== undefined) input.dataset.min = String(p.min);
+      if (p.max !== undefined) input.dataset.max = String(p.max);
       input.name = p.name;
       input.dataset.kind = p.kind;
       input.required = !!p.required;
@@ -355,13 +361,24 @@
     f.append(go);
     f.addEventListener("submit", (ev) => {
       ev.preventDefault();
+      // the declared bounds, as the server checks them: a number beyond them is not sent
+      let inBounds = true;
+      f.querySelectorAll("input").forEach((i) => {
+        const n = Number(i.value.trim().replace(",", "."));
+        const out = i.value.trim() !== "" && ((i.dataset.min !== undefined && n < Number(i.dataset.min))
+          || (i.dataset.max !== undefined && n > Number(i.dataset.max)));
+        i.setCustomValidity(out ? (L.out_of_range || "") : "");
+        if (out) inBounds = false;
+      });
+      if (!inBounds) { f.reportValidity(); return; }
       const body = { host: a.action };
       f.querySelectorAll("select, input").forEach((i) => {
         const v = i.value.trim();
         if (!v) return;
-        const numeric = /^[0-9]+$/.test(v);
-        body[i.name] = i.dataset.kind === "member" || i.dataset.kind === "number" || (i.dataset.kind === "player" && numeric)
-          ? Number(v) : v;
+        const numeric = /^-?[0-9]+([.,][0-9]+)?$/.test(v);
+        const kind = i.dataset.kind;
+        body[i.name] = kind === "member" || kind === "number" || kind === "real" || (kind === "player" && numeric)
+          ? Number(v.replace(",", ".")) : v;
       });
       send(body).then((ok) => {
         if (!ok) return;

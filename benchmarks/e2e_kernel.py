@@ -111,7 +111,9 @@ class Presser:
 
     def _serve(self) -> None:
         try:
-            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))
+            # the hogs are this thread's children: without SCHED_RESET_ON_FORK they would be
+            # real-time too and take the CPUs from the game (and everything else) entirely
+            os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(20))
         except (OSError, AttributeError):
             pass
         with os.fdopen(self.from_game_r, "r") as cmds, os.fdopen(self.to_game_w, "w") as out:

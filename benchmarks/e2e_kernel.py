@@ -14,7 +14,7 @@ so the kernel stamps every edge when it happens and the gaps are true gaps.
 Paths: ``gpiod-kernel`` (``buttons = "gpiod"``: one line request, the kernel's ordered
 stream) and ``lgpio-kernel`` (``buttons = "gpio"`` with gpiozero's lgpio pin factory on the
 same chip; only when gpiozero can be given a board there, else a note says why not).
-Loads: ``plain``; ``hog`` (CPU-bound processes beside the game, one per CPU of the guest);
+Loads: ``plain``; ``hog`` (CPU-bound processes at normal priority beside the game, one per CPU of the guest);
 ``throttled`` (the game process in a cgroup with the quota of the e2e benchmark, 2.5 ms per
 10 ms).  Gaps: 10 µs .. 10 ms between the two presses, the first presser alternating.
 
@@ -22,8 +22,8 @@ Each pair records whether the true first presser's lamp came on (``ours``) and t
 latency: from the *later* edge's kernel stamp to the winner's lamp on (the Lamp effect carried
 out), the time the program takes once the race is physically over.
 
-    python benchmarks/e2e_kernel.py              # boots the guest, the whole grid (~10 min on TCG)
-    python benchmarks/e2e_kernel.py --quick      # a few cells (~2 min)
+    python benchmarks/e2e_kernel.py              # boots the guest, the whole grid (11 min on TCG, quiet host)
+    python benchmarks/e2e_kernel.py --quick      # two gaps, 2 pairs per cell (~2 min)
     python benchmarks/e2e_kernel.py --in-guest --out F   # (inside the guest: what the host runs)
 
 Timing under qemu's TCG emulation is not a Pi's: every instruction is translated, so the
@@ -56,7 +56,7 @@ PATHS = ("gpiod-kernel", "lgpio-kernel")
 LOADS = ("plain", "hog", "throttled")
 GAPS_US = (10, 100, 1000, 10000)
 QUICK_GAPS_US = (10, 1000)
-PAIRS = {"plain": 5, "hog": 4, "throttled": 4}
+PAIRS = {"plain": 30, "hog": 25, "throttled": 25}
 """Pairs per cell of the whole grid, at most: the pairs are played in rounds (one pair of every
 cell, each load in turn), so a run cut short by its budget has about as many in every cell."""
 QUICK_PAIRS = {"plain": 2, "hog": 2, "throttled": 2}

@@ -414,6 +414,18 @@ def _join_kernel_rows(results: dict) -> None:
     results["e2e_fairness"] = kept + rows
 
 
+def merge_partial(old: dict, new: dict, only) -> dict:
+    """A partial run's (``--only``) figures over the file's: its own keys replace theirs, the
+    others stay; the e2e measure's rows in ``e2e_fairness`` replace its own rows, never the
+    kernel measure's (which :func:`_join_kernel_rows` then puts back)."""
+    new = dict(new)
+    if "e2e_fairness" in new and "e2e_kernel_rows" not in new:
+        new["e2e_kernel_rows"] = [r for r in old.get("e2e_fairness", []) if r.get("path") in KERNEL_PATHS]
+    merged = {**old, **new}
+    merged["command"] = "python benchmarks/run.py (with --only runs merged: " + ",".join(sorted(only)) + ")"
+    return merged
+
+
 # ---------------------------------------------------------------------------
 # timer drift
 
@@ -936,14 +948,11 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if only is not None and out.exists():
-        # a partial run updates its own figures and keeps the others
         try:
             merged = json.loads(out.read_text(encoding="utf-8"))
         except (ValueError, OSError):
             merged = {}
-        merged.update(results)
-        merged["command"] = "python benchmarks/run.py (with --only runs merged: " + ",".join(sorted(only)) + ")"
-        results = merged
+        results = merge_partial(merged, results, only)
     _join_kernel_rows(results)
     out.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print_table(results)

@@ -52,3 +52,18 @@ def test_out_wins(run, tmp_path):
 def test_quick_results_are_not_committed():
     assert "/benchmarks/results-quick.json" in (ROOT / ".gitignore").read_text().splitlines()
     assert "benchmarks/run.py --quick" in (ROOT / "Makefile").read_text()
+
+
+def test_an_e2e_run_keeps_the_kernel_measures_rows(run, tmp_path, monkeypatch):
+    """``--only e2e`` replaces the e2e rows of ``e2e_fairness`` and keeps the gpiod-kernel /
+    lgpio-kernel rows an earlier ``--only kernel`` run put there (and its other keys)."""
+    out = tmp_path / "results.json"
+    kernel_row = {"path": "gpiod-kernel", "load": "hog", "gap_us": 100, "pairs": 3, "ours": 1.0}
+    out.write_text(json.dumps({"e2e_fairness": [{"path": "gpio", "gap_us": 1, "ours": 0.5}, kernel_row],
+                               "e2e_kernel_decision_p99_ms": {"gpiod-kernel": {"hog": 900.0}}}))
+    new_row = {"path": "gpio", "gap_us": 1, "ours": 1.0}
+    monkeypatch.setattr(run, "MEASURES", [("e2e", lambda quick: {"e2e_fairness": [new_row]})])
+    run.main(["--only", "e2e", "--out", str(out)])
+    got = json.loads(out.read_text())
+    assert got["e2e_fairness"] == [new_row, kernel_row]
+    assert got["e2e_kernel_decision_p99_ms"] == {"gpiod-kernel": {"hog": 900.0}}

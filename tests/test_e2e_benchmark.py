@@ -71,3 +71,36 @@ def test_throttle_makes_a_cgroup_or_says_why(e2e):
         assert str(exc)
         return
     assert not group.exists()  # removed after use
+
+
+def test_kernel_rows_carry_the_results_keys():
+    """benchmarks/e2e_kernel.py's rows (made in the guest from e2e_fairness's summary): each
+    cell has path, load, gap_us, pairs, ours and gpio_tie_us; the decision p99 is per load."""
+    sys.path.insert(0, str(PATH.parent))
+    sys.path.insert(0, str(PATH.parents[1] / "tests"))
+    import e2e_fairness
+    import e2e_kernel
+    ms = e2e_fairness.MS
+
+    def pair(load, gap_us, first, won, decision_ms, true_gap_us):
+        cell = e2e_fairness.Cell(f"gpiod-kernel/{load}", gap_us, 0, 0)
+        gap = int(true_gap_us * 1000)
+        return e2e_fairness.Pair(cell, first, won, int(decision_ms * ms), None, gap, 2000, gap + 500, None,
+                                 "answer" if won == first else "lockout")
+
+    pairs = [pair("plain", 10, "A", "A", 5, 600), pair("plain", 10, "B", "B", 7, 900),
+             pair("plain", 1000, "A", "A", 6, 1100), pair("hog", 10, "A", "B", 40, 700),
+             pair("hog", 10, "B", "B", 30, 800)]
+    rows, p99 = e2e_kernel.rows_of("gpiod-kernel", ("plain", "hog"), (10, 1000), pairs, 5.0)
+    by = {(r["load"], r["gap_us"]): r for r in rows}
+    assert set(by) == {("plain", 10), ("plain", 1000), ("hog", 10), ("hog", 1000)}
+    for r in rows:
+        assert r["path"] == "gpiod-kernel" and r["gpio_tie_us"] == 5.0 and r["above_tie"]
+    assert (by["plain", 10]["pairs"], by["plain", 10]["ours"]) == (2, 1.0)
+    assert (by["hog", 10]["pairs"], by["hog", 10]["ours"]) == (2, 0.5)
+    assert by["hog", 1000]["pairs"] == 0 and by["hog", 1000]["ours"] is None
+    assert (by["plain", 10]["true_gap_min_us"], by["plain", 10]["true_gap_max_us"]) == (600.0, 900.0)
+    assert by["plain", 10]["stamp_gap_error_max_us"] == 0.5
+    assert p99 == {"plain": 7.0, "hog": 40.0}
+    lines = e2e_kernel.table(rows)
+    assert any(line.split()[0] == "hog" and "0.50 (2) 40.0" in line for line in lines)

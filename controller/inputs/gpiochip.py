@@ -489,23 +489,34 @@ class GpiodBackend(ButtonBackend):
             force = True
         ready = []
         lost = 0
+        after_gap: dict[int, int] = {}   # line -> numbers missing just before one of its edges
         for seq in sorted(self._held):
             if seq != self._last_global + 1:
                 if not force:
                     break
                 lost += seq - self._last_global - 1
+                o = self._held[seq].line_offset
+                after_gap[o] = after_gap.get(o, 0) + seq - self._last_global - 1
             ready.append(self._held.pop(seq))
             self._last_global = seq
         self._hole_since = (self._hole_since or now) if self._held else None
         if lost or lost_lines:
             self.overflows += 1
             self.lost_edges += lost
-            for o, n in (lost_lines or {}).items():
+            # a line's interrupt thread that runs once for several of its interrupts puts one
+            # event in the buffer, numbered by the latest: the request's numbers skip while the
+            # line's own do not. Numbers no line_seqno gap explains are that line's: the line of
+            # the edge read right after them
+            by_line = dict(lost_lines or {})
+            if lost > sum(by_line.values()):
+                for o, n in after_gap.items():
+                    by_line[o] = max(by_line.get(o, 0), n)
+            for o, n in by_line.items():
                 self.lost_by_line[o] = self.lost_by_line.get(o, 0) + n
             # the race around the gap waits (settle window + quiet period) instead of trusting
             # the stream: the presses read now and for the quiet period after
             self._fallback_until = now + self._quiet
-            where = ", ".join(f"line {o} ({self._what(o)}): {n}" for o, n in sorted((lost_lines or {}).items()))
+            where = ", ".join(f"line {o} ({self._what(o)}): {n}" for o, n in sorted(by_line.items()))
             self.sink(InputStatus("gpio-overflow", True,
                                   f"{self.chip}: {max(lost, sum((lost_lines or {}).values()))} edges lost "
                                   f"({where or 'lines unknown'})"))

@@ -157,14 +157,25 @@ def test_a_bounce_train_keeps_the_first_edges_time(chip):
         game.open_question()
         edges = chip.bounce(17, 7, gap_us=200)        # press, release, press ... ends pressed
         assert edges[-1].after_ns - edges[0].before_ns < 200_000_000, "the train outlasted the window"
-        game.run_until(lambda: game.holder() is not None and game.backend.stats()["A"].edges == 7,
+        # every edge is read, or counted lost: when the line's interrupt thread runs once for
+        # several interrupts (a loaded TCG guest), the kernel queues one event stamped with the
+        # latest of them and its request numbers skip
+        lost = lambda: game.backend.lost_by_line.get(17, 0)
+        game.run_until(lambda: game.holder() is not None and game.backend.stats()["A"].edges + lost() == 7,
                        "the press and its bounce")
         st = game.backend.stats()["A"]
-        assert st.edges == 7 and st.presses == 1 and st.press_bounces == 6
         rec = game.presses()[0]
         first = min(e.timestamp_ns for e in game.backend.recent if e.ident == "A")
         assert rec.at == game.clock.from_monotonic_ns(first)
-        assert edges[0].before_ns <= first < edges[1].before_ns
+        assert st.presses == 1
+        if lost() == 0:
+            assert st.edges == 7 and st.press_bounces == 6
+            assert edges[0].before_ns <= first < edges[1].before_ns
+        else:
+            # the first edge's time is gone with it: the stamp is a later edge's, inside the
+            # train, and the host was told edges were lost (the race waited for its quiet period)
+            assert edges[0].before_ns <= first <= edges[-1].after_ns
+            assert game.backend.overflows >= 1
     finally:
         game.close()
 

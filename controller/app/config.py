@@ -589,8 +589,8 @@ def event_mode(event_path: str | Path, mode: str) -> str:
         return mode
     played = [g.get("mode") for g in data.get("games") or () if isinstance(g, dict)] \
         if isinstance(data.get("games"), list) else []
-    if not played or mode in played or not isinstance(played[0], str):
-        return mode
+    if not played or mode in played or played[0] not in games.names():
+        return mode   # an unknown mode: the event file's loader names it
     return played[0]
 
 

@@ -285,6 +285,40 @@ def test_a_malformed_4s_file_is_one_line_naming_the_line(tmp_path, text, line, p
     assert f"bad.4s: line {line}:" in err and problem in err and "games[0].questions_4s" in err
 
 
+LONG_TITLE = "## " + "Очень длинное название тура " * 3 + "\n\n? Вопрос\n! Ответ\n"   # 83 characters
+
+
+@pytest.mark.parametrize("mode, text, line, problem", [
+    ("chgk", LONG_TITLE, 1, "the tour's title («##»): at most 60 characters, got 83"),
+    ("erudite", LONG_TITLE, 1, "the tour's title («##»): at most 60 characters, got 83"),
+    ("chgk", "## Тур\n\n? Начало вопроса\n" + "слово " * 400 + "\n! Ответ\n", 3,
+     "the question («?»): at most 2000 characters, got 2414"),
+    ("brain-ring", "? Вопрос\n! Ответ\n= " + "а" * 2001 + "\n", 3,
+     "the accepted answers («=»): at most 2000 characters, got 2001"),
+    ("chgk", "? Вопрос\n! Ответ\n\n/ Комментарий\n" + "к" * 2001 + "\n", 4,
+     "the comment («/»): at most 2000 characters, got 2013"),
+])
+def test_a_4s_text_too_long_for_the_event_names_the_4s_file_and_line(tmp_path, mode, text, line, problem):
+    """A tour title or a question's text over the event file's limits is the pack's mistake:
+    the one line names the 4s file and its line, not only the event file's key it became."""
+    (tmp_path / "long.4s").write_text(text, encoding="utf-8")
+    (tmp_path / "event.toml").write_text(EVENT + f'\n[[games]]\nmode = "{mode}"\nquestions_4s = "long.4s"\n',
+                                         encoding="utf-8")
+    r = buzzer("check-config", str(tmp_path / "event.toml"))
+    err = r.stderr.strip()
+    assert r.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert f"long.4s: line {line}: {problem}" in err, err
+    assert "tours[" not in err and "fights[" not in err and "questions[" not in err, err
+
+
+def test_a_brain_ring_pack_may_have_long_tour_titles_it_never_shows(tmp_path):
+    (tmp_path / "long.4s").write_text(LONG_TITLE, encoding="utf-8")
+    (tmp_path / "event.toml").write_text(EVENT + '\n[[games]]\nmode = "brain-ring"\nquestions_4s = "long.4s"\n',
+                                         encoding="utf-8")
+    r = buzzer("check-config", str(tmp_path / "event.toml"))
+    assert r.returncode == 0, r.stderr
+
+
 def test_4s_own_number_leaves_the_counter_and_a_misfit_pack_names_its_file(tmp_path):
     from controller.content import fours
 

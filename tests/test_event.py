@@ -133,6 +133,45 @@ def test_buzzer_run_event_plays_the_event_and_journals_it(tmp_path):
     assert cfg["teams"][0]["roster"][0] == "Аня"
 
 
+CHGK_EVENT = '''title = "Кубок ЧГК"
+[[teams]]
+name = "Альфа"
+[[teams]]
+name = "Бета"
+[[games]]
+mode = "chgk"
+[[games.tours]]
+title = "Тур 1"
+[[games.tours.questions]]
+text = "Вопрос"
+answer = "Ответ"
+'''
+
+
+def test_an_event_file_of_another_game_alone_is_checked_and_played_as_that_game(tmp_path, capsys):
+    """No config chose the game: a ЧГК event file is checked (on its own or with --event) and
+    played (`buzzer run --event`) as ЧГК, not as the default config's Эрудит-квартет; a config
+    given is still the one that says what is played."""
+    path = tmp_path / "chgk.toml"
+    path.write_text(CHGK_EVENT, encoding="utf-8")
+    for args in ((path,), ("--event", path)):
+        rc, out, err = buzzer(capsys, "check-config", *args)
+        assert rc == 0, err
+        assert out.endswith(": OK («Кубок ЧГК», игра 1: Что? Где? Когда?, 2 команды, кнопки: keyboard)\n"), out
+        assert "Эрудит" not in out
+    rc, out, _ = buzzer(capsys, "check-config", ROOT / "config" / "default.toml", "--event", path)
+    assert rc == 0 and "игра -: Эрудит-квартет" in out      # that config plays Эрудит-квартет
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--headless", "--seconds", "0.5",
+                           "--event", str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    journals = [p for p in (tmp_path / "journal").rglob("*.jsonl") if p.is_file()]
+    cfg = journal_mod.read(journals[0]).header["config"]
+    assert cfg["mode"] == "chgk" and cfg["event"]["game_number"] == 1
+    assert cfg["event"]["game"]["tours"][0]["questions"][0]["text"] == "Вопрос"
+
+
 def test_a_script_setup_event_is_relative_to_the_script(tmp_path):
     script = tmp_path / "s.jsonl"
     (tmp_path / "e.toml").write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")

@@ -18,7 +18,7 @@ import pytest
 from openpyxl import Workbook, load_workbook
 
 from controller.app import config, journal
-from controller.core import engine
+from controller.core import cells, engine
 from controller.core.events import Host, Press, Tick
 
 BUZZER = [sys.executable, "-m", "controller.cli"]
@@ -285,6 +285,40 @@ def test_a_malformed_4s_file_is_one_line_naming_the_line(tmp_path, text, line, p
     assert f"bad.4s: line {line}:" in err and problem in err and "games[0].questions_4s" in err
 
 
+LONG_TITLE = "## " + "Очень длинное название тура " * 3 + "\n\n? Вопрос\n! Ответ\n"   # 83 characters
+
+
+@pytest.mark.parametrize("mode, text, line, problem", [
+    ("chgk", LONG_TITLE, 1, "the tour's title («##»): at most 60 characters, got 83"),
+    ("erudite", LONG_TITLE, 1, "the tour's title («##»): at most 60 characters, got 83"),
+    ("chgk", "## Тур\n\n? Начало вопроса\n" + "слово " * 400 + "\n! Ответ\n", 3,
+     "the question («?»): at most 2000 characters, got 2414"),
+    ("brain-ring", "? Вопрос\n! Ответ\n= " + "а" * 2001 + "\n", 3,
+     "the accepted answers («=»): at most 2000 characters, got 2001"),
+    ("chgk", "? Вопрос\n! Ответ\n\n/ Комментарий\n" + "к" * 2001 + "\n", 4,
+     "the comment («/»): at most 2000 characters, got 2013"),
+])
+def test_a_4s_text_too_long_for_the_event_names_the_4s_file_and_line(tmp_path, mode, text, line, problem):
+    """A tour title or a question's text over the event file's limits is the pack's mistake:
+    the one line names the 4s file and its line, not only the event file's key it became."""
+    (tmp_path / "long.4s").write_text(text, encoding="utf-8")
+    (tmp_path / "event.toml").write_text(EVENT + f'\n[[games]]\nmode = "{mode}"\nquestions_4s = "long.4s"\n',
+                                         encoding="utf-8")
+    r = buzzer("check-config", str(tmp_path / "event.toml"))
+    err = r.stderr.strip()
+    assert r.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert f"long.4s: line {line}: {problem}" in err, err
+    assert "tours[" not in err and "fights[" not in err and "questions[" not in err, err
+
+
+def test_a_brain_ring_pack_may_have_long_tour_titles_it_never_shows(tmp_path):
+    (tmp_path / "long.4s").write_text(LONG_TITLE, encoding="utf-8")
+    (tmp_path / "event.toml").write_text(EVENT + '\n[[games]]\nmode = "brain-ring"\nquestions_4s = "long.4s"\n',
+                                         encoding="utf-8")
+    r = buzzer("check-config", str(tmp_path / "event.toml"))
+    assert r.returncode == 0, r.stderr
+
+
 def test_4s_own_number_leaves_the_counter_and_a_misfit_pack_names_its_file(tmp_path):
     from controller.content import fours
 
@@ -304,13 +338,13 @@ def test_4s_own_number_leaves_the_counter_and_a_misfit_pack_names_its_file(tmp_p
 
 # -- the race record --------------------------------------------------------------------------
 
-def brain_ring_journal(tmp_path: Path) -> Path:
+def brain_ring_journal(tmp_path: Path, before=()) -> Path:
     """A Брейн-ринг question whose first two presses tie exactly (the lot decides), a third
     comes late, and a press before «Время!» is a false start."""
     cfg = config.load(None, {"mode": "brain-ring", "arbiter": {"tie_rule": "random"},
                               "brain_ring": {"default_teams": 4}})
     ms = 1_000_000
-    events = [Host("question", 1 * S), Press("B", 1 * S + 500 * ms, 1 * S + 500 * ms), Host("start_clock", 2 * S),
+    events = [*before, Host("question", 1 * S), Press("B", 1 * S + 500 * ms, 1 * S + 500 * ms), Host("start_clock", 2 * S),
               Press("A", 3 * S, 3 * S + 2 * ms), Press("C", 3 * S, 3 * S + 3 * ms),
               Press("D", 3 * S + 4 * ms, 3 * S + 5 * ms), Tick(3 * S + 200 * ms)]
     return write_journal(tmp_path / "br.jsonl", cfg, 77, events)
@@ -345,6 +379,59 @@ def test_the_race_record_of_a_journal_as_json_lines_and_csv(tmp_path):
     assert [row["team"] for row in rows][:1] == [b_] and len(rows) == 4
     assert {row["rule"] for row in rows} == {"false_start", "tie_lot", "lost", "late"}
     assert all(row["seed"] == "77" for row in rows)
+
+
+FORMULAS = ["=HYPERLINK(\"http://x\")", "+Бета", "@Гамма", "-Дельта"]
+"""Team names a spreadsheet would take for formulas (CSV injection)."""
+
+
+def test_a_name_a_spreadsheet_would_compute_is_written_as_text_in_every_csv(tmp_path):
+    """docs/exports.md: a text cell that starts with =, +, -, @, a tab or CR gets a leading '
+    in every CSV we write (the race record, the festival's tables, the «Мафия» tournament
+    table); numbers stay numbers."""
+    from controller.festival import export
+    from controller.games.mafia.tournament import build_table, to_csv
+    from controller.games.mafia.protocol import from_dict
+
+    path = brain_ring_journal(tmp_path, [Host("rename", S // 2 + k, {"team": k + 1, "name": n})
+                                         for k, n in enumerate(FORMULAS)])
+    r = buzzer("journal", "races", str(path), "--csv")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert {row["team"] for row in rows} == {"'" + n for n in FORMULAS}
+    assert rows[1]["winner"].startswith("'") and all(row["at_ns"].isdigit() for row in rows)
+
+    table = {"rows": [{"place": 1, "team": "=1+2", "points": -5, "note": "-3", "x": "\t=1"},
+                      {"place": 2, "team": "@A", "points": 0, "note": "-0,5", "x": "a=b"}]}
+    got = list(csv.reader(io.StringIO(export.to_csv(table))))
+    assert got[1:] == [["1", "'=1+2", "-5", "-3", "'\t=1"], ["2", "'@A", "0", "-0,5", "a=b"]]
+    assert [cells.safe(v) for v in ("\r=1", "+1", "+1+1", "-", -2.5, None)] == ["'\r=1", "+1", "'+1+1", "'-", -2.5, None]
+
+    players = [("=cmd|' /C calc'!A0", "don"), ("-Маф", "mafia"), ("Ком", "commissar")]
+    proto = from_dict({"tournament": "Кубок", "stage": "Отбор", "final": False, "game": 1, "table": 1,
+                       "date": "2026-12-05", "ended_at": "2026-12-05T12:00:00", "winner": "mafia", "seats": 3,
+                       "players": [{"seat": k, "name": n, "role": role, "extra": 0, "disqualified": False, "fouls": 0}
+                                   for k, (n, role) in enumerate(players, 1)]})
+    text = to_csv(build_table([proto], seed=1))
+    names = {cell for row in csv.reader(io.StringIO(text)) for cell in row}
+    assert {"'=cmd|' /C calc'!A0", "'-Маф", "Ком"} <= names and "=cmd|' /C calc'!A0" not in names
+
+
+def test_a_name_a_spreadsheet_would_compute_is_text_in_the_rating_sheet(tmp_path):
+    """The .xlsx sheet keeps its cells typed: a team named "=1+2" is a text cell, never a formula."""
+    import zipfile
+
+    cfg = event_config(tmp_path, "chgk", "[chgk]\ntours = 1\nquestions_per_tour = 1\n")
+    rows = [{"team": "=1+2", "question": 1, "result": True}]
+    path = write_journal(tmp_path / "f.jsonl", cfg, 1, [Host("rename", S // 2, {"team": 1, "name": "=1+2"}),
+                                                        Host("results", S, {"results": rows})])
+    out = tmp_path / "rating.xlsx"
+    r = buzzer("journal", "rating", str(path), str(out))
+    assert r.returncode == 0, r.stderr
+    cell = load_workbook(out).worksheets[0]["B2"]
+    assert (cell.value, cell.data_type) == ("=1+2", "s")
+    with zipfile.ZipFile(out) as z:
+        assert "<f>" not in z.read("xl/worksheets/sheet1.xml").decode()
 
 
 def test_a_bad_journal_is_one_line(tmp_path):

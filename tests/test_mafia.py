@@ -319,6 +319,16 @@ def test_typed_seat_number_then_the_action_key(digits, seat):
     assert t.seat(seat)["fouls"] == 1 and t.view()["entry"] == ""
 
 
+def test_a_seat_given_wins_over_the_typed_one_which_stays_for_the_next_key():
+    """The host's phone sends the seat it picked while the keypad may have a number typed."""
+    t = Table()
+    keys(t, "digit_4")
+    t.host("foul", seat=3)
+    assert [t.seat(n)["fouls"] for n in (3, 4)] == [1, 0] and t.view()["entry"] == "4"
+    keys(t, "foul")
+    assert [t.seat(n)["fouls"] for n in (3, 4)] == [1, 1]
+
+
 def test_enter_starts_the_typed_seat_or_else_the_next_speaker():
     t = Table()
     keys(t, "digit_4", "start", at=0)

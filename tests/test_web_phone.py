@@ -377,3 +377,65 @@ def test_the_pages_show_the_captains_timer_and_the_holder_over_it(game, chromium
         assert got["holder"] == "Альфа" and min(got["holder_box"]) > 0, got
         assert got["label"] == "" and float(got["number"]) > 60, got   # the thinking time (300 s here), not the minute
         assert 0 < float(got["small"].split()[-1]) <= 60, got
+
+
+MAFIA_CARDS = "[...document.querySelectorAll('#teams .team .score')].map(e => e.textContent)"
+
+
+def test_the_mafia_seat_actions_take_a_seat_picked_on_the_phone(tmp_path):
+    """The phone has no digits to type a seat with: each «Мафия» seat action (a foul, a
+    nomination, a vote ...) is a small form with a seat picker, and the seat picked is the one
+    the action acts on (a foul to seat 3 shows on seat 3's card on both pages; a vote counts)."""
+    g = Game(tmp_path, top='mode = "mafia"\n', web_config="host_rate_per_s = 100.0\nhost_burst = 100\n")
+    c = Chromium(tmp_path, size=(390, 844))
+    try:
+        async def scenario():
+            audience, page, host = await audience_and_phone(c, g, tmp_path)
+            await page.wait_for("document.querySelectorAll('#teams .team').length === 10")
+            await host.watch()
+
+            async def form(action, **fields):
+                await host.tap(action)
+                sel = f"form[data-action={action}]"
+                await page.wait_for(f"!document.querySelector('{sel}').hidden")
+                labels = await page.eval(f"[...document.querySelectorAll('{sel} .field-name')].map(e => e.textContent)")
+                filled = json.dumps({k: str(v) for k, v in fields.items()})
+                await page.eval(f"(() => {{ const f = document.querySelector('{sel}'), v = {filled};"
+                                " for (const k in v) f.querySelector('[name=' + k + ']').value = v[k];"
+                                " return true; })()")
+                if action == "vote":
+                    await host.screenshot("mafia-vote-form")
+                await page.eval(f"document.querySelector('{sel} button.send').click()")
+                await page.wait_for("document.getElementById('result').textContent.length > 0")
+                result = await page.eval("[document.getElementById('result').className,"
+                                         " document.getElementById('result').title]")
+                assert result == ["result ok", ""], (action, fields, result)
+                await host.note()
+                return labels
+
+            foul_labels = await form("foul", seat=3)
+            for view in (page, audience):
+                await view.wait_for(f"{MAFIA_CARDS}[2] === '⚠'")
+            cards = await audience.eval(MAFIA_CARDS)
+            await form("nominate", seat=5, by=1)
+            vote_labels = await form("vote", seat=3, candidate=5)
+            await page.wait_for("[...window.noticesSeen].includes('Игрок 5: голосов 1')")
+            await host.note()
+            await host.screenshot("mafia-voted")
+            await page.close()
+            await audience.close()
+            return foul_labels, vote_labels, cards, host.notices
+
+        foul_labels, vote_labels, cards, seen = run(scenario())
+        final = state(g)["audience"]["game"]
+    finally:
+        c.close()
+        g.close()
+    assert foul_labels == ["Место"] and vote_labels == ["Место", "Кандидат"]
+    assert cards == ["", "", "⚠", "", "", "", "", "", "", ""]
+    assert [s["fouls"] for s in final["seats"]] == [0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+    assert {"Игрок 3: фол (1)", "Выставлен игрок 5 (выставил игрок 1)", "Игрок 5: голосов 1"} <= seen
+    assert not any("номер" in n.lower() for n in seen), seen      # never «type the seat's number»
+    hosts = [json.loads(line.split(" ", 1)[1]) for line in g.journal().splitlines()[1:]]
+    got = [(e["action"], e.get("params")) for e in hosts if e.get("type") == "host"]
+    assert got == [("foul", {"seat": 3}), ("nominate", {"seat": 5, "by": 1}), ("vote", {"seat": 3, "candidate": 5})]

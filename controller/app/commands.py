@@ -87,6 +87,11 @@ def cmd_check_config(args) -> int:
             # an event file on its own: checked with the config `buzzer run` would use
             path, event = default_config_path(), path
     cfg = config_mod.load(path)
+    if event and not given and not (args.file and Path(args.file).resolve() == Path(path).resolve()):
+        # no config chose the game: checked as `buzzer run --event` plays it (config.event_mode)
+        mode = config_mod.event_mode(event, cfg["mode"])
+        if mode != cfg["mode"]:
+            cfg = config_mod.load(path, {"mode": mode})
     if event:
         cfg = config_mod.attach_event(cfg, Path(event).resolve())
     shown = _shown_path(event) if event else (_shown_path(path) if path else "(built-in defaults)")

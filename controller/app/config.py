@@ -578,6 +578,22 @@ def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = N
     return cfg
 
 
+def event_mode(event_path: str | Path, mode: str) -> str:
+    """The mode to play the event file at ``event_path`` in when no config chose one (the
+    default config's ``mode``): that mode if the event has a game of it (or no game), else the
+    mode of the event's first game, so a ЧГК event is played and checked as ЧГК.  A file that
+    cannot be read keeps ``mode`` (the event file's loader names its problem)."""
+    try:
+        data = tomllib.loads(Path(event_path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return mode
+    played = [g.get("mode") for g in data.get("games") or () if isinstance(g, dict)] \
+        if isinstance(data.get("games"), list) else []
+    if not played or mode in played or played[0] not in games.names():
+        return mode   # an unknown mode: the event file's loader names it
+    return played[0]
+
+
 def attach_event(cfg: dict, event_path: str | Path, source: str | None = None) -> dict:
     """``cfg`` playing the event file at ``event_path`` (docs/event-file.md): its game's
     teams become [[teams]] and the game goes under ``cfg["event"]``.  A problem of the

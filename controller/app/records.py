@@ -14,12 +14,12 @@ Both read the journal only (its header holds the config, the seed and the event 
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 import sys
 from typing import Any, Iterable, Mapping
 
+from controller.core import cells
 from controller.core.errors import BuzzerError, GameError
 
 CSV_COLUMNS = ("question", "seq", "wave", "winner", "order", "team", "button", "input", "at_ns", "delivered_ns",
@@ -76,7 +76,7 @@ def to_jsonl(records: Iterable[dict]) -> str:
 
 def to_csv(records: Iterable[dict]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = cells.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for r in records:
         tie = r.get("tie") or {}

@@ -288,7 +288,11 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     (the terminal's is used when there is no display or ``--headless`` asks for it)."""
     path = config_path
     event = getattr(args, "event", None)
-    cfg = config_mod.load(path, {"event_file": str(Path(event).resolve())} if event else None)
+    overrides = {"event_file": str(Path(event).resolve())} if event else None
+    if event and not getattr(args, "config", None):
+        # no config chose the game: the event's (its first game's mode when the default has none there)
+        overrides["mode"] = config_mod.event_mode(event, config_mod.load(path)["mode"])
+    cfg = config_mod.load(path, overrides)
     if args.lang:
         cfg["language"] = args.lang
     if args.fullscreen:

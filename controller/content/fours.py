@@ -59,6 +59,8 @@ class Question:
     number: str = ""
     """Its own number (``№``), as written; "" when counted."""
     handouts: list[str] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)
+    """The line each of its fields starts on (``text``, ``answer``, ``comment`` …)."""
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "answer": self.answer}
@@ -178,7 +180,8 @@ def parse(text: str, source: str = "<4s>") -> Pack:
             if tour is None:
                 tour = Tour("", n)
                 pack.tours.append(tour)
-            q = Question(n, text=body, number=own_number or (str(renumber) if renumber is not None else ""))
+            q = Question(n, text=body, number=own_number or (str(renumber) if renumber is not None else ""),
+                         lines={"text": n})
             if renumber is not None and not own_number:
                 renumber += 1     # «№» numbers one question and leaves the counter as it was
             own_number = ""
@@ -192,6 +195,7 @@ def parse(text: str, source: str = "<4s>") -> Pack:
             if not body and m == "!":
                 raise FoursError(f"{source}: line {n}: the answer («!») is empty")
             setattr(q, key, body)
+            q.lines[key] = n
         elif m == "##":
             close(q)
             q = None

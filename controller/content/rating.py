@@ -143,6 +143,9 @@ def write(path: str | Path, sheets: Sequence[tuple[str, int, Sequence[TeamRow]]]
         ws.append(list(HEADER) + list(range(1, n + 1)))
         for r in rows:
             ws.append([r.team_id, r.name, r.city] + [1 if x else 0 for x in r.results])
+            for cell in ws[ws.max_row]:
+                if cell.data_type == "f":   # a name starting with "=" is text, never a formula
+                    cell.data_type = "s"
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         wb.save(p)

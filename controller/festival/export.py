@@ -10,7 +10,6 @@ tournament`` does) once their tables have ended with every role entered.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import logging
@@ -18,6 +17,7 @@ import re
 from pathlib import Path
 
 from controller import games
+from controller.core import cells
 from controller.core.errors import BuzzerError
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def game_table(entry: dict, summary: dict) -> dict:
 def to_csv(table: dict) -> str:
     rows = table["rows"]
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = cells.writer(buf, lineterminator="\n")
     if rows and "answers" in rows[0]:
         writer.writerow(["place", "team", "answers", "total"])
         for r in rows:

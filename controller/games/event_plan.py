@@ -195,14 +195,37 @@ class PackError(ConfigError):
         super().__init__("", problem)
 
 
+FIELD_NAMES = {"text": "the question («?»)", "answer": "the answer («!»)", "accepted": "the accepted answers («=»)",
+               "not_accepted": "the answers not accepted («!=»)", "comment": "the comment («/»)",
+               "source": "the sources («^»)", "author": "the authors («@»)", "handouts": "a handout"}
+
+
+def _fits(pack: Any, titles: bool) -> None:
+    """The pack's texts within the event file's limits, checked where the pack has them: a
+    :class:`PackError` naming the pack's line (``titles``: the game shows its tours' titles)."""
+    for t in pack.tours:
+        if titles and t.questions and len(t.title) > MAX_NAME:
+            raise PackError(f"line {t.line}: the tour's title («##»): at most {MAX_NAME} characters, got {len(t.title)}")
+        for q in t.questions:
+            if len(q.handouts) > MAX_HANDOUTS:
+                raise PackError(f"line {q.line}: at most {MAX_HANDOUTS} handouts a question, got {len(q.handouts)}")
+            for key, value in q.as_dict().items():
+                for v in value if key == "handouts" else [value]:
+                    if len(v) > MAX_TEXT:
+                        raise PackError(f"line {q.lines.get(key, q.line)}: {FIELD_NAMES[key]}: at most {MAX_TEXT} "
+                                        f"characters, got {len(v)}")
+
+
 def _chgk_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
     """ЧГК: one tour per ``##`` of the pack (a pack without tours: one tour)."""
+    _fits(pack, titles=True)
     return {"tours": [{**({"title": t.title} if t.title else {}), "questions": [q.as_dict() for q in t.questions]}
                       for t in pack.tours if t.questions]}
 
 
 def _brain_ring_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
     """Брейн-ринг: every question of the pack in order (question 1 is the first)."""
+    _fits(pack, titles=False)
     return {"questions": [q.as_dict() for q in pack.questions]}
 
 
@@ -211,6 +234,7 @@ def _erudite_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
     theme's questions are its nominals in order, or the nominal its ``№`` gives."""
     nominals = tuple(cfg_defaults.get("nominals", (10, 20, 30, 40, 50)))
     per_fight = int(cfg_defaults.get("rounds_per_fight", 4))
+    _fits(pack, titles=True)
     fights: list[dict] = []
     for k, t in enumerate(x for x in pack.tours if x.questions):
         if not t.title:

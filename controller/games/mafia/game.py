@@ -407,7 +407,7 @@ def step(state: MafiaState, event) -> tuple[MafiaState, list[Effect]]:
         state = replace(state, started=state.now)
     params = dict(event.params or {})
     if event.action in _SEAT_ACTIONS and "seat" not in params and state.entry:
-        # keypad style: the typed seat number, then the action key
+        # keypad style: the typed seat number, then the action key (a ``seat`` given wins)
         params["seat"] = state.entry
         state = replace(state, entry="")
     if state.phase == "ended" and event.action not in _AFTER_END:
@@ -709,7 +709,7 @@ def _role(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
 
 
 def _next_role(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
-    """The typed seat's role, one step further round ROLES (the judge's key for the protocol)."""
+    """The ``seat``'s (else the typed seat's) role, one step further round ROLES (the judge's key for the protocol)."""
     seat = _seat_param(state, params, "next_role")
     if isinstance(seat, list):
         return state, seat
@@ -785,7 +785,7 @@ def _kind(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
 
 
 def _start(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
-    """The Enter key: the typed seat's speech (of the pending kind), else the next speaker."""
+    """The Enter key: the ``seat``'s (else the typed seat's) speech (of the pending kind), else the next speaker."""
     kind = state.pending_kind
     state = replace(state, pending_kind="minute")
     if "seat" in params:
@@ -820,7 +820,7 @@ def _today(state: MafiaState, kind: str) -> list[Mark]:
 
 
 def _nominate(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
-    """The typed seat is put up for the vote by ``by``, by default the seat whose minute
+    """The ``seat`` (else the typed seat) is put up for the vote by ``by``, by default the seat whose minute
     is (or was last) on the timer today."""
     got = _seat_and(state, params, "by", "nominate")
     if isinstance(got, list):
@@ -845,7 +845,7 @@ def _nominate(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState,
 
 
 def _candidate(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
-    """The typed seat is the candidate the next votes go to (one nominated today)."""
+    """The ``seat`` (else the typed seat) is the candidate the next votes go to (one nominated today)."""
     seat = _seat_param(state, params, "candidate")
     if isinstance(seat, list):
         return state, seat
@@ -857,7 +857,7 @@ def _candidate(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState
 
 
 def _vote(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
-    """Votes of today's round: ``voters`` (seats) for ``candidate``, or the typed seat for
+    """Votes of today's round: ``voters`` (seats) for ``candidate``, or ``seat`` (else the typed seat) for
     the candidate chosen with ``candidate``.  Each seat votes once a round."""
     if "candidate" in params:
         candidate = _seat_param(state, {"seat": params["candidate"]}, "vote")
@@ -905,7 +905,7 @@ def _revote(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, l
 
 
 def _lift(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
-    """The typed seat (or ``voters``) votes to remove every tied candidate at once."""
+    """The ``seat`` (else the typed seat; or ``voters``) votes to remove every tied candidate at once."""
     voters = params.get("voters", [params["seat"]] if "seat" in params else [])
     if not isinstance(voters, list):
         raise GameError(f"mafia.lift: voters must be a list of seats, got {voters!r}")
@@ -966,7 +966,7 @@ def _check(role: str):
         state = _mark(_checkpoint(state, "check", seat=seat), "check", seat=seat, by=role)
         return state, [Notice("mafia.checked", {"seat": seat, "role": role}),
                        Log(state.now, "mafia.check", {"seat": seat, "role": role, "night": state.day})]
-    handler.__doc__ = f"Tonight's check of the typed seat by the {role}."
+    handler.__doc__ = f"Tonight's check of the ``seat`` (else the typed seat) by the {role}."
     return handler
 
 
@@ -975,7 +975,7 @@ GUESS_MAX = 3
 
 
 def _guess(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
-    """The typed seat (or ``seats``) named as mafia by ``by``, by default the first seat
+    """The ``seat`` (else the typed seat; or ``seats``) named as mafia by ``by``, by default the first seat
     killed at night (its last word's «лучший ход»)."""
     seats = params.get("seats", [params["seat"]] if "seat" in params else [])
     if not isinstance(seats, list):
@@ -1012,7 +1012,7 @@ def _guess(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, li
 
 
 def _extra(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
-    """The judges' extra points of the typed seat (§4.3): ``points``, or with the key the
+    """The judges' extra points of the ``seat`` (else the typed seat; §4.3): ``points``, or with the key the
     next of 0 and ``mafia.extra_allowed``; the protocol checks the game's limits."""
     seat = _seat_param(state, params, "extra")
     if isinstance(seat, list):
@@ -1079,35 +1079,36 @@ HOST_ACTIONS = _ACTIONS
 """Host action name -> handler (``docs/mafia.md`` describes each)."""
 
 _SEAT = Param("seat", "member")   # else the typed seat number (_SEAT_ACTIONS)
-_OTHER = {key: Param(key, "member") for key in ("by", "candidate", "shooter")}
-_SEATS = Spec(params=(_SEAT,))
+_PICK = Param("seat", "member", form=True)   # the same, picked on a host page (no digits there)
+_OTHER = {key: Param(key, "member", form=True) for key in ("by", "candidate", "shooter")}
+_PICKED = Spec(params=(_PICK,))
 ACTIONS = declare(HOST_ACTIONS, {
-    "start": Spec(params=(_SEAT, Param("kind", "text"))),
+    "start": Spec(params=(_PICK, Param("kind", "text"))),
     "digit": Spec(params=(Param("digit", "digit"),)),
-    "killed": _SEATS,
+    "killed": _PICKED,
     "town_wins": Spec(destructive=True),
     "mafia_wins": Spec(destructive=True),
     "speech": Spec(params=(_SEAT, Param("kind", "text"))),
-    "skip": _SEATS,
-    "foul": _SEATS,
-    "disqualify": Spec(params=(Param("seat", "member", form=True),)),
-    "out": Spec(params=(_SEAT, Param("reason", "text"))),
+    "skip": _PICKED,
+    "foul": _PICKED,
+    "disqualify": _PICKED,
+    "out": Spec(params=(_PICK, Param("reason", "text"))),
     "name": Spec(params=(_SEAT, Param("name", "text"))),
     "rename": Spec(params=(Param("seat", "member", required=True, form=True),
                            Param("name", "text", required=True, form=True, max_len=NAME_MAX),
                            Param("team", "member"))),
     "role": Spec(params=(_SEAT, Param("role", "text"))),
-    "next_role": _SEATS,
+    "next_role": _PICKED,
     "end_game": Spec(params=(Param("winner", "text"),), destructive=True),
-    "nominate": Spec(params=(_SEAT, _OTHER["by"])),
-    "candidate": _SEATS,
-    "vote": Spec(params=(_SEAT, _OTHER["candidate"], Param("voters", "list"))),
-    "lift": Spec(params=(_SEAT, Param("voters", "list"))),
-    "shot": Spec(params=(_SEAT, _OTHER["shooter"])),
-    "don_check": _SEATS,
-    "sheriff_check": _SEATS,
-    "guess": Spec(params=(_SEAT, Param("seats", "list"), _OTHER["by"])),
-    "extra": Spec(params=(_SEAT, Param("points", "real"))),
+    "nominate": Spec(params=(_PICK, _OTHER["by"])),
+    "candidate": _PICKED,
+    "vote": Spec(params=(_PICK, _OTHER["candidate"], Param("voters", "list"))),
+    "lift": Spec(params=(_PICK, Param("voters", "list"))),
+    "shot": Spec(params=(_PICK, _OTHER["shooter"])),
+    "don_check": _PICKED,
+    "sheriff_check": _PICKED,
+    "guess": Spec(params=(_PICK, Param("seats", "list"), _OTHER["by"])),
+    "extra": Spec(params=(_PICK, Param("points", "real", form=True))),
 })
 """The declarations of :data:`HOST_ACTIONS` (controller/games/actions.py)."""
 

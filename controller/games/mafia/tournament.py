@@ -24,7 +24,6 @@ adds protests to single protocol files.
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
 import html
 import io
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from controller.app import config
+from controller.core import cells
 from controller.games.mafia.protocol import (CSS, ProtocolError, Protocol, _f, _won, add_protest, check_extra_points,
                                        fmt_points, game_points, load, parse_time, render_html, save)
 from controller.i18n import DEFAULT_LANG, LANGUAGES, labels, t, tn
@@ -212,7 +212,7 @@ def to_csv(table: TournamentTable, lang: str = "ru") -> str:
     column holds the lot's seed on the rows whose place the lot decided."""
     L = _labels(lang, table)
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = cells.writer(buf, lineterminator="\n")
     writer.writerow([L[c] for c in COLUMNS])
     for row in table.rows:
         writer.writerow(_cells(row, table, L, comma=False))

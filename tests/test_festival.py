@@ -34,8 +34,12 @@ def _env(**more):
 
 
 def buzzer(*args, cwd, timeout=120, check=True, env=None) -> subprocess.CompletedProcess:
-    r = subprocess.run(BUZZER + [str(a) for a in args], cwd=cwd, env=_env(**(env or {})), capture_output=True,
-                       text=True, timeout=timeout)
+    # a temporary folder of the test's own: media left by another test's killed game in the
+    # shared $TMPDIR would be swept, with a line on stderr, by this process's start
+    tmp = Path(cwd) / "tmp"
+    tmp.mkdir(exist_ok=True)
+    r = subprocess.run(BUZZER + [str(a) for a in args], cwd=cwd, env=_env(**{"TMPDIR": str(tmp), **(env or {})}),
+                       capture_output=True, text=True, timeout=timeout)
     if check:
         assert r.returncode == 0, r.stderr
     return r

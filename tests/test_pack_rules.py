@@ -403,3 +403,36 @@ def test_everyones_answers_end_with_the_answer_shown(made, tmp_path):
         assert "Правильный ответ: Семь" in words and h.loop.state.pack.phase == "board"
     finally:
         h.close()
+
+
+def test_undo_in_a_for_all_question_takes_back_its_last_ruling_not_the_previous_question(made, tmp_path):
+    """U («Отменить последнее») while everyone's answers are ruled takes back the last of
+    those rulings; the question before it (its ruling and its cell) stays as it was."""
+    h = Hall(made, "rules", tmp_path)
+    h.key("1", "1", "space")                         # simple: Борис wrong (−100), Вера right (+100)
+    h.press("Борис")
+    h.key("backspace")
+    h.press("Вера")
+    h.key("return")
+    h.key("2", "4")                                  # forAll, 400
+    h.key("return")                                  # Аня right, +400
+    assert h.scores == [400, -100, 100]
+    h.key("u")
+    assert h.scores == [0, -100, 100]                # Аня's ruling taken back, the others' stay
+    words = h.shot("for-all-undone")
+    assert "сколько цветов у радуги?" in words and "цвет неба?" not in words
+    h.key("backspace", "return", "return")           # Аня wrong now, Борис and Вера right
+    assert h.scores == [-400, 300, 500]
+    assert h.loop.state.pack.phase == "board"
+
+
+def test_undo_while_the_auction_is_bid_does_not_reopen_the_previous_question(made, tmp_path):
+    h = Hall(made, "rules", tmp_path, scores=(0, 600, 0))
+    h.key("1", "1", "space")                         # simple: Вера answers right, +100
+    h.press("Вера")
+    h.key("return")
+    h.key("2", "3")                                  # auction: the bids are being typed
+    h.key("u")
+    assert h.scores == [0, 600, 100]
+    assert h.loop.state.pack.phase == "bids"
+    assert "Нечего отменять" in h.notice

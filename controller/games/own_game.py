@@ -422,6 +422,8 @@ def _h_withdraw(s: State, h: Host, fx: list) -> State:
 
 
 def _h_undo(s: State, h: Host, fx: list) -> State:
+    if s.pack is not None and pk.undoes_ruling(s):
+        return pk.undo_ruling(s, h, fx)
     if not s.undo or s.question is None or s.undo[0].question is None \
             or s.undo[0].question.seq != s.question.seq:
         b.refuse(fx, h.at, "nothing_to_undo")

@@ -436,3 +436,31 @@ def test_undo_while_the_auction_is_bid_does_not_reopen_the_previous_question(mad
     assert h.scores == [0, 600, 100]
     assert h.loop.state.pack.phase == "bids"
     assert "Нечего отменять" in h.notice
+
+
+def terminal(h) -> str:
+    """The host's terminal status (buzzer run without a display), as its lines."""
+    from controller.screens import terminal as term
+    return "\n".join(term.frame(h.loop))
+
+
+def test_the_terminal_shows_the_board_whose_answer_is_ruled_and_who_removes_a_final_theme(made, tmp_path):
+    """Without a display the host plays from the terminal: it shows the board the projector
+    shows (themes, numbers, prices left), the stage of a question and whose answer Enter /
+    Backspace rules now, and the final's themes with who removes one."""
+    h = Hall(made, "rules", tmp_path, scores=(300, 200, 100))
+    text = terminal(h)
+    assert "Раунд 1 из 2: Раунд правил" in text
+    assert "1. Коты: 100  200  300  ·  500" in text and "2. Особые: 100  200  300  400  500" in text
+    h.key("2", "4")                                   # forAll
+    text = terminal(h)
+    assert "Для всех: отвечают все" in text and "На очереди ответ: Аня" in text
+    h.key("return")
+    assert "На очереди ответ: Борис" in terminal(h)
+    h.key("return", "return")
+    h.clock.advance(60_000 * MS)                      # the right answer has been shown
+    h.loop.tick_if_due()
+    assert "2. Особые: 100  200  300  —  500" in terminal(h)
+    h.key("r")                                        # the final
+    text = terminal(h)
+    assert "1. Реки" in text and "3. Моря" in text and "Финал: тему убирает" in text

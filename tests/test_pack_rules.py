@@ -464,3 +464,14 @@ def test_the_terminal_shows_the_board_whose_answer_is_ruled_and_who_removes_a_fi
     h.key("r")                                        # the final
     text = terminal(h)
     assert "1. Реки" in text and "3. Моря" in text and "Финал: тему убирает" in text
+
+
+def test_the_key_help_says_what_the_number_keys_type_in_a_package_game(made, tmp_path):
+    """H in Своя игра with a package: the number keys pick a cell and type a player, a price, a
+    bid or a stake -- not «Номер команды» (there are no teams, and no number picks one)."""
+    from controller.screens import terminal as term
+    h = Hall(made, "rules", tmp_path)
+    help_text = term.key_help(h.loop.cfg, "ru")
+    line = next(x for x in help_text.splitlines() if x.strip().startswith("0–9"))
+    assert "Ячейка: тема, цена" in line and "ставка" in line and "команды" not in line
+    assert "Cell: theme, price" in term.key_help(h.loop.cfg, "en")

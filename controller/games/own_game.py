@@ -615,6 +615,7 @@ class OwnGame(Game):
     host_actions = HOST_ACTIONS
     in_programme = True
     plays_packages = True   # a SIGame package (controller/content/packs.py, own_game_pack.py)
+    digit_action = "pack_digits"   # the number keys (a package's layer): a cell, a player, a price, a bid, a stake
     initial = staticmethod(initial)
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)

@@ -565,3 +565,25 @@ def test_brain_ring_ends_from_the_keyboard_with_the_final_totals(tmp_path):
     clock.advance(3_000 * MS)
     _, drawn = frame(loop, "brain-ring-game-over")
     assert "Бета" in drawn and "Альфа" in drawn
+
+
+def test_the_projector_says_the_game_is_over_on_its_final_table(tmp_path):
+    """The final table is not one more table between rounds: the projector says «Игра окончена»,
+    as the terminal and the audience page do."""
+    from controller.core.events import Host
+
+    cfg = config.load("config/default.toml")
+    cfg["journal"]["dir"] = str(tmp_path)
+    loop, clock = make_loop(cfg)
+    type_keys(loop, clock, "nq\n")
+    clock.advance(3_000 * MS)
+    loop.tick_if_due()
+    _, drawn = frame(loop, "erudite-mid-game")
+    assert not any("Игра окончена" in text for text in drawn)
+    loop.enqueue(Host("end_game", clock.now(), {}))
+    loop.drain()
+    clock.advance(3_000 * MS)
+    loop.tick_if_due()
+    _, drawn = frame(loop, "erudite-game-over")
+    assert "Турнирная таблица · Игра окончена" in drawn
+    assert "Игра окончена" in terminal(loop)

@@ -587,3 +587,12 @@ def test_the_projector_says_the_game_is_over_on_its_final_table(tmp_path):
     _, drawn = frame(loop, "erudite-game-over")
     assert "Турнирная таблица · Игра окончена" in drawn
     assert "Игра окончена" in terminal(loop)
+
+
+def test_the_key_help_hint_names_the_key_that_opens_it_in_mafia():
+    """«Мафия»'s judge uses H for the don's check: the first line must not send him there."""
+    from controller.screens.terminal import help_hint
+
+    assert help_hint(config.load("config/mafia.toml"), "ru") == "F1 — подсказка по клавишам"
+    assert help_hint(config.load("config/default.toml"), "ru") == "H — подсказка по клавишам"
+    assert help_hint(config.load("config/mafia.toml"), "en") == "F1 — key help"

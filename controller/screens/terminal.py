@@ -332,6 +332,14 @@ def _terminal_keys(keys: list[str], host_keys: HostKeys) -> list[str]:
     return ([digit_span(digits)] if digits else []) + out
 
 
+def help_hint(cfg: dict, lang: str = "ru") -> str:
+    """«H — подсказка по клавишам», naming the key that shows the help in this game («Мафия»'s
+    judge has H for the don's check: F1 there)."""
+    keys = mode_keys(cfg).get("help") or []
+    labels = [x for x in (_terminal_label(k, lang) for k in keys) if x]
+    return t("help_hint", lang, help_key=labels[0] if labels else "F1")
+
+
 def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
     """The keys of this game, one line each: players' buttons (named as in ``view``), then
     the host's actions."""
@@ -505,7 +513,8 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     if reading:
         teams = team_keys(loop.cfg)
         first = "  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams) if teams else ""
-        out.history(first + (f"   ({t('help_hint', lang)})" if is_tty else ""))
+        hint = f"({help_hint(loop.cfg, lang)})" if is_tty else ""
+        out.history(f"{first}   {hint}" if first and hint else first or ("  " + hint if hint else ""))
     try:
         while loop.running and (end is None or time.monotonic() < end):
             wait = loop.timeout_s(0.1)

@@ -522,3 +522,67 @@ def test_the_captains_timer_running_leaves_the_big_panel_to_the_team_holding_the
     pts = [surface.get_at((x, y))[:3] for x in range(main.x, main.right, 6) for y in range(main.y, main.bottom, 6)]
     assert sum(all(abs(a - b) <= 12 for a, b in zip(c, red)) for c in pts) / len(pts) > 0.5   # Альфа's colour
     assert "Отвечает: Альфа" in terminal(loop).split(" | ")[1]
+
+
+# ---------------------------------------------------------------------------
+# The end of a game from the keyboard: Брейн-ринг has no last fight, so only the host ends it
+
+F4 = "\x1bOS"   # the terminal's F4
+
+
+def press_f4(loop: Loop, clock: ManualClock) -> None:
+    feed(loop, F4)                                  # one escape sequence: one key
+    clock.advance(300 * MS)
+    loop.tick_if_due()
+    loop.drain()
+
+
+def test_brain_ring_ends_from_the_keyboard_with_the_final_totals(tmp_path):
+    loop, clock = brain_ring_won(tmp_path)
+    help_text = key_help(loop.cfg, "ru")
+    assert any(line.strip().startswith("F4") and "Закончить игру" in line for line in help_text.splitlines())
+    press_f4(loop, clock)                           # ends the evening: the key asks first
+    assert loop.notice == "Нажмите ещё раз: закончить игру и показать итоги"
+    assert not loop.game.finished(loop.state)
+    press_f4(loop, clock)
+    assert loop.game.finished(loop.state)
+    assert "Игра окончена" in terminal(loop)
+    clock.advance(3_000 * MS)
+    _, drawn = frame(loop, "brain-ring-game-over")
+    assert "Бета" in drawn and "Альфа" in drawn
+
+
+def test_the_projector_says_the_game_is_over_on_its_final_table(tmp_path):
+    """The final table is not one more table between rounds: the projector says «Игра окончена»,
+    as the terminal and the audience page do."""
+    from controller.core.events import Host
+
+    cfg = config.load("config/default.toml")
+    cfg["journal"]["dir"] = str(tmp_path)
+    loop, clock = make_loop(cfg)
+    type_keys(loop, clock, "nq\n")
+    clock.advance(3_000 * MS)
+    loop.tick_if_due()
+    _, drawn = frame(loop, "erudite-mid-game")
+    assert not any("Игра окончена" in text for text in drawn)
+    loop.enqueue(Host("end_game", clock.now(), {}))
+    loop.drain()
+    clock.advance(3_000 * MS)
+    loop.tick_if_due()
+    _, drawn = frame(loop, "erudite-game-over")
+    assert "Турнирная таблица · Игра окончена" in drawn
+    assert "Игра окончена" in terminal(loop)
+
+
+def test_the_key_help_hint_names_the_key_that_opens_it_in_mafia():
+    """The first line names the key that really opens the help: «Мафия»'s don's check once took
+    H (it is Z now, and a game key may no longer take the program's), and a club may move the
+    help to another key."""
+    from controller.screens.terminal import help_hint
+
+    mafia = config.load("config/mafia.toml")
+    assert help_hint(mafia, "ru") == "H — подсказка по клавишам"
+    mafia["keys"]["help"] = ["f1"]
+    assert help_hint(mafia, "ru") == "F1 — подсказка по клавишам"
+    assert help_hint(mafia, "en") == "F1 — key help"
+    assert help_hint(config.load("config/default.toml"), "ru") == "H — подсказка по клавишам"

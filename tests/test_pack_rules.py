@@ -429,8 +429,8 @@ def test_undo_during_everyones_rulings_does_not_go_back_to_the_last_ordinary_que
     h = Hall(made, "rules", tmp_path)
     h.key("1", "1", "space"); h.press("Борис"); h.key("return")     # Борис +100: an undo would take it back
     h.key("2", "4", "return")                                       # forAll, Аня +400
-    h.key("u")
-    assert h.scores == [400, 100, 0] and h.loop.state.pack.phase == "final_rulings"
+    h.key("u")                                                      # Аня's ruling taken back, Борис's kept
+    assert h.scores == [0, 100, 0] and h.loop.state.pack.phase == "final_rulings"
     assert (0, 1, 3) in h.loop.state.pack.played
 
 
@@ -459,3 +459,75 @@ def test_withdraw_during_the_finals_rulings_undoes_them_and_ends_without_the_ans
     words = h.shot("final-withdrawn")
     assert "Правильный ответ" not in words and "Нил" not in words
     assert h.loop.state.stage == "finished"                         # the final was the last question
+
+
+def test_undo_in_a_for_all_question_takes_back_its_last_ruling_not_the_previous_question(made, tmp_path):
+    """U («Отменить последнее») while everyone's answers are ruled takes back the last of
+    those rulings; the question before it (its ruling and its cell) stays as it was."""
+    h = Hall(made, "rules", tmp_path)
+    h.key("1", "1", "space")                         # simple: Борис wrong (−100), Вера right (+100)
+    h.press("Борис")
+    h.key("backspace")
+    h.press("Вера")
+    h.key("return")
+    h.key("2", "4")                                  # forAll, 400
+    h.key("return")                                  # Аня right, +400
+    assert h.scores == [400, -100, 100]
+    h.key("u")
+    assert h.scores == [0, -100, 100]                # Аня's ruling taken back, the others' stay
+    words = h.shot("for-all-undone")
+    assert "сколько цветов у радуги?" in words and "цвет неба?" not in words
+    h.key("backspace", "return", "return")           # Аня wrong now, Борис and Вера right
+    assert h.scores == [-400, 300, 500]
+    assert h.loop.state.pack.phase == "board"
+
+
+def test_undo_while_the_auction_is_bid_does_not_reopen_the_previous_question(made, tmp_path):
+    h = Hall(made, "rules", tmp_path, scores=(0, 600, 0))
+    h.key("1", "1", "space")                         # simple: Вера answers right, +100
+    h.press("Вера")
+    h.key("return")
+    h.key("2", "3")                                  # auction: the bids are being typed
+    h.key("u")
+    assert h.scores == [0, 600, 100]
+    assert h.loop.state.pack.phase == "bids"
+    assert "Нечего отменять" in h.notice
+
+
+def terminal(h) -> str:
+    """The host's terminal status (buzzer run without a display), as its lines."""
+    from controller.screens import terminal as term
+    return "\n".join(term.frame(h.loop))
+
+
+def test_the_terminal_shows_the_board_whose_answer_is_ruled_and_who_removes_a_final_theme(made, tmp_path):
+    """Without a display the host plays from the terminal: it shows the board the projector
+    shows (themes, numbers, prices left), the stage of a question and whose answer Enter /
+    Backspace rules now, and the final's themes with who removes one."""
+    h = Hall(made, "rules", tmp_path, scores=(300, 200, 100))
+    text = terminal(h)
+    assert "Раунд 1 из 2: Раунд правил" in text
+    assert "1. Коты: 100  200  300  ·  500" in text and "2. Особые: 100  200  300  400  500" in text
+    h.key("2", "4")                                   # forAll
+    text = terminal(h)
+    assert "Для всех: отвечают все" in text and "На очереди ответ: Аня" in text
+    h.key("return")
+    assert "На очереди ответ: Борис" in terminal(h)
+    h.key("return", "return")
+    h.clock.advance(60_000 * MS)                      # the right answer has been shown
+    h.loop.tick_if_due()
+    assert "2. Особые: 100  200  300  —  500" in terminal(h)
+    h.key("r")                                        # the final
+    text = terminal(h)
+    assert "1. Реки" in text and "3. Моря" in text and "Финал: тему убирает" in text
+
+
+def test_the_key_help_says_what_the_number_keys_type_in_a_package_game(made, tmp_path):
+    """H in Своя игра with a package: the number keys pick a cell and type a player, a price, a
+    bid or a stake -- not «Номер команды» (there are no teams, and no number picks one)."""
+    from controller.screens import terminal as term
+    h = Hall(made, "rules", tmp_path)
+    help_text = term.key_help(h.loop.cfg, "ru")
+    line = next(x for x in help_text.splitlines() if x.strip().startswith("0–9"))
+    assert "Ячейка: тема, цена" in line and "ставка" in line and "команды" not in line
+    assert "Cell: theme, price" in term.key_help(h.loop.cfg, "en")

@@ -51,7 +51,7 @@ def test_the_projector_shows_host_notices_only_with_host_overlay():
     cfg = config_mod.load(None)
     loop = Loop(cfg, engine.new_game(cfg, 1), EngineClock())
     loop.apply(HostKey("help"))
-    loop._notice("help_hint")
+    loop._notice("help_hint", help_key="H")
     vm = viewmodel.from_loop(loop)
     _, _, status, help_on = viewmodel.projector(vm, host_overlay=False)
     assert status["notice"] == "" and status["entry"] is None and help_on is False
@@ -84,7 +84,7 @@ def test_the_projector_draws_no_host_notice_or_key_help_without_host_overlay(tmp
     cfg = config_mod.load(None)
     loop = Loop(cfg, engine.new_game(cfg, 1), EngineClock())
     loop.apply(HostKey("help"))
-    loop._notice("help_hint")
+    loop._notice("help_hint", help_key="H")
     vm = viewmodel.from_loop(loop)
     pygame.display.init()
     pygame.font.init()

@@ -77,6 +77,8 @@ SHELL_SCHEMA: list[Section] = [
         Key("next_round", "list", ["r"], "Go to the next round.", items="str"),
         Key("captain", "list", ["c"], "Start the captain's timer of this fight type.", items="str"),
         Key("start_clock", "list", ["t"], "«Время!»: start the clock (Брейн-ринг, ЧГК).", items="str"),
+        Key("end_game", "list", ["f4"], "End the game now and show the final standings (pressed twice: "
+            "the first press asks).", items="str"),
         Key("lineup", "list", ["f3", "numlock"], "Эрудит-квартет: enter a line-up, then three digits: "
             "team, round, player (docs/event-file.md).", items="str"),
         Key("rename", "list", ["f2"], "Rename a team (a player in Своя игра, a seat in «Мафия»): press it, "

@@ -341,6 +341,8 @@ class Loop:
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
         ask = None if key.confirmed else self.game.confirm(self.state, action)
+        if ask is None and action == "end_game" and not key.confirmed:
+            ask = ("confirm_end_game", {})   # the whole game ends: never on one stray press
         if ask is not None:
             # it ends a stage early (a programme's game, a fight with no winner): a second press acts
             armed, self.confirm_armed = self.confirm_armed, None

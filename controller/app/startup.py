@@ -373,7 +373,8 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     elif resumed:
         loop._notice_text(t("resumed", lang, n=resumed), key="resumed", echo=False)
     else:
-        loop._notice_text(t("help_hint", lang), key="help_hint", echo=False)  # H shows every key
+        from controller.screens.terminal import help_hint
+        loop._notice_text(help_hint(cfg, lang), key="help_hint", echo=False)  # H (F1) shows every key
     for text, screen in prepared.notices:  # what happened to the journal: in the terminal with its
         loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS, screen=screen)   # path, on the screen without
     keys = {t["button"]: t["key"] for t in cfg["teams"]}

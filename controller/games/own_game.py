@@ -425,6 +425,8 @@ def _h_withdraw(s: State, h: Host, fx: list) -> State:
 
 
 def _h_undo(s: State, h: Host, fx: list) -> State:
+    if s.pack is not None and pk.undoes_ruling(s):
+        return pk.undo_ruling(s, h, fx)
     if not s.undo or s.question is None or s.undo[0].question is None \
             or s.undo[0].question.seq != s.question.seq:
         b.refuse(fx, h.at, "nothing_to_undo")
@@ -640,6 +642,7 @@ class OwnGame(Game):
                                                                           "theme")}}
     in_programme = True
     plays_packages = True   # a SIGame package (controller/content/packs.py, own_game_pack.py)
+    digit_action = "pack_digits"   # the number keys (a package's layer): a cell, a player, a price, a bid, a stake
     initial = staticmethod(initial)
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)

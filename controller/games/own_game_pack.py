@@ -366,6 +366,7 @@ def pick(s, h: Host, fx: list):
         b.refuse(fx, h.at, "pack.played", theme=theme, cell=cell)
         return _set(s, entry="", theme=None)
     play = PLAYED_AS.get(q.get("type"), "simple")
+    s = replace(s, undo=())    # a new cell: the host's undo never reaches back into the question before
     s = _set(s, played=p.played | {key}, cell=key, entry="", theme=None, player=None, stake=None,
              price=None, options=None, bidders=(), turn=0, all_in=False, play=play, think=None,
              shown_at=None, answer_at=None, answer_until=None, withdrawn=False)
@@ -632,7 +633,7 @@ def final_ruling(s, h: Host, fx: list, result: str):
         return s
     delta = _multi_delta(s, team, result)
     s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] + delta),
-                won=b.set_at(s.won, team, s.won[team] + max(delta, 0)))
+                won=b.set_at(s.won, team, s.won[team] + max(delta, 0)), undo=(s,) + s.undo[:9])
     s = _set(s, results=b.set_at(p.results, team, result))
     name = s.teams[team].name
     fx += [Sound(result), Flash(result, name)]
@@ -678,6 +679,24 @@ def withdraw_multi(s, h: Host, fx: list):
     if p.play == "final" and s.stage != "finished":
         return _game_over(s, h.at, fx)    # the final was the package's last question
     return s
+
+
+def undoes_ruling(s) -> bool:
+    """The host's undo takes back one of everyone's rulings (for all, stakes of all, the
+    final): the last state kept is one taken before such a ruling (a new cell empties them)."""
+    return bool(s.undo) and s.undo[0].pack is not None and s.undo[0].pack.phase == "final_rulings"
+
+
+def undo_ruling(s, h: Host, fx: list):
+    """Take back the last of everyone's rulings: that player is ruled again (next in turn),
+    the rulings before it stay; after the last one, the question (or the final) is open again."""
+    prev = s.undo[0]
+    team = next(i for i, (a, b_) in enumerate(zip(prev.pack.results, s.pack.results)) if a != b_)
+    fx.append(Flash("undo"))
+    b.log(fx, h.at, "undo", ruling={"team": s.teams[team].name, "result": s.pack.results[team],
+                                    "delta": s.scores[team] - prev.scores[team]})
+    # a rename made since the ruling stays
+    return replace(prev, now=s.now, paused=s.paused, undo=s.undo[1:], teams=s.teams)
 
 
 def _multi_done(s, h: Host, fx: list):

@@ -96,7 +96,7 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
     The effective map (the game's key layers, see :meth:`~controller.games.base.Game.key_layers`),
     keeping only the actions this game has and the program's own keys (help, sound,
     new game, quit); the digit keys become one entry (the game's ``digit_action``:
-    ``seat_number`` / ``team_number``) with the names ``0–9`` and ``[0–9]`` (only the digits
+    ``seat_number`` / ``team_number`` / ``pack_digits``) with the names ``0–9`` and ``[0–9]`` (only the digits
     that are number keys: ``[1–9]`` where the keypad's 0 does something else).  Used by the
     help overlay and the terminal help.
     """

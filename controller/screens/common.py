@@ -380,3 +380,43 @@ def mafia_main(view: Mapping[str, Any]) -> str:
     if tm.get("state") in ("running", "paused", "done") and tm.get("total_ms"):
         return "speech"
     return "title"
+
+
+def pack_phase_lines(q: Mapping[str, Any], pack: Mapping[str, Any], lang: str) -> list[str]:
+    """A package question's stage in words (a cat given, the bids, «без риска», everyone's
+    stakes and answers): the lines above its text, on the projector and in the terminal."""
+    phase = pack.get("phase")
+    play = q.get("played_as")
+    if play in ("secret", "secretPublicPrice", "secretNoQuestion"):
+        out = [t("pack.screen.secret", lang, theme=q.get("secret_theme") or q["theme"])]
+        opts = q.get("price_options")
+        if opts:
+            lo, hi, step = opts
+            out.append(t("pack.screen.price_ends", lang, low=lo, high=hi) if step == hi - lo
+                       else t("pack.screen.price_choice", lang, low=lo, high=hi, step=step))
+        elif q.get("nominal") is not None and phase == "player":
+            out.append(t("pack.screen.price", lang, points=q["nominal"]))
+        if play == "secretNoQuestion" and phase == "board" and q.get("player"):
+            out.append(t("pack.screen.awarded", lang, team=q["player"], points=q.get("nominal")))
+        else:
+            out.append(t("pack.screen.player", lang, team=q["player"]) if q.get("player")
+                       else t("pack.screen.who", lang))
+        return out
+    if play == "stake":
+        if phase == "bids":
+            if q.get("stake") is None:
+                return [t("pack.screen.bids_first", lang, team=q.get("bidder") or "", points=q["price"])]
+            points = f"{q['stake']} ({t('pack.screen.all_in', lang)})" if q.get("all_in") else q["stake"]
+            return [t("pack.screen.bids", lang, team=q.get("bidder") or "", points=points)]
+        return []
+    if play == "noRisk":
+        return [t("pack.screen.no_risk", lang, team=q.get("player") or "", points=q.get("nominal"))]
+    if play in ("final", "stakeAll", "forAll"):
+        players = pack.get("final_players") or []
+        if phase == "final_stakes":
+            key = "pack.screen.final_stakes" if play == "final" else "pack.screen.stake_all"
+            return [t(key, lang, done=sum(1 for p in players if p["staked"]), count=len(players))]
+        if play == "forAll":
+            return [t("pack.screen.for_all", lang)]
+        return [t("pack.screen.final_rulings", lang)]
+    return []

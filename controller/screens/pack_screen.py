@@ -18,6 +18,7 @@ from controller.sdl import pygame
 from pygame import Rect
 
 from controller.i18n import t
+from controller.screens.common import pack_phase_lines
 
 BOARD_BG = (18, 36, 110)
 CELL_BG = (30, 60, 170)
@@ -160,7 +161,7 @@ class PackScreen:
             lines += [answer.get("text") or "", answer.get("comment") or ""]
             shown = answer
         else:
-            lines = self._phase_lines(q, pack, lang) + [q.get("text") or ""]
+            lines = pack_phase_lines(q, pack, lang) + [q.get("text") or ""]
             lines += [f"{o['label']}. {o['text'] or ', '.join(m['name'] for m in o['media'])}"
                       for o in q.get("options") or ()]
             shown = q
@@ -188,44 +189,6 @@ class PackScreen:
                 sb._text(surface, f"{shown.get('image_index', 0) + 1}/{len(images)}",
                          Rect(x, body.bottom - head_h // 2, img.get_width(), head_h // 2), int(head_h * 0.4), NOTE_INK)
         self._paragraph(sb, surface, text_rect, lines + notes)
-
-    @staticmethod
-    def _phase_lines(q, pack, lang) -> list[str]:
-        phase = pack.get("phase")
-        play = q.get("played_as")
-        if play in ("secret", "secretPublicPrice", "secretNoQuestion"):
-            out = [t("pack.screen.secret", lang, theme=q.get("secret_theme") or q["theme"])]
-            opts = q.get("price_options")
-            if opts:
-                lo, hi, step = opts
-                out.append(t("pack.screen.price_ends", lang, low=lo, high=hi) if step == hi - lo
-                           else t("pack.screen.price_choice", lang, low=lo, high=hi, step=step))
-            elif q.get("nominal") is not None and phase == "player":
-                out.append(t("pack.screen.price", lang, points=q["nominal"]))
-            if play == "secretNoQuestion" and phase == "board" and q.get("player"):
-                out.append(t("pack.screen.awarded", lang, team=q["player"], points=q.get("nominal")))
-            else:
-                out.append(t("pack.screen.player", lang, team=q["player"]) if q.get("player")
-                           else t("pack.screen.who", lang))
-            return out
-        if play == "stake":
-            if phase == "bids":
-                if q.get("stake") is None:
-                    return [t("pack.screen.bids_first", lang, team=q.get("bidder") or "", points=q["price"])]
-                points = f"{q['stake']} ({t('pack.screen.all_in', lang)})" if q.get("all_in") else q["stake"]
-                return [t("pack.screen.bids", lang, team=q.get("bidder") or "", points=points)]
-            return []
-        if play == "noRisk":
-            return [t("pack.screen.no_risk", lang, team=q.get("player") or "", points=q.get("nominal"))]
-        if play in ("final", "stakeAll", "forAll"):
-            players = pack.get("final_players") or []
-            if phase == "final_stakes":
-                key = "pack.screen.final_stakes" if play == "final" else "pack.screen.stake_all"
-                return [t(key, lang, done=sum(1 for p in players if p["staked"]), count=len(players))]
-            if play == "forAll":
-                return [t("pack.screen.for_all", lang)]
-            return [t("pack.screen.final_rulings", lang)]
-        return []
 
     @staticmethod
     def _paragraph(sb, surface, rect: Rect, texts: list[str]) -> None:

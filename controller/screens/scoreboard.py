@@ -793,6 +793,10 @@ class Scoreboard:
         title = standings_title(view, lang)
         if not finished and view.get("round"):
             title = f"{title}{t('separator', lang)}{self._structure(view)}"
+        if finished and not (view.get("series") or {}).get("finished"):
+            # the final table, not one more between rounds (as the terminal and the pages say);
+            # a programme's says «Итоги программы» already
+            title = f"{title}{t('separator', lang)}{t('game_over', lang)}"
         self._text(surface, title, Rect(rect.x, rect.y, rect.width, title_h), int(title_h * 0.7), TEXT,
                    bold=True)
         body = Rect(rect.x, rect.y + title_h + rect.height // 40, rect.width, rect.height - title_h - rect.height // 40)

@@ -241,17 +241,44 @@ def status_lines(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str,
 def _pack(view: Mapping[str, Any], lang: str) -> list[str]:
     """A package's question on the host's terminal: the theme's comment, the text, the options,
     and -- the host's part, present only on the host's own screens -- the answer."""
-    q = (view.get("pack") or {}).get("question") or {}
-    if not q.get("live"):
+    pack = view.get("pack") or {}
+    q = pack.get("question") or {}
+    if not pack:
         return []
+    if not q.get("live"):
+        return _board(pack, lang)
     host = (view.get("host") or {}).get("pack") or {}
     text = host.get("text") or q.get("text") or ""
-    out = [f"  {x}" for x in (q.get("theme_comment"), text.replace("\n", " ")) if x]
+    out = [f"  {x}" for x in screen.pack_phase_lines(q, pack, lang)]
+    if pack.get("phase") == "final_rulings" and host.get("next"):
+        out.append(f"  {t('pack.host.next_ruling', lang, team=host['next'])}")
+    out += [f"  {x}" for x in (q.get("theme_comment"), text.replace("\n", " ")) if x]
     out += [f"  {o['label']}. {o['text']}" for o in q.get("options") or ()]
     answer = host.get("answer") or (q.get("answer") or {}).get("answer")
     if answer:
         more = [host.get("answer_text") or "", host.get("comment") or ""]
         out.append(t("pack.host.answer", lang, answer=" · ".join([answer] + [m.replace("\n", " ") for m in more if m])))
+    return out
+
+
+def _board(pack: Mapping[str, Any], lang: str) -> list[str]:
+    """The package's board as the projector draws it: the round, each theme with its number and
+    the prices still on it (a played cell «—», an empty one «·»); the final: its themes left and
+    who removes one."""
+    title = t("pack.screen.round", lang, n=pack["round_number"], count=pack["rounds"], name=pack["round"])
+    if not pack.get("left"):
+        title += t("separator", lang) + t("pack.screen.round_over", lang)
+    out = [title]
+    for i, th in enumerate(pack.get("board") or (), 1):
+        if pack.get("final"):
+            if not th.get("removed"):
+                out.append(f"  {i}. {th['name']}")
+            continue
+        cells = ["·" if c.get("empty") else "—" if c["played"] else str(c["price"]) for c in th["cells"]]
+        out.append(f"  {i}. {th['name']}: {'  '.join(cells)}")
+    if pack.get("final") and pack.get("left"):
+        who = pack.get("remover")
+        out.append(t("pack.screen.remove", lang, team=who) if who else t("pack.screen.final_theme", lang))
     return out
 
 
@@ -303,6 +330,14 @@ def _terminal_keys(keys: list[str], host_keys: HostKeys) -> list[str]:
         else:
             out.append(k)
     return ([digit_span(digits)] if digits else []) + out
+
+
+def help_hint(cfg: dict, lang: str = "ru") -> str:
+    """«H — подсказка по клавишам», naming the key that shows the help in this game («Мафия»'s
+    judge has H for the don's check: F1 there)."""
+    keys = mode_keys(cfg).get("help") or []
+    labels = [x for x in (_terminal_label(k, lang) for k in keys) if x]
+    return t("help_hint", lang, help_key=labels[0] if labels else "F1")
 
 
 def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
@@ -478,7 +513,8 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     if reading:
         teams = team_keys(loop.cfg)
         first = "  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams) if teams else ""
-        out.history(first + (f"   ({t('help_hint', lang)})" if is_tty else ""))
+        hint = f"({help_hint(loop.cfg, lang)})" if is_tty else ""
+        out.history(f"{first}   {hint}" if first and hint else first or ("  " + hint if hint else ""))
     try:
         while loop.running and (end is None or time.monotonic() < end):
             wait = loop.timeout_s(0.1)

@@ -360,6 +360,23 @@ def test_withdraw_undoes_the_point_and_restores_the_carry():
     assert g.view()["question"]["nominal"] == 2
 
 
+def test_withdraw_after_the_game_ended_reopens_it_and_the_final_table_is_the_corrected_one():
+    """A withdrawal once the host ended the game must not leave a «final» table that changed under
+    «Игра окончена»: the game is open again, and ending it again shows the corrected totals."""
+    g = Game()
+    g.answer(1, 10)
+    g.answer(1, 20)
+    g.host("end_game", 30)
+    assert g.view()["stage"] == "finished" and g.score(1) == 2
+    g.host("withdraw", 31)
+    view = g.view()
+    assert view["stage"] == "play" and g.score(1) == 1
+    g.host("end_game", 32)
+    view = g.view()
+    assert view["stage"] == "finished"
+    assert [(r["team"], r["points"]) for r in view["standings"]][:1] == [("T1", 1)]
+
+
 def test_view_has_the_common_keys():
     g = Game()
     g.host("question", 1)

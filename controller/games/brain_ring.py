@@ -406,10 +406,17 @@ def _h_withdraw(s: State, h: Host, fx: list) -> State:
             s = replace(s, scores=b.set_at(s.scores, a.team, s.scores[a.team] - a.delta),
                         totals=b.set_at(s.totals, a.team, s.totals[a.team] - a.delta))
             undone.append({"team": s.teams[a.team].name, "delta": -a.delta})
-    if s.stage == "fight_over" and q.closed == "right" and s.fights and s.fights[-1]["fight"] == q.fight:
+    # the fight the question decided (or the game ended on) is open again: its record goes, and
+    # after the end of the game the game goes on (the host ends it again: its totals are then
+    # the corrected ones), as Эрудит-квартет does
+    closing = s.stage == "finished" or (s.stage == "fight_over" and q.closed == "right")
+    if closing and s.fights and s.fights[-1]["fight"] == q.fight:
         last = s.fights[-1]
-        w = next(i for i, t in enumerate(s.teams) if t.name == last["winner"])
-        s = replace(s, stage="play", fights=s.fights[:-1], wins=b.set_at(s.wins, w, s.wins[w] - 1))
+        w = next((i for i, t in enumerate(s.teams) if t.name == last["winner"]), None)
+        wins = s.wins if w is None else b.set_at(s.wins, w, s.wins[w] - 1)
+        s = replace(s, stage="play", fights=s.fights[:-1], wins=wins)
+    elif s.stage == "finished":
+        s = replace(s, stage="play")
     if q.holder is not None:
         fx.append(Lamp(s.teams[q.holder].button, "off"))
     q = replace(q, closed="withdrawn", holder=None, arbiter=arb.Arbiter(),

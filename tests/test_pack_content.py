@@ -330,3 +330,35 @@ def test_media_serves_an_auctions_picture_only_once_the_stake_is_settled(made, t
         assert status == 200 and data == make_packs.png(160, 120, make_packs.GREEN)
     finally:
         game.close()
+
+
+@pytest.mark.parametrize("hall", ["timed"], indirect=True)
+def test_the_packages_own_times_of_its_pictures_are_honoured(hall):
+    """SIGame shows each content item for its own time where the package gives one (v5
+    ``duration``): 2 s, then 8 s, then the config's; the answer picture's 9 s keep the answer up."""
+    hall.keys("1", "1")
+    assert hall.shot("timed-1.png")["pack"]["question"]["image_index"] == 0
+    hall.later(2 * S + 100 * MS)
+    assert hall.shot("timed-2.png")["pack"]["question"]["image_index"] == 1
+    hall.later(7 * S)                                      # 7.1 s into the second one's 8 s: not yet
+    assert hall.shot("timed-2b.png")["pack"]["question"]["image_index"] == 1
+    hall.later(1 * S)
+    view = hall.shot("timed-3.png")
+    assert view["pack"]["question"]["image_index"] == 2 and _share(hall.surface, MAIN, make_packs.CYAN) > 0.03
+    hall.right()
+    hall.later(8 * S)                                      # the answer picture's own 9 s, not pack_answer_show_s (2 s)
+    hall.shot("timed-answer.png")
+    assert "Правильный ответ: Три" in hall.text()
+    hall.later(2 * S)
+    view = hall.shot("timed-board.png")
+    assert not view["pack"]["question"]["live"] and "Правильный ответ: Три" not in hall.text()
+
+
+@pytest.mark.parametrize("hall", ["timed4"], indirect=True)
+def test_a_v4_atoms_time_is_honoured(hall):
+    hall.keys("1", "1")
+    assert hall.shot("t4-1.png")["pack"]["question"]["image_index"] == 0
+    hall.later(3 * S - 100 * MS)                           # (each key moved the clock by 5 ms)
+    assert hall.shot("t4-1b.png")["pack"]["question"]["image_index"] == 0
+    hall.later(200 * MS)                                   # its own 3 s, not pack_image_s (5 s)
+    assert hall.shot("t4-2.png")["pack"]["question"]["image_index"] == 1

@@ -45,7 +45,7 @@ import tempfile
 import urllib.parse
 import xml.etree.ElementTree as ET
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from controller.core.errors import BuzzerError
@@ -91,6 +91,7 @@ class Media:
     kind: str                 # image | audio | video | html
     name: str                 # the file name as the package gives it (or a link)
     member: str | None = None  # the archive member holding it ("Images/x.png"), None: not in the archive
+    seconds: float = 0.0      # how long the package shows it (v5 ``duration``, v4 atom ``time``); 0: the config's
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,10 @@ class Package:
         """What the game is given (plain data, journaled in the game's header): media as
         archive member names, which the shell maps onto the files it extracted."""
         def media(ms):
-            return [{"kind": m.kind, "name": m.name, "member": m.member} for m in ms]
+            # a package's own time of an item only where it gives one (the journal header of a
+            # package without any stays as it was)
+            return [{"kind": m.kind, "name": m.name, "member": m.member, **({"seconds": m.seconds} if m.seconds else {})}
+                    for m in ms]
         return {"name": self.name, "source": self.source, "rounds": [
             {"name": r.name, "final": r.final, "themes": [
                 {"name": th.name, "questions": [
@@ -404,11 +408,38 @@ def _text(el) -> str:
 
 def _items(p) -> list[tuple[str, str, bool, str]]:
     """A v5 content parameter's items as (kind, value, is a reference, placement)."""
+    return [item[:4] for item in _timed_items(p)]
+
+
+def _timed_items(p) -> list[tuple[str, str, bool, str, float]]:
+    """A v5 content parameter's items with how long each is shown (``duration``; 0: not given)."""
     items = _children(p, "item")
     if not items and _text(p):
-        return [("text", _text(p), False, "")]
+        return [("text", _text(p), False, "", 0.0)]
     return [(_attr(i, "type", "text").lower() or "text", _text(i), _attr(i, "isRef").lower() == "true",
-             _attr(i, "placement").lower()) for i in items]
+             _attr(i, "placement").lower(), _seconds(_attr(i, "duration"))) for i in items]
+
+
+MAX_ITEM_SECONDS = 600.0
+"""A package's own time of one item is taken up to this (a longer or malformed one: the config's)."""
+
+
+def _seconds(value: str | None) -> float:
+    """A content item's time as the package writes it: ``hh:mm:ss[.fff]`` (v5, .NET's TimeSpan)
+    or whole seconds (v4's atom ``time``); 0 when absent, malformed, negative or implausible."""
+    text = (value or "").strip()
+    if not text:
+        return 0.0
+    try:
+        parts = [float(x) for x in text.split(":")]
+    except ValueError:
+        return 0.0
+    if len(parts) > 3 or any(x < 0 or x != x for x in parts):
+        return 0.0
+    total = 0.0
+    for x in parts:
+        total = total * 60 + x
+    return total if 0 < total <= MAX_ITEM_SECONDS else 0.0
 
 
 def _comment(el) -> str:
@@ -504,7 +535,7 @@ class _Reader:
                                 ms.append(self.media(kind, value, ref))
                         options.append((_attr(o, "name"), "\n".join(t for t in texts if t), tuple(ms)))
                 elif pname in ("question", "answer"):
-                    for kind, value, ref, placement in _items(p):
+                    for kind, value, ref, placement, seconds in _timed_items(p):
                         if kind in ("text", "say"):
                             if pname == "answer":
                                 answer_text.append(value)
@@ -513,7 +544,9 @@ class _Reader:
                             else:
                                 text.append(value)
                         elif value:
-                            (answer_media if pname == "answer" else media).append(self.media(kind, value, ref))
+                            m = self.media(kind, value, ref)
+                            m = replace(m, seconds=seconds) if seconds else m
+                            (answer_media if pname == "answer" else media).append(m)
                 elif pname == "theme":
                     secret_theme = _text(p)
                 elif pname in ("price", "cost"):
@@ -585,6 +618,8 @@ class _Reader:
                 continue
             ref = value.startswith("@")
             m = self.media(kind, value[1:] if ref else value, ref)
+            seconds = _seconds(_attr(atom, "time"))
+            m = replace(m, seconds=seconds) if seconds else m
             (answer_media if after_marker else media).append(m)
         if not text and say:
             text, say = say, []

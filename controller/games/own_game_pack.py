@@ -251,9 +251,9 @@ def closed(s, at: int, fx: list):
     if p is None or p.cell is None or p.answer_until is not None:
         return s
     q = p.question_data()
-    images = sum(1 for m in q.get("answer_media") or () if m["kind"] == "image")
+    shown = sum(_shown_ns(m, p.image_ns) for m in q.get("answer_media") or () if m["kind"] == "image")
     fx.append(STOP_SOUND)
-    s = _set(s, answer_at=at, answer_until=at + max(p.answer_ns, images * p.image_ns))
+    s = _set(s, answer_at=at, answer_until=at + max(p.answer_ns, shown))
     return _media_sounds(s, q, fx, at, key="answer_media")
 
 
@@ -937,13 +937,22 @@ def hides_question(s) -> bool:
                               or (p.round_data().get("final")))
 
 
+def _shown_ns(m: dict, each_ns: int) -> int:
+    """How long a picture shows: the package's own time of it (``seconds``), else ``each_ns``."""
+    return int(m["seconds"] * 10 ** 9) if m.get("seconds") else each_ns
+
+
 def _in_turn(media: list, since: int | None, now: int, each_ns: int) -> dict:
     """Content items shown one after another (pictures: SIGame shows a question's pictures in
-    turn, ``each_ns`` each, the last one staying): every item, and which one shows at ``now``."""
+    turn, each for the package's time of it or ``each_ns``, the last one staying): every item,
+    and which one shows at ``now``."""
     images = [m for m in media if m["kind"] == "image"]
     i = 0
     if images and since is not None and each_ns > 0:
-        i = min(max(now - since, 0) // each_ns, len(images) - 1)
+        elapsed = max(now - since, 0)
+        while i < len(images) - 1 and elapsed >= _shown_ns(images[i], each_ns):
+            elapsed -= _shown_ns(images[i], each_ns)
+            i += 1
     first = {k: next(({"name": m["name"], "member": m.get("member")} for m in media if m["kind"] == k), None)
              for k in ("image", "audio", "video", "html")}
     if images:

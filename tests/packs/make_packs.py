@@ -413,6 +413,54 @@ CONTENT_V4 = """<?xml version="1.0" encoding="utf-8"?>
 </package>
 """
 
+TIMED = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Время картинок" version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">
+  <rounds>
+    <round name="Раунд">
+      <themes>
+        <theme name="Время">
+          <questions>
+            <question price="100">
+              <params>
+                <param name="question" type="content">
+                  <item>Картинки со своим временем</item>
+                  <item type="image" isRef="True" duration="00:00:02">первая.png</item>
+                  <item type="image" isRef="True" duration="00:00:08">вторая.png</item>
+                  <item type="image" isRef="True">третья.png</item>
+                </param>
+                <param name="answer" type="content"><item type="image" isRef="True" duration="00:00:09">ответ.png</item></param>
+              </params>
+              <right><answer>Три</answer></right>
+            </question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+"""Pictures with the package's own times (v5 ``duration``): 2 s, 8 s, then the config's."""
+
+TIMED_V4 = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Время картинок v4" version="4" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
+  <rounds>
+    <round name="Раунд">
+      <themes>
+        <theme name="Время">
+          <questions>
+            <question price="100">
+              <scenario><atom>Две картинки</atom><atom type="image" time="3">@первая.png</atom>
+                <atom type="image">@вторая.png</atom></scenario>
+              <right><answer>Две</answer></right>
+            </question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+
 HTML_PAGE = "<!doctype html><html><body style='background:#103'><h1 id='own'>Страница из пакета</h1></body></html>"
 
 
@@ -486,6 +534,11 @@ def make(out: Path) -> dict[str, Path]:
     with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("content.xml", CONTENT_V4.encode("utf-8"))
         content_media(z)
+    for key, xml in (("timed", TIMED), ("timed4", TIMED_V4)):
+        with zipfile.ZipFile(out / f"{key}.siq", "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("content.xml", xml.encode("utf-8"))
+            content_media(z)
+        made[key] = out / f"{key}.siq"
 
 
     # hostile and broken packages

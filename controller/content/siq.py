@@ -406,13 +406,9 @@ def _text(el) -> str:
     return "".join(el.itertext()).strip() if el is not None else ""
 
 
-def _items(p) -> list[tuple[str, str, bool, str]]:
-    """A v5 content parameter's items as (kind, value, is a reference, placement)."""
-    return [item[:4] for item in _timed_items(p)]
-
-
-def _timed_items(p) -> list[tuple[str, str, bool, str, float]]:
-    """A v5 content parameter's items with how long each is shown (``duration``; 0: not given)."""
+def _items(p) -> list[tuple[str, str, bool, str, float]]:
+    """A v5 content parameter's items as (kind, value, is a reference, placement, how long it is
+    shown: ``duration``, 0 when not given)."""
     items = _children(p, "item")
     if not items and _text(p):
         return [("text", _text(p), False, "", 0.0)]
@@ -528,14 +524,14 @@ class _Reader:
                 elif pname == "answeroptions":
                     for o in _children(p, "param"):
                         texts, ms = [], []
-                        for kind, value, ref, _placement in _items(o):
+                        for kind, value, ref, _placement, _seconds in _items(o):
                             if kind in ("text", "say"):
                                 texts.append(value)
                             elif value:
                                 ms.append(self.media(kind, value, ref))
                         options.append((_attr(o, "name"), "\n".join(t for t in texts if t), tuple(ms)))
                 elif pname in ("question", "answer"):
-                    for kind, value, ref, placement, seconds in _timed_items(p):
+                    for kind, value, ref, placement, seconds in _items(p):
                         if kind in ("text", "say"):
                             if pname == "answer":
                                 answer_text.append(value)

@@ -451,16 +451,30 @@ def audience(screen: Screen) -> Screen:
     return dataclasses.replace(screen, host=HostPart())
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def to_json(value: Any, render: Callable[[Words], str]) -> Any:
     """A screen (or any widget) as a plain JSON-ready value; each :class:`Words` becomes
     its text (``render``), a widget a dict of its fields plus, for a :class:`Screen`, its
-    ``layout``."""
+    ``layout``, for a :class:`Tag` its ``text`` and for a :class:`Clock` its label's
+    (``label_text``), so that a page needs no catalog."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
     if isinstance(value, Words):
         return render(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: to_json(getattr(value, f.name), render) for f in dataclasses.fields(value)}
-        if isinstance(value, Screen):
+    cls = type(value)
+    names = _FIELD_NAMES.get(cls)
+    if names is None and dataclasses.is_dataclass(value):
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        out = {name: to_json(getattr(value, name), render) for name in names}
+        if cls is Screen:
             out["layout"] = value.layout
+        elif cls is Tag:
+            out["text"] = render(Words(value.key))
+        elif cls is Clock:
+            out["label_text"] = render(Words(value.label)) if value.label else ""
         return out
     if isinstance(value, (tuple, list)):
         return [to_json(v, render) for v in value]

@@ -416,7 +416,7 @@ def host_part(view: Mapping[str, Any]) -> HostPart:
 def cards(view: Mapping[str, Any]) -> Cards:
     out = []
     for i, tm in enumerate(teams_of(view)):
-        out.append(Card(name=str(tm.get("name", "")), index=i, score=tm.get("score", 0), colour=tm.get("color"),
+        out.append(Card(name=str(tm.get("name", "")), index=i, score=tm.get("score"), colour=tm.get("color"),
                         place=tm.get("place") or None, total=tm.get("series_total"),
                         tags=tuple(Tag(TAG_KEYS[m], TAG_TONES[m]) for m in team_marks(tm)),
                         holder=bool(tm.get("holder")), dim=bool(tm.get("locked") or tm.get("disabled")),

@@ -148,7 +148,7 @@ def _cards(cards: Cards, lang: str) -> list[str]:
                 text = f"▶ {text}"
             out.append(text)
             continue
-        text = f"{c.name} {screen.fmt_score(c.score)}"
+        text = f"{c.name} {screen.fmt_score(0 if c.score is None else c.score)}"   # a card without one: 0
         if c.place:
             text += f" ({t('place_n', lang, n=c.place)})"
         if c.total is not None:   # a programme's running total

@@ -42,9 +42,9 @@ the first player with the fewest points, as SIGame picks):
   the last ruling shows its answer, then ends the game (the standings).
 
 Content (docs/packages.md, «Content: SIGame feature | what we do»): a question's pictures show
-in turn (``pack_image_s`` each), its first sound plays, and nothing of it shows before the
+in turn (``pack_image_s`` each), its sounds one after another, and nothing of it shows before the
 player, the price or the stake is settled (a «кот в мешке», an auction, hidden stakes;
-``secretNoQuestion`` has none); once it is ruled (or nobody can answer) its sound stops and its
+``secretNoQuestion`` has none); once it is ruled (or nobody can answer) its sounds stop and its
 right answer and answer content show until the ``pack_answer`` deadline
 (``pack_answer_show_s``), then the board (after the final's last answer: the end screen).
 
@@ -235,18 +235,19 @@ STOP_SOUND = Sound("pack:")
 
 
 def _media_sounds(s, q: dict, fx: list, at: int, key: str = "media"):
-    """The question's content (``key``: or the answer's) starts showing at ``at``: its sound
-    plays (the first; SIGame plays one at a time), its pictures follow one another from now."""
+    """The question's content (``key``: or the answer's) starts showing at ``at``: its sounds
+    play one after another (SIGame plays a question's items in turn: each sound when the one
+    before has ended, or after the package's own time of it; the shell times them, it alone
+    knows when a sound ends), its pictures follow one another from now."""
     for m in q.get(key) or ():
         if m.get("member") and m["kind"] == "audio":
-            fx.append(Sound("pack:" + m["member"]))
-            break
+            fx.append(Sound("pack:" + m["member"], seconds=float(m.get("seconds") or 0.0)))
     return _set(s, shown_at=at) if key == "media" else s
 
 
 def closed(s, at: int, fx: list):
-    """The package's question has been answered, or nobody can answer any more: its sound
-    stops, and its right answer and answer content show until the ``pack_answer`` deadline."""
+    """The package's question has been answered, or nobody can answer any more: its sounds
+    stop, and its right answer and answer content show until the ``pack_answer`` deadline."""
     p = s.pack
     if p is None or p.cell is None or p.answer_until is not None:
         return s
@@ -258,7 +259,7 @@ def closed(s, at: int, fx: list):
 
 
 def withdrawn(s, fx: list):
-    """The question was withdrawn: its sound stops (nothing of its answer is shown)."""
+    """The question was withdrawn: its sounds stop (nothing of its answer is shown)."""
     if s.pack is not None and s.pack.cell is not None:
         fx.append(STOP_SOUND)
         s = _set(s, answer_until=None)
@@ -266,7 +267,7 @@ def withdrawn(s, fx: list):
 
 
 def answer_over(s, t: int, fx: list):
-    """The answer has been shown its time: the board comes back (its sound stops); after the
+    """The answer has been shown its time: the board comes back (its sounds stop); after the
     final's last answer, the end screen."""
     fx.append(STOP_SOUND)
     s = _set(s, answer_until=None)

@@ -510,6 +510,7 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     # a SIGame package (controller/games/own_game_pack.py; docs/packages.md)
     "pick": pk.pick,
     "player": pk.choose_player,
+    "next_player": pk.choose_next,
     "stake": pk.set_stake,
     "pass": pk.pass_bid,
     "pack_round": pk.next_round,
@@ -537,6 +538,8 @@ ACTIONS = declare(HOST_ACTIONS, {
                          Param("cell", "number", required=True, form=True, minimum=1), Param("price", "real")),
                  applies=_with_pack),
     "player": Spec(params=(b.PICK_TEAM, b.BUTTON), applies=_with_pack),
+    # of players with equal points, who removes a final theme / bids next (SIGame asks the showman)
+    "next_player": Spec(params=(b.PICK_TEAM, b.BUTTON), applies=_with_pack),
     "stake": Spec(params=(Param("points", "number", required=True, form=True),
                           Param("team", "member", form=True), b.BUTTON), applies=_with_pack),
     "pass": Spec(applies=_with_pack),
@@ -639,7 +642,7 @@ class OwnGame(Game):
     host_actions = HOST_ACTIONS
     actions = ACTIONS
     notices = {**b.NOTICES, **{f"pack.entry.{k}": "pack_entry" for k in ("player", "price", "bid", "stake", "cell",
-                                                                          "theme")}}
+                                                                          "theme", "next")}}
     in_programme = True
     plays_packages = True   # a SIGame package (controller/content/packs.py, own_game_pack.py)
     digit_action = "pack_digits"   # the number keys (a package's layer): a cell, a player, a price, a bid, a stake

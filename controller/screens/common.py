@@ -382,6 +382,15 @@ def mafia_main(view: Mapping[str, Any]) -> str:
     return "title"
 
 
+def final_board_line(pack: Mapping[str, Any], lang: str) -> str:
+    """Under the final's board: who removes a theme (or that the host names who of players with
+    equal points), or that the theme left is played."""
+    if pack.get("choosing"):
+        return t("pack.screen.remove_choice", lang, teams=", ".join(pack["choosing"]))
+    who = pack.get("remover")
+    return t("pack.screen.remove", lang, team=who) if who else t("pack.screen.final_theme", lang)
+
+
 def pack_phase_lines(q: Mapping[str, Any], pack: Mapping[str, Any], lang: str) -> list[str]:
     """A package question's stage in words (a cat given, the bids, «без риска», everyone's
     stakes and answers): the lines above its text, on the projector and in the terminal."""
@@ -404,6 +413,8 @@ def pack_phase_lines(q: Mapping[str, Any], pack: Mapping[str, Any], lang: str) -
         return out
     if play == "stake":
         if phase == "bids":
+            if pack.get("choosing"):   # equal points: the host names who bids next
+                return [t("pack.screen.bids_choice", lang, teams=", ".join(pack["choosing"]))]
             if q.get("stake") is None:
                 return [t("pack.screen.bids_first", lang, team=q.get("bidder") or "", points=q["price"])]
             points = f"{q['stake']} ({t('pack.screen.all_in', lang)})" if q.get("all_in") else q["stake"]

@@ -277,8 +277,7 @@ def _board(pack: Mapping[str, Any], lang: str) -> list[str]:
         cells = ["·" if c.get("empty") else "—" if c["played"] else str(c["price"]) for c in th["cells"]]
         out.append(f"  {i}. {th['name']}: {'  '.join(cells)}")
     if pack.get("final") and pack.get("left"):
-        who = pack.get("remover")
-        out.append(t("pack.screen.remove", lang, team=who) if who else t("pack.screen.final_theme", lang))
+        out.append(screen.final_board_line(pack, lang))
     return out
 
 

@@ -400,8 +400,24 @@ def test_the_final_with_nobody_on_points_the_host_names_each_remover_but_the_las
 def test_rule_keys_have_sigames_defaults():
     cfg = config.load(str(ROOT / "config" / "own-game.toml"))["own_game"]
     assert (cfg["no_risk_factor"], cfg["no_risk_penalty"], cfg["for_all_penalty"],
-            cfg["everyone_plays_hidden_stakes"], cfg["solo_answer_time_s"], cfg["hidden_answer_time_s"]) \
-        == (2, False, True, True, 25.0, 45.0)
+            cfg["everyone_plays_hidden_stakes"], cfg["solo_answer_time_s"], cfg["hidden_answer_time_s"],
+            cfg["wrong_penalty"]) == (2, False, True, True, 25.0, 45.0, True)
+
+
+def test_without_the_wrong_answer_penalty_a_button_question_costs_nothing_but_a_cat_still_does(made, tmp_path):
+    """``wrong_penalty = false`` (SIGame's QuestionWithButtonPenalty: none) is for the questions the
+    buttons race for; «кот в мешке» and the auction keep SIGame's penalty (it has no option for them)."""
+    h = Hall(made, "rules", tmp_path, wrong_penalty=False)
+    h.key("1", "1", "space")                   # simple, 100: Аня wrong, Борис right
+    h.press("Аня")
+    h.key("backspace")
+    assert h.scores == [0, 0, 0]
+    h.press("Борис")
+    h.key("return")
+    assert h.scores == [0, 100, 0]
+    h.key("1", "5", "1")                       # the cat with its price told first (400): Борис chose, Аня gets it
+    h.key("backspace")
+    assert h.scores == [-400, 100, 0]
 
 
 MAIN = pygame.Rect(16, 108, 1248, 400)

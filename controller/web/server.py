@@ -438,7 +438,13 @@ class WebServer:
         """``GET /media?m=MEMBER``: a picture, video or HTML page of the package, streamed from
         the archive -- only one the audience is being shown now (the question's content, its
         answer's once ruled): nothing of a question reaches a page before the projector shows it.
-        A package's HTML page is sandboxed (no script of ours, no cookies, no host token)."""
+        A package's HTML page is sandboxed (no script of ours, no cookies, no host token).
+
+        One range of bytes (``Range: bytes=a-b``, ``a-``, ``-n``) is answered with 206 and just
+        those bytes, as a browser asks to seek a video (and Safari to play one at all); a range
+        past the end is a 416; any other ``Range`` (several ranges, another unit, ``If-Range``:
+        we give no validator it could match) gets the whole file.  Read a chunk at a time
+        (:meth:`controller.content.siq._Archive.open_from`), never held whole."""
         vm = self.snapshot or {}
         member = request.query.get("m", "")
         path = vm.get("media_file") or ""
@@ -454,21 +460,34 @@ class WebServer:
             info = archive.find(member)
             if info is None or info.is_dir():
                 raise web.HTTPNotFound(text="not in the package")
+            size = info.file_size
+            wanted = None if "If-Range" in request.headers else byte_range(request.headers.get("Range"), size)
+            if wanted is False:
+                raise web.HTTPRequestRangeNotSatisfiable(text="range not satisfiable",
+                                                         headers={"Content-Range": f"bytes */{size}"})
+            first, last = wanted or (0, size - 1)
             kind = mimetypes.guess_type(member)[0] or "application/octet-stream"
-            resp = web.StreamResponse(headers={"Content-Type": kind, "Cache-Control": "no-store",
-                                               "X-Content-Type-Options": "nosniff"})
+            resp = web.StreamResponse(status=206 if wanted else 200,
+                                      headers={"Content-Type": kind, "Cache-Control": "no-store",
+                                               "Accept-Ranges": "bytes", "X-Content-Type-Options": "nosniff"})
+            if wanted:
+                resp.headers["Content-Range"] = f"bytes {first}-{last}/{size}"
             if kind.startswith("text/html"):
                 resp.headers["Content-Security-Policy"] = "sandbox allow-scripts"
-            resp.content_length = info.file_size
-            await resp.prepare(request)
-            with archive.zip.open(info) as f:
+            length = last - first + 1 if size else 0
+            resp.content_length = length
+            f = await aloop.run_in_executor(None, archive.open_from, info, first)
+            try:
+                await resp.prepare(request)
                 sent = 0
-                while sent < info.file_size:
-                    chunk = await aloop.run_in_executor(None, f.read, min(256 * 1024, info.file_size - sent))
+                while sent < length:
+                    chunk = await aloop.run_in_executor(None, f.read, min(256 * 1024, length - sent))
                     if not chunk:
                         break
                     sent += len(chunk)
                     await resp.write(chunk)
+            finally:
+                f.close()
             await resp.write_eof()
             return resp
         finally:
@@ -612,6 +631,31 @@ SECURITY_HEADERS = {
 }
 
 _CACHE: dict[tuple[str, str], str] = {}
+
+
+def byte_range(header: str | None, size: int) -> tuple[int, int] | None | bool:
+    """The one range of bytes a ``Range`` header asks of a file of ``size`` bytes: (first, last),
+    both included; None: the whole file (no header, or not one range of bytes: RFC 9110 lets a
+    server ignore those); False: the range starts past the end (416)."""
+    if not header:
+        return None
+    unit, sep, spec = header.partition("=")
+    if not sep or unit.strip().lower() != "bytes" or "," in spec:
+        return None
+    first_s, sep, last_s = spec.strip().partition("-")
+    first_s, last_s = first_s.strip(), last_s.strip()
+    if not sep or not (first_s or last_s) or any(x and (not x.isdigit() or len(x) > 18) for x in (first_s, last_s)) \
+            or not (first_s.isascii() and last_s.isascii()):
+        return None
+    if not first_s:                     # the last n bytes
+        n = int(last_s)
+        return (max(size - n, 0), size - 1) if n > 0 and size > 0 else False
+    first = int(first_s)
+    if last_s and int(last_s) < first:
+        return None                     # not a range (RFC 9110: ignored)
+    if first >= size:
+        return False
+    return first, min(int(last_s), size - 1) if last_s else size - 1
 
 
 def shown_members(vm: Mapping[str, Any]) -> set[str]:

@@ -151,7 +151,7 @@ SHELL_SCHEMA: list[Section] = [
             "alone never tie this way.", choices=("lot", "rearm")),
         Key("touch_latency_ms", "float", 20.0, "How long before the browser stamps a touch the finger touched "
             "the glass, at most (the touch screen's scan and the system's input path: 5-30 ms on phones). "
-            "Half of it is added to every phone press's uncertainty.", minimum=0.0, maximum=200.0),
+            "It is added to every phone press's uncertainty.", minimum=0.0, maximum=200.0),
         Key("handler_max_ms", "float", 100.0, "A press stamped longer than this before the page sent it is not "
             "believed: its stamp is moved up to this limit and flagged (a busy phone runs its handler late; a "
             "forged stamp claims a press long ago).", minimum=1.0, maximum=2000.0),

@@ -24,9 +24,12 @@ inside the bound as long as the rate stays within its bound (the tests check it 
 clocks with offset, drift, asymmetric delays and jitter).
 
 A press is converted with :func:`convert`: the pointer event's own stamp ``s`` (phone clock) is
-on the server clock in ``[s + lo, s + hi]``; the finger touched the screen up to
-``touch_latency`` before the browser stamped the event; so the touch is in
-``[s + lo − touch_latency, s + hi]``, given as its middle and half-width (the **uncertainty**).
+on the server clock in ``[s + lo, s + hi]``: its middle ``s + offset`` is the press's stamp and
+its **uncertainty** is the sync's bound plus ``touch_latency`` (the finger touched the glass up
+to that long before the browser stamped the event): the touch is inside ``stamp ± uncertainty``.
+The stamp stays the event's own time (not moved back by the latency), so a press is judged
+against the game's deadlines (armed, early, late) as a wired button's edge is, and the
+latency, which differs between phones, only widens the interval.
 A stamp is never trusted beyond what the sync allows: an interval reaching past the server's
 receipt of the press is cut there, and a stamp earlier than ``handler_max`` before the phone
 sent the press message (the page sends it from the event's handler: an older stamp was not made
@@ -207,13 +210,10 @@ def convert(sync: Sync, stamp: int, sent: int, received: int, rules: SyncRules) 
     if first is None:
         return None
     est = estimate(sync, stamp + first.offset, rules)
-    lo = stamp + est.lo - rules.touch_latency_ns
-    hi = stamp + est.hi
-    if sent + est.lo > received or hi > received:
-        # the press cannot have been made (or sent) after the server had it: its interval ends
-        # at the receipt, as wide as before (wholly later: moved back to end there)
+    at, unc = stamp + est.offset, est.bound + rules.touch_latency_ns
+    if sent + est.lo > received or at - est.bound > received:
+        # the press cannot have been made (or sent) after the server had it: its stamp is the
+        # receipt at the latest, with the same uncertainty
         flags.append("after_receipt")
-        if lo > received:
-            lo, hi = received - (hi - lo), received
-        hi = min(hi, received)
-    return Converted((lo + hi) // 2, -(-(hi - lo) // 2), tuple(flags))
+        at = min(at, received)
+    return Converted(at, unc, tuple(flags))

@@ -182,7 +182,7 @@ class Hub:
         if stamp is None or sent is None:
             return {"t": "press", "n": n, "ok": False, "why": "bad"}
         self._seen(phone, received)
-        if self.over(phone, received) and self.settings["exclude_over_bound"]:
+        if phone.sync.samples and self.over(phone, received) and self.settings["exclude_over_bound"]:
             phone.refused += 1
             self.revision += 1
             return {"t": "press", "n": n, "ok": False, "why": "bound"}

@@ -151,6 +151,11 @@ class Loop:
         self.link_on_screen: dict | None = None
         """The host page's link shown on the projector at the host's request (the ``host_link``
         key, controller/web/attach.py): ``{"url", "qr", "text", "until"}``, or None."""
+        self.phone_wait_ns = 0
+        """How long a race waits for the joined phones' presses still on their way (their measured
+        delay to this computer and its bound, capped by ``[phones] wait_max_ms``; 0: no phone
+        plays): the sink stamps it on every press as its quiet period, so it is journaled and a
+        replay decides the same (controller/web/phones.py sets it)."""
         self._wake_r = self._wake_w = -1
         self._woken = False
 
@@ -172,6 +177,10 @@ class Loop:
                 now = self.clock.now()
                 if event.delivered < now:
                     event = replace(event, delivered=now)
+                if self.phone_wait_ns and isinstance(event, Press) and event.quiet < self.phone_wait_ns:
+                    # phones play: an earlier press of a phone may still be on its way (docs/inputs.md
+                    # «Phones»): the race waits that long after this delivery, whatever the path
+                    event = replace(event, quiet=self.phone_wait_ns, stream=False)
             elif isinstance(event, HostKey):
                 # its Host is stamped when the key came, in order with the presses around it
                 event = replace(event, delivered=self.clock.now())

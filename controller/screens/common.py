@@ -221,6 +221,23 @@ def standings_title(view: Mapping[str, Any], lang: str) -> str:
     return t("series_standings" if (view.get("series") or {}).get("finished") else "standings", lang)
 
 
+def standings_note(view: Mapping[str, Any], lang: str) -> str:
+    """What the game says under its final table (the view's ``standings_note``: a catalog key and
+    its params; ЧГК: «Места 1–2 поделены: их решит перестрелка»), "" when it says nothing."""
+    note = view.get("standings_note") or {}
+    return t(note["key"], lang, **dict(note.get("params") or {})) if note.get("key") else ""
+
+
+def place_text(row: Mapping[str, Any], finished: bool, lang: str) -> str:
+    """A standings row's place as both screens show it: a shared place as its range («1–2») where
+    the game names one, the winner's marked at the end («★ 1»)."""
+    label = row.get("place_label")
+    if label and row.get("tied"):
+        return str(label)
+    place = str(row.get("place", ""))
+    return f"{t('mark_best', lang)} {place}" if finished and row.get("place") == 1 else place
+
+
 def theme(view: Mapping[str, Any]) -> str | None:
     return view.get("theme") or ((view.get("question") or {}).get("theme"))
 

@@ -36,7 +36,7 @@ from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-
     COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
-    question_head, series_total, show_table, standings_title,
+    place_text, question_head, series_total, show_table, standings_note, standings_title,
     structure, team_marks, theme, timer_of)
 
 Rect = pygame.Rect
@@ -799,6 +799,12 @@ class Scoreboard:
             title = f"{title}{t('separator', lang)}{t('game_over', lang)}"
         self._text(surface, title, Rect(rect.x, rect.y, rect.width, title_h), int(title_h * 0.7), TEXT,
                    bold=True)
+        note = standings_note(view, lang) if finished else ""
+        if note:   # what the final table leaves open (ЧГК: shared prize places, a shoot-out due)
+            note_h = title_h * 3 // 4
+            self._text(surface, note, Rect(rect.x, rect.y + title_h, rect.width, note_h), int(note_h * 0.7), AMBER,
+                       bold=True)
+            title_h += note_h
         body = Rect(rect.x, rect.y + title_h + rect.height // 40, rect.width, rect.height - title_h - rect.height // 40)
         cols = 1 if len(rows) <= 8 or self.size[0] < self.size[1] else 2
         per_col = math.ceil(len(rows) / cols) if rows else 1
@@ -826,9 +832,7 @@ class Scoreboard:
                                  border_top_left_radius=int(r.height * 0.12),
                                  border_bottom_left_radius=int(r.height * 0.12))
                 size = int(r.height * 0.56)
-                place = str(row.get("place", ""))
-                if first and finished:
-                    place = f"{t('mark_best', lang)} {place}"
+                place = place_text(row, finished, lang)
                 cells = {"place": (place, AMBER if first else TEXT), "team": (str(row.get("team", "")), TEXT),
                          "points": (fmt_score(row.get("points", "")), TEXT),
                          "won": (fmt_score(row.get("won_points", "")), MUTED),

@@ -155,10 +155,11 @@ def _standings(view: Mapping[str, Any], lang: str) -> list[str]:
     if not finished and view.get("round"):
         title += t("separator", lang) + screen.structure(view, lang)
     lines = [title + (t("separator", lang) + t("game_over", lang) if finished else "")]
+    note = screen.standings_note(view, lang) if finished else ""
+    if note:   # what the final table leaves open (ЧГК: shared prize places, a shoot-out due)
+        lines.append(f"  {note}")
     for row in view.get("standings") or ():
-        place = str(row.get("place", ""))
-        if finished and row.get("place") == 1:
-            place = f"{t('mark_best', lang)} {place}"
+        place = screen.place_text(row, finished, lang)
         text = f"  {place}. {row.get('team', '')} {screen.fmt_score(row.get('points', ''))}"
         extra = []
         if "won_points" in row:

@@ -5,8 +5,8 @@ state (the host notice, the rename dialogue, the key help, the ruling flash, the
 buttons' status) into one plain, JSON-ready value::
 
     {"seq": 12, "lang": "ru", "title": "Эрудит-квартет",
-     "audience": {"game": {...}, "question_head": "Вопрос 1/5", "series_head": "", "flash": {...} | None,
-                  "inputs": {...}},
+     "audience": {"game": {...}, "question_head": "Вопрос 1/5", "series_head": "", "standings_note": "",
+                  "flash": {...} | None, "inputs": {...}},
      "host": {"notice": "...", "entry": {...} | None, "help": False,
               "keys": [{"action", "label", "keys", "key_labels"}], "actions": [...],
               "undo": {...} | None, "game": {...}, "links": {...}}}
@@ -31,7 +31,8 @@ from controller import games
 from controller.core import engine
 from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
-from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head, series_head
+from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head, series_head, \
+    standings_note
 from controller.inputs.keys import ON_THE_PAGE, mode_keys, program_action
 
 HOST_KEY = "host"
@@ -154,6 +155,8 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
             "question_head": question_head(game["question"], lang) if game.get("question") else "",
             # a programme: which of its games is on («Игра 2 из 3»), "" in a single game
             "series_head": series_head(game, lang),
+            # what the final table leaves open, in words (ЧГК: shared prize places, a shoot-out due)
+            "standings_note": standings_note(game, lang) if game.get("stage") == "finished" else "",
             "flash": flash_value(flash, lang),
             "inputs": {"backend": st.get("backend", "none"), "connected": bool(st.get("connected", False)),
                        "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or "")},

@@ -1,0 +1,86 @@
+"""A newcomer's walk through every game (issue 23, what was still misleading after the first
+round of fixes): what the host sees on the projector (the words the scoreboard draws), in the
+terminal and in the notices, through the real loop and the keys of the shipped configs."""
+
+from __future__ import annotations
+
+from test_host_evening import F4, MS, frame, make_loop, press_f4, terminal, type_keys
+
+from controller.app import config
+from controller.core import engine
+from controller.screens import viewmodel
+
+
+def game(tmp_path, path: str):
+    cfg = config.load(path)
+    cfg["journal"]["dir"] = str(tmp_path)
+    return make_loop(cfg)
+
+
+def settle(loop, clock, ms: int = 3_000) -> None:
+    """Time passes (a ruling's flash goes), nothing is pressed."""
+    clock.advance(ms * MS)
+    loop.tick_if_due()
+    loop.drain()
+
+
+# ---------------------------------------------------------------------------
+# «Что? Где? Когда?»: a tie for the prize places is never ended silently
+
+def chgk_tied(tmp_path):
+    """ЧГК (config/chgk.toml: Альфа, Бета, Гамма): one question, Альфа and Бета right, Гамма wrong."""
+    loop, clock = game(tmp_path, "config/chgk.toml")
+    type_keys(loop, clock, "n1=2=3-")
+    return loop, clock
+
+
+def test_chgk_f4_on_a_tie_for_first_place_says_a_shootout_decides_it(tmp_path):
+    loop, clock = chgk_tied(tmp_path)
+    press_f4(loop, clock)
+    assert "Места 1–2 поделены" in loop.notice and "перестрелк" in loop.notice
+    assert not loop.game.finished(loop.state)
+    press_f4(loop, clock)
+    assert loop.game.finished(loop.state)
+    assert "Места 1–2 поделены" in loop.notice_now()
+    settle(loop, clock, 10_000)                       # the notice is long gone: the end screen says it
+    _, drawn = frame(loop, "chgk-over-tied")
+    assert any("Места 1–2 поделены" in text and "перестрелк" in text for text in drawn)
+    assert drawn.count("1–2") == 2                    # both teams' place, not «★ 1» twice
+    assert not any(text.startswith("★") for text in drawn)
+    line = terminal(loop)
+    assert "Игра окончена" in line and "Места 1–2 поделены" in line and "1–2. Альфа" in line
+    aud = viewmodel.from_loop(loop)["audience"]       # what the pages add to «Игра окончена»
+    assert aud["standings_note"] == "Места 1–2 поделены: их решит перестрелка"
+
+
+def test_chgk_f4_without_a_tie_asks_as_every_game_does_and_says_nothing_of_a_shootout(tmp_path):
+    loop, clock = game(tmp_path, "config/chgk.toml")
+    type_keys(loop, clock, "n1=2=3-n1=2-3-")          # 2, 1, 0: nothing shared
+    press_f4(loop, clock)
+    assert loop.notice == "Нажмите ещё раз: закончить игру и показать итоги"
+    press_f4(loop, clock)
+    settle(loop, clock, 10_000)
+    _, drawn = frame(loop, "chgk-over")
+    assert not any("перестрелк" in text for text in drawn)
+    assert "★ 1" in drawn
+
+
+def test_chgk_the_shootout_key_after_the_end_says_the_game_is_open_again(tmp_path):
+    loop, clock = chgk_tied(tmp_path)
+    press_f4(loop, clock)
+    press_f4(loop, clock)
+    settle(loop, clock, 10_000)
+    type_keys(loop, clock, "o")
+    assert not loop.game.finished(loop.state)
+    assert loop.notice_now() == "Игра снова открыта: перестрелка за места 1–2"
+    assert "Игра окончена" not in terminal(loop)
+    # the shoot-out settles it: Бета right, Альфа wrong; the game ends by itself
+    type_keys(loop, clock, "n1-2=")
+    assert loop.game.finished(loop.state)
+    settle(loop, clock, 10_000)
+    _, drawn = frame(loop, "chgk-over-settled")
+    assert not any("перестрелк" in text for text in drawn)
+    assert [r["team"] for r in engine.view(loop.state)["standings"]][:2] == ["Бета", "Альфа"]
+    type_keys(loop, clock, "o")                      # nothing left to decide: refused, the game stays over
+    assert loop.game.finished(loop.state)
+    assert loop.notice_now() == "Равенства нет — дополнительный бой не нужен"

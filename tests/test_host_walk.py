@@ -14,6 +14,7 @@ from controller.screens import viewmodel
 def game(tmp_path, path: str):
     cfg = config.load(path)
     cfg["journal"]["dir"] = str(tmp_path)
+    cfg["mafia"]["protocol_dir"] = str(tmp_path / "protocols")   # «Мафия» saves its protocol there
     return make_loop(cfg)
 
 
@@ -84,3 +85,34 @@ def test_chgk_the_shootout_key_after_the_end_says_the_game_is_open_again(tmp_pat
     type_keys(loop, clock, "o")                      # nothing left to decide: refused, the game stays over
     assert loop.game.finished(loop.state)
     assert loop.notice_now() == "Равенства нет — дополнительный бой не нужен"
+
+
+# ---------------------------------------------------------------------------
+# «Мафия»: the keys that end the game ask first, as F4 does
+
+def test_mafia_t_and_m_end_the_game_only_on_a_second_press(tmp_path):
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    type_keys(loop, clock, "t")
+    assert loop.notice_now() == "Нажмите ещё раз: победа мирных, игра закончится"
+    assert not loop.game.finished(loop.state)
+    type_keys(loop, clock, "m")                      # another key: its own question, nothing ends
+    assert loop.notice_now() == "Нажмите ещё раз: победа мафии, игра закончится"
+    assert not loop.game.finished(loop.state)
+    settle(loop, clock, 4_000)                       # too late for a second press: asked again
+    assert loop.notice_now() == ""
+    type_keys(loop, clock, "m")
+    assert not loop.game.finished(loop.state)
+    type_keys(loop, clock, "m")
+    assert loop.game.finished(loop.state) and engine.view(loop.state)["winner"] == "mafia"
+    assert "Победа мафии" in terminal(loop)
+
+
+def test_mafia_the_host_pages_second_tap_ends_the_game_at_once(tmp_path):
+    from controller.core.events import HostKey
+
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    button = next(a for a in viewmodel.from_loop(loop)["host"]["actions"] if a["action"] == "town_wins")
+    assert button["confirm"]                         # the page asks for its second tap itself
+    loop.enqueue(HostKey("town_wins", {}, confirmed=True))
+    loop.drain()
+    assert loop.game.finished(loop.state) and engine.view(loop.state)["winner"] == "town"

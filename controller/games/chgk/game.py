@@ -633,7 +633,7 @@ class Chgk(Game):
         would decide them (a second press ends the game all the same)."""
         if action == "end_game" and state.stage != "finished" and contested(state):
             return "chgk.confirm_end_tied", {"places": shared_places(state)}
-        return None
+        return super().confirm(state, action)
 
 
 GAME = Chgk()

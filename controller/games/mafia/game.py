@@ -1086,8 +1086,8 @@ ACTIONS = declare(HOST_ACTIONS, {
     "start": Spec(params=(_PICK, Param("kind", "text"))),
     "digit": Spec(params=(Param("digit", "digit"),)),
     "killed": _PICKED,
-    "town_wins": Spec(destructive=True),
-    "mafia_wins": Spec(destructive=True),
+    "town_wins": Spec(destructive=True, ask="mafia.confirm_town_wins"),   # one key ends the game: it asks
+    "mafia_wins": Spec(destructive=True, ask="mafia.confirm_mafia_wins"),
     "speech": Spec(params=(_SEAT, Param("kind", "text"))),
     "skip": _PICKED,
     "foul": _PICKED,

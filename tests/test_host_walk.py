@@ -116,3 +116,28 @@ def test_mafia_the_host_pages_second_tap_ends_the_game_at_once(tmp_path):
     loop.enqueue(HostKey("town_wins", {}, confirmed=True))
     loop.drain()
     assert loop.game.finished(loop.state) and engine.view(loop.state)["winner"] == "town"
+
+
+# ---------------------------------------------------------------------------
+# A typed number («№ 2») goes when what it was typed for has gone
+
+def test_chgk_a_team_number_typed_before_the_next_question_is_forgotten_with_it(tmp_path):
+    loop, clock = game(tmp_path, "config/chgk.toml")
+    type_keys(loop, clock, "n2")
+    assert loop.notice_now() == "№ 2"
+    type_keys(loop, clock, "n")                       # the next question: the «2» was for the last one
+    assert loop.notice_now() == "" and "№" not in terminal(loop)
+    type_keys(loop, clock, "3=")                      # Гамма, not «team 23»
+    assert loop.notice_now() == "Гамма: ответ засчитан ✓"
+    assert engine.view(loop.state)["question"]["results"] == {"Гамма": True}
+
+
+def test_mafia_a_seat_typed_before_a_new_day_is_not_fouled_the_next_day(tmp_path):
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    type_keys(loop, clock, "5")
+    assert loop.notice_now() == "№ 5"
+    type_keys(loop, clock, "n")                       # a new day
+    assert loop.notice_now() == "" and "№ 5" not in terminal(loop)
+    type_keys(loop, clock, "f")
+    assert loop.notice_now() == "Сначала наберите номер места"
+    assert engine.view(loop.state)["seats"][4]["fouls"] == 0

@@ -307,7 +307,8 @@ def _h_question(s: State, h: Host, fx: list) -> State:
             b.refuse(fx, h.at, "no_more_questions", total=s.rules.total)
             return s
         s = replace(s, last_main=max(s.last_main, key[1]))
-    s = replace(s, current=key, phase="idle", countdown=None, blitz=False)
+    # a team number typed for the last question is forgotten with it
+    s = replace(s, current=key, phase="idle", countdown=None, blitz=False, entry="")
     b.log(fx, h.at, "question", question=label(s.rules, key), number=key[1], shootout=key[0] == SHOOTOUT)
     return s
 
@@ -423,7 +424,7 @@ def _h_shootout(s: State, h: Host, fx: list) -> State:
     # earlier shoot-out questions keep deciding what they decided, the new
     # questions follow them (s2, s3 ...)
     s = replace(s, stage=SHOOTOUT, shootout_teams=tuple(sorted(set(s.shootout_teams) | set(teams))),
-                current=None, phase="idle", countdown=None)
+                current=None, phase="idle", countdown=None, entry="")
     b.log(fx, h.at, "shootout", teams=[s.teams[i].name for i in teams])
     return s
 
@@ -448,7 +449,7 @@ def _h_end_game(s: State, h: Host, fx: list) -> State:
         fx.append(Notice("chgk.shootout_due", {"places": shared_places(s)}))
     b.log(fx, h.at, "game_over", standings=[r["team"] for r in standings(s)],
           shootout_needed=bool(contested(s)))
-    return replace(s, stage="finished", countdown=None, phase="done" if s.current else "idle")
+    return replace(s, stage="finished", countdown=None, phase="done" if s.current else "idle", entry="")
 
 
 def _h_digit(s: State, h: Host, fx: list) -> State:

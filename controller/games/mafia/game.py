@@ -410,6 +410,10 @@ def step(state: MafiaState, event) -> tuple[MafiaState, list[Effect]]:
         # keypad style: the typed seat number, then the action key (a ``seat`` given wins)
         params["seat"] = state.entry
         state = replace(state, entry="")
+    elif event.action in _ENDS_ENTRY and state.entry:
+        # a seat typed for the day (or the game) that is over now: forgotten, never used the next day
+        state = replace(state, entry="")
+        effects = effects + [Log(state.now, "mafia.entry", {"entry": ""})]
     if state.phase == "ended" and event.action not in _AFTER_END:
         return state, effects + _refuse(state, event.action, "mafia.game_over", {})
     new_state, more = handler(state, params)
@@ -1116,6 +1120,9 @@ _SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out
                            "role", "next_role", "nominate", "candidate", "vote", "lift", "shot", "don_check",
                            "sheriff_check", "guess", "extra"})
 """Actions that take the typed seat number when no ``seat`` parameter is given."""
+
+_ENDS_ENTRY = frozenset({"day", "town_wins", "mafia_wins", "end_game"})
+"""Actions after which a typed seat number is forgotten: what it was typed for is over."""
 
 _AFTER_END = frozenset({"name", "rename", "role", "next_role", "undo", "stop", "pause", "clear", "guess", "extra"} | {f"digit_{d}" for d in range(10)}
                        | {"digit"})

@@ -18,6 +18,28 @@ def game(tmp_path, path: str):
     return make_loop(cfg)
 
 
+def help_frame(loop, name: str) -> list[str]:
+    """Every text the projector draws with its key help (H) up, as the window builds it."""
+    import os
+
+    import pygame
+
+    from controller.inputs.keys import mode_keys, team_keys
+    from controller.screens import scoreboard as sb
+
+    view = engine.view(loop.state, loop.clock.now())
+    board = sb.Scoreboard((1280, 720), lang=loop.cfg["language"], keys=mode_keys(loop.cfg),
+                          team_keys=team_keys(loop.cfg))
+    drawn: list[str] = []
+    real = board._text
+    board._text = lambda surface, text, *a, **kw: (drawn.append(str(text)), real(surface, text, *a, **kw))[1]
+    surface = pygame.Surface((1280, 720))
+    board.draw(surface, view, loop.clock.now(), help_overlay=True)
+    if os.environ.get("BUZZER_TEST_PNG_DIR"):
+        pygame.image.save(surface, os.path.join(os.environ["BUZZER_TEST_PNG_DIR"], f"{name}.png"))
+    return drawn
+
+
 def settle(loop, clock, ms: int = 3_000) -> None:
     """Time passes (a ruling's flash goes), nothing is pressed."""
     clock.advance(ms * MS)
@@ -38,20 +60,20 @@ def chgk_tied(tmp_path):
 def test_chgk_f4_on_a_tie_for_first_place_says_a_shootout_decides_it(tmp_path):
     loop, clock = chgk_tied(tmp_path)
     press_f4(loop, clock)
-    assert "Места 1–2 поделены" in loop.notice and "перестрелк" in loop.notice
+    assert "Поделены места 1–2" in loop.notice and "перестрелк" in loop.notice
     assert not loop.game.finished(loop.state)
     press_f4(loop, clock)
     assert loop.game.finished(loop.state)
-    assert "Места 1–2 поделены" in loop.notice_now()
+    assert "Поделены места 1–2" in loop.notice_now()
     settle(loop, clock, 10_000)                       # the notice is long gone: the end screen says it
     _, drawn = frame(loop, "chgk-over-tied")
-    assert any("Места 1–2 поделены" in text and "перестрелк" in text for text in drawn)
+    assert any("Поделены места 1–2" in text and "перестрелк" in text for text in drawn)
     assert drawn.count("1–2") == 2                    # both teams' place, not «★ 1» twice
     assert not any(text.startswith("★") for text in drawn)
     line = terminal(loop)
-    assert "Игра окончена" in line and "Места 1–2 поделены" in line and "1–2. Альфа" in line
+    assert "Игра окончена" in line and "Поделены места 1–2" in line and "1–2. Альфа" in line
     aud = viewmodel.from_loop(loop)["audience"]       # what the pages add to «Игра окончена»
-    assert aud["standings_note"] == "Места 1–2 поделены: их решит перестрелка"
+    assert aud["standings_note"] == "Поделены места 1–2: их решит перестрелка"
 
 
 def test_chgk_f4_without_a_tie_asks_as_every_game_does_and_says_nothing_of_a_shootout(tmp_path):
@@ -141,3 +163,34 @@ def test_mafia_a_seat_typed_before_a_new_day_is_not_fouled_the_next_day(tmp_path
     type_keys(loop, clock, "f")
     assert loop.notice_now() == "Сначала наберите номер места"
     assert engine.view(loop.state)["seats"][4]["fouls"] == 0
+
+
+# ---------------------------------------------------------------------------
+# «Мафия» has players at seats, not teams: its rename says so
+
+def test_mafia_rename_is_worded_for_players_in_the_help_the_page_and_the_dialogue(tmp_path):
+    from controller.screens.terminal import key_help
+
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    f2 = next(line for line in key_help(loop.cfg, "ru").splitlines() if line.strip().startswith("F2"))
+    assert f2.split(None, 1)[1].strip() == "Переименовать игрока"
+    assert "команд" not in key_help(loop.cfg, "ru")
+    vm = viewmodel.from_loop(loop)
+    assert next(k["label"] for k in vm["host"]["keys"] if k["action"] == "rename") == "Переименовать игрока"
+    assert next(a["label"] for a in vm["host"]["actions"] if a["action"] == "rename") == "Переименовать игрока"
+    drawn = help_frame(loop, "mafia-help")            # the projector's key help (H)
+    assert "Переименовать игрока" in drawn and not any("команд" in text for text in drawn)
+    assert "Rename a player" in key_help(loop.cfg, "en")
+    loop.key_down(["f2"])                             # the dialogue: a seat that is not at the table
+    for d in "12":
+        loop.key_down([d])
+    loop.drain()
+    assert loop.notice_now() == "Нет места № 12"
+
+
+def test_a_team_games_rename_still_names_the_team(tmp_path):
+    from controller.screens.terminal import key_help
+
+    loop, _ = game(tmp_path, "config/default.toml")
+    f2 = next(line for line in key_help(loop.cfg, "ru").splitlines() if line.strip().startswith("F2"))
+    assert "Переименовать команду" in f2

@@ -370,7 +370,7 @@ class Loop:
         teams = self.members_now()
         if not 1 <= number <= len(teams):
             self.rename.digits = ""
-            self._notice("rename_no_team", number=number)
+            self._notice("rename_no_seat" if self.game.members == "seat" else "rename_no_team", number=number)
             return
         self.rename.number = number
         self.rename.text = teams[number - 1]["name"]
@@ -494,7 +494,8 @@ class Loop:
             log.info("%s", exc)
             action = event.action if isinstance(event, Host) else type(event).__name__
             key = "refused_params" if isinstance(event, Host) and event.params else "refused"
-            self._notice(key, action=action_label(action, self.cfg["language"]))
+            own = {a.name: a.label for a in self.game.declared(self.state).values() if a.label}
+            self._notice(key, action=action_label(action, self.cfg["language"], own))
             return []
         self._effects(fx)
         self.dirty = True

@@ -95,10 +95,17 @@ def notice_scopes() -> dict[str, str]:
     return _actions.merge_scopes(get(name).notices for name in GAMES)
 
 
+@functools.cache
+def label_keys(name: Any) -> dict[str, str]:
+    """Action -> the catalog key of its label, where the game called ``name`` declares its own
+    (``Action.label``: «Мафия»'s rename renames a player); {} for a name that is no game."""
+    return {a.name: a.label for a in get(name).actions if a.label} if name in GAMES else {}
+
+
 def title_key(name: Any) -> str | None:
     """The catalog key of a game's title, or None for a name that is no game."""
     return get(name).title_key if name in GAMES else None
 
 
-__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "declared_actions", "extras", "extras_actions", "extras_class", "get", "names",
-           "notice_scopes", "of_state", "title_key"]
+__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "declared_actions", "extras", "extras_actions", "extras_class", "get", "label_keys",
+           "names", "notice_scopes", "of_state", "title_key"]

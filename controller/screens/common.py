@@ -223,7 +223,7 @@ def standings_title(view: Mapping[str, Any], lang: str) -> str:
 
 def standings_note(view: Mapping[str, Any], lang: str) -> str:
     """What the game says under its final table (the view's ``standings_note``: a catalog key and
-    its params; ЧГК: «Места 1–2 поделены: их решит перестрелка»), "" when it says nothing."""
+    its params; ЧГК: «Поделены места 1–2: их решит перестрелка»), "" when it says nothing."""
     note = view.get("standings_note") or {}
     return t(note["key"], lang, **dict(note.get("params") or {})) if note.get("key") else ""
 

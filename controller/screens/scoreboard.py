@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from controller import games
 from controller.sdl import pygame
 
 from controller.screens.pack_screen import PackScreen
@@ -372,7 +373,7 @@ class Scoreboard:
         if flash and flash.get("kind") not in SILENT_FLASHES:
             self._draw_flash(surface, flash, view)
         if help_overlay:
-            self._draw_help(surface, (status or {}).get("host_answer"))
+            self._draw_help(surface, (status or {}).get("host_answer"), view.get("mode"))
         if status and status.get("entry"):
             self._draw_entry(surface, status["entry"])
         if status and status.get("host_link"):
@@ -1074,8 +1075,9 @@ class Scoreboard:
         self._text(surface, str(link.get("url", "")), Rect(rect.x, rect.bottom - cap_h * 3 // 4, rect.width,
                    cap_h // 2), int(cap_h * 0.3), AMBER)
 
-    def _draw_help(self, surface, host_answer: str | None = None) -> None:
+    def _draw_help(self, surface, host_answer: str | None = None, mode: str | None = None) -> None:
         lang = self.lang
+        own = games.label_keys(mode)   # a game's own words for an action («Мафия»: a player's rename)
         W, H = self.size
         items = [(a, k) for a, k in self.keys.items() if k]
         if self.team_keys:
@@ -1104,7 +1106,7 @@ class Scoreboard:
         rows = []
         for action, names in items:
             labels = list(dict.fromkeys(key_label(str(n), lang) for n in names))
-            rows.append((", ".join(labels), action_label(action, lang)))
+            rows.append((", ".join(labels), action_label(action, lang, own)))
         if self.team_keys:
             rows[0] = (rows[0][0], items[0][0])  # the team names, not an action
         # the text as large as a row allows (a dense list: 60 % of its height; a short one as before)

@@ -20,6 +20,7 @@ import time
 import tty
 from typing import Any, Mapping
 
+from controller import games
 from controller.core import engine
 from controller.screens import common as screen
 from controller.screens import viewmodel
@@ -349,11 +350,12 @@ def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
     if teams:
         lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
     host_keys = HostKeys.from_config(cfg)
+    own = games.label_keys(cfg["mode"])   # a game's own words for an action («Мафия»: a player's rename)
     for action, keys in mode_keys(cfg).items():
         keys = _terminal_keys(keys, host_keys)
         labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in keys) if x))
         if labels:
-            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang)}")
+            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang, own)}")
     return "\n".join(lines)
 
 

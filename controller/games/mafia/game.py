@@ -1100,7 +1100,8 @@ ACTIONS = declare(HOST_ACTIONS, {
     "name": Spec(params=(_SEAT, Param("name", "text"))),
     "rename": Spec(params=(Param("seat", "member", required=True, form=True),
                            Param("name", "text", required=True, form=True, max_len=NAME_MAX),
-                           Param("team", "member"))),
+                           Param("team", "member")),
+                   label="action_rename_player"),   # a player at a seat, not a team
     "role": Spec(params=(_SEAT, Param("role", "text"))),
     "next_role": _PICKED,
     "end_game": Spec(params=(Param("winner", "text"),), destructive=True),

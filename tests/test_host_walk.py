@@ -194,3 +194,30 @@ def test_a_team_games_rename_still_names_the_team(tmp_path):
     loop, _ = game(tmp_path, "config/default.toml")
     f2 = next(line for line in key_help(loop.cfg, "ru").splitlines() if line.strip().startswith("F2"))
     assert "Переименовать команду" in f2
+
+
+# ---------------------------------------------------------------------------
+# The holder's button, named as the player pressed it
+
+def test_the_holder_is_shown_with_the_key_pressed_on_the_keyboard_not_the_buttons_id(tmp_path):
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    type_keys(loop, clock, "ntq")                     # Альфа's button is the key Q (button id A)
+    _, drawn = frame(loop, "brain-ring-holder-key")
+    assert "Альфа" in drawn and "Клавиша Q" in drawn and "Кнопка A" not in drawn
+    line = terminal(loop)
+    assert "Отвечает: Альфа (Клавиша Q)" in line and "Кнопка A" not in line
+
+
+def test_real_buttons_keep_their_names(tmp_path):
+    """On GPIO or the serial box the id is what is written on the button: «Кнопка A» stays."""
+    from controller.core.events import Host, Press
+
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    loop.backend = None                               # no keyboard: the buttons of a box
+    loop.apply(Host("question", clock.now(), {}))
+    loop.apply(Host("start_clock", clock.now(), {}))
+    loop.enqueue(Press("A", clock.now() + 1 * MS, 0))
+    settle(loop, clock, 300)
+    _, drawn = frame(loop, "brain-ring-holder-button")
+    assert "Кнопка A" in drawn
+    assert "Отвечает: Альфа (Кнопка A)" in terminal(loop)

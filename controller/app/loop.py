@@ -736,6 +736,8 @@ class Loop:
         st = self.backend.status() if self.backend is not None else None
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
+                # the keys the players press for their buttons (simulated on the keyboard): named so
+                "keys": dict(self.backend.button_keys()) if self.backend is not None else {},
                 "notice": self.notice_now(),
                 **({"notice_screen": self.notice_screen if self.notice_now() else ""}
                    if self.notice_screen is not None else {}),

@@ -165,6 +165,13 @@ def key_label(name: str, lang: str) -> str:
     return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
 
 
+def button_words(button: str, status: Mapping[str, Any] | None, lang: str) -> str:
+    """A player's button as the hall knows it: «Клавиша Q» where the players press keys for their
+    buttons (the status's ``keys``: button id -> key, the keyboard backend), else «Кнопка A»."""
+    key = ((status or {}).get("keys") or {}).get(button)
+    return t("key_name", lang, key=key_label(str(key), lang)) if key else t("button_name", lang, button=button)
+
+
 def fmt_score(n: Any) -> str:
     if isinstance(n, (int, float)) and not isinstance(n, bool):
         if isinstance(n, float) and n.is_integer():

@@ -34,7 +34,7 @@ from controller.screens.pack_screen import PackScreen
 from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
-    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, closed_outcome,
+    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, button_words, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
     place_text, question_head, series_total, show_table, standings_note, standings_title,
@@ -351,7 +351,7 @@ class Scoreboard:
                 if pack == "question":
                     self.pack.draw_question(self, surface, lay["main"], view["pack"])
                 else:
-                    self._draw_main(surface, lay, view, teams)
+                    self._draw_main(surface, lay, view, teams, status)
                 if not press_order_shown(view):
                     self._draw_info(surface, lay["info"].union(lay["presses"]), view)
                 else:
@@ -479,7 +479,8 @@ class Scoreboard:
                 pygame.draw.circle(surface, GREEN if ok else RED, (rect.right - dot // 2 - 1, r.centery), dot // 2)
 
     # -- main panel --------------------------------------------------------------------------
-    def _draw_main(self, surface, lay: dict, view: Mapping[str, Any], teams: list) -> None:
+    def _draw_main(self, surface, lay: dict, view: Mapping[str, Any], teams: list,
+                   status: Mapping[str, Any] | None = None) -> None:
         lang = self.lang
         rect: Rect = lay["main"]
         panel = main_panel(view)
@@ -504,7 +505,7 @@ class Scoreboard:
                        Rect(rect.x + rect.width // 20, rect.y + rect.height * 26 // 100, rect.width * 9 // 10,
                             rect.height * 50 // 100), int(rect.height * 0.40), ink, bold=True)
             if tm.get("button"):
-                self._text(surface, t("button_name", lang, button=tm["button"]),
+                self._text(surface, button_words(tm["button"], status, lang),
                            Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
                            int(rect.height * 0.09), mix(ink, colour, 0.3))
         elif panel == "countdown":

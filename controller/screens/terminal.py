@@ -63,7 +63,7 @@ def _header(view: Mapping[str, Any], lang: str) -> str:
     return t("separator", lang).join(p for p in parts if p)
 
 
-def _main(view: Mapping[str, Any], lang: str) -> str:
+def _main(view: Mapping[str, Any], lang: str, status: Mapping[str, Any] | None = None) -> str:
     """The big panel and the side column, in one line."""
     teams = screen.teams_of(view)
     panel = screen.main_panel(view)
@@ -74,7 +74,7 @@ def _main(view: Mapping[str, Any], lang: str) -> str:
         label = t("answer_order", lang, n=tm["answer_order"]) if tm.get("answer_order") else t("answering", lang)
         text = f"{label}: {tm.get('name', '')}"
         if tm.get("button"):
-            text += f" ({t('button_name', lang, button=tm['button'])})"
+            text += f" ({screen.button_words(tm['button'], status, lang)})"
     elif panel == "countdown":
         cd = screen.timer_of(view)
         text = _clock(screen.countdown_label(cd, lang), cd, lang)
@@ -225,7 +225,7 @@ def status_lines(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str,
     elif screen.show_table(view):
         lines = [_header(view, lang)] + _standings(view, lang)
     else:
-        lines = [_header(view, lang), _main(view, lang), *_pack(view, lang), _presses(view, lang), _teams(view, lang)]
+        lines = [_header(view, lang), _main(view, lang, status), *_pack(view, lang), _presses(view, lang), _teams(view, lang)]
     if status:
         missing = list(status.get("missing") or ())
         if missing:

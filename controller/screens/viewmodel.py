@@ -168,7 +168,8 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
             "standings_note": standings_note(game, lang) if game.get("stage") == "finished" else "",
             "flash": flash_value(flash, lang),
             "inputs": {"backend": st.get("backend", "none"), "connected": bool(st.get("connected", False)),
-                       "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or "")},
+                       "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or ""),
+                       "keys": dict(st.get("keys") or {})},
         },
         "host": {
             "notice": str(notice),

@@ -221,3 +221,27 @@ def test_real_buttons_keep_their_names(tmp_path):
     _, drawn = frame(loop, "brain-ring-holder-button")
     assert "Кнопка A" in drawn
     assert "Отвечает: Альфа (Кнопка A)" in terminal(loop)
+
+
+# ---------------------------------------------------------------------------
+# «Пауза» is what the host's pause key did, not a clock a team's press stopped
+
+def test_brain_ring_a_press_stops_the_clock_and_only_the_pause_key_says_pause(tmp_path):
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    type_keys(loop, clock, "ntq")                     # Альфа's press stops the clock: no pause
+    line = terminal(loop)
+    assert "Пауза" not in line and "ПАУЗА" not in line
+    assert "Время на размышление: 60 (Остановлено)" in line
+    type_keys(loop, clock, "s")                       # the host's pause key
+    line = terminal(loop)
+    assert "ПАУЗА" in line and "Время на размышление: 60 (Пауза)" in line
+    type_keys(loop, clock, "s\x7f")                   # resumed, Альфа wrong: the clock runs for Бета
+    assert "Пауза" not in terminal(loop) and "Остановлено" not in terminal(loop)
+
+
+def test_brain_ring_the_big_countdown_says_pause_only_when_paused(tmp_path):
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    type_keys(loop, clock, "nts")                     # the clock runs, the host pauses it
+    _, drawn = frame(loop, "brain-ring-big-paused")
+    assert "Пауза" in drawn and "Остановлено" not in drawn
+    assert "(Пауза)" in terminal(loop)

@@ -104,6 +104,16 @@ def countdown_phase(cd: Mapping[str, Any]) -> str:
     return "normal"
 
 
+def stopped_key(view: Mapping[str, Any], cd: Mapping[str, Any]) -> str | None:
+    """The words of a countdown that stands still: ``paused`` («Пауза») when the host's pause key
+    stopped it (the game is paused, or the timer says so itself: «Мафия»'s speech), else
+    ``countdown_stopped`` («Остановлено»: the game stopped it, a team holds the answer).
+    None for a countdown that runs or is over."""
+    if countdown_phase(cd) != "paused":
+        return None
+    return "paused" if view.get("paused") or cd.get("state") == "paused" else "countdown_stopped"
+
+
 def countdown_text(cd: Mapping[str, Any]) -> str:
     """The number shown: whole seconds rounded up (``7`` … ``1``, ``0`` when over);
     ``M:SS`` for timers longer than a minute."""

@@ -37,7 +37,7 @@ from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-
     COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, button_words, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
-    place_text, question_head, series_total, show_table, standings_note, standings_title,
+    place_text, question_head, series_total, show_table, standings_note, standings_title, stopped_key,
     structure, team_marks, theme, timer_of)
 
 Rect = pygame.Rect
@@ -511,10 +511,10 @@ class Scoreboard:
         elif panel == "countdown":
             cd = timer_of(view)
             self._panel(surface, rect, PANEL, 0.05)
-            self._draw_big_countdown(surface, rect, cd, self._countdown_label(cd))
+            self._draw_big_countdown(surface, rect, cd, self._countdown_label(cd), view)
         elif panel == "captain":
             self._panel(surface, rect, PANEL, 0.05)
-            self._draw_big_countdown(surface, rect, view["captain"], t("captain_timer", lang))
+            self._draw_big_countdown(surface, rect, view["captain"], t("captain_timer", lang), view)
         elif panel == "question":
             self._panel(surface, rect, PANEL, 0.05)
             self._draw_question_card(surface, rect, q)
@@ -536,14 +536,16 @@ class Scoreboard:
     def _countdown_label(self, cd: Mapping[str, Any]) -> str:
         return countdown_label(cd, self.lang)
 
-    def _draw_big_countdown(self, surface, rect: Rect, cd: Mapping[str, Any], label: str) -> None:
+    def _draw_big_countdown(self, surface, rect: Rect, cd: Mapping[str, Any], label: str,
+                            view: Mapping[str, Any] | None = None) -> None:
         phase = countdown_phase(cd)
         colour = PHASE_COLOURS[phase]
         if label:
             self._text(surface, label, Rect(rect.x, rect.y + rect.height * 4 // 100, rect.width,
                                             rect.height * 14 // 100), int(rect.height * 0.09), MUTED)
-        if phase == "paused":
-            self._text(surface, t("paused", self.lang), Rect(rect.x, rect.bottom - rect.height * 16 // 100,
+        why = stopped_key(view or {}, cd)   # «Пауза»: the host's key; «Остановлено»: the game stopped it
+        if why:
+            self._text(surface, t(why, self.lang), Rect(rect.x, rect.bottom - rect.height * 16 // 100,
                                                              rect.width, rect.height * 12 // 100),
                        int(rect.height * 0.08), MUTED)
         text = countdown_text(cd)

@@ -28,7 +28,7 @@ from controller.i18n import action_label, signed, t
 from controller.inputs.keys import HostKeys, digit_span, mode_keys, team_keys, terminal_key_names
 
 
-def _cell(what: str, data: Mapping[str, Any], lang: str) -> str:
+def _cell(what: str, data: Mapping[str, Any], lang: str, view: Mapping[str, Any]) -> str:
     """One number of the screen's side column, in words."""
     if what == "index":
         return f"{t('question', lang)} {data['index']}/{data['of']}"
@@ -40,13 +40,15 @@ def _cell(what: str, data: Mapping[str, Any], lang: str) -> str:
     if what == "label":
         return f"{t('question', lang)} {data.get('label') or data.get('number')}"
     label = t("captain_timer", lang) if what == "captain" else screen.countdown_label(data, lang)
-    return _clock(label, data, lang)
+    return _clock(label, data, lang, view)
 
 
-def _clock(label: str, cd: Mapping[str, Any], lang: str) -> str:
-    """«Время на ответ: 5», «Речь: 0:45 (Пауза)»: a countdown as the screen shows its number."""
+def _clock(label: str, cd: Mapping[str, Any], lang: str, view: Mapping[str, Any]) -> str:
+    """«Время на ответ: 5», «Речь: 0:45 (Пауза)»: a countdown as the screen shows its number;
+    one standing still says why: «(Пауза)» the host's pause key, «(Остановлено)» a team answers."""
     text = f"{label}: {screen.countdown_text(cd)}" if label else screen.countdown_text(cd)
-    return text + (f" ({t('paused', lang)})" if screen.countdown_phase(cd) == "paused" else "")
+    why = screen.stopped_key(view, cd)
+    return text + (f" ({t(why, lang)})" if why else "")
 
 
 def _header(view: Mapping[str, Any], lang: str) -> str:
@@ -77,9 +79,9 @@ def _main(view: Mapping[str, Any], lang: str, status: Mapping[str, Any] | None =
             text += f" ({screen.button_words(tm['button'], status, lang)})"
     elif panel == "countdown":
         cd = screen.timer_of(view)
-        text = _clock(screen.countdown_label(cd, lang), cd, lang)
+        text = _clock(screen.countdown_label(cd, lang), cd, lang, view)
     elif panel == "captain":
-        text = _clock(t("captain_timer", lang), view["captain"], lang)
+        text = _clock(t("captain_timer", lang), view["captain"], lang, view)
         slots = [s for s in slots if s[0] != "captain"]
     elif panel == "question":
         parts = [screen.question_head(q, lang)]
@@ -105,7 +107,7 @@ def _main(view: Mapping[str, Any], lang: str, status: Mapping[str, Any] | None =
             text = f"{screen.question_head(q, lang)}: {text}"
     else:
         text = ""
-    cells = [_cell(what, data, lang) for what, data in slots]
+    cells = [_cell(what, data, lang, view) for what, data in slots]
     return " | ".join(x for x in [text, t("separator", lang).join(cells)] if x)
 
 

@@ -72,8 +72,9 @@ def test_chgk_f4_on_a_tie_for_first_place_says_a_shootout_decides_it(tmp_path):
     assert not any(text.startswith("★") for text in drawn)
     line = terminal(loop)
     assert "Игра окончена" in line and "Поделены места 1–2" in line and "1–2. Альфа" in line
-    aud = viewmodel.from_loop(loop)["audience"]       # what the pages add to «Игра окончена»
-    assert aud["standings_note"] == "Поделены места 1–2: их решит перестрелка"
+    standings = viewmodel.from_loop(loop)["audience"]["screen"]["standings"]   # what the pages get
+    assert standings["note"] == "Поделены места 1–2: их решит перестрелка"
+    assert [r["shared"] for r in standings["rows"]] == ["1–2", "1–2", None]
 
 
 def test_chgk_f4_without_a_tie_asks_as_every_game_does_and_says_nothing_of_a_shootout(tmp_path):

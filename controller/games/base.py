@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 from controller.core.schema import Section
+from controller.core.screen import Screen
+from controller.games import present as _present
 from controller.games.actions import Action
 
 PROGRAM_DECLARATIONS: tuple[Action, ...] = (
@@ -104,6 +106,17 @@ class Game:
     def summary(self, state: Any) -> dict:
         """The game's result as ``buzzer simulate`` prints it."""
         raise NotImplementedError
+
+    def present(self, state: Any, now: int | None = None) -> Screen:
+        """What every screen draws, as typed widgets (:mod:`controller.core.screen`): the
+        screen of :meth:`view` (:meth:`screen`)."""
+        return self.screen(self.view(state, now))
+
+    def screen(self, view: Mapping[str, Any]) -> Screen:
+        """The typed screen of one of this game's views.  The default reads the view of a
+        game of teams and buttons (:func:`controller.games.present.screen_of`); a game whose
+        screen is of another shape overrides it."""
+        return _present.screen_of(view, self.title_key if view.get("mode") == self.name else None)
 
     def actions_now(self, state: Any) -> tuple[str, ...]:
         """The host actions the game takes now (a programme: its current round's game):

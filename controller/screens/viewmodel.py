@@ -5,11 +5,16 @@ state (the host notice, the rename dialogue, the key help, the ruling flash, the
 buttons' status) into one plain, JSON-ready value::
 
     {"seq": 12, "lang": "ru", "title": "Эрудит-квартет",
-     "audience": {"game": {...}, "question_head": "Вопрос 1/5", "series_head": "", "standings_note": "",
-                  "flash": {...} | None, "inputs": {...}},
+     "audience": {"game": {...}, "question_head": "Вопрос 1/5", "series_head": "", "flash": {...} | None,
+                  "inputs": {...}, "screen": {...}},
      "host": {"notice": "...", "entry": {...} | None, "help": False,
               "keys": [{"action", "label", "keys", "key_labels"}], "actions": [...],
-              "undo": {...} | None, "game": {...}, "links": {...}}}
+              "undo": {...} | None, "game": {...}, "links": {...}, "screen": {...}}}
+
+``screen`` is the typed screen model (:mod:`controller.core.screen`) as the game presents
+its view, its words in the model's language (:func:`screen_value`): the audience's widgets
+under ``audience``, the host's part under ``host``.  ``game`` is the game's view as it is
+(kept: ``/api/state`` is a public interface).
 
 ``audience`` is what the projector, ``/``, ``/overlay`` and ``/api/state`` show;
 ``host`` is for the host only (the host page, the terminal, the projector when
@@ -29,10 +34,10 @@ from typing import Any, Iterable, Mapping
 
 from controller import games
 from controller.core import engine
+from controller.core import screen as model
 from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
-from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head, series_head, \
-    standings_note
+from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head, series_head
 from controller.inputs.keys import ON_THE_PAGE, mode_keys, program_action
 
 HOST_KEY = "host"
@@ -138,6 +143,16 @@ def web_actions(state: Any, lang: str, view: Mapping[str, Any] | None = None) ->
     return out
 
 
+def screen_value(scr: model.Screen, lang: str) -> tuple[dict, dict]:
+    """A typed screen as the pages get it: (the audience's widgets, the host's part), plain
+    values with every :class:`~controller.core.screen.Words` in ``lang``."""
+    def render(words: model.Words) -> str:
+        return words.render(t, lang)
+    audience = model.to_json(model.audience(scr), render)
+    audience.pop("host", None)
+    return audience, model.to_json(scr.host, render)
+
+
 def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str = "",
           status: Mapping[str, Any] | None = None, flash: Mapping[str, Any] | None = None,
           keys: Mapping[str, Iterable[str]] | None = None, actions: list | None = None,
@@ -152,6 +167,7 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
     :param labels: the game's own label keys of its actions (:func:`own_labels`)
     """
     game, host_game = split_view(view)
+    screen_audience, screen_host = screen_value(games.screen_of(dict(view)), lang)
     st = dict(status or {})
     notice = st.get("notice") or ""
     return {
@@ -164,12 +180,12 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
             "question_head": question_head(game["question"], lang) if game.get("question") else "",
             # a programme: which of its games is on («Игра 2 из 3»), "" in a single game
             "series_head": series_head(game, lang),
-            # what the final table leaves open, in words (ЧГК: shared prize places, a shoot-out due)
-            "standings_note": standings_note(game, lang) if game.get("stage") == "finished" else "",
             "flash": flash_value(flash, lang),
             "inputs": {"backend": st.get("backend", "none"), "connected": bool(st.get("connected", False)),
                        "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or ""),
+                       # the keys the players press for their buttons (the keyboard), for the holder's name
                        "keys": dict(st.get("keys") or {})},
+            "screen": screen_audience,
         },
         "host": {
             "notice": str(notice),
@@ -181,6 +197,7 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
             "undo": undo,
             "game": host_game,
             "links": dict(links or {}),
+            "screen": screen_host,
         },
     }
 

@@ -37,6 +37,7 @@ from controller.games.actions import Param, Spec, declare
 from controller.games.race import NAME_MAX, clean_name, name_problem
 from controller.core.schema import Key, Section, check_value, positive
 from controller.games.base import Game
+from controller.games.mafia import screen as table_screen
 
 # --------------------------------------------------------------------------
 # Settings: the [mafia] config section.
@@ -1229,6 +1230,10 @@ class Mafia(Game):
     wakeup = staticmethod(wakeup)
     view = staticmethod(view)
     summary = staticmethod(summary)
+
+    def screen(self, view):
+        """The table: the speaker's timer, the winner, every seat by number (not a game of buttons)."""
+        return table_screen.screen_of(view, self.title_key)
 
     def check_settings(self, cfg: dict) -> None:
         """[mafia]: rules between keys (remove_fouls > silence_fouls, names fit the seats ...)."""

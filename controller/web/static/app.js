@@ -50,7 +50,8 @@
     const q = g.question || null, parts = [];
     if (g.stage === "finished") {   // the end of the game: said as the projector says it
       // and what the final table leaves open (ЧГК: places shared, a shoot-out due)
-      const note = (vm.audience && vm.audience.standings_note) || "";
+      const scr = (vm.audience && vm.audience.screen) || {};
+      const note = (scr.standings && scr.standings.note) || "";
       if ($("question")) $("question").textContent = (L.game_over || "") + (note ? " · " + note : "");
       return;
     }

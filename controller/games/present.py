@@ -276,6 +276,8 @@ def pack_phase(q: Mapping[str, Any], pack: Mapping[str, Any]) -> list[Words]:
         return out
     if play == "stake":
         if phase == "bids":
+            if pack.get("choosing"):   # equal points: the host names who bids next
+                return [Words.of("pack.screen.bids_choice", teams=", ".join(pack["choosing"]))]
             if q.get("stake") is None:
                 return [Words.of("pack.screen.bids_first", team=q.get("bidder") or "", points=q["price"])]
             points: Any = Words.join(f"{q['stake']} (", Words("pack.screen.all_in"), ")") if q.get("all_in") \
@@ -397,7 +399,6 @@ def board(view: Mapping[str, Any]) -> Board | None:
     pack = view.get("pack") or {}
     if not pack or (pack.get("question") or {}).get("live"):
         return None
-    who = pack.get("remover")
     return Board(title=Words.of("pack.screen.round", n=pack["round_number"], count=pack["rounds"], name=pack["round"]),
                  left=bool(pack.get("left")), final=bool(pack.get("final")),
                  themes=tuple(BoardTheme(name=th["name"], removed=bool(th.get("removed")),
@@ -405,7 +406,16 @@ def board(view: Mapping[str, Any]) -> Board | None:
                                                                empty=bool(c.get("empty")))
                                                      for c in th.get("cells") or ()))
                               for th in pack.get("board") or ()),
-                 prompt=Words.of("pack.screen.remove", team=who) if who else Words("pack.screen.final_theme"))
+                 prompt=final_prompt(pack))
+
+
+def final_prompt(pack: Mapping[str, Any]) -> Words:
+    """Under the final's board: who removes a theme (or that the host names who of players with
+    equal points), or that the theme left is played."""
+    if pack.get("choosing"):
+        return Words.of("pack.screen.remove_choice", teams=", ".join(pack["choosing"]))
+    who = pack.get("remover")
+    return Words.of("pack.screen.remove", team=who) if who else Words("pack.screen.final_theme")
 
 
 def host_part(view: Mapping[str, Any]) -> HostPart:

@@ -259,3 +259,55 @@ def test_a_phone_behind_a_slow_path_still_wins_when_it_pressed_first_and_reconne
     finally:
         chromium.close()
         game.close()
+
+
+REARM = ("[erudite]\nthink_time_s = 300\n[phones]\nuncertain_tie = \"rearm\"\ntouch_latency_ms = 200.0\n"
+         "bound_max_ms = 40.0\nsync_interval_s = 0.4\n")
+
+
+def test_rearm_in_the_browser_and_a_phone_over_the_bound_is_marked_and_kept_out(tmp_path):
+    """[phones] uncertain_tie = "rearm": two phones pressing at once (closer than ±200 ms) are a tie,
+    nobody answers and both phones say «Ничья ±N мс — нажмите ещё раз»; they press again.  Гамма's
+    phone is behind a path so slow its clock is known only to ±60 ms or so (over bound_max_ms = 40):
+    the host page marks it «неточно: вне гонок», its press is refused and the phone says why."""
+    game = Game(tmp_path, extra_config=REARM)
+    chromium = Chromium(tmp_path, size=(390, 844))
+    try:
+        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+
+        async def scenario():
+            proxy = await Proxy(game.port).start()
+            proxy.up_ms = 150.0
+            alpha = await phone(chromium, urls["Альфа"])
+            beta = await phone(chromium, urls["Бета"])
+            gamma = await phone(chromium, urls["Гамма"].replace(f":{game.port}/", f":{proxy.port}/"))
+            await eventually(lambda: (host_phones(game, "C") or [{}])[0].get("over")
+                             and host_phones(game, "C")[0].get("synced"), "Гамма over the bound")
+            hostp = await chromium.page(game.base + "/host#token=" + game.token)
+            over = await hostp.wait_for("[...document.querySelectorAll('#phones .phone.is-over')]"
+                                        ".map(e => e.textContent)")
+            assert len(over) == 1 and over[0].endswith("неточно: вне гонок"), over
+            game.type("n ")
+            await gamma.wait_for(ANSWER + " === 'Можно нажимать'")
+            await tap(gamma)
+            await gamma.wait_for(ANSWER + " === 'Связь слишком неточная: нажатие не принято'")
+            await gamma.screenshot(tmp_path / "play-over-bound.png")
+            await asyncio.gather(tap(alpha), tap(beta))      # at once: closer than their uncertainty
+            said = await alpha.wait_for(f"/нажмите ещё раз/.test({ANSWER}) && {ANSWER}")
+            other = await beta.wait_for(f"/нажмите ещё раз/.test({ANSWER}) && {ANSWER}")
+            assert said == other and said.startswith("Ничья ±"), said
+            await alpha.screenshot(tmp_path / "play-rearm.png")
+            assert not any(t.get("holder") for t in state(game)["audience"]["game"]["teams"])
+            rows = state(game)["audience"]["game"]["question"]["presses"]
+            assert sorted((r["team"], r["kind"]) for r in rows) == [("Альфа", "rearmed"), ("Бета", "rearmed")]
+            await tap(beta)                                  # armed again: the next press answers
+            await beta.wait_for(ANSWER + " === 'Вы отвечаете'")
+            await alpha.wait_for(ANSWER + " === 'Отвечает команда Бета'")
+            for p in (alpha, beta, gamma, hostp):
+                await p.close()
+            await proxy.close()
+
+        run(scenario())
+    finally:
+        chromium.close()
+        game.close()

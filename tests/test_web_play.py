@@ -287,6 +287,10 @@ def test_rearm_in_the_browser_and_a_phone_over_the_bound_is_marked_and_kept_out(
             over = await hostp.wait_for("[...document.querySelectorAll('#phones .phone.is-over')]"
                                         ".map(e => e.textContent)")
             assert len(over) == 1 and over[0].endswith("неточно: вне гонок"), over
+            # the links are readable on the dark cards (light text, not the browser's default blue)
+            ink = await hostp.eval("[...document.querySelectorAll('#phones .phone-link')].map(e => "
+                                   "getComputedStyle(e).color.match(/\\d+/g).slice(0, 3).map(Number))")
+            assert len(ink) == 4 and all(sum(c) / 3 > 150 for c in ink), ink
             game.type("n ")
             await gamma.wait_for(ANSWER + " === 'Можно нажимать'")
             await tap(gamma)

@@ -127,12 +127,15 @@ class Clock:
     fraction: float
     remaining_ms: float = 0.0
     total_ms: float = 0.0
+    running: bool = True
+    """False while it stands (paused, not started, run out and stopped)."""
 
     @classmethod
     def of(cls, cd: Mapping[str, Any], label: str) -> "Clock":
         """The clock of a countdown value (``remaining_ms``, ``total_ms``, ``running``, ``warning``)."""
         return cls(label=label, text=countdown_text(cd), phase=countdown_phase(cd), fraction=countdown_fraction(cd),
-                   remaining_ms=float(cd.get("remaining_ms") or 0.0), total_ms=float(cd.get("total_ms") or 0.0))
+                   remaining_ms=float(cd.get("remaining_ms") or 0.0), total_ms=float(cd.get("total_ms") or 0.0),
+                   running=cd.get("running") is not False)
 
     @property
     def paused(self) -> bool:
@@ -144,12 +147,18 @@ class Clock:
 @dataclass(frozen=True)
 class Header:
     """The top line: the game's ``title``, its ``structure`` (the parts of its second line,
-    never empty: the title when the game has no structure), the ``theme`` and the pause."""
+    never empty: the title when the game has no structure), the ``theme`` and the pause;
+    ``series``: which game of a series is on («Игра 2 из 3», None outside one);
+    ``question``: the question being played, open or closed (its head, nominal and own
+    theme; None between questions); ``finished``: the game is over."""
 
     title: Words
     structure: tuple[Words, ...]
     theme: str | None = None
     paused: bool = False
+    series: Words | None = None
+    question: "QuestionCard | None" = None
+    finished: bool = False
 
 
 @dataclass(frozen=True)
@@ -280,6 +289,11 @@ class MainPanel:
     content: Content | None = None
     bar: Clock | None = None
     """The countdown the bar under the panel shows (None: no bar)."""
+    clock: Clock | None = None
+    """The game's own countdown now, whatever the panel holds (the question's, a speech's):
+    what a small screen shows as its one number."""
+    aside: Clock | None = None
+    """A second countdown that runs beside it (a captain's timer), named by its label."""
 
 
 @dataclass(frozen=True)
@@ -334,6 +348,10 @@ class Press:
     index: int | None = None
     colour: str | None = None
     answer: bool = False
+    kind: str = ""
+    """What the press was in the race (``answer``, ``lockout``, ``early``, ``late`` …)."""
+    button: str | None = None
+    """The button pressed (shown when the press has no card's name)."""
 
 
 @dataclass(frozen=True)
@@ -366,7 +384,9 @@ class PlayerRow:
 
 @dataclass(frozen=True)
 class Standings:
-    """The standings table (``shown``: between rounds and at the end): its ``title``, whether
+    """The standings table (``shown``: it takes the screen, between rounds and at the end; its
+    ``rows`` are there whenever the game keeps standings, for a screen that lists them
+    always): its ``title``, whether
     the game is over (``finished``; ``title_final``: the title already says so), the
     structure after the title (``structure``), the rows, each player's points and the best
     players (``best``: (title, rows))."""
@@ -410,15 +430,40 @@ class Board:
 
 
 @dataclass(frozen=True)
+class RacePress:
+    """One press of the latest race as its record has it: the card's ``name``, the ``gap_ms``
+    to the decisive edge, the ``rule`` that decided it (docs/exports.md), the input path's
+    time ``resolution_us``."""
+
+    name: str
+    gap_ms: float = 0.0
+    rule: str = ""
+    resolution_us: float = 0.0
+
+
+@dataclass(frozen=True)
+class Race:
+    """The latest race's record (the host's): every press in edge order; a tie decided by
+    lot names its ``seed`` and ``salt`` (``tie``)."""
+
+    presses: tuple[RacePress, ...] = ()
+    tie: bool = False
+    seed: Any = None
+    salt: Any = None
+
+
+@dataclass(frozen=True)
 class HostPart:
-    """What only the host sees: a package question's ``text`` and ``answer`` (with its
-    content and comment), whose ruling is next."""
+    """What only the host sees: the question's ``text`` and its right ``answer`` (an event
+    file's question, a package's; a package's answer content and comment too), whose ruling
+    is next, the latest ``race``'s record."""
 
     text: str = ""
     answer: str | None = None
     answer_text: str = ""
     comment: str = ""
     next: str | None = None
+    race: Race | None = None
 
 
 @dataclass(frozen=True)

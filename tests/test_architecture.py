@@ -242,7 +242,7 @@ PAGE_OWN_NAMES = {"open", "status"}
 
 def _model_names() -> set[str]:
     """Every name the pages may read: the screen model's fields (and what ``to_json`` adds),
-    the view model's own keys (not the game's view under ``game``)."""
+    the view model's own keys (not the game's view under ``game``), the web server's phones part."""
     import dataclasses
 
     from controller.core import screen as model
@@ -263,6 +263,16 @@ def _model_names() -> set[str]:
             for v in value:
                 walk(v)
 
+    # the host page's phones part (the web server's own: each team's link and its phones)
+    from types import SimpleNamespace
+
+    from controller.web.server import WebServer
+
+    phone = {"id": 1, "synced": True, "bound_ms": 1.0, "rtt_ms": 2.0, "delay_ms": 3.0, "drift_ppm": 0.0,
+             "over": False, "stalls": 0, "presses": 0, "flagged": False, "refused": 0, "silent_s": 0.0}
+    hub = SimpleNamespace(status=lambda: {"q": [phone]}, tokens={"q": "tok"}, wait=0,
+                          settings={"bound_max_ms": 10, "exclude_over_bound": True})
+    walk({"phones": WebServer.phones_view(SimpleNamespace(hub=hub, snapshot={}, play_base="http://x", _qr={}))})
     walk(viewmodel.build({"mode": "erudite", "teams": []}, flash={"kind": "right", "team": "A"},
                          keys={"right": ["return"]}, undo={"changes": [{"team": "A", "score": 0, "after": 10}]},
                          actions=[{"action": "rename", "label": "x", "confirm": "y",

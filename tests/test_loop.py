@@ -235,3 +235,41 @@ def test_a_host_action_whose_parameters_the_game_refuses_is_told_in_the_catalogs
     label = action_label("rename", "ru")
     assert loop.notice == t("refused_params", "ru", action=label)
     assert loop.notice != t("refused", "ru", action=label)   # rename is available: its parameters were wrong
+
+
+def test_while_phones_play_a_wired_press_waits_for_an_earlier_phone_press_on_its_way():
+    from controller.core.events import Press
+    loop, clock = make_loop()
+    loop.phone_wait_ns = 80 * MS            # the joined phones' delay (controller/web/phones.py)
+    loop.key_down(["n"])
+    loop.drain()
+    clock.advance(500 * MS)
+    wired = clock.now()
+    loop.key_down(["z"])                    # Бета's wired key
+    loop.drain()
+    clock.advance(50 * MS)
+    loop.tick_if_due()                      # the settle window is long over: the phones are waited for
+    assert loop.backend.lamps["B"] == "off"
+    # Альфа's phone pressed 10 ms before Бета; its press came 60 ms later over the Wi-Fi
+    loop.enqueue(Press("A", wired - 10 * MS, 0, unc=3 * MS))
+    loop.drain()
+    clock.advance(80 * MS)
+    loop.tick_if_due()
+    assert loop.backend.lamps == {"A": "on", "B": "off", "C": "off", "D": "off"}
+
+
+def test_without_phones_a_wired_race_decides_after_the_settle_window_as_before():
+    from controller.core.events import Press
+    loop, clock = make_loop()
+    loop.key_down(["n"])
+    loop.drain()
+    clock.advance(500 * MS)
+    wired = clock.now()
+    loop.key_down(["z"])
+    loop.drain()
+    clock.advance(3 * MS)
+    loop.tick_if_due()
+    assert loop.backend.lamps["B"] == "on"
+    loop.enqueue(Press("A", wired - 10 * MS, 0, unc=3 * MS))   # too late: the race is decided
+    loop.drain()
+    assert loop.backend.lamps["A"] == "off"

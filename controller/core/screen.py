@@ -352,6 +352,8 @@ class Press:
     """What the press was in the race (``answer``, ``lockout``, ``early``, ``late`` …)."""
     button: str | None = None
     """The button pressed (shown when the press has no card's name)."""
+    tie_ms: Any = None
+    """A tie within the presses' stamps' uncertainty (a phone's press): its ±N ms."""
 
 
 @dataclass(frozen=True)

@@ -276,6 +276,8 @@ def pack_phase(q: Mapping[str, Any], pack: Mapping[str, Any]) -> list[Words]:
         return out
     if play == "stake":
         if phase == "bids":
+            if pack.get("choosing"):   # equal points: the host names who bids next
+                return [Words.of("pack.screen.bids_choice", teams=", ".join(pack["choosing"]))]
             if q.get("stake") is None:
                 return [Words.of("pack.screen.bids_first", team=q.get("bidder") or "", points=q["price"])]
             points: Any = Words.join(f"{q['stake']} (", Words("pack.screen.all_in"), ")") if q.get("all_in") \
@@ -400,7 +402,6 @@ def board(view: Mapping[str, Any]) -> Board | None:
     pack = view.get("pack") or {}
     if not pack or (pack.get("question") or {}).get("live"):
         return None
-    who = pack.get("remover")
     return Board(title=Words.of("pack.screen.round", n=pack["round_number"], count=pack["rounds"], name=pack["round"]),
                  left=bool(pack.get("left")), final=bool(pack.get("final")),
                  themes=tuple(BoardTheme(name=th["name"], removed=bool(th.get("removed")),
@@ -408,7 +409,16 @@ def board(view: Mapping[str, Any]) -> Board | None:
                                                                empty=bool(c.get("empty")))
                                                      for c in th.get("cells") or ()))
                               for th in pack.get("board") or ()),
-                 prompt=Words.of("pack.screen.remove", team=who) if who else Words("pack.screen.final_theme"))
+                 prompt=final_prompt(pack))
+
+
+def final_prompt(pack: Mapping[str, Any]) -> Words:
+    """Under the final's board: who removes a theme (or that the host names who of players with
+    equal points), or that the theme left is played."""
+    if pack.get("choosing"):
+        return Words.of("pack.screen.remove_choice", teams=", ".join(pack["choosing"]))
+    who = pack.get("remover")
+    return Words.of("pack.screen.remove", team=who) if who else Words("pack.screen.final_theme")
 
 
 def race(record: Mapping[str, Any] | None) -> Race | None:
@@ -462,7 +472,7 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
         out.append(Press(name=str(r.get("team", "")), wave=w, number=numbers.get((w, r.get("button"), r.get("at"))),
                          tag=Tag(PRESS_TAG_KEYS[kind], PRESS_TAG_TONES[kind]) if kind in PRESS_TAG_KEYS else None,
                          tie=bool(r.get("tie")), gap_ms=float(r.get("gap_ms", 0.0)), index=idx, colour=colour,
-                         answer=kind == "answer", kind=kind, button=r.get("button")))
+                         answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=r.get("tie_ms")))
     return PressOrder(shown=bool(press_order_shown(view)), entries=tuple(out),
                       wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)))
 

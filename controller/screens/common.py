@@ -173,6 +173,11 @@ def mafia_main(view: Mapping[str, Any]) -> str:
     return "title"
 
 
+def final_board_line(pack: Mapping[str, Any], lang: str) -> str:
+    """Under the final's board, in words (:func:`controller.games.present.final_prompt`)."""
+    return say(present.final_prompt(pack), lang)
+
+
 def pack_phase_lines(q: Mapping[str, Any], pack: Mapping[str, Any], lang: str) -> list[str]:
     """A package question's stage in words (a cat given, the bids, «без риска», everyone's
     stakes and answers): the lines above its text, on the projector and in the terminal."""

@@ -76,7 +76,8 @@ def _entry(view: Mapping[str, Any]) -> Any:
 
 def _pack_entry(view: Mapping[str, Any]) -> tuple:
     pack = view.get("pack") or {}
-    return pack.get("phase"), pack.get("entry"), pack.get("picking_theme"), (pack.get("question") or {}).get("bidder")
+    return (pack.get("phase"), pack.get("entry"), pack.get("picking_theme"), (pack.get("question") or {}).get("bidder"),
+            tuple(pack.get("choosing") or ()))
 
 
 def _speech(view: Mapping[str, Any]) -> tuple:

@@ -155,4 +155,5 @@ def test_the_json_the_pages_get_has_words_in_the_language_and_no_host_part():
     json.dumps(value)   # plain
     assert value["layout"] == "game" and value["main"]["holder"]["name"] == "Бета"
     assert value["header"]["title"] == t("mode_erudite", "en")
-    assert value["host"] == {"text": "", "answer": None, "answer_text": "", "comment": "", "next": None}
+    assert value["host"] == {"text": "", "answer": None, "answer_text": "", "comment": "", "next": None,
+                              "race": None}

@@ -246,21 +246,50 @@ class ThemeLine:
 
 
 @dataclass(frozen=True)
+class Media:
+    """A package's file on screen: its ``kind`` (``image``, ``audio``, ``video``, ``html``),
+    its ``name`` and the archive ``member`` it is read from (None: a link, or missing)."""
+
+    kind: str
+    name: str
+    member: str | None = None
+
+
+@dataclass(frozen=True)
 class Option:
+    """A select question's option: its ``label``, its ``text`` and the names of its files."""
+
     label: str
     text: str
+    media: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Content:
-    """A package question on screen: its stage in words (``lines``), the theme's comment,
-    its text, a select question's options and, after the ruling, the right ``answer``."""
+    """A package question on screen: the ``theme`` and the ``nominal`` it is played for (once
+    known; a stake's words in ``stake`` once the bids are over), its stage in words
+    (``lines``), the theme's comment, its text, a select question's options and, after the
+    ruling (``answer_shown``), the right ``answer`` with the answer's text and comment.
+
+    The files of the part on screen (the question's, the answer's once ruled): every one in
+    ``items``, the picture showing now (``image``: the part's pictures show in turn, this is
+    number ``image_index`` + 1 of ``images``)."""
 
     lines: tuple[Words, ...] = ()
     theme_comment: str | None = None
     text: str = ""
     options: tuple[Option, ...] = ()
     answer: str | None = None
+    theme: str = ""
+    nominal: Any = None
+    stake: Words | None = None
+    answer_shown: bool = False
+    answer_text: str = ""
+    answer_comment: str = ""
+    image: Media | None = None
+    images: int = 0
+    image_index: int = 0
+    items: tuple[Media, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -422,13 +451,15 @@ class BoardTheme:
 @dataclass(frozen=True)
 class Board:
     """A package's board: its ``title`` (the round), whether cells are ``left``, the themes
-    with their cells; in the ``final`` the themes only and who removes one (``prompt``)."""
+    with their cells, the theme being picked (``picking``, its number from 1); in the
+    ``final`` the themes only and who removes one (``prompt``)."""
 
     title: Words
     left: bool = True
     themes: tuple[BoardTheme, ...] = ()
     final: bool = False
     prompt: Words | None = None
+    picking: int | None = None
 
 
 @dataclass(frozen=True)

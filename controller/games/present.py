@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from controller.core.screen import (
-    Board, BoardCell, BoardTheme, Card, Cards, Cell, Clock, Content, Header, Holder, HostPart, MainPanel, Option,
+    Board, BoardCell, BoardTheme, Card, Cards, Cell, Clock, Content, Header, Holder, HostPart, MainPanel, Media, Option,
     Outcome, PlayerRow, Press, PressOrder, QuestionCard, Race, RacePress, Result, Screen, Standings, StandingRow, Tag,
     ThemeLine, Words)
 from controller.games.race import COUNTED
@@ -385,16 +385,34 @@ def main(view: Mapping[str, Any], title_key: str | None) -> MainPanel:
     return MainPanel("title", title=title, subtitle=structure(view, title), **common)
 
 
+def _media(m: Mapping[str, Any], kind: str | None = None) -> Media:
+    return Media(kind=str(kind or m.get("kind", "")), name=str(m.get("name", "")), member=m.get("member"))
+
+
 def content(view: Mapping[str, Any]) -> Content | None:
     """A package's question while it is live (None: no package, or its board is on)."""
     pack = view.get("pack") or {}
     q = pack.get("question") or {}
     if not pack or not q.get("live"):
         return None
+    answer = q.get("answer") or None
+    shown = answer or q   # the part on screen: the answer's files once it is ruled
+    image = (shown.get("media") or {}).get("image")
+    stake = None
+    if q.get("played_as") == "stake" and q.get("stake") and pack.get("phase") != "bids":
+        stake = Words.of("pack.screen.stake", team=q.get("player") or "", points=q["stake"])
     return Content(lines=tuple(pack_phase(q, pack)), theme_comment=q.get("theme_comment") or None,
                    text=q.get("text") or "",
-                   options=tuple(Option(str(o["label"]), str(o["text"])) for o in q.get("options") or ()),
-                   answer=(q.get("answer") or {}).get("answer") or None)
+                   options=tuple(Option(str(o["label"]), str(o["text"]),
+                                        media=tuple(str(m["name"]) for m in o.get("media") or ()))
+                                 for o in q.get("options") or ()),
+                   answer=(answer or {}).get("answer") or None,
+                   theme=str(q.get("theme", "")), nominal=q.get("nominal"), stake=stake,
+                   answer_shown=answer is not None, answer_text=(answer or {}).get("text") or "",
+                   answer_comment=(answer or {}).get("comment") or "",
+                   image=_media(image, "image") if image else None, images=len(shown.get("images") or ()),
+                   image_index=int(shown.get("image_index") or 0),
+                   items=tuple(_media(m) for m in shown.get("items") or ()))
 
 
 def board(view: Mapping[str, Any]) -> Board | None:
@@ -409,7 +427,7 @@ def board(view: Mapping[str, Any]) -> Board | None:
                                                                empty=bool(c.get("empty")))
                                                      for c in th.get("cells") or ()))
                               for th in pack.get("board") or ()),
-                 prompt=final_prompt(pack))
+                 prompt=final_prompt(pack), picking=pack.get("picking_theme"))
 
 
 def final_prompt(pack: Mapping[str, Any]) -> Words:

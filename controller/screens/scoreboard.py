@@ -6,7 +6,7 @@ It decides nothing and names no game: who holds the answer, what the countdown
 says and who is locked out all come from the widgets; the layout is the
 screen's (``game``, ``table``, ``board``, or ``seats`` for numbered cards).  A
 package's board and question are drawn by :mod:`controller.screens.pack_screen`
-from the view's ``pack`` still, and the redraw key is made from the view.
+from the ``Board`` and the main panel's ``Content``; the redraw key is made from the view still.
 
 Readable from the back of a hall: the largest thing on the screen is who
 holds the answer (a panel in that team's colour with its name), then the
@@ -348,11 +348,11 @@ class Scoreboard:
             self._draw_standings(surface, lay["table"], scr.standings)
         elif scr.layout == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
             mid = lay["middle"]
-            self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), view["pack"])
+            self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), scr.board)
             self._draw_teams(surface, lay["cards"], cards)
         else:
             if scr.main.content is not None:   # a package's question (controller/screens/pack_screen.py)
-                self.pack.draw_question(self, surface, lay["main"], view["pack"])
+                self.pack.draw_question(self, surface, lay["main"], scr.main.content)
             else:
                 self._draw_main(surface, lay, scr.main, cards)
             if not scr.presses.shown:

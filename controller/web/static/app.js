@@ -161,38 +161,36 @@
     n.dataset.member = m.member || m.name;
     return n;
   }
-  function packPart(part, box, cls) {
+  function packPart(c, box, cls) {
     // the picture showing now, and every video and page (sounds play through the hall's speakers)
     const items = [];
-    const img = part.media && part.media.image;
-    if (img) items.push(Object.assign({ kind: "image" }, img));
-    (part.items || []).forEach((m) => { if (m.kind === "video" || m.kind === "html") items.push(m); });
+    if (c.image) items.push(c.image);
+    c.items.forEach((m) => { if (m.kind === "video" || m.kind === "html") items.push(m); });
     const want = items.map((m) => m.kind + ":" + (m.member || m.name)).join("|");
     if (box.dataset.items !== want) {   // a playing video is not restarted by the next snapshot
       box.dataset.items = want;
       box.replaceChildren(...items.map(mediaNode));
     }
     box.className = "pack-media " + cls;
-    if (part.images && part.images.length > 1) box.dataset.count = (part.image_index + 1) + "/" + part.images.length;
+    if (c.images > 1) box.dataset.count = (c.image_index + 1) + "/" + c.images;
     else delete box.dataset.count;
   }
-  function renderPack(vm) {
-    const g = vm.audience.game || {};
+  function renderPack(scr) {
     const box = $("pack-box");
     if (!box) return;
-    const q = g.pack && g.pack.question;
-    show(box, !!(q && q.live));
-    if (!q || !q.live) { $("pack-media").dataset.items = ""; $("pack-media").replaceChildren(); return; }
-    const a = q.answer;
-    box.classList.toggle("is-answer", !!a);
+    const c = scr.main.content;
+    show(box, !!c);
+    if (!c) { $("pack-media").dataset.items = ""; $("pack-media").replaceChildren(); return; }
+    const a = c.answer_shown;
+    box.classList.toggle("is-answer", a);
     // the price it is played for once known (a cat's, a bid, «без риска»'s), never the cell's beside it
-    $("pack-theme").textContent = q.theme + (q.nominal != null ? " · " + q.nominal : "");
-    $("pack-comment").textContent = a ? (a.comment || "") : (q.theme_comment || "");
-    $("pack-text").textContent = a ? (L.right_answer || "") + ": " + (a.answer || "") : (q.text || "");
-    $("pack-answer-text").textContent = a ? (a.text || "") : "";
-    $("pack-options").replaceChildren(...(a ? [] : (q.options || []).map((o) =>
-      el("li", "pack-option", o.label + ". " + (o.text || (o.media || []).map((m) => m.name).join(", "))))));
-    packPart(a || q, $("pack-media"), a ? "answer" : "question");
+    $("pack-theme").textContent = c.theme + (c.nominal !== null ? " · " + c.nominal : "");
+    $("pack-comment").textContent = a ? c.answer_comment : (c.theme_comment || "");
+    $("pack-text").textContent = a ? (L.right_answer || "") + ": " + (c.answer || "") : c.text;
+    $("pack-answer-text").textContent = a ? c.answer_text : "";
+    $("pack-options").replaceChildren(...(a ? [] : c.options.map((o) =>
+      el("li", "pack-option", o.label + ". " + (o.text || o.media.join(", "))))));
+    packPart(c, $("pack-media"), a ? "answer" : "question");
   }
   function renderFlash(flash) {
     const box = $("flash");
@@ -460,7 +458,7 @@
     renderTeams(scr);
     renderPresses(scr);
     renderStandings(scr);
-    renderPack(vm);
+    renderPack(scr);
     renderFlash(vm.audience && vm.audience.flash);
     if (page === "host") {
       // the host's sections only with the host's part (never empty headings under a refused key)

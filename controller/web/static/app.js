@@ -50,7 +50,9 @@
     if (title) title.textContent = (head.title || "") + (head.series ? " · " + head.series : "");
     const q = head.question, parts = [];
     if (head.finished) {   // the end of the game: said as the projector says it
-      if ($("question")) $("question").textContent = L.game_over || "";
+      // and what the final table leaves open (ЧГК: places shared, a shoot-out due)
+      const note = scr.standings.note || "";
+      if ($("question")) $("question").textContent = (L.game_over || "") + (note ? " · " + note : "");
       return;
     }
     // the question as every screen names it («Вопрос 1/5»), its nominal, its theme
@@ -128,7 +130,8 @@
     show(box, rows.length > 0);
     table.replaceChildren(...rows.map((r) => {
       const tr = el("tr");
-      tr.append(el("td", "place", r.place), el("td", "st-team", r.name), el("td", "points", r.points));
+      // a shared place as its range where the game names one («1–2»), as the projector shows it
+      tr.append(el("td", "place", r.shared || r.place), el("td", "st-team", r.name), el("td", "points", r.points));
       return tr;
     }));
   }

@@ -163,7 +163,8 @@ def test_the_core_and_the_games_do_not_import_the_shell():
 
 # -- the front ends draw widgets, not views (issue 26) --------------------------------------
 
-WIDGET_FRONT_ENDS = ("controller/screens/terminal.py", "controller/screens/pack_screen.py")
+WIDGET_FRONT_ENDS = ("controller/screens/terminal.py", "controller/screens/pack_screen.py",
+                     "controller/screens/compact.py")
 """The front ends that draw only the typed screen model (controller/core/screen.py)."""
 
 NOT_VIEW_READS = {"missing", "connected", "link", "notice", "title", "text", "hint", "kind", "language"}

@@ -332,6 +332,32 @@ class Scoreboard:
                     help_overlay: bool, overlay: bool) -> None:
         surface.fill(BG)
         self._draw_header(surface, lay, scr.header, notice=bool(status and status.get("notice")))
+        self._draw_widgets(surface, lay, scr, status)
+        if "bar" in lay:
+            self._draw_bar(surface, lay["bar"])
+            if overlay:
+                self._draw_bar_fill(surface, lay["bar"], scr.main.bar)
+        if scr.header.paused:
+            self._draw_paused(surface, lay)
+        if status:
+            st = lay["hdr_status"]
+            # landscape: a notice may use the header's width right of the title (not the corner's sixth)
+            wide = None if lay["portrait"] else Rect(lay["hdr_theme"].x, st.y, st.right - lay["hdr_theme"].x,
+                                                     st.height)
+            self._draw_status(surface, st, status, wide)
+        if flash and flash.get("kind") not in SILENT_FLASHES:
+            self._draw_flash(surface, flash, view)
+        if help_overlay:
+            self._draw_help(surface, (status or {}).get("host_answer"), view.get("mode"))
+        if status and status.get("entry"):
+            self._draw_entry(surface, status["entry"])
+        if status and status.get("host_link"):
+            self._draw_host_link(surface, status["host_link"])
+
+    def _draw_widgets(self, surface, lay: dict, scr: Screen, status: Mapping | None = None) -> None:
+        """Everything between the header and the overlays: the layout's widgets in ``lay``'s
+        regions (``status``: the loop's, for the keys that name the holder's button); a layout
+        of another shape overrides this and :meth:`_layout`."""
         cards = scr.cards
         if scr.layout == "seats":
             self._draw_seats_main(surface, lay, scr.main)
@@ -361,26 +387,6 @@ class Scoreboard:
                 self._draw_info(surface, lay["info"], scr.main.side)
                 self._draw_presses(surface, lay["presses"], scr.presses)
             self._draw_teams(surface, lay["cards"], cards)
-        if "bar" in lay:
-            self._draw_bar(surface, lay["bar"])
-            if overlay:
-                self._draw_bar_fill(surface, lay["bar"], scr.main.bar)
-        if scr.header.paused:
-            self._draw_paused(surface, lay)
-        if status:
-            st = lay["hdr_status"]
-            # landscape: a notice may use the header's width right of the title (not the corner's sixth)
-            wide = None if lay["portrait"] else Rect(lay["hdr_theme"].x, st.y, st.right - lay["hdr_theme"].x,
-                                                     st.height)
-            self._draw_status(surface, st, status, wide)
-        if flash and flash.get("kind") not in SILENT_FLASHES:
-            self._draw_flash(surface, flash, view)
-        if help_overlay:
-            self._draw_help(surface, (status or {}).get("host_answer"), view.get("mode"))
-        if status and status.get("entry"):
-            self._draw_entry(surface, status["entry"])
-        if status and status.get("host_link"):
-            self._draw_host_link(surface, status["host_link"])
 
     _show_table = staticmethod(show_table)
     """The full standings table: at the end, and between rounds (:func:`controller.screens.common.show_table`)."""

@@ -34,10 +34,12 @@ def _open_window(cfg: dict):
 
 
 def _scoreboard(cfg: dict, size):
-    """The audience screen; its help overlay lists only the keys that act in this game."""
-    from controller.screens.scoreboard import Scoreboard
+    """The audience screen in its ``[display] layout``; its help overlay lists only the keys
+    that act in this game."""
+    from controller.screens import projector
 
-    return Scoreboard(size, lang=cfg["language"], keys=mode_keys(cfg), team_keys=team_keys(cfg))
+    return projector(cfg["display"]["layout"])(size, lang=cfg["language"], keys=mode_keys(cfg),
+                                               team_keys=team_keys(cfg))
 
 
 def _pack_media(board, loop) -> None:

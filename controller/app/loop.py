@@ -34,7 +34,7 @@ from controller.core.clock import EngineClock
 from controller.core.effects import Flash, Lamp, Log, Notice, Sound
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
-from controller.inputs.keys import HostKeys, physical_names
+from controller.inputs.keys import HostKeys, mode_keys, physical_names
 from controller.core.values import replace
 from controller.app.lineup_entry import LineupEntry, digit_of
 from controller.i18n import action_label, notice, t, translation
@@ -103,7 +103,8 @@ class Loop:
         self.out = out
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sink_lock = threading.Lock()
-        self.host_keys = HostKeys.from_config(cfg)
+        self._keys_of: tuple[Any, HostKeys, dict[str, list[str]] | None] | None = None
+        """(the state, its host key map, its key help) while the state is the same (:attr:`host_keys`)."""
         self.flash: dict | None = None
         self.flash_until = 0
         self.notice: str = ""
@@ -226,6 +227,24 @@ class Loop:
         self._wake_r = self._wake_w = -1
 
     # -- keys from the window or the terminal (loop thread) ------------------
+    @property
+    def host_keys(self) -> HostKeys:
+        """The host's key map now: the game's key layers in the state it is in (a programme's
+        follow its current round's game: the round changes, the map changes)."""
+        if self._keys_of is None or self._keys_of[0] is not self.state:
+            self._keys_of = (self.state, HostKeys.from_config(self.cfg, self.state), None)
+        return self._keys_of[1]
+
+    def key_map(self) -> dict[str, list[str]]:
+        """The keys the key help lists now (:func:`~controller.inputs.keys.mode_keys` of the
+        state the game is in): the projector's H, the terminal's help, the host page."""
+        host_keys = self.host_keys   # the cache is of the state now
+        keys = self._keys_of[2]
+        if keys is None:
+            keys = mode_keys(self.cfg, self.state)
+            self._keys_of = (self.state, host_keys, keys)
+        return keys
+
     def key_down(self, names: list[str]) -> None:
         names = physical_names(names)
         if self.rename is not None:
@@ -316,7 +335,7 @@ class Loop:
                 self.new_game_armed = now
                 self._notice("confirm_new_game")
             return
-        if action in self.extras.actions:
+        if action in self.extras.actions and self.extras.takes(self.state, action):
             self.extras.act(self, action, now)
             return
         if action == "rename" and not key.params:   # with its parameters (a web page): one Host

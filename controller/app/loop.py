@@ -113,6 +113,8 @@ class Loop:
         naming a file (where the old journal went) says it without the path, which only the
         host's terminal and page show."""
         """The host notice on screen now ("" when none): see :meth:`status`."""
+        self.notice_key: str | None = None
+        """The catalog key of :attr:`notice` (None: a text of its own)."""
         self.notice_at = 0
         self.notice_until = 0
         self._notice_scope: tuple[str, Any] | None = None
@@ -121,8 +123,9 @@ class Loop:
         self.running = True
         self.quit_armed: int | None = None
         self.new_game_armed: int | None = None
-        self.confirm_armed: tuple[str, int] | None = None
-        """(action, when) of a key that ends a stage early and waits for its second press."""
+        self.confirm_armed: tuple[str, int, str] | None = None
+        """(action, when, the prompt's notice key) of a key that ends a stage early and waits for
+        its second press."""
         self.last_clock_record = 0
         self.on_new_game: Callable[[], None] | None = self.start_new_game
         self.dirty = True
@@ -329,6 +332,7 @@ class Loop:
         if action == "new_game":
             if self.new_game_armed is not None and now - self.new_game_armed < QUIT_CONFIRM_NS:
                 self.new_game_armed = None
+                self._prompt_done("confirm_new_game")
                 if self.on_new_game:
                     self.on_new_game()
             else:
@@ -362,14 +366,28 @@ class Loop:
         ask = None if key.confirmed else self.game.confirm(self.state, action)
         if ask is None and action == "end_game" and not key.confirmed:
             ask = ("confirm_end_game", {})   # the whole game ends: never on one stray press
+        armed = self.confirm_armed
         if ask is not None:
             # it ends a stage early (a programme's game, a fight with no winner): a second press acts
-            armed, self.confirm_armed = self.confirm_armed, None
+            self.confirm_armed = None
             if armed is None or armed[0] != action or now - armed[1] >= QUIT_CONFIRM_NS:
-                self.confirm_armed = (action, now)
+                self.confirm_armed = (action, now, ask[0])
                 self._notice(ask[0], **ask[1])
                 return
+        if armed is not None and armed[0] == action:
+            # the second press (or the host page's confirmed tap) acts: the prompt goes with it,
+            # and what the action did shows (its own notice, if it has one)
+            self.confirm_armed = None
+            self._prompt_done(armed[2])
         self.apply(Host(action, now, dict(key.params)))
+
+    def _prompt_done(self, key: str) -> None:
+        """The «Нажмите ещё раз» notice ``key`` leaves: what it asked for is being done."""
+        if self.notice and self.notice_key == key:
+            self.notice = ""
+            self.notice_screen = None
+            self._notice_scope = None
+            self.dirty = True
 
     # -- renaming a team (loop thread) ----------------------------------------
     @property
@@ -595,6 +613,7 @@ class Loop:
         ``screen``: the projector's words for it, when the audience must not see all of it."""
         now = self.clock.now()
         self.notice = text
+        self.notice_key = key
         self.notice_screen = screen
         self.notice_at = now
         self.notice_until = now + (hold_ns if hold_ns is not None else notices.lifetime_ns(key))

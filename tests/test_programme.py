@@ -144,11 +144,22 @@ def test_buzzer_simulate_plays_a_programme_from_a_toml_config(tmp_path, capsys):
     assert [q["round"] for q in out["questions"]] == [1, 2]
 
 
-def test_the_example_programme_runs(capsys, monkeypatch):
+def test_the_example_programme_plays_to_the_programmes_totals(capsys, monkeypatch):
+    from controller.app import script
+    from controller.core import engine
+    from controller.screens.terminal import status_lines
+
     monkeypatch.chdir(ROOT)
     assert main(["simulate", "examples/programme.jsonl"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["scores"] == {"Альфа": 301, "Бета": 2, "Гамма": 1}
+    assert out["stage"] == "finished" and [r["title"] for r in out["rounds"]] == ["Своя игра", "Брейн-ринг",
+                                                                                  "Что? Где? Когда?"]
+    assert out["scores"] == {"Альфа": 302, "Бета": 2, "Гамма": 3}
+    assert [q["label"] for q in out["questions"] if q["round"] == 3] == ["1.1", "1.2", "1.3"]   # all of ЧГК
+    run = script.run(script.load("examples/programme.jsonl"))
+    lines = status_lines(engine.view(run.state, run.state.now), "ru")     # the screen at the end
+    assert lines[1] == "Итоги программы · Игра окончена"
+    assert [line.strip() for line in lines[2:]] == ["★ 1. Альфа 302", "2. Гамма 3", "3. Бета 2"]
 
 
 # ---------------------------------------------------------------------------

@@ -290,3 +290,25 @@ def test_a_programmes_brain_ring_keeps_its_next_fight_key_and_then_r_moves_on():
     assert help_rows(loop)["Следующая игра программы"] == ["R"] and "Следующий бой" not in help_rows(loop)
     type_keys(loop, clock, "rr")
     assert "Игра 3 из 3" in screen(loop) and "Бета 0 (место 1) [Всего 1]" in screen(loop)   # fight 1 counted
+
+
+def test_the_projectors_key_help_is_the_current_rounds(monkeypatch):
+    """The window's H overlay (the real window loop, dummy video driver) lists ЧГК's keys in a
+    programme's ЧГК round, not the programme's first game's."""
+    import os
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    from controller.screens import scoreboard as sb
+    from controller.screens.window import run_window
+
+    cfg = config.load(str(ROOT / "examples" / "programme.toml"))
+    loop, clock = keyboard_loop(cfg)
+    type_keys(loop, clock, "rr<F4><F4>rrh")               # game 3, ЧГК; H: the key help
+    drawn: list[str] = []
+    real = sb.Scoreboard._text
+    monkeypatch.setattr(sb.Scoreboard, "_text", lambda self, surface, text, *a, **k:
+                        (drawn.append(str(text)), real(self, surface, text, *a, **k))[1])
+    run_window(loop, 0.5)
+    assert "Клавиши ведущего" in drawn
+    assert "Номер команды" in drawn and "Набранная команда: верно" in drawn and "Следующая игра программы" in drawn

@@ -159,3 +159,68 @@ def test_the_core_and_the_games_do_not_import_the_shell():
         if mod.startswith(("controller.core", "controller.games")) and not mod.endswith(".extras"):
             bad = {d for d in deps if d.startswith(shell)} - allowed.get(mod, set())
             assert not bad, f"{mod} imports {sorted(bad)}"
+
+
+# -- the front ends draw widgets, not views (issue 26) --------------------------------------
+
+WIDGET_FRONT_ENDS = ("controller/screens/terminal.py",)
+"""The front ends that draw only the typed screen model (controller/core/screen.py)."""
+
+NOT_VIEW_READS = {"missing", "connected", "link", "notice", "title", "text", "hint", "kind", "language"}
+"""Keys those front ends read from what is not a game's view: the loop's status (the buttons,
+the festival link, the notice), the rename dialogue, a ruling flash, the config's language."""
+
+
+def _view_keys() -> set[str]:
+    """Every key of every game's view (nested ones too), from the example sessions."""
+    from controller.app import script
+    from controller.core import engine
+
+    keys: set[str] = set()
+
+    def walk(value):
+        if isinstance(value, dict):
+            keys.update(str(k) for k in value)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for path in sorted((PACKAGE.parent / "examples").glob("*.jsonl")):
+        text = path.read_text(encoding="utf-8")
+        for at in (1.0, 5.0, 11.0, 30.0, 75.0, 1e4):
+            walk(engine.view(script.run(script.parse(text.splitlines(), str(path)), until=at).state))
+    return keys
+
+
+def _key_reads(path: Path) -> list[tuple[int, str]]:
+    """String literals ``path`` reads a mapping with: ``x["key"]``, ``x.get("key")``, ``"key" in x``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            out.append((node.lineno, node.slice.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and node.args and isinstance(node.args[0], ast.Constant):
+            out.append((node.lineno, node.args[0].value))
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
+                and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            out.append((node.lineno, node.left.value))
+    return [(line, k) for line, k in out if isinstance(k, str)]
+
+
+def test_the_widget_front_ends_read_no_view_keys():
+    """The terminal draws the screen model's widgets: it tests no view key's presence and reads
+    none (no ``"seats" in view``), so a new game needs nothing of it."""
+    view_keys = _view_keys()
+    assert {"seats", "teams", "question", "captain", "standings"} <= view_keys   # the check sees the views
+    found = [f"{f}:{line}: {key!r}" for f in WIDGET_FRONT_ENDS
+             for line, key in _key_reads(PACKAGE.parent / f) if key in view_keys - NOT_VIEW_READS]
+    assert not found, "view keys read by a widget front end: " + ", ".join(found)
+
+
+def test_the_view_key_check_finds_a_presence_test(tmp_path):
+    f = tmp_path / "screen.py"
+    f.write_text('if "seats" in view:\n    n = view.get("teams")\n    q = view["question"]\n', encoding="utf-8")
+    assert sorted(_key_reads(f)) == [(1, "seats"), (2, "teams"), (3, "question")]

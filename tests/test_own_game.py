@@ -172,6 +172,27 @@ def test_wrong_answer_costs_the_nominal_and_the_others_may_press_again_from_the_
     assert [x["wave"] for x in g.logs("armed")] == [0, 1]
 
 
+def test_without_the_wrong_answer_penalty_a_wrong_answer_costs_nothing_and_the_others_still_press():
+    """SIGame's QuestionWithButtonPenalty set to none: ``own_game.wrong_penalty = false``."""
+    g = Game(**{"own_game.wrong_penalty": False})
+    g.host("question", 1, nominal=200)
+    g.host("reading_done", 2)
+    g.press(1, 2.5)
+    g.run_to(2.6)
+    g.host("wrong", 3.0)
+    assert g.score(1) == 0 and [x["delta"] for x in g.logs("ruling")] == [0]
+    g.press(3, 3.2)
+    g.run_to(3.3)
+    assert g.holder() == "P3"
+    g.host("right", 4)
+    assert (g.score(1), g.score(3)) == (0, 200)
+
+
+def test_the_wrong_answer_penalty_must_be_true_or_false():
+    with pytest.raises(ConfigError, match="^own_game.wrong_penalty: expected true or false"):
+        config.build({"mode": "own-game", "own_game.wrong_penalty": "нет"})
+
+
 def test_the_press_window_starts_again_after_a_wrong_answer():
     g = Game()
     g.host("question", 1)

@@ -119,15 +119,17 @@ def test_auction_bids_typed_by_the_host(made):
     g = Game(_cfg(made))
     g.host("adjust", team=1, points=500); g.host("adjust", team=2, points=300)
     g.host("pick", theme=3, cell=1)                                  # the auction (price 100); Вера chose
-    assert engine.view(g.s)["pack"]["question"]["bidder"] == "Аня"  # Вера (0 points) bid the price: Аня's turn
+    # Вера (0 points) bid the price; then the fewest points first (SIGame): Борис (300), then Аня (500)
+    assert engine.view(g.s)["pack"]["question"]["bidder"] == "Борис"
     g.host("digit_5"); g.host("right")                               # 5: below the next bid
     assert g.notices() == ["pack.bad_bid"]
     g.host("digit_2"); g.host("reading_done"); g.host("reading_done")   # keypad 0 types zeros: 200
-    g.host("right")                                                  # Аня bids 200
-    g.host("pass")                                                   # Борис passes: Аня answers
-    assert engine.view(g.s)["pack"]["question"]["stake"] == 200 and g.s.question.holder == 0
+    g.host("right")                                                  # Борис bids 200
+    assert engine.view(g.s)["pack"]["question"]["bidder"] == "Аня"
+    g.host("pass")                                                   # Аня passes: Борис answers
+    assert engine.view(g.s)["pack"]["question"]["stake"] == 200 and g.s.question.holder == 1
     g.host("right")
-    assert g.scores == [700, 300, 0]
+    assert g.scores == [500, 500, 0]
 
 
 def test_other_types_are_played_as_simple_with_a_notice(made):

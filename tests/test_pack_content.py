@@ -52,14 +52,20 @@ class Recording(RecordingAudio):
     def __init__(self, cfg):
         super().__init__(cfg)
         self.log = []
+        self.played = []      # ("play", path) / ("stop",), in order
 
     def play_file(self, path):
         self.log.append(("play", Path(path).suffix))
+        self.played.append(("play", str(path)))
         return super().play_file(path)
 
     def stop_file(self):
         self.log.append(("stop",))
+        self.played.append(("stop",))
         self.audio.stop_file()
+
+    def file_playing(self):
+        return self.audio.file_playing()
 
 
 class Hall:

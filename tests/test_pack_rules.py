@@ -257,6 +257,52 @@ def test_auction_pass_leaves_the_highest_bidder(made, tmp_path):
     assert h.scores == [100, 700, 900]
 
 
+def test_auction_after_the_chooser_the_fewest_points_bid_first_not_the_next_seat(made, tmp_path):
+    """SIGame's order of bidders: the chooser, then whoever has the fewest points of those left."""
+    h = Hall(made, "rules", tmp_path, scores=[200, 1000, 600])
+    h.key("2", "3")                            # Аня (fewest) chooses; 200 < 300: she plays for the price unless outbid
+    assert "Аукцион: ставит Вера (высшая ставка: 300)" in h.shot("auction-order")   # Вера 600 before Борис 1000
+    h.key("4", "0", "0", "return")             # Вера 400
+    assert "Аукцион: ставит Борис (высшая ставка: 400)" in h.shot("auction-order-2")
+    h.key("return")                            # Борис passes: Вера plays for 400
+    assert h.loop.state.question.holder == 2 and h.loop.state.question.nominal == 400
+
+
+def test_auction_equal_points_after_the_chooser_the_host_names_who_bids_next(made, tmp_path):
+    """SIGame asks the showman who of the players with equal points bids next; the cards show
+    the players' numbers while the host types one."""
+    h = Hall(made, "rules", tmp_path, scores=[200, 600, 600])
+    h.key("2", "3")
+    words = h.shot("auction-tie")
+    assert "Аукцион: кто ставит следующим? Борис, Вера — выбирает ведущий" in words
+    view = engine.view(h.loop.state, h.clock.now())
+    assert [t.get("number") for t in view["teams"]] == [1, 2, 3]
+    h.key("5", "0", "0", "return")             # a bid before the host has named the bidder: refused
+    assert "Сначала назовите, кто следующий: Борис, Вера" in h.notice and h.loop.state.pack.stake == 300
+    h.key("3")                                 # the host names Вера
+    assert "Аукцион: ставит Вера (высшая ставка: 300)" in h.shot("auction-tie-named")
+    h.key("5", "0", "0", "return")             # Вера 500
+    assert "Аукцион: ставит Борис (высшая ставка: 500)" in h.shot("auction-tie-next")   # then Борис, unasked
+    h.key("6", "0", "0", "return")             # Борис all in: 600; Вера cannot top it
+    assert h.loop.state.question.holder == 1 and h.loop.state.question.nominal == 600
+
+
+def test_auction_equal_points_the_host_page_names_the_next_bidder(made, tmp_path):
+    from controller.core.events import Host
+    from controller.screens import viewmodel
+
+    h = Hall(made, "rules", tmp_path, scores=[200, 600, 600])
+    h.key("2", "3")
+    acts = {a["action"]: a for a in viewmodel.web_actions(h.loop.state, "ru")}
+    assert [p["name"] for p in acts["next_player"]["params"]] == ["team"]
+    h.loop.enqueue(Host("next_player", h.clock.now(), {"team": 1}))   # Аня is not one of them
+    h.loop.drain()
+    assert "Аня" in h.notice and h.loop.state.pack.choosing == (1, 2)
+    h.loop.enqueue(Host("next_player", h.clock.now(), {"team": "Борис"}))
+    h.loop.drain()
+    assert "Аукцион: ставит Борис (высшая ставка: 300)" in h.shot("auction-tie-page")
+
+
 def test_for_all_every_answer_ruled_in_turn(made, tmp_path):
     h = Hall(made, "rules", tmp_path)
     h.key("2", "4")
@@ -322,11 +368,56 @@ def test_the_final_removes_themes_in_turns_takes_hidden_stakes_and_ends_with_the
     assert words.index("Борис") < words.index("Вера") < words.index("Аня")
 
 
+def test_the_final_equal_points_the_host_names_who_removes_a_theme(made, tmp_path):
+    """SIGame's final with equal points: the showman names which of those players removes a
+    theme; the next removal of that level goes to the other without asking."""
+    h = Hall(made, "rules", tmp_path, scores=[300, 300, 0])
+    h.key("r")
+    words = h.shot("final-tie")
+    assert "Финал: кто убирает тему? Аня, Борис — выбирает ведущий" in words
+    assert [t.get("number") for t in engine.view(h.loop.state, h.clock.now())["teams"]] == [1, 2, 3]
+    h.key("3")                                  # Вера has no points: not hers to remove
+    assert "Вера" in h.notice and not h.loop.state.pack.removed
+    h.key("2")                                  # the host names Борис
+    assert "Финал: тему убирает Борис" in h.shot("final-tie-named")
+    h.key("3")                                  # Борис removes «Моря»
+    assert h.loop.state.pack.removed == frozenset({2})
+    assert "Финал: тему убирает Аня" in h.shot("final-tie-next")   # Аня next, unasked
+    h.key("2")                                  # Аня removes «Горы»: «Реки» is played
+    assert "Финал: ставки" in h.shot("final-tie-stakes")
+
+
+def test_the_final_with_nobody_on_points_the_host_names_each_remover_but_the_last(made, tmp_path):
+    h = Hall(made, "rules", tmp_path)           # 0, 0, 0: everyone plays (everyone_plays_hidden_stakes)
+    h.key("r")
+    assert "Аня, Борис, Вера — выбирает ведущий" in h.shot("final-zero")
+    h.key("3", "1")                              # Вера removes «Реки»
+    assert "Аня, Борис — выбирает ведущий" in h.shot("final-zero-2")
+    h.key("1", "3")                              # Аня removes «Моря»: «Горы» is played
+    assert h.loop.state.pack.removed == frozenset({0, 2}) and h.loop.state.pack.phase == "final_rulings"
+
+
 def test_rule_keys_have_sigames_defaults():
     cfg = config.load(str(ROOT / "config" / "own-game.toml"))["own_game"]
     assert (cfg["no_risk_factor"], cfg["no_risk_penalty"], cfg["for_all_penalty"],
-            cfg["everyone_plays_hidden_stakes"], cfg["solo_answer_time_s"], cfg["hidden_answer_time_s"]) \
-        == (2, False, True, True, 25.0, 45.0)
+            cfg["everyone_plays_hidden_stakes"], cfg["solo_answer_time_s"], cfg["hidden_answer_time_s"],
+            cfg["wrong_penalty"]) == (2, False, True, True, 25.0, 45.0, True)
+
+
+def test_without_the_wrong_answer_penalty_a_button_question_costs_nothing_but_a_cat_still_does(made, tmp_path):
+    """``wrong_penalty = false`` (SIGame's QuestionWithButtonPenalty: none) is for the questions the
+    buttons race for; «кот в мешке» and the auction keep SIGame's penalty (it has no option for them)."""
+    h = Hall(made, "rules", tmp_path, wrong_penalty=False)
+    h.key("1", "1", "space")                   # simple, 100: Аня wrong, Борис right
+    h.press("Аня")
+    h.key("backspace")
+    assert h.scores == [0, 0, 0]
+    h.press("Борис")
+    h.key("return")
+    assert h.scores == [0, 100, 0]
+    h.key("1", "5", "1")                       # the cat with its price told first (400): Борис chose, Аня gets it
+    h.key("backspace")
+    assert h.scores == [-400, 100, 0]
 
 
 MAIN = pygame.Rect(16, 108, 1248, 400)

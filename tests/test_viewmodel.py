@@ -102,3 +102,29 @@ def test_the_projector_draws_no_host_notice_or_key_help_without_host_overlay(tmp
     clean.draw(surface, view, 0, flash=None, status={k: v for k, v in status.items() if k not in ("notice", "entry")})
     assert shots[False] == pygame.image.tobytes(surface, "RGB")   # the audience picture alone
     assert shots[True] != shots[False]                             # the key help and the notice on top
+
+
+def test_the_view_model_carries_the_typed_screen_in_its_language_beside_the_view():
+    """``screen`` (controller/core/screen.py) next to the game's view: the audience's widgets,
+    their words in the model's language; the host's part only under ``host``."""
+    cfg = config_mod.load(None)
+    loop = Loop(cfg, engine.new_game(cfg, 1), EngineClock())
+    play(loop, Host("question", 1 * S), Host("reading_done", 2 * S), Press("A", 3 * S, 3 * S), Tick(3 * S + S // 10))
+    vm = viewmodel.from_loop(loop, seq=1)
+    scr = vm["audience"]["screen"]
+    assert scr["layout"] == "game" and scr["main"]["kind"] == "holder" and scr["main"]["holder"]["name"] == "Альфа"
+    assert scr["header"]["title"] == "Эрудит-квартет" and "Раунд 1 из 4" in scr["header"]["structure"]
+    assert [p["name"] for p in scr["presses"]["entries"]] == ["Альфа"] and "host" not in scr
+    assert vm["audience"]["game"]["teams"][0]["holder"]          # the view's fields stay
+    en = viewmodel.build(engine.view(loop.state), lang="en")["audience"]["screen"]
+    assert en["header"]["title"] == "Erudite Quartet"
+
+
+def test_a_packages_answer_is_in_the_hosts_screen_only():
+    view = {"mode": "x", "teams": [{"name": "A", "score": 1}],
+            "pack": {"phase": "question", "question": {"live": True, "text": "Какая река?"}},
+            "host": {"pack": {"answer": "Волга"}}}
+    vm = viewmodel.build(view, lang="ru")
+    assert vm["audience"]["screen"]["main"]["content"]["text"] == "Какая река?"
+    assert vm["host"]["screen"]["answer"] == "Волга"
+    assert "Волга" not in json.dumps(viewmodel.audience_only(vm), ensure_ascii=False)

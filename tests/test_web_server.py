@@ -341,3 +341,75 @@ def test_parameters_that_make_the_game_fail_are_a_422_with_the_reason(action, pa
     assert got is not None and got.startswith(f"{action}: ") and reason in got
     ok = {"rename": {"team": 2, "name": "X"}, "question": {"nominal": 10}}[action]
     assert check(action, ok) is None
+
+
+# -- GET /media: a package's video served in ranges (a browser seeks, and Safari plays only so) --
+
+VIDEO = bytes((i * 7 + i // 251) % 256 for i in range(3 * 1024 * 1024 + 123))   # 3 MB, not compressible much
+CLIP = b"".join(b"frame %06d " % i for i in range(120_000))                       # ~1.5 MB, deflated well
+
+
+@pytest.fixture
+def media(tmp_path):
+    """A web process whose snapshot shows a package question with a video stored in the zip
+    (``ролик.mp4``) and one deflated (``клип.webm``); ``скрытый.mp4`` is in the package, not shown."""
+    import zipfile
+    pack = tmp_path / "videos.siq"
+    with zipfile.ZipFile(pack, "w") as z:
+        z.writestr("content.xml", "<package name='v' version='5'><rounds/></package>")
+        z.writestr("Video/ролик.mp4", VIDEO, compress_type=zipfile.ZIP_STORED)
+        z.writestr("Video/клип.webm", CLIP, compress_type=zipfile.ZIP_DEFLATED)
+        z.writestr("Video/скрытый.mp4", b"secret" * 100, compress_type=zipfile.ZIP_STORED)
+    srv = WebProcess(settings(), "ru", lambda ev: None)
+    srv.start()
+    items = [{"kind": "video", "name": n, "member": "Video/" + n} for n in ("ролик.mp4", "клип.webm")]
+    srv.publish({"seq": 7, "lang": "ru", "title": "T", "media_file": str(pack),
+                 "audience": {"game": {"pack": {"question": {"live": True, "items": items}}},
+                              "flash": None, "inputs": {}},
+                 "host": {}})
+    from tests.browser import until
+    until(lambda: json.loads(request(srv, "GET", "/api/state")[1])["seq"] == 7, what="the snapshot")
+    yield srv
+    srv.stop()
+
+
+def fetch_media(srv, member, **headers):
+    """``GET /media?m=member``: (status, headers, body bytes)."""
+    async def go():
+        async with aiohttp.ClientSession() as s:
+            async with s.get(f"http://127.0.0.1:{srv.port}/media", params={"m": member}, headers=headers) as r:
+                return r.status, r.headers, await r.read()
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("member, data", [("Video/ролик.mp4", VIDEO), ("Video/клип.webm", CLIP)])
+def test_media_answers_a_range_with_just_those_bytes(media, member, data):
+    size = len(data)
+    status, headers, body = fetch_media(media, member)
+    assert status == 200 and body == data and headers["Accept-Ranges"] == "bytes"
+    status, headers, body = fetch_media(media, member, Range="bytes=1000-1999")
+    assert status == 206 and body == data[1000:2000]
+    assert headers["Content-Range"] == f"bytes 1000-1999/{size}" and headers["Content-Length"] == "1000"
+    assert headers["Accept-Ranges"] == "bytes" and headers["Content-Type"].startswith("video/")
+    status, headers, body = fetch_media(media, member, Range=f"bytes={size - 300000}-")   # a seek near the end
+    assert status == 206 and body == data[-300000:] and headers["Content-Range"] == \
+        f"bytes {size - 300000}-{size - 1}/{size}"
+    status, headers, body = fetch_media(media, member, Range="bytes=-500")                # the last 500 bytes
+    assert status == 206 and body == data[-500:]
+    status, headers, body = fetch_media(media, member, Range=f"bytes=10-{size * 2}")      # past the end: to the end
+    assert status == 206 and body == data[10:] and headers["Content-Range"] == f"bytes 10-{size - 1}/{size}"
+
+
+def test_media_refuses_a_range_past_the_end_and_ignores_one_it_cannot_read(media):
+    size = len(VIDEO)
+    status, headers, body = fetch_media(media, "Video/ролик.mp4", Range=f"bytes={size}-")
+    assert status == 416 and headers["Content-Range"] == f"bytes */{size}" and len(body) < 200
+    for odd in ("bytes=abc", "items=0-10", "bytes=5-2", "bytes=0-1,5-9"):    # not one range we read: the whole file
+        status, headers, body = fetch_media(media, "Video/ролик.mp4", Range=odd)
+        assert status == 200 and body == VIDEO, odd
+
+
+def test_media_serves_no_range_of_a_file_the_audience_is_not_shown(media):
+    assert fetch_media(media, "Video/скрытый.mp4", Range="bytes=0-5")[0] == 404
+    assert fetch_media(media, "Video/скрытый.mp4")[0] == 404
+    assert fetch_media(media, "Video/нет.mp4", Range="bytes=0-5")[0] == 404

@@ -139,6 +139,45 @@ SHELL_SCHEMA: list[Section] = [
             "value it adds to its own): on a busy machine the game loop gets a CPU first, and a crowd "
             "of viewers waits instead of the buttons. 0: the same priority.", minimum=0, maximum=19),
     )),
+    Section("phones", "Phones as the teams' buttons: each team's link (on the host page) opens /play, one big "
+            "button; the phone's clock is synced to this computer's and each press is stamped at the touch, "
+            "with its uncertainty (docs/inputs.md «Phones», docs/web.md).", (
+        Key("enabled", "bool", True, "Offer each team a join link on the host page and take presses from /play."),
+        Key("uncertain_tie", "str", "lot", "A tie within the presses' uncertainty (a phone's press is known "
+            "only to its clock sync's bound and the touch latency: when the two earliest presses' intervals "
+            "overlap nobody can say who was first): lot (broken as an exact tie is, by [arbiter] tie_rule, "
+            "among the presses overlapping the earliest) or rearm (nobody answers; the buttons are armed "
+            "again and the teams press again). Either way the press order says «ничья ±N мс». Wired buttons "
+            "alone never tie this way.", choices=("lot", "rearm")),
+        Key("touch_latency_ms", "float", 20.0, "How long before the browser stamps a touch the finger touched "
+            "the glass, at most (the touch screen's scan and the system's input path: 5-30 ms on phones). "
+            "It is added to every phone press's uncertainty.", minimum=0.0, maximum=200.0),
+        Key("handler_max_ms", "float", 100.0, "A press stamped longer than this before the page sent it is not "
+            "believed: its stamp is moved up to this limit and flagged (a busy phone runs its handler late; a "
+            "forged stamp claims a press long ago).", minimum=1.0, maximum=2000.0),
+        Key("bound_max_ms", "float", 30.0, "A phone whose clock is known less well than ± this is marked on the "
+            "host page (a bad Wi-Fi, a phone saving battery).", minimum=0.5, maximum=1000.0),
+        Key("exclude_over_bound", "bool", True, "A phone over bound_max_ms is kept out of races until its sync "
+            "recovers: its presses are refused and the phone says why."),
+        Key("wait_max_ms", "float", 150.0, "The longest a race waits for the phones' presses still on their "
+            "way (each phone's measured delay to this computer plus its bound); a slower phone's press may "
+            "come after the decision (it is shown as late).", minimum=0.0, maximum=2000.0),
+        Key("wait_margin_ms", "float", 10.0, "Added to the phones' measured delay for that wait (the page's "
+            "handler and the pipe to the game).", minimum=0.0, maximum=500.0),
+        Key("sync_interval_s", "float", 2.0, "How often a phone exchanges its clock with this computer while it "
+            "is connected (at joining: five times in quick succession).", minimum=0.2, maximum=60.0),
+        Key("sync_window", "int", 32, "How many of a phone's latest round trips the sync keeps.", minimum=4,
+            maximum=512),
+        Key("max_drift_ppm", "float", 500.0, "The most two clocks drift apart (parts per million): the drift's "
+            "bound before it is measured.", minimum=1.0, maximum=10000.0),
+        Key("drift_margin_ppm", "float", 20.0, "How much the drift may wander from its measured value "
+            "(ppm): an old round trip's interval widens by this much per second of its age.", minimum=0.0,
+            maximum=10000.0),
+        Key("max_phones_per_team", "int", 4, "Phones connected at once with one team's link (one more is "
+            "refused).", minimum=1, maximum=100),
+        Key("rate_per_s", "float", 20.0, "Messages a phone may send per second (presses and clock exchanges); "
+            "more close its connection.", minimum=1.0, maximum=1000.0),
+    )),
     Section("sound", "Sounds (controller/sound/audio.py). Without an audio device the game goes on silently.", (
         Key("mute", "bool", False, "Play no sounds."),
         Key("volume", "float", 0.8, "Volume of every sound, 0 (silent) to 1 (full).",

@@ -58,6 +58,8 @@ def encode_event(ev: Any) -> dict:
             rec["stream"] = True
         if ev.tie:
             rec["tie"] = ev.tie
+        if ev.unc:
+            rec["unc"] = ev.unc
         return rec
     if isinstance(ev, Release):
         return {"type": "release", "button": ev.button, "at": ev.at, "delivered": ev.delivered}
@@ -72,7 +74,7 @@ def decode_event(rec: dict) -> Any:
     kind = rec.get("type")
     if kind == "press":
         return Press(rec["button"], int(rec["at"]), int(rec["delivered"]), int(rec.get("quiet", 0)),
-                     bool(rec.get("stream", False)), int(rec.get("tie", 0)))
+                     bool(rec.get("stream", False)), int(rec.get("tie", 0)), int(rec.get("unc", 0)))
     if kind == "release":
         return Release(rec["button"], int(rec["at"]), int(rec["delivered"]))
     if kind == "host":

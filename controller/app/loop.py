@@ -38,6 +38,7 @@ from controller.inputs.keys import HostKeys, mode_keys, physical_names
 from controller.core.values import replace
 from controller.app.lineup_entry import LineupEntry, digit_of
 from controller.i18n import action_label, notice, t, translation
+from controller.sound.pack_sounds import PackSounds
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +141,8 @@ class Loop:
         self.rename: Rename | None = None
         self.pack_media = None
         """The extracted media of a SIGame package being played (controller/content/packs.py)."""
+        self.pack_sounds = PackSounds(lambda: self.audio, self._pack_path, self._pack_unplayed)
+        """A question's package sounds, one after another (controller/sound/pack_sounds.py)."""
         self.lineup_entry: LineupEntry | None = None
         """A line-up being typed on the keypad (controller/app/lineup_entry.py), or None."""
         self.publish: Callable[[], None] | None = None
@@ -152,6 +155,11 @@ class Loop:
         self.link_on_screen: dict | None = None
         """The host page's link shown on the projector at the host's request (the ``host_link``
         key, controller/web/attach.py): ``{"url", "qr", "text", "until"}``, or None."""
+        self.phone_wait_ns = 0
+        """How long a race waits for the joined phones' presses still on their way (their measured
+        delay to this computer and its bound, capped by ``[phones] wait_max_ms``; 0: no phone
+        plays): the sink stamps it on every press as its quiet period, so it is journaled and a
+        replay decides the same (controller/web/phones.py sets it)."""
         self._wake_r = self._wake_w = -1
         self._woken = False
 
@@ -173,6 +181,10 @@ class Loop:
                 now = self.clock.now()
                 if event.delivered < now:
                     event = replace(event, delivered=now)
+                if self.phone_wait_ns and isinstance(event, Press) and event.quiet < self.phone_wait_ns:
+                    # phones play: an earlier press of a phone may still be on its way (docs/inputs.md
+                    # «Phones»): the race waits that long after this delivery, whatever the path
+                    event = replace(event, quiet=self.phone_wait_ns, stream=False)
             elif isinstance(event, HostKey):
                 # its Host is stamped when the key came, in order with the presses around it
                 event = replace(event, delivered=self.clock.now())
@@ -407,7 +419,7 @@ class Loop:
         teams = self.members_now()
         if not 1 <= number <= len(teams):
             self.rename.digits = ""
-            self._notice("rename_no_team", number=number)
+            self._notice("rename_no_seat" if self.game.members == "seat" else "rename_no_team", number=number)
             return
         self.rename.number = number
         self.rename.text = teams[number - 1]["name"]
@@ -531,7 +543,8 @@ class Loop:
             log.info("%s", exc)
             action = event.action if isinstance(event, Host) else type(event).__name__
             key = "refused_params" if isinstance(event, Host) and event.params else "refused"
-            self._notice(key, action=action_label(action, self.cfg["language"]))
+            own = {a.name: a.label for a in self.game.declared(self.state).values() if a.label}
+            self._notice(key, action=action_label(action, self.cfg["language"], own))
             return []
         self._effects(fx)
         self.dirty = True
@@ -548,9 +561,14 @@ class Loop:
         return fx
 
     def _effects(self, fx: list) -> None:
+        sounds: list | None = None      # the package sounds of this step, played one after another
         for f in fx:
             if isinstance(f, Sound) and f.name.startswith("pack:"):
-                self._pack_sound(f.name[5:])
+                if f.name == "pack:":   # own_game_pack.STOP_SOUND: its question is over
+                    self.pack_sounds.stop()
+                    sounds = None
+                else:
+                    sounds = (sounds or []) + [(f.name[5:], f.seconds)]
             elif isinstance(f, Sound):
                 if self.audio is not None:
                     # a press with a team's own sound (Audio.handle); a plain player just plays the name
@@ -573,20 +591,15 @@ class Loop:
                 self._notice(f.key, **dict(f.params))
             elif isinstance(f, Log):
                 log.debug("%s %s", f.kind, f.data)
+        if sounds:
+            self.pack_sounds.start(sounds, self.clock.now())
 
-    def _pack_sound(self, member: str) -> None:
-        """A question's audio from the package (controller/content/packs.py): through the mixer
-        (streamed); no member (``own_game_pack.STOP_SOUND``): its question is over, it stops."""
-        if not member:
-            stop = getattr(self.audio, "stop_file", None)
-            if stop is not None:
-                stop()
-            return
-        path = self.pack_media.path(member) if self.pack_media is not None else None
-        played = path is not None and self.audio is not None and hasattr(self.audio, "play_file") \
-            and self.audio.play_file(path)
-        if not played:
-            self._notice("pack.sound_unplayed", name=member.split("/", 1)[-1])
+    def _pack_path(self, member: str) -> str | None:
+        """A package sound as a file for the mixer (written out of the archive when first played)."""
+        return self.pack_media.path(member) if self.pack_media is not None else None
+
+    def _pack_unplayed(self, member: str) -> None:
+        self._notice("pack.sound_unplayed", name=member.split("/", 1)[-1])
 
     def say(self, key: str, /, **params) -> None:
         """Show the host the notice ``key`` (a game's extras call it)."""
@@ -688,6 +701,8 @@ class Loop:
             # a deadline is pending: record the time so a resume continues from here
             self.last_clock_record = now
             self.apply(Tick(now))
+        if self.pack_sounds.waiting:
+            self.pack_sounds.poll(now)
         if self.publish is not None:
             self.publish()
 
@@ -765,6 +780,9 @@ class Loop:
 
     def timeout_s(self, max_wait_s: float) -> float:
         due = self._due()
+        look = self.pack_sounds.next_look(self.clock.now())   # the next of a question's sounds
+        if look is not None:
+            due = look if due is None else min(due, look)
         if due is None:
             return max_wait_s
         return min(max(due - self.clock.now(), 0) / NS_PER_S, max_wait_s)
@@ -773,6 +791,8 @@ class Loop:
         st = self.backend.status() if self.backend is not None else None
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
+                # the keys the players press for their buttons (simulated on the keyboard): named so
+                "keys": dict(self.backend.button_keys()) if self.backend is not None else {},
                 "notice": self.notice_now(),
                 **({"notice_screen": self.notice_screen if self.notice_now() else ""}
                    if self.notice_screen is not None else {}),

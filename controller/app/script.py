@@ -148,7 +148,7 @@ def _event(obj: dict, n: int, source: str) -> Any:
         raise ScriptError(n, "a line needs exactly one of \"press\", \"release\", \"host\", \"tick\"", source)
     kind = kinds[0]
     if kind in ("press", "release"):
-        unknown = sorted(set(obj) - {"at", kind, "delivered", "hold"} - ({"quiet", "stream", "tie"} if kind == "press" else set()))
+        unknown = sorted(set(obj) - {"at", kind, "delivered", "hold"} - ({"quiet", "stream", "tie", "unc"} if kind == "press" else set()))
         if unknown:
             raise ScriptError(n, f"unknown field \"{unknown[0]}\" in a {kind} line", source)
         button = obj[kind]
@@ -169,7 +169,10 @@ def _event(obj: dict, n: int, source: str) -> Any:
         tie = seconds_to_ns(_number(obj.get("tie", 0), n, "tie", source))
         if tie < 0:
             raise ScriptError(n, "\"tie\" cannot be below 0", source)
-        return (Press(button, at, delivered, quiet, bool(obj.get("stream", False)), tie),
+        unc = seconds_to_ns(_number(obj.get("unc", 0), n, "unc", source))
+        if unc < 0:
+            raise ScriptError(n, "\"unc\" cannot be below 0", source)
+        return (Press(button, at, delivered, quiet, bool(obj.get("stream", False)), tie, unc),
                 bool(obj.get("hold", False)))
     if kind == "tick":
         if obj["tick"] is not True or set(obj) != {"at", "tick"}:

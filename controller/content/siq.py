@@ -41,6 +41,7 @@ import codecs
 import os
 import re
 import shutil
+import struct
 import tempfile
 import urllib.parse
 import xml.etree.ElementTree as ET
@@ -199,6 +200,32 @@ def _unsafe(name: str) -> bool:
             or any(part == ".." for part in p.parts))
 
 
+SKIP_CHUNK = 256 * 1024
+"""Bytes read at a time while skipping to a range of a compressed member."""
+
+
+class _Part:
+    """``length`` bytes of an open file from where it stands (a stored zip member's range)."""
+
+    def __init__(self, raw, length: int):
+        self.raw, self.left = raw, length
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n < 0 else min(n, self.left)
+        data = self.raw.read(n) if n > 0 else b""
+        self.left -= len(data)
+        return data
+
+    def close(self) -> None:
+        self.raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 class _Archive:
     """The zip with its names decoded and its sizes checked."""
 
@@ -239,6 +266,39 @@ class _Archive:
             if info is not None:
                 return info
         return None
+
+    def open_from(self, info: zipfile.ZipInfo, start: int):
+        """A reader of the member's bytes from ``start`` on (a range of a video the audience page
+        asks for: ``GET /media``), to be used in a ``with``; it never holds more than one
+        :data:`SKIP_CHUNK` and never reads past the member's declared size.  A member stored
+        uncompressed (as a video usually is) is read from its own place in the file; a compressed
+        one is inflated from its beginning, the bytes before ``start`` read and dropped."""
+        if start > 0 and info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 0x1 \
+                and info.compress_size == info.file_size:
+            raw = open(self.path, "rb")
+            try:
+                raw.seek(info.header_offset)
+                head = raw.read(30)
+                if len(head) == 30 and head[:4] == b"PK\x03\x04":
+                    name_len, extra_len = struct.unpack("<HH", head[26:30])
+                    raw.seek(info.header_offset + 30 + name_len + extra_len + start)
+                    return _Part(raw, info.file_size - start)
+            except BaseException:
+                raw.close()
+                raise
+            raw.close()
+        f = self.zip.open(info)
+        try:
+            left = start
+            while left > 0:
+                chunk = f.read(min(SKIP_CHUNK, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except BaseException:
+            f.close()
+            raise
+        return f
 
     def read(self, info: zipfile.ZipInfo, limit: int, out=None) -> bytes:
         """The member's bytes (or written to ``out``), never more than its declared size

@@ -37,6 +37,15 @@ game's logged seed and how many questions were announced, so a replay draws the 
 resolution (``Press.tie``, the GPIO interrupt's, ``[gpio] tie_us``): presses less than
 that after the earliest are tied with it, exactly as equal stamps are, and the same rule
 breaks the tie (the presses after the tied group follow in edge order).
+
+A press may also carry its stamp's uncertainty (``Press.unc``: a phone's press, whose stamp is
+known only to the clock sync's bound and the touch-to-event latency): its edge was somewhere in
+``at ± unc``.  When the interval of the earliest press overlaps another's, the stamps cannot say
+who was first: the race is a **tie within ±N ms** (:func:`uncertain`), resolved by
+``[phones] uncertain_tie``: ``lot`` breaks it as an exact tie is broken (``tie_rule``, among
+the presses whose intervals overlap the earliest's), ``rearm`` names nobody and the game
+re-arms the buttons (:mod:`controller.games.race`).  Presses without an uncertainty (wired
+buttons) decide exactly as before.
 """
 
 from __future__ import annotations
@@ -65,12 +74,16 @@ class ArbiterRules:
     late_ns: int = 0
     """``[arbiter] late_ms``: a press this soon after the winner's edge (beyond the settle window)
     lost the race -- late, not early for the next wave.  0 in a journal written before the key."""
+    uncertain_tie: str = "lot"
+    """``[phones] uncertain_tie``: a tie within the presses' uncertainty (:func:`uncertain`) is
+    broken by ``lot`` (as an exact tie) or ``rearm`` (nobody; the buttons are armed again)."""
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], seed: int) -> "ArbiterRules":
         a = config["arbiter"]
         return cls(settle_ns=int(round(a["settle_ms"] * NS_PER_MS)), tie_rule=a["tie_rule"], seed=seed,
-                   late_ns=int(round(a.get("late_ms", 0) * NS_PER_MS)))
+                   late_ns=int(round(a.get("late_ms", 0) * NS_PER_MS)),
+                   uncertain_tie=(config.get("phones") or {}).get("uncertain_tie", "lot"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +91,9 @@ class Arbiter:
     """Candidates for the current press window, not yet decided."""
 
     candidates: tuple[Press, ...] = ()
+    rearmed: int | None = None
+    """After a race re-armed for a tie within uncertainty: its latest press's stamp (a press
+    stamped up to then belongs to that race, not to the new one)."""
 
     @property
     def pending(self) -> bool:
@@ -103,8 +119,8 @@ def offer(arbiter: Arbiter, press: Press) -> Arbiter:
     for p in arbiter.candidates:
         if p.button == press.button:
             return arbiter if p.at <= press.at else Arbiter(
-                tuple(press if q is p else q for q in arbiter.candidates))
-    return Arbiter(arbiter.candidates + (press,))
+                tuple(press if q is p else q for q in arbiter.candidates), arbiter.rearmed)
+    return Arbiter(arbiter.candidates + (press,), arbiter.rearmed)
 
 
 def order(presses: Sequence[Press], tie_rule: str, seed: int, salt: str,
@@ -115,7 +131,18 @@ def order(presses: Sequence[Press], tie_rule: str, seed: int, salt: str,
     question's number), so a replay of the journal repeats it.
     """
     rank = {b: i for i, b in enumerate(button_order)}
-    tie = max((p.tie for p in presses), default=0)
+    tie = unc = 0
+    for p in presses:
+        tie, unc = max(tie, p.tie), max(unc, p.unc)
+    if unc > 0 and len(presses) > 1:
+        # the presses whose intervals overlap the earliest's tie with it: one shared time
+        tied = uncertain(presses)
+        if tied:
+            first = min(p.at for p in tied)
+            head = order([_at(p, first) for p in tied], tie_rule, seed, salt, button_order)
+            real = {p.button: p for p in tied}
+            rest = [p for p in presses if p.button not in real]
+            return [real[p.button] for p in head] + order(rest, tie_rule, seed, salt, button_order)
     if tie > 0 and len(presses) > 1:
         # the presses within the resolution of the earliest tie with it: one shared time
         first = min(p.at for p in presses)
@@ -139,13 +166,31 @@ def order(presses: Sequence[Press], tie_rule: str, seed: int, salt: str,
 
 def _at(p: Press, at: int) -> Press:
     """``p`` stamped ``at`` without its resolution (to break a tie within it)."""
-    return Press(p.button, at, p.delivered, p.quiet, p.stream)
+    return Press(p.button, at, p.delivered, p.quiet, p.stream)   # without its uncertainty too
+
+
+def uncertain(presses: Sequence[Press]) -> list[Press]:
+    """The presses tied within their uncertainty (:attr:`Press.unc`): the earliest by stamp and
+    every press whose interval ``at ± unc`` overlaps its interval, earliest first; ``[]`` when
+    the earliest's overlaps none (or no press has an uncertainty)."""
+    if len(presses) < 2:
+        return []
+    first = min(presses, key=lambda p: p.at)
+    tied = [p for p in presses if p is first or abs(p.at - first.at) < p.unc + first.unc]
+    return sorted(tied, key=lambda p: p.at) if len(tied) > 1 else []
+
+
+def within_ns(tied: Sequence[Press]) -> int:
+    """The ±N of a tie within uncertainty: the widest uncertainty of the tied presses."""
+    return max((p.unc for p in tied), default=0)
 
 
 def is_tie(ordered: Sequence[Press]) -> bool:
     """True when the first two presses share the edge time (within the stamps' resolution,
-    :attr:`Press.tie`)."""
+    :attr:`Press.tie`), or their stamps' uncertainties overlap (:func:`uncertain`)."""
     if len(ordered) < 2:
         return False
     a, b = ordered[0], ordered[1]
-    return a.at == b.at or abs(a.at - b.at) < max(a.tie, b.tie)
+    if a.at == b.at or abs(a.at - b.at) < max(a.tie, b.tie):
+        return True
+    return (a.unc > 0 or b.unc > 0 or any(p.unc for p in ordered)) and bool(uncertain(ordered))

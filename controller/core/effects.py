@@ -16,10 +16,15 @@ class Sound:
     """Play one of the named sounds in ``sounds/`` (``press``, ``right``,
     ``wrong``, ``time_up``, ``warning``, ``false_start``, ``start``).  ``button``: the
     button that took the answer right, for ``press`` (the shell plays that team's own
-    press sound when it has one: ``[[teams]] sound``)."""
+    press sound when it has one: ``[[teams]] sound``).
+
+    ``pack:MEMBER``: a sound of a SIGame package (the archive member); the ones of one step
+    play one after another, each for ``seconds`` (the package's own time of it) or, when 0,
+    to its end.  ``pack:`` alone stops them."""
 
     name: str
     button: str | None = None
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

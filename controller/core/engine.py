@@ -3,7 +3,8 @@
     state = engine.new_game(config, seed)
     state, effects = engine.step(state, event)
     engine.wakeup(state)   # when the next Tick is due (engine ns) or None
-    engine.view(state, now)  # what the screen shows
+    engine.view(state, now)  # what the screen shows (a plain dict)
+    engine.present(state, now)  # the same as typed widgets (controller/core/screen.py)
 
 Nothing here does I/O, starts a thread or reads a clock: the time comes in with
 every event.  Replaying the same events from the same config and seed gives
@@ -36,6 +37,11 @@ def wakeup(state: Any) -> int | None:
 
 def view(state: Any, now: int | None = None) -> dict:
     return games.of_state(state).view(state, now)
+
+
+def present(state: Any, now: int | None = None) -> Any:
+    """What every screen draws now, as typed widgets (:class:`controller.core.screen.Screen`)."""
+    return games.of_state(state).present(state, now)
 
 
 def summary(state: Any) -> dict:

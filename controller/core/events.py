@@ -60,6 +60,11 @@ class Press:
       than this apart cannot be told apart by their stamps (a GPIO interrupt
       services a bank's pending pins in pin order, ``[gpio] tie_us``): they
       are a tie, broken by the published tie rule.  0: only equal stamps tie.
+    * ``unc`` (ns): the stamp's own uncertainty: the edge was somewhere in
+      ``at ± unc`` (a phone's press: the clock sync's bound and the touch-to-event
+      latency, :mod:`controller.core.clocksync`).  When the two earliest presses'
+      intervals overlap the race is a tie within that uncertainty, resolved by
+      ``[phones] uncertain_tie``.  0: a wired button, exact to its path.
     """
 
     button: str
@@ -68,6 +73,7 @@ class Press:
     quiet: int = 0
     stream: bool = False
     tie: int = 0
+    unc: int = 0
 
     @property
     def now(self) -> int:

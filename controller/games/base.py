@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 from controller.core.schema import Section
+from controller.core.screen import Screen
+from controller.games import present as _present
 from controller.games.actions import Action
 
 PROGRAM_DECLARATIONS: tuple[Action, ...] = (
@@ -105,6 +107,17 @@ class Game:
         """The game's result as ``buzzer simulate`` prints it."""
         raise NotImplementedError
 
+    def present(self, state: Any, now: int | None = None) -> Screen:
+        """What every screen draws, as typed widgets (:mod:`controller.core.screen`): the
+        screen of :meth:`view` (:meth:`screen`)."""
+        return self.screen(self.view(state, now))
+
+    def screen(self, view: Mapping[str, Any]) -> Screen:
+        """The typed screen of one of this game's views.  The default reads the view of a
+        game of teams and buttons (:func:`controller.games.present.screen_of`); a game whose
+        screen is of another shape overrides it."""
+        return _present.screen_of(view, self.title_key if view.get("mode") == self.name else None)
+
     def actions_now(self, state: Any) -> tuple[str, ...]:
         """The host actions the game takes now (a programme: its current round's game):
         those of :meth:`declared` that apply."""
@@ -125,8 +138,12 @@ class Game:
         """When the host key for ``action`` ends a stage of the game early (a game of a
         programme, a fight with no winner): the notice that asks for a second press, as
         (catalog key, its params); the key then acts only when pressed again within a few
-        seconds, as the quit key (a host page asks for its second tap itself).  None: at once."""
-        return None
+        seconds, as the quit key (a host page asks for its second tap itself).  None: at once.
+        By default: the notice its declaration asks with (``Action.ask``), while the game is on."""
+        declared = self.declared(state).get(action)
+        if declared is None or declared.ask is None or self.finished(state):
+            return None
+        return declared.ask, {}
 
     def finished(self, state: Any) -> bool:
         """True once the game is over."""

@@ -233,6 +233,8 @@ def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.fight}/{q.seq}/{q.wave}", s.button_order)
+    if b.rearms(ordered, s.rules.arbiter):   # a tie within the stamps' uncertainty: press again
+        return replace(s, question=b.rearm(q, ordered, t, {tm.button: tm.name for tm in s.teams}, fx))
     fx += b.tie_notice(ordered, s.rules.arbiter, {tm.button: tm.name for tm in s.teams})
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
@@ -644,7 +646,7 @@ class BrainRing(Game):
         if action == "next_fight" and state.stage == "play" and (q is None or not q.open) and any(
                 x.fight == state.fight for x in state.history + ((q,) if q is not None else ())):
             return "confirm_fight_end", {"fight": state.fight}
-        return None
+        return super().confirm(state, action)
 
     def key_layers(self, cfg: dict, program_keys) -> list:
         """The next-round key (R) starts the next fight: Брейн-ринг has fights, not rounds."""

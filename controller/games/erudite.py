@@ -398,6 +398,8 @@ def _decide(s: State, t: int, fx: list) -> State:
             return s
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.seq}/{q.wave}", s.button_order)
+    if b.rearms(ordered, s.rules.arbiter):   # a tie within the stamps' uncertainty: press again
+        return replace(s, question=b.rearm(q, ordered, t, {tm.button: tm.name for tm in s.teams}, fx))
     fx += b.tie_notice(ordered, s.rules.arbiter, {tm.button: tm.name for tm in s.teams})
     winner = ordered[0]
     team = s.team_of(winner.button)

@@ -16,7 +16,8 @@ number from ``[own_game]``):
 * the earliest eligible edge wins after the settle window (:mod:`controller.core.arbiter`);
   an optional answer countdown (``answer_time_s``) runs while the player answers
   (its end only signals: the host still rules);
-* right: +nominal, the question ends; wrong: −nominal, that player is locked for
+* right: +nominal, the question ends; wrong: −nominal (nothing without
+  ``wrong_penalty``), that player is locked for
   the question and a new wave is armed at the ruling with a fresh press window;
   presses during someone's answer are early presses of the next wave;
 * the press window running out closes the question with no score (``time_up``).
@@ -67,6 +68,10 @@ SECTION = Section("own_game", "Своя игра: individual players, one button
     # SIGame's rules of a package's question types (its game settings' names and defaults)
     Key("no_risk_factor", "int", 2, "«Без риска» (noRisk): the chooser answers for this many times the "
         "price (SIGame: QuestionForYourselfFactor, 2).", minimum=1, maximum=10, source="SIGame"),
+    Key("wrong_penalty", "bool", True, "A question the buttons race for (every question of a plain "
+        "Своя игра; a package's ordinary ones): a wrong answer costs the price; false: it costs nothing "
+        "and the others may still press (SIGame: QuestionWithButtonPenalty, subtract). «Кот в мешке» "
+        "and the auction always cost it; «без риска» and for all have their own keys.", source="SIGame"),
     Key("no_risk_penalty", "bool", False, "«Без риска»: a wrong answer costs the price (SIGame: "
         "QuestionForYourselfPenalty, none).", source="SIGame"),
     Key("for_all_penalty", "bool", True, "A question for all (forAll): a wrong answer costs the price "
@@ -104,6 +109,7 @@ class Rules:
     no_risk_factor: int = 2
     no_risk_penalty: bool = False
     for_all_penalty: bool = True
+    wrong_penalty: bool = True
     everyone_hidden: bool = True
     solo_time: int = 0
     hidden_time: int = 0
@@ -175,6 +181,7 @@ def initial(config: dict, seed: int) -> State:
                   early_sound=o["early_sound"], window=seconds_to_ns(o["press_window_s"]),
                   answer_time=seconds_to_ns(o["answer_time_s"]), no_risk_factor=o["no_risk_factor"],
                   no_risk_penalty=o["no_risk_penalty"], for_all_penalty=o["for_all_penalty"],
+                  wrong_penalty=o["wrong_penalty"],
                   everyone_hidden=o["everyone_plays_hidden_stakes"],
                   solo_time=seconds_to_ns(o["solo_answer_time_s"]),
                   hidden_time=seconds_to_ns(o["hidden_answer_time_s"]))
@@ -240,6 +247,8 @@ def _decide(s: State, t: int, fx: list) -> State:
     q = s.question
     ordered, presses = b.decide(q.arbiter, q.presses, q.wave, s.rules.arbiter,
                                 f"{q.seq}/{q.wave}", s.button_order)
+    if b.rearms(ordered, s.rules.arbiter):   # a tie within the stamps' uncertainty: press again
+        return replace(s, question=b.rearm(q, ordered, t, {tm.button: tm.name for tm in s.teams}, fx))
     fx += b.tie_notice(ordered, s.rules.arbiter, {tm.button: tm.name for tm in s.teams})
     winner = ordered[0]
     team = b.index_of(s.teams, winner.button)
@@ -353,13 +362,22 @@ def _h_reading_done(s: State, h: Host, fx: list) -> State:
     return replace(s, question=q)
 
 
+def _wrong_delta(s: State, q: Question) -> int:
+    """What a wrong answer costs: the nominal; nothing in a question the buttons race for without
+    ``wrong_penalty`` (SIGame's QuestionWithButtonPenalty); a package's question only one player
+    answers by its type's rule (``no_risk_penalty``; a cat's, an auction's: the price)."""
+    if s.pack is not None and pk.single_player(s):
+        return pk.wrong_delta(s, -q.nominal)
+    return -q.nominal if s.rules.wrong_penalty else 0
+
+
 def _ruling(s: State, h: Host, fx: list, result: str) -> State:
     q = b.holder_question(s, h, fx)
     if q is None:
         return s
     before = s
     team = q.holder
-    delta = q.nominal if result == "right" else pk.wrong_delta(s, -q.nominal)
+    delta = q.nominal if result == "right" else _wrong_delta(s, q)
     q = replace(q, answers=q.answers + (Answer(team, result, delta, h.at, q.wave),),
                 answered=q.answered | {team}, holder=None, answer_cd=None)
     s = replace(s, scores=b.set_at(s.scores, team, s.scores[team] + delta),
@@ -510,6 +528,7 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     # a SIGame package (controller/games/own_game_pack.py; docs/packages.md)
     "pick": pk.pick,
     "player": pk.choose_player,
+    "next_player": pk.choose_next,
     "stake": pk.set_stake,
     "pass": pk.pass_bid,
     "pack_round": pk.next_round,
@@ -537,6 +556,8 @@ ACTIONS = declare(HOST_ACTIONS, {
                          Param("cell", "number", required=True, form=True, minimum=1), Param("price", "real")),
                  applies=_with_pack),
     "player": Spec(params=(b.PICK_TEAM, b.BUTTON), applies=_with_pack),
+    # of players with equal points, who removes a final theme / bids next (SIGame asks the showman)
+    "next_player": Spec(params=(b.PICK_TEAM, b.BUTTON), applies=_with_pack),
     "stake": Spec(params=(Param("points", "number", required=True, form=True),
                           Param("team", "member", form=True), b.BUTTON), applies=_with_pack),
     "pass": Spec(applies=_with_pack),
@@ -639,7 +660,7 @@ class OwnGame(Game):
     host_actions = HOST_ACTIONS
     actions = ACTIONS
     notices = {**b.NOTICES, **{f"pack.entry.{k}": "pack_entry" for k in ("player", "price", "bid", "stake", "cell",
-                                                                          "theme")}}
+                                                                          "theme", "next")}}
     in_programme = True
     plays_packages = True   # a SIGame package (controller/content/packs.py, own_game_pack.py)
     digit_action = "pack_digits"   # the number keys (a package's layer): a cell, a player, a price, a bid, a stake

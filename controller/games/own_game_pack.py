@@ -15,6 +15,9 @@ Host actions (docs/packages.md, docs/scripted-sessions.md):
   an auction's bids; in the final the theme removed, then each player's stake in turn.  A number is complete as
   soon as no longer number could start so (``3`` of 5 themes); Enter completes it too;
 * ``player`` {team}: who gets «кот в мешке» / who plays the auction;
+* ``next_player`` {team}: where SIGame asks the showman because points are equal, who goes
+  next: who of the final's players with equal points removes a theme, who of the auction's
+  bidders with equal points bids next (the number keys type the player's number then);
 * ``stake`` {points} (an auction's bid, the price a cat's player picks) or {team, points} (a
   hidden stake); ``pass``: the auction's bidder passes (Enter with nothing typed does too);
 * ``pack_round``: the package's next round (the next-round key, R).
@@ -31,20 +34,22 @@ the first player with the fewest points, as SIGame picks):
   or picked by the receiving player from a range with its step; ``0``-``0``: the round's
   minimum or maximum); ``secretPublicPrice`` shows the price before the cat is given,
   ``secretNoQuestion`` simply awards it; only that player answers, ± the price;
-* ``stake`` (auction): the chooser bids first, then the others in seat order who have more
-  points than the price; each bids more (in SIGame's step), goes all in, or passes; the highest
-  bidder answers, ± the stake; the question shows only once the stake is settled;
+* ``stake`` (auction): the chooser bids first, then the others who have more points than the
+  price, the fewest points first (equal points: the host names who); each bids more (in
+  SIGame's step), goes all in, or passes; the highest bidder answers, ± the stake; the
+  question shows only once the stake is settled;
 * ``forAll``: every player answers; the host rules each, ± the price (``for_all_penalty``);
 * ``stakeAll`` and the final round: hidden stakes from every player with points (everyone, with
   ``everyone_plays_hidden_stakes``; a player with 1 point or less stakes 1), entered by the host
   one by one, then every answer ruled one by one, ± the stake.  In the final round the players
-  first remove themes in turns (the host types the theme each one names) until one is left, and
+  first remove themes in turns (the host types the theme each one names; of players with equal
+  points the host names who removes first) until one is left, and
   the last ruling shows its answer, then ends the game (the standings).
 
 Content (docs/packages.md, «Content: SIGame feature | what we do»): a question's pictures show
-in turn (``pack_image_s`` each), its first sound plays, and nothing of it shows before the
+in turn (``pack_image_s`` each), its sounds one after another, and nothing of it shows before the
 player, the price or the stake is settled (a «кот в мешке», an auction, hidden stakes;
-``secretNoQuestion`` has none); once it is ruled (or nobody can answer) its sound stops and its
+``secretNoQuestion`` has none); once it is ruled (or nobody can answer) its sounds stop and its
 right answer and answer content show until the ``pack_answer`` deadline
 (``pack_answer_show_s``), then the board (after the final's last answer: the end screen).
 
@@ -99,6 +104,9 @@ class Pack:
     options: tuple | None = None      # secret: (low, high, step) the player picks the price from
     bidders: tuple = ()               # auction: players in bidding order (still in)
     turn: int = 0                     # auction: index into bidders of who bids now
+    settled: frozenset = frozenset()  # auction: players whose place in the bidding order is fixed
+    choosing: tuple = ()              # auction: players with equal points, one of whom bids next (the host names him)
+    removers: tuple = ()              # final: (slot, player) the host named where points were equal
     all_in: bool = False              # auction: the highest bid is all the bidder's points
     removed: frozenset = frozenset()  # final round: themes removed (0-based)
     think: object = None              # forAll / stakeAll / final: the answer countdown (Countdown)
@@ -235,18 +243,19 @@ STOP_SOUND = Sound("pack:")
 
 
 def _media_sounds(s, q: dict, fx: list, at: int, key: str = "media"):
-    """The question's content (``key``: or the answer's) starts showing at ``at``: its sound
-    plays (the first; SIGame plays one at a time), its pictures follow one another from now."""
+    """The question's content (``key``: or the answer's) starts showing at ``at``: its sounds
+    play one after another (SIGame plays a question's items in turn: each sound when the one
+    before has ended, or after the package's own time of it; the shell times them, it alone
+    knows when a sound ends), its pictures follow one another from now."""
     for m in q.get(key) or ():
         if m.get("member") and m["kind"] == "audio":
-            fx.append(Sound("pack:" + m["member"]))
-            break
+            fx.append(Sound("pack:" + m["member"], seconds=float(m.get("seconds") or 0.0)))
     return _set(s, shown_at=at) if key == "media" else s
 
 
 def closed(s, at: int, fx: list):
-    """The package's question has been answered, or nobody can answer any more: its sound
-    stops, and its right answer and answer content show until the ``pack_answer`` deadline."""
+    """The package's question has been answered, or nobody can answer any more: its sounds
+    stop, and its right answer and answer content show until the ``pack_answer`` deadline."""
     p = s.pack
     if p is None or p.cell is None or p.answer_until is not None:
         return s
@@ -258,7 +267,7 @@ def closed(s, at: int, fx: list):
 
 
 def withdrawn(s, fx: list):
-    """The question was withdrawn: its sound stops (nothing of its answer is shown)."""
+    """The question was withdrawn: its sounds stop (nothing of its answer is shown)."""
     if s.pack is not None and s.pack.cell is not None:
         fx.append(STOP_SOUND)
         s = _set(s, answer_until=None)
@@ -266,7 +275,7 @@ def withdrawn(s, fx: list):
 
 
 def answer_over(s, t: int, fx: list):
-    """The answer has been shown its time: the board comes back (its sound stops); after the
+    """The answer has been shown its time: the board comes back (its sounds stop); after the
     final's last answer, the end screen."""
     fx.append(STOP_SOUND)
     s = _set(s, answer_until=None)
@@ -287,18 +296,97 @@ def _in_game(s) -> list[int]:
     return on
 
 
+def _removal_slots(s) -> list[tuple[int, ...]]:
+    """SIGame's order of the final's removers: one slot per player in the final, taken in turn
+    (round and round); the player with the most points in the slot of the last removal, the
+    next fewer in the slot before, and so on backwards.  Players with equal points share their
+    slots: each such slot holds all of them (the host names who, when it comes)."""
+    players = _in_game(s)
+    n = len(players)
+    themes = len(s.pack.round_data()["themes"])
+    slots: list[tuple[int, ...]] = [()] * n
+    k = ((themes - 1) % n or n) - 1
+    for score in sorted({s.scores[i] for i in players}, reverse=True):
+        level = tuple(i for i in players if s.scores[i] == score)
+        for _ in level:
+            slots[k] = level
+            k = (k - 1) % n
+    return slots
+
+
+def _next_remover(s) -> int | tuple | None:
+    """Who removes the next final theme: a player, or the players with equal points the host
+    names one of (a tuple); None: nobody removes (one theme left, nobody in the final)."""
+    players = _in_game(s)
+    if not players or len(_themes_left(s)) <= 1:
+        return None
+    slots = _removal_slots(s)
+    slot = len(s.pack.removed) % len(slots)
+    level = slots[slot]
+    if len(level) == 1:
+        return level[0]
+    named = {k: v for k, v in s.pack.removers if k < len(slots) and slots[k] == level and v in level}
+    if slot in named:
+        return named[slot]
+    left = tuple(i for i in level if i not in named.values())
+    return left[0] if len(left) == 1 else left
+
+
 def remover(s) -> int | None:
     """Whose turn it is to remove a final theme (SIGame's order: by points, so that the one with
-    the most removes the last; equal points: in seat order)."""
+    the most removes the last); None also while the host is to name one of equal points."""
+    who = _next_remover(s)
+    return who if isinstance(who, int) else None
+
+
+def choice(s) -> tuple:
+    """The players with equal points of whom the host names who goes next (SIGame asks the
+    showman): who removes the next final theme, who bids next in an auction; (): none to name."""
     p = s.pack
-    players = _in_game(s)
-    left = len(_themes_left(s))
-    if not players or left <= 1:
-        return None
-    ranked = sorted(players, key=lambda i: (-s.scores[i], i))
-    total = len(p.round_data()["themes"]) - 1      # removals in all
-    done = len(p.removed)
-    return ranked[(total - 1 - done) % len(ranked)]
+    if p is None:
+        return ()
+    if p.phase == "bids":
+        return p.choosing
+    if p.phase == "board" and p.cell is None and p.round_data().get("final") \
+            and not (s.question is not None and s.question.open):
+        who = _next_remover(s)
+        return who if isinstance(who, tuple) else ()
+    return ()
+
+
+def _names(s, players) -> str:
+    return ", ".join(s.teams[i].name for i in players)
+
+
+def choose_next(s, h: Host, fx: list):
+    """``next_player`` {team}: the host names who of the players with equal points goes next."""
+    if not _require(s, h, fx):
+        return s
+    options = choice(s)
+    if not options:
+        b.refuse(fx, h.at, "pack.no_choice_now")
+        return _set(s, entry="")
+    team = b.team_ref(s.teams, h.params)
+    if team not in options:
+        b.refuse(fx, h.at, "pack.not_a_choice", team=s.teams[team].name, teams=_names(s, options))
+        return _set(s, entry="")
+    p = s.pack
+    if p.phase == "bids":
+        order = [i for i in p.bidders if i != team]
+        order.insert(p.turn, team)
+        b.log(fx, h.at, "next_bidder", team=s.teams[team].name)
+        return _set(s, bidders=tuple(order), settled=p.settled | {team}, choosing=(), entry="")
+    b.log(fx, h.at, "remover", team=s.teams[team].name)
+    slot = len(p.removed) % len(_removal_slots(s))
+    return _set(s, removers=p.removers + ((slot, team),), entry="")
+
+
+def _must_name(s, h: Host, fx: list) -> bool:
+    """The host is still to name who goes next (equal points): told so; True."""
+    options = choice(s)
+    if options:
+        b.refuse(fx, h.at, "pack.name_next", teams=_names(s, options))
+    return bool(options)
 
 
 # ---------------------------------------------------------------------------
@@ -368,7 +456,8 @@ def pick(s, h: Host, fx: list):
     play = PLAYED_AS.get(q.get("type"), "simple")
     s = replace(s, undo=())    # a new cell: the host's undo never reaches back into the question before
     s = _set(s, played=p.played | {key}, cell=key, entry="", theme=None, player=None, stake=None,
-             price=None, options=None, bidders=(), turn=0, all_in=False, play=play, think=None,
+             price=None, options=None, bidders=(), turn=0, settled=frozenset(), choosing=(), all_in=False,
+             play=play, think=None,
              shown_at=None, answer_at=None, answer_until=None, withdrawn=False)
     if play == "simple" and q.get("type") not in ("simple", None, ""):
         fx.append(Notice("pack.played_as_simple", {"type": q.get("raw_type") or q.get("type")}))
@@ -447,16 +536,31 @@ def _secret_priced(s, h: Host, fx: list, price: int):
 # -- the auction --------------------------------------------------------------
 
 def _auction_start(s, h: Host, fx: list):
-    """The chooser first, then in seat order everyone with more points than the price."""
+    """The chooser first, then everyone with more points than the price, the fewest points
+    first (SIGame; players with equal points: the host names who bids first of them)."""
     price = s.pack.question_data()["price"]
     c = chooser(s)
-    n = len(s.teams)
-    order = (c,) + tuple(i for i in ((c + k) % n for k in range(1, n)) if s.scores[i] > price)
-    s = _set(s, bidders=order, turn=0, stake=None, player=None, all_in=False, phase="bids")
+    rest = sorted((i for i in range(len(s.teams)) if i != c and s.scores[i] > price), key=lambda i: (s.scores[i], i))
+    order = (c,) + tuple(rest)
+    s = _set(s, bidders=order, turn=0, settled=frozenset({c}), choosing=(), stake=None, player=None,
+             all_in=False, phase="bids")
     if len(order) == 1 or s.scores[c] <= price:
         # nobody else can outbid / the chooser has no more than the price: the chooser plays for it
         return _bid(s, h, fx, c, price, all_in=False)
     return s
+
+
+def _settle_turn(s):
+    """The bidder whose turn has come takes his place in the order for good; if others left
+    have as few points as he (SIGame: the fewest bid first), the host names who of them bids."""
+    p = s.pack
+    who = p.bidders[p.turn]
+    if who in p.settled:
+        return _set(s, choosing=())
+    level = tuple(i for i in p.bidders if i not in p.settled and s.scores[i] == s.scores[who])
+    if len(level) <= 1:
+        return _set(s, settled=p.settled | {who}, choosing=())
+    return _set(s, choosing=tuple(sorted(level)))
 
 
 def bid_limits(s) -> tuple[int, int]:
@@ -482,8 +586,8 @@ def _next_bidder(s, h: Host, fx: list):
     if len(p.bidders) == 1:
         who = p.bidders[0]
         b.log(fx, h.at, "stake", team=s.teams[who].name, points=p.stake)
-        return _open_question(_set(s, player=who), h, fx, p.stake, who)
-    return _set(s, turn=(p.turn + 1) % len(p.bidders), entry="")
+        return _open_question(_set(s, player=who, choosing=()), h, fx, p.stake, who)
+    return _settle_turn(_set(s, turn=(p.turn + 1) % len(p.bidders), entry=""))
 
 
 def pass_bid(s, h: Host, fx: list):
@@ -491,6 +595,8 @@ def pass_bid(s, h: Host, fx: list):
     if not _in_phase(s, h, fx, "bids", "pack.no_stake_now"):
         return s
     p = s.pack
+    if _must_name(s, h, fx):
+        return _set(s, entry="")
     if p.stake is None:
         b.refuse(fx, h.at, "pack.first_bid")
         return _set(s, entry="")
@@ -555,6 +661,8 @@ def _final_pick(s, h: Host, fx: list, theme: int):
     if theme in p.removed:
         b.refuse(fx, h.at, "pack.theme_removed", theme=theme + 1)
         return _set(s, entry="")
+    if _must_name(s, h, fx):
+        return _set(s, entry="")
     left = _themes_left(s)
     if len(left) > 1:
         who = remover(s)
@@ -587,6 +695,8 @@ def set_stake(s, h: Host, fx: list):
             return _set(s, entry="")
         return _secret_priced(s, h, fx, points)
     if p.phase == "bids":
+        if _must_name(s, h, fx):
+            return _set(s, entry="")
         who = p.bidders[p.turn]
         if ("team" in h.params or "button" in h.params) and b.team_ref(s.teams, h.params) != who:
             b.refuse(fx, h.at, "pack.not_your_turn", team=s.teams[who].name)
@@ -728,7 +838,7 @@ def next_round(s, h: Host, fx: list):
         b.refuse(fx, h.at, "pack.last_round")
         return s
     s = _set(s, round=p.round + 1, entry="", theme=None, cell=None, phase="board", removed=frozenset(),
-             price=None, player=None, stake=None, answer_until=None)
+             removers=(), price=None, player=None, stake=None, answer_until=None)
     s = replace(s, theme="")
     b.log(fx, h.at, "round", round=s.pack.round + 1, name=s.pack.round_data()["name"])
     return s
@@ -739,6 +849,12 @@ def digit(s, h: Host, fx: list, d: int):
     if not _require(s, h, fx):
         return s
     p = s.pack
+    if choice(s):                      # the host names who goes next: a player's number
+        entry = (p.entry + str(d)).lstrip("0")
+        s = _set(s, entry=entry)
+        if _complete(entry, len(s.teams)):
+            return _named_next(s, h, fx, entry)
+        return s
     if p.phase in ("bids", "final_stakes", "secret_price"):
         entry = (p.entry + str(d)).lstrip("0")[:STAKE_DIGITS_MAX]
         return _set(s, entry=entry)
@@ -773,10 +889,22 @@ def digit(s, h: Host, fx: list, d: int):
     return s
 
 
+def _named_next(s, h: Host, fx: list, entry: str):
+    if not 1 <= int(entry) <= len(s.teams):
+        b.refuse(fx, h.at, "pack.no_player", number=int(entry))
+        return _set(s, entry="")
+    return choose_next(_set(s, entry=""), replace(h, params={"team": int(entry)}), fx)
+
+
 def enter(s, h: Host, fx: list):
     """Enter (the host's "right" key) while a number is being typed: complete it (an auction's
     Enter with nothing typed: the first bid is the price, a later one passes)."""
     p = s.pack
+    if choice(s):
+        if p.entry:
+            return _named_next(s, h, fx, p.entry)
+        _must_name(s, h, fx)
+        return s
     if p.phase == "bids" and not p.entry:
         if p.stake is None:
             return set_stake(s, replace(h, params={"points": p.question_data()["price"]}), fx)
@@ -840,6 +968,9 @@ def entry_text(s) -> str:
 def entry_label(s) -> tuple[str, dict] | None:
     """What the host's digits are typing, as a notice (i18n key, params); None: nothing typed."""
     p = s.pack
+    options = choice(s)
+    if options:
+        return "pack.entry.next", {"entry": p.entry or "…", "teams": _names(s, options)}
     if p.phase == "player":
         return "pack.entry.player", {"entry": p.entry or "…"}
     if p.phase == "secret_price":
@@ -861,7 +992,7 @@ def typing(s) -> bool:
     p = s.pack
     if p is None:
         return False
-    return bool(p.entry) or p.theme is not None or p.phase in TYPING_PHASES
+    return bool(p.entry) or p.theme is not None or p.phase in TYPING_PHASES or bool(choice(s))
 
 
 # ---------------------------------------------------------------------------
@@ -1011,7 +1142,8 @@ def view(s, now: int | None = None) -> tuple[dict, dict]:
                     "player": s.teams[p.player].name if p.player is not None else None,
                     # a cat's price range the player picks from
                     "stake": p.stake, "price_options": list(p.options) if p.options else None,
-                    "bidder": s.teams[p.bidders[p.turn]].name if p.phase == "bids" and p.bidders else None,
+                    "bidder": s.teams[p.bidders[p.turn]].name if p.phase == "bids" and p.bidders
+                    and not p.choosing else None,
                     "all_in": p.all_in,
                     "answer": None}
         if revealed:
@@ -1029,7 +1161,7 @@ def view(s, now: int | None = None) -> tuple[dict, dict]:
         host["stakes"] = {s.teams[i].name: st for i, st in enumerate(p.stakes) if st}
         nxt = _next_final(s) if p.phase == "final_stakes" else _next_ruling(s) if p.phase == "final_rulings" else None
         host["next"] = s.teams[nxt].name if nxt is not None else None
-    if p.phase == "bids":
+    if p.phase == "bids" and not p.choosing:
         low, high = bid_limits(s)
         host["bid"] = {"low": low, "high": high, "step": stake_step(p)}
     left = sum(1 for ti, th in enumerate(rnd["themes"]) for ci, q2 in enumerate(th["questions"])
@@ -1040,6 +1172,8 @@ def view(s, now: int | None = None) -> tuple[dict, dict]:
              "question": question, "final_players": answers, "left": left, "phase": p.phase,
              "entry": p.entry, "picking_theme": host["picking_theme"],
              "remover": s.teams[rem].name if rem is not None else None,
+             # players with equal points of whom the host names who goes next (removes, bids)
+             "choosing": [s.teams[i].name for i in choice(s)],
              "numbers": view_numbers(s),
              "think": countdown_view(p.think, now) if p.think is not None else None}, host)
 
@@ -1055,7 +1189,7 @@ def summary(s) -> dict:
 
 def view_numbers(s) -> bool:
     """The host is typing a player's number: the cards show the players' numbers, not places."""
-    return s.pack.phase == "player"
+    return s.pack.phase == "player" or bool(choice(s))
 
 
 def header_theme(s) -> str:

@@ -297,6 +297,11 @@ class Programme(Game):
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)
     view = staticmethod(view)
+
+    def screen(self, view):
+        """The current round's game draws its own view (the series' parts are in it)."""
+        return games.screen_of(view)
+
     summary = staticmethod(summary)
 
     def actions_now(self, state: State) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ LATE = "late"                # after the countdown ran out
 PENDING = "pending"          # in the settle window, not decided yet
 FALSE_START = "false_start"  # Брейн-ринг: before the start signal; the team is out of the question
 OUT = "out"                  # Брейн-ринг: a team already out of the question pressed again
+REARMED = "rearmed"          # tied within the presses' uncertainty, [phones] uncertain_tie = "rearm": press again
 
 COUNTED = (ANSWER, LOCKOUT, PENDING)
 
@@ -57,6 +58,7 @@ class PressRecord:
     stream: bool = False
     tie: int = 0
     salt: str = ""       # the decided presses: the tie draw's salt (arbiter.order), for the race record
+    unc: int = 0         # the stamp's uncertainty (Press.unc: a phone's press), ns
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +185,7 @@ NOTICES: dict[str, str] = {
     "already_armed": "clock", "game_over": "stage",
     # what happened in this wave of presses
     "early_press": "wave", "late_press": "wave", "tie_drawn": "wave", "tie_by_order": "wave",
+    "race_tie_within_draw": "wave", "race_tie_within_order": "wave", "race_tie_rearm": "wave",
     "already_answered": "wave", "unknown_button": "wave",
     "button_stuck": "stuck",
 }
@@ -227,13 +230,15 @@ def race_kind(q: Any, p: Press, settle_ns: int, late_ns: int = 0) -> str | None:
         return LATE
     if has_pending(q.presses, p.button, q.wave):
         return None
+    if q.arbiter.rearmed is not None and p.at <= q.arbiter.rearmed:
+        return REARMED   # stamped inside the race that was re-armed: it belongs to that race
     return PENDING
 
 
 def record_press(q: Any, team: int, p: Press, kind: str) -> Any:
     """The question with the press recorded; a PENDING press joins the arbiter's window."""
     q = replace(q, presses=q.presses + (PressRecord(p.button, team, p.at, p.delivered, q.wave, kind,
-                                                    p.quiet, p.stream, p.tie),))
+                                                    p.quiet, p.stream, p.tie, "", p.unc),))
     return replace(q, arbiter=arb.offer(q.arbiter, p)) if kind == PENDING else q
 
 
@@ -247,6 +252,33 @@ def decide(arbiter: arb.Arbiter, presses: tuple[PressRecord, ...], wave: int, ru
     records = tuple(replace(r, kind=kinds[r.button], salt=salt) if r.kind == PENDING and r.wave == wave
                     and r.button in kinds else r for r in presses)
     return ordered, records
+
+
+def rearms(ordered: Sequence[Press], rules: arb.ArbiterRules) -> bool:
+    """Whether this decision names nobody: a tie within the presses' uncertainty under
+    ``[phones] uncertain_tie = "rearm"``."""
+    return rules.uncertain_tie == "rearm" and bool(arb.uncertain(ordered))
+
+
+def rearm(q: Any, ordered: Sequence[Press], t: int, names: Mapping[str, str], fx: list) -> Any:
+    """The question after a tie within uncertainty re-armed the race: the wave's waiting presses
+    are REARMED (shown as a tie), nobody holds the answer, the buttons may be pressed again (a
+    press stamped inside the old race still belongs to it: :func:`race_kind`)."""
+    tied = arb.uncertain(ordered)
+    gone = {p.button for p in ordered}
+    presses = tuple(replace(r, kind=REARMED) if r.kind == PENDING and r.wave == q.wave and r.button in gone else r
+                    for r in q.presses)
+    teams = ", ".join(names.get(p.button, p.button) for p in tied)
+    ms = within_ms(arb.within_ns(tied))
+    fx.append(Notice("race_tie_rearm", {"teams": teams, "ms": ms}))
+    log(fx, t, "tie_rearm", order=[p.button for p in ordered], within_ms=ms,
+        gaps_ms=[(p.at - tied[0].at) / NS_PER_MS for p in ordered])
+    return replace(q, presses=presses, arbiter=arb.Arbiter((), max(p.at for p in ordered)))
+
+
+def within_ms(ns: int) -> int:
+    """The ±N ms of a tie within uncertainty, as said: whole milliseconds, rounded up, ≥ 1."""
+    return max(1, -(-ns // NS_PER_MS))
 
 
 def late_notice(q: Any, p: Press, name: str, names: Mapping[str, str]) -> Notice:
@@ -264,6 +296,12 @@ def tie_notice(ordered: Sequence[Press], rules: arb.ArbiterRules, names: Mapping
     меньше N мкс»)."""
     if not arb.is_tie(ordered):
         return []
+    tied = arb.uncertain(ordered)
+    if tied:   # within the stamps' uncertainty (a phone's press): «ничья в пределах ±N мс»
+        return [Notice("race_tie_within_draw" if rules.tie_rule == "random" else "race_tie_within_order",
+                       {"teams": ", ".join(names.get(p.button, p.button) for p in tied),
+                        "ms": within_ms(arb.within_ns(tied)),
+                        "winner": names.get(ordered[0].button, ordered[0].button)})]
     first = min(p.at for p in ordered)
     near = max(1, max(p.tie for p in ordered))
     tied = [p for p in ordered if p.at - first < near]
@@ -278,8 +316,21 @@ def tie_notice(ordered: Sequence[Press], rules: arb.ArbiterRules, names: Mapping
 
 def decision_log(ordered: Sequence[Press]) -> dict:
     first = ordered[0]
-    return {"order": [p.button for p in ordered], "tie": arb.is_tie(ordered),
-            "gaps_ms": [(p.at - first.at) / NS_PER_MS for p in ordered]}
+    out = {"order": [p.button for p in ordered], "tie": arb.is_tie(ordered),
+           "gaps_ms": [(p.at - first.at) / NS_PER_MS for p in ordered]}
+    tied = arb.uncertain(ordered) if any(p.unc for p in ordered) else []
+    if tied:
+        out["within_ms"] = within_ms(arb.within_ns(tied))
+    return out
+
+
+def _uncertain_records(recs: Sequence[PressRecord]) -> list[PressRecord]:
+    """The records tied within their uncertainty: the earliest and those overlapping it."""
+    if len(recs) < 2 or not any(r.unc for r in recs):
+        return []
+    first = min(recs, key=lambda r: r.at)
+    tied = [r for r in recs if r is first or abs(r.at - first.at) < r.unc + first.unc]
+    return tied if len(tied) > 1 else []
 
 
 def press_rows(players: Sequence[Player], presses: Sequence[PressRecord]) -> list[dict]:
@@ -289,6 +340,16 @@ def press_rows(players: Sequence[Player], presses: Sequence[PressRecord]) -> lis
         # an exact tie lists the press the lot (or the team order) picked first
         recs = sorted((r for r in presses if r.wave == wave), key=lambda r: (r.at, r.kind != ANSWER, r.delivered))
         counted = [r for r in recs if r.kind in COUNTED]
+        # ties within the stamps' uncertainty (phones): the race decided (the lot's winner listed
+        # first), and a race that was re-armed
+        within = {}   # id(record) -> (the tie's earliest stamp, its widest uncertainty)
+        for g in (_uncertain_records(counted), _uncertain_records([r for r in recs if r.kind == REARMED])):
+            for r in g:
+                within[id(r)] = (min(x.at for x in g), max(x.unc for x in g))
+        if within:
+            start = within
+            recs = sorted(recs, key=lambda r: (start[id(r)][0] if id(r) in start else r.at, r.kind != ANSWER,
+                                               r.at, r.delivered))
         first = next((r for r in counted if r.kind == ANSWER), counted[0] if counted else None)
         ref = first.at if first is not None else recs[0].at
         tie = first is not None and first.kind == ANSWER and sum(r.at == first.at for r in counted) > 1
@@ -297,12 +358,18 @@ def press_rows(players: Sequence[Player], presses: Sequence[PressRecord]) -> lis
                    "gap_ms": round((r.at - ref) / NS_PER_MS, 6), "at": r.at / 1e9}
             if tie and r.kind in COUNTED and r.at == first.at:
                 row["tie"] = True    # the same edge time as the winner's: the lot (or team order) decided
+            if id(r) in within:
+                row["tie"] = True    # within the stamps' uncertainty: «ничья ±N мс»
+                row["tie_ms"] = within_ms(within[id(r)][1])
+            if r.unc:
+                row["unc_ms"] = round(r.unc / NS_PER_MS, 3)
             rows.append(row)
     return rows
 
 
 RACE_RULES = {ANSWER: "first", LOCKOUT: "lost", EARLY: "early", LATE: "late", LOCKED: "locked",
-              BLOCKED: "blocked", DISABLED: "disabled", PENDING: "pending", FALSE_START: "false_start", OUT: "out"}
+              BLOCKED: "blocked", DISABLED: "disabled", PENDING: "pending", FALSE_START: "false_start", OUT: "out",
+              REARMED: "rearmed"}
 """The rule that decided each press of a race (docs/exports.md, «The race record»); a winner
 whose edge tied with another's is ``tie_lot`` (the seeded draw) or ``tie_order`` (the team order)."""
 
@@ -319,6 +386,9 @@ def race_record(players: Sequence[Player], q: Any, rules: arb.ArbiterRules) -> d
     ref = winner.at if winner is not None else recs[0].at
     tied = [r for r in recs if r.kind in (ANSWER, LOCKOUT) and winner is not None
             and abs(r.at - winner.at) < max(1, r.tie, winner.tie)]
+    within = _uncertain_records([r for r in recs if r.kind in (ANSWER, LOCKOUT)])
+    if winner is not None and len(within) > 1:
+        tied = within
     presses = []
     for r in recs:
         rule = RACE_RULES.get(r.kind, r.kind)
@@ -327,13 +397,15 @@ def race_record(players: Sequence[Player], q: Any, rules: arb.ArbiterRules) -> d
         presses.append({"team": players[r.team].name, "button": r.button, "at_ns": r.at, "delivered_ns": r.delivered,
                         "gap_ms": round((r.at - ref) / NS_PER_MS, 6), "stream": r.stream,
                         "resolution_us": r.tie / 1000, "reorder_ms": r.quiet / NS_PER_MS,
-                        "kind": r.kind, "rule": rule})
+                        "kind": r.kind, "rule": rule, **({"uncertainty_ms": r.unc / NS_PER_MS} if r.unc else {})})
     out = {"question": q.number, "seq": q.seq, "wave": wave, "settle_ms": rules.settle_ns / NS_PER_MS,
            "late_ms": rules.late_ns / NS_PER_MS, "tie_rule": rules.tie_rule,
            "winner": players[winner.team].name if winner is not None else None, "presses": presses}
     if len(tied) > 1:
         out["tie"] = {"teams": [players[r.team].name for r in tied], "rule": rules.tie_rule, "seed": rules.seed,
                       "salt": winner.salt}
+        if within:
+            out["tie"]["within_ms"] = within_ms(max(r.unc for r in within))
     return out
 
 

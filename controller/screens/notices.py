@@ -76,7 +76,8 @@ def _entry(view: Mapping[str, Any]) -> Any:
 
 def _pack_entry(view: Mapping[str, Any]) -> tuple:
     pack = view.get("pack") or {}
-    return pack.get("phase"), pack.get("entry"), pack.get("picking_theme"), (pack.get("question") or {}).get("bidder")
+    return (pack.get("phase"), pack.get("entry"), pack.get("picking_theme"), (pack.get("question") or {}).get("bidder"),
+            tuple(pack.get("choosing") or ()))
 
 
 def _speech(view: Mapping[str, Any]) -> tuple:
@@ -127,4 +128,9 @@ def snapshot(scope: str, view: Mapping[str, Any]) -> Any:
 
 
 def lifetime_ns(key: str | None) -> int:
+    """How long notice ``key`` stays at most: :data:`LIFETIME_NS`; a game's own «press again»
+    (``Game.confirm``: a key ``<game>.confirm_…``) as long as the second press counts."""
+    game, dot, name = (key or "").rpartition(".")
+    if dot and name.startswith("confirm_"):
+        return CONFIRM_NS
     return LIFETIME_NS.get(key or "", NOTICE_NS)

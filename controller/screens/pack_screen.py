@@ -18,7 +18,7 @@ from controller.sdl import pygame
 from pygame import Rect
 
 from controller.i18n import t
-from controller.screens.common import pack_phase_lines
+from controller.screens.common import final_board_line, pack_phase_lines
 
 BOARD_BG = (18, 36, 110)
 CELL_BG = (30, 60, 170)
@@ -99,8 +99,7 @@ class PackScreen:
             pygame.draw.rect(surface, BOARD_BG if th.get("removed") else CELL_BG, r, border_radius=6)
             if not th.get("removed"):
                 sb._text(surface, f"{i + 1}. {th['name']}", r.inflate(-12, -4), int(row_h * 0.5), INK)
-        who = pack.get("remover")
-        line = t("pack.screen.remove", lang, team=who) if who else t("pack.screen.final_theme", lang)
+        line = final_board_line(pack, lang)
         sb._text(surface, line, Rect(area.x, area.bottom - foot_h, area.width, foot_h), int(foot_h * 0.7),
                  PRICE_INK, bold=True)
 

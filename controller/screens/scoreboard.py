@@ -1,12 +1,12 @@
 """The audience screen: the projector scoreboard.
 
-:class:`Scoreboard` draws one frame from a *view*, the plain dict a game
-mode's ``view(state, now)`` returns.  It reads that snapshot and decides
-nothing: who holds the answer, what the countdown says and who is locked out
-all come from the view.  The same code draws every mode; the layout is driven
-by generic keys (``teams``, ``countdown``, ``question``, ``standings``,
-``stage``, ``captain``) and a mode that brings its own keys (``seats`` and
-``timer`` of «Мафия») gets its own layout.
+:class:`Scoreboard` draws one frame of a game's view as its game presents it:
+the typed widgets of :mod:`controller.core.screen` (``games.screen_of(view)``).
+It decides nothing and names no game: who holds the answer, what the countdown
+says and who is locked out all come from the widgets; the layout is the
+screen's (``game``, ``table``, ``board``, or ``seats`` for numbered cards).  A
+package's board and question are drawn by :mod:`controller.screens.pack_screen`
+from the view's ``pack`` still, and the redraw key is made from the view.
 
 Readable from the back of a hall: the largest thing on the screen is who
 holds the answer (a panel in that team's colour with its name), then the
@@ -30,13 +30,15 @@ from controller.sdl import pygame
 
 from controller.screens.pack_screen import PackScreen
 
+from controller import games
+from controller.core.screen import Cards, Cell, Clock, Header, MainPanel, PressOrder, Screen, Standings
 from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
-    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, closed_outcome,
+    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, button_words, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
-    question_head, series_total, show_table, standings_title,
+    place_text, question_head, say, says, series_total, show_table, standings_title,
     structure, team_marks, theme, timer_of)
 
 Rect = pygame.Rect
@@ -106,6 +108,15 @@ def ink_on(colour: Colour) -> Colour:
 
 
 PHASE_COLOURS = {"normal": WHITE, "warn": AMBER, "last": RED, "paused": PAUSED_BAR, "over": RED}
+
+TONE_COLOURS: dict[str, Colour] = {"bad": RED, "warn": AMBER, "alert": ORANGE, "muted": MUTED, "info": STEEL,
+                                   "good": GREEN}
+"""A tag's tone (controller/core/screen.py) -> its colour."""
+
+
+def card_colour(colour: Any, index: int | None) -> Colour:
+    """A card's colour (a press's, a standings row's by its card): faint when it has no card."""
+    return FAINT if index is None else hex_colour(colour, index)
 
 
 # --- layout ------------------------------------------------------------------------
@@ -257,8 +268,8 @@ class Scoreboard:
                 v[name] = (repr(sorted(rest.items())), countdown_text(cd), countdown_phase(cd))
         still = (repr(v), repr(dict(flash)) if flash else None, repr(dict(status)) if status else None,
                  bool(help_overlay), self.lang, self.size)
-        cd = self._bar_source(view)
-        return still, (round(countdown_fraction(cd) * self.size[0]), countdown_phase(cd)) if cd else None
+        cd = self._screen(view).main.bar
+        return still, (round(cd.fraction * self.size[0]), cd.phase) if cd else None
 
     def needs_redraw(self, view: Mapping[str, Any], now_ns: int = 0, flash: Mapping | None = None,
                      status: Mapping | None = None, help_overlay: bool = False) -> bool:
@@ -273,22 +284,14 @@ class Scoreboard:
             lay = self._layouts[key] = layout(self.size, n, kind)
         return lay
 
-    def _layout_for(self, view: Mapping[str, Any]) -> dict:
-        if "seats" in view:
-            return self._layout("seats", len(view.get("seats") or ()))
-        n = len(view.get("teams") or view.get("players") or ())
-        return self._layout("table" if self._show_table(view) else "game", n)
+    def _layout_for(self, scr: Screen) -> dict:
+        kind = scr.layout
+        return self._layout(kind if kind in ("seats", "table") else "game", len(scr.cards.items))
 
-    def _bar_source(self, view: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        """The countdown the bar shows (None: no bar on this screen)."""
-        if "seats" in view:
-            tm = view.get("timer") or {}
-            return tm if tm.get("state") in ("running", "paused", "done") and tm.get("total_ms") else None
-        if self._show_table(view):
-            return None
-        if view.get("answer_countdown") and any(tm.get("holder") for tm in view.get("teams") or ()):
-            return view["answer_countdown"]
-        return timer_of(view) or view.get("captain") or None
+    @staticmethod
+    def _screen(view: Mapping[str, Any]) -> Screen:
+        """The typed screen (controller/core/screen.py) of ``view``, as its game presents it."""
+        return games.screen_of(dict(view))
 
     def draw(self, surface: pygame.Surface, view: Mapping[str, Any], now_ns: int = 0,
              flash: Mapping | None = None, status: Mapping | None = None, help_overlay: bool = False,
@@ -319,56 +322,57 @@ class Scoreboard:
                        or (status and (status.get("entry") or status.get("host_link"))))
         # Under an overlay the bar must stay below it: draw it into the layer.
         still = key if overlay else key[0]
-        lay = self._layout_for(view)
+        scr = self._screen(view)
+        lay = self._layout_for(scr)
         if self._layer is None or self._layer.get_size() != self.size:
             self._layer = pygame.Surface(self.size).convert() if pygame.display.get_surface() else \
                 pygame.Surface(self.size)
             self._layer_key = None
         if still != self._layer_key:
-            self._draw_layer(self._layer, lay, view, now_ns, flash, status, help_overlay, overlay)
+            self._draw_layer(self._layer, lay, view, scr, flash, status, help_overlay, overlay)
             self._layer_key = still
         surface.blit(self._layer, (0, 0))
         if not overlay and "bar" in lay:
-            self._draw_bar_fill(surface, lay["bar"], self._bar_source(view))
+            self._draw_bar_fill(surface, lay["bar"], scr.main.bar)
 
-    def _draw_layer(self, surface, lay: dict, view: Mapping[str, Any], now_ns: int, flash, status,
+    def _draw_layer(self, surface, lay: dict, view: Mapping[str, Any], scr: Screen, flash, status,
                     help_overlay: bool, overlay: bool) -> None:
         surface.fill(BG)
-        self._draw_header(surface, lay, view, notice=bool(status and status.get("notice")))
-        if "seats" in view:
-            self._draw_mafia(surface, lay, view)
+        self._draw_header(surface, lay, scr.header, notice=bool(status and status.get("notice")))
+        cards = scr.cards
+        if scr.layout == "seats":
+            self._draw_seats_main(surface, lay, scr.main)
+            for card, rect in zip(cards.items, lay["cards"]):
+                self._draw_seat(surface, rect, card)
+        elif scr.layout == "table" and scr.standings.players:
+            # teams left, players right [§4.3]
+            tbl: Rect = lay["table"]
+            split = tbl.width * 56 // 100
+            self._draw_standings(surface, Rect(tbl.x, tbl.y, split, tbl.height), scr.standings)
+            self._draw_player_points(surface, Rect(tbl.x + split + lay["pad"], tbl.y,
+                                                   tbl.width - split - lay["pad"], tbl.height), scr.standings, cards)
+        elif scr.layout == "table":
+            self._draw_standings(surface, lay["table"], scr.standings)
+        elif scr.layout == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
+            mid = lay["middle"]
+            self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), view["pack"])
+            self._draw_teams(surface, lay["cards"], cards)
         else:
-            teams = list(view.get("teams") or view.get("players") or ())
-            pack = self.pack.draws(view) if "table" not in lay else None
-            if "table" in lay and view.get("player_points"):
-                # teams left, players right [§4.3]
-                tbl: Rect = lay["table"]
-                split = tbl.width * 56 // 100
-                self._draw_standings(surface, Rect(tbl.x, tbl.y, split, tbl.height), view, teams)
-                self._draw_player_points(surface, Rect(tbl.x + split + lay["pad"], tbl.y,
-                                                       tbl.width - split - lay["pad"], tbl.height), view, teams)
-            elif "table" in lay:
-                self._draw_standings(surface, lay["table"], view, teams)
-            elif pack == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
-                mid = lay["middle"]
-                self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), view["pack"])
-                self._draw_teams(surface, lay["cards"], teams)
+            if scr.main.content is not None:   # a package's question (controller/screens/pack_screen.py)
+                self.pack.draw_question(self, surface, lay["main"], view["pack"])
             else:
-                if pack == "question":
-                    self.pack.draw_question(self, surface, lay["main"], view["pack"])
-                else:
-                    self._draw_main(surface, lay, view, teams)
-                if not press_order_shown(view):
-                    self._draw_info(surface, lay["info"].union(lay["presses"]), view)
-                else:
-                    self._draw_info(surface, lay["info"], view)
-                    self._draw_presses(surface, lay["presses"], view, teams)
-                self._draw_teams(surface, lay["cards"], teams)
+                self._draw_main(surface, lay, scr.main, cards, (status or {}).get("keys"))
+            if not scr.presses.shown:
+                self._draw_info(surface, lay["info"].union(lay["presses"]), scr.main.side)
+            else:
+                self._draw_info(surface, lay["info"], scr.main.side)
+                self._draw_presses(surface, lay["presses"], scr.presses)
+            self._draw_teams(surface, lay["cards"], cards)
         if "bar" in lay:
             self._draw_bar(surface, lay["bar"])
             if overlay:
-                self._draw_bar_fill(surface, lay["bar"], self._bar_source(view))
-        if view.get("paused"):
+                self._draw_bar_fill(surface, lay["bar"], scr.main.bar)
+        if scr.header.paused:
             self._draw_paused(surface, lay)
         if status:
             st = lay["hdr_status"]
@@ -379,7 +383,7 @@ class Scoreboard:
         if flash and flash.get("kind") not in SILENT_FLASHES:
             self._draw_flash(surface, flash, view)
         if help_overlay:
-            self._draw_help(surface, (status or {}).get("host_answer"))
+            self._draw_help(surface, (status or {}).get("host_answer"), view.get("mode"))
         if status and status.get("entry"):
             self._draw_entry(surface, status["entry"])
         if status and status.get("host_link"):
@@ -415,31 +419,26 @@ class Scoreboard:
         return w
 
     # -- header ------------------------------------------------------------------------------
-    def _structure(self, view: Mapping[str, Any]) -> str:
-        return structure(view, self.lang)
-
-    def _draw_header(self, surface, lay: dict, view: Mapping[str, Any], notice: bool = False) -> None:
+    def _draw_header(self, surface, lay: dict, h: Header, notice: bool = False) -> None:
         lang = self.lang
         left: Rect = lay["hdr_left"]
-        h = left.height
-        mode = view.get("mode")
-        title = mode_title(mode, lang) if mode else ""
-        structure = self._structure(view)
+        hh = left.height
+        title = say(h.title, lang)
+        structure = says(h.structure, lang)
         if title and title != structure:
-            size = min(self.text.fit(title, left.width, int(h * 0.30)),
-                       self.text.fit(structure, left.width, int(h * 0.36), True))
-            self._text(surface, title, Rect(left.x, left.y, left.width, h * 45 // 100), size, MUTED,
+            size = min(self.text.fit(title, left.width, int(hh * 0.30)),
+                       self.text.fit(structure, left.width, int(hh * 0.36), True))
+            self._text(surface, title, Rect(left.x, left.y, left.width, hh * 45 // 100), size, MUTED,
                        align="left", valign="top")
-            self._text(surface, structure, Rect(left.x, left.y + h * 45 // 100, left.width, h * 55 // 100),
+            self._text(surface, structure, Rect(left.x, left.y + hh * 45 // 100, left.width, hh * 55 // 100),
                        size, TEXT, bold=True, align="left")
         else:
-            self._text(surface, structure, left, int(h * 0.42), TEXT, bold=True, align="left")
-        theme_name = theme(view)
-        if theme_name:
+            self._text(surface, structure, left, int(hh * 0.42), TEXT, bold=True, align="left")
+        if h.theme:
             rect: Rect = lay["hdr_theme"]
             if notice and not lay["portrait"]:  # the notice line runs under the theme
                 rect = Rect(rect.x, rect.y, rect.width, rect.height * 2 // 3)
-            self._text(surface, f"«{theme_name}»" if lang == "ru" else f"“{theme_name}”", rect,
+            self._text(surface, f"«{h.theme}»" if lang == "ru" else f"“{h.theme}”", rect,
                        int(min(rect.height * 0.55, lay["header"].height * 0.5)), TEXT, bold=True)
 
     def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any], wide: Rect | None = None) -> None:
@@ -485,119 +484,112 @@ class Scoreboard:
                 pygame.draw.circle(surface, GREEN if ok else RED, (rect.right - dot // 2 - 1, r.centery), dot // 2)
 
     # -- main panel --------------------------------------------------------------------------
-    def _draw_main(self, surface, lay: dict, view: Mapping[str, Any], teams: list) -> None:
+    def _draw_main(self, surface, lay: dict, p: MainPanel, cards: Cards,
+                   keys: Mapping[str, str] | None = None) -> None:
         lang = self.lang
         rect: Rect = lay["main"]
-        panel = main_panel(view)
-        q = view.get("question")
-        if panel in ("captain", "title") and any(x.get("theme") for x in view.get("themes") or ()):
+        if p.themes:
             # the themes announced so far (a game from an event file): under the captain's timer
             th = rect.height * 46 // 100
-            self._draw_themes(surface, Rect(rect.x, rect.bottom - th, rect.width, th), view["themes"])
+            self._draw_themes(surface, Rect(rect.x, rect.bottom - th, rect.width, th), p.themes)
             rect = Rect(rect.x, rect.y, rect.width, rect.height - th - lay["pad"] // 2)
-        if panel == "holder":
-            holder = holder_index(view)
-            tm = teams[holder]
-            colour = hex_colour(tm.get("color"), holder)
+        if p.kind == "holder":
+            h = p.holder
+            colour = hex_colour(h.colour, h.index)
             self._panel(surface, rect, colour, 0.05)
             ink = ink_on(colour)
             label = t("answering", lang)
-            if tm.get("answer_order"):
-                label = t("answer_order", lang, n=tm["answer_order"])
+            if h.order:
+                label = t("answer_order", lang, n=h.order)
             self._text(surface, label, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
                                             rect.height * 20 // 100), int(rect.height * 0.15), ink)
-            self._text(surface, str(tm.get("name", "")),
+            self._text(surface, h.name,
                        Rect(rect.x + rect.width // 20, rect.y + rect.height * 26 // 100, rect.width * 9 // 10,
                             rect.height * 50 // 100), int(rect.height * 0.40), ink, bold=True)
-            if tm.get("button"):
-                self._text(surface, t("button_name", lang, button=tm["button"]),
+            if h.button:
+                # as the players press it: «Клавиша Q» on the keyboard (``keys``), else «Кнопка A»
+                self._text(surface, button_words(h.button, keys, lang),
                            Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
                            int(rect.height * 0.09), mix(ink, colour, 0.3))
-        elif panel == "countdown":
-            cd = timer_of(view)
+        elif p.kind == "timer":
             self._panel(surface, rect, PANEL, 0.05)
-            self._draw_big_countdown(surface, rect, cd, self._countdown_label(cd))
-        elif panel == "captain":
+            self._draw_big_countdown(surface, rect, p.timer, self._countdown_label(p.timer))
+        elif p.kind == "question":
             self._panel(surface, rect, PANEL, 0.05)
-            self._draw_big_countdown(surface, rect, view["captain"], t("captain_timer", lang))
-        elif panel == "question":
+            self._draw_question_card(surface, rect, p.question)
+        elif p.kind == "outcome":
             self._panel(surface, rect, PANEL, 0.05)
-            self._draw_question_card(surface, rect, q)
-        elif panel == "closed":
+            self._draw_closed(surface, rect, p.outcome)
+        elif p.kind == "result":
             self._panel(surface, rect, PANEL, 0.05)
-            self._draw_closed(surface, rect, view, teams)
-        elif panel == "fight_over":
-            self._panel(surface, rect, PANEL, 0.05)
-            self._draw_fight_over(surface, rect, view["fight_result"], teams)
+            self._draw_fight_over(surface, rect, p.result)
         else:
             self._panel(surface, rect, PANEL, 0.05)
-            title = mode_title(view.get("mode"), lang)
-            self._text(surface, title, Rect(rect.x, rect.y + rect.height // 4, rect.width, rect.height // 3),
-                       int(rect.height * 0.2), TEXT, bold=True)
-            self._text(surface, self._structure(view),
+            self._text(surface, say(p.title, lang), Rect(rect.x, rect.y + rect.height // 4, rect.width,
+                                                         rect.height // 3), int(rect.height * 0.2), TEXT, bold=True)
+            self._text(surface, says(p.subtitle, lang),
                        Rect(rect.x, rect.y + rect.height * 58 // 100, rect.width, rect.height // 6),
                        int(rect.height * 0.09), MUTED)
 
-    def _countdown_label(self, cd: Mapping[str, Any]) -> str:
-        return countdown_label(cd, self.lang)
+    def _countdown_label(self, cd: Clock) -> str:
+        return t(cd.label, self.lang) if cd.label else ""
 
-    def _draw_big_countdown(self, surface, rect: Rect, cd: Mapping[str, Any], label: str) -> None:
-        phase = countdown_phase(cd)
+    def _draw_big_countdown(self, surface, rect: Rect, cd: Clock, label: str) -> None:
+        phase = cd.phase
         colour = PHASE_COLOURS[phase]
         if label:
             self._text(surface, label, Rect(rect.x, rect.y + rect.height * 4 // 100, rect.width,
                                             rect.height * 14 // 100), int(rect.height * 0.09), MUTED)
-        if phase == "paused":
-            self._text(surface, t("paused", self.lang), Rect(rect.x, rect.bottom - rect.height * 16 // 100,
+        if cd.stopped:   # «Пауза»: the host's key; «Остановлено»: the game stopped it (a team answers)
+            self._text(surface, t(cd.stopped, self.lang), Rect(rect.x, rect.bottom - rect.height * 16 // 100,
                                                              rect.width, rect.height * 12 // 100),
                        int(rect.height * 0.08), MUTED)
-        text = countdown_text(cd)
+        text = cd.text
         self._text(surface, text, Rect(rect.x, rect.y + rect.height * 16 // 100, rect.width,
                                        rect.height * 70 // 100), int(rect.height * 0.66), colour, bold=True)
 
-    def _draw_question_card(self, surface, rect: Rect, q: Mapping[str, Any]) -> None:
-        head = question_head(q, self.lang)
+    def _draw_question_card(self, surface, rect: Rect, q) -> None:
+        head = say(q.head, self.lang)
         self._text(surface, head, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width,
                                        rect.height * 16 // 100), int(rect.height * 0.11), MUTED)
-        if q.get("nominal") is not None:
-            self._text(surface, str(q["nominal"]), Rect(rect.x, rect.y + rect.height * 22 // 100, rect.width,
-                                                        rect.height * 56 // 100), int(rect.height * 0.5),
+        if q.nominal is not None:
+            self._text(surface, str(q.nominal), Rect(rect.x, rect.y + rect.height * 22 // 100, rect.width,
+                                                     rect.height * 56 // 100), int(rect.height * 0.5),
                        TEXT, bold=True)
-        if q.get("theme"):
-            self._text(surface, str(q["theme"]), Rect(rect.x + rect.width // 20, rect.y + rect.height * 78 // 100,
-                                                      rect.width * 9 // 10, rect.height * 16 // 100),
+        if q.theme:
+            self._text(surface, str(q.theme), Rect(rect.x + rect.width // 20, rect.y + rect.height * 78 // 100,
+                                                   rect.width * 9 // 10, rect.height * 16 // 100),
                        int(rect.height * 0.1), MUTED)
 
-    def _draw_closed(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+    def _draw_closed(self, surface, rect: Rect, o) -> None:
         """A closed question: its outcome (who answered right, or nobody)."""
         lang = self.lang
-        outcome, right = closed_outcome(view)
-        if outcome == "withdrawn":
+        if o.kind == "withdrawn":
             self._text(surface, t("withdrawn", lang), rect, int(rect.height * 0.2), MUTED, bold=True)
             return
-        if right is not None:
-            idx = next((i for i, tm in enumerate(teams) if tm.get("name") == right.get("team")), 0)
-            colour = hex_colour(teams[idx].get("color") if teams else None, idx)
+        if o.kind == "right":
+            colour = hex_colour(o.colour, o.index)
             inner = rect.inflate(-rect.height // 10, -rect.height // 10)
             pygame.draw.rect(surface, colour, Rect(inner.x, inner.y, inner.width, inner.height // 14),
                              border_radius=inner.height // 40)
             self._text(surface, f"{t('mark_right', lang)} {t('right', lang)}",
                        Rect(rect.x, rect.y + rect.height * 12 // 100, rect.width, rect.height * 18 // 100),
                        int(rect.height * 0.13), GREEN, bold=True)
-            self._text(surface, str(right.get("team", "")),
+            self._text(surface, o.name,
                        Rect(rect.x + rect.width // 20, rect.y + rect.height * 32 // 100, rect.width * 9 // 10,
                             rect.height * 36 // 100), int(rect.height * 0.3), TEXT, bold=True)
-            self._text(surface, signed(right.get("delta", 0)),
+            self._text(surface, signed(o.delta),
                        Rect(rect.x, rect.y + rect.height * 70 // 100, rect.width, rect.height * 20 // 100),
                        int(rect.height * 0.15), GREEN, bold=True)
         else:
-            self._text(surface, t(outcome, lang), rect, int(rect.height * 0.22),
-                       AMBER if outcome == "time_up" else MUTED, bold=True)
+            self._text(surface, t(o.kind, lang), rect, int(rect.height * 0.22),
+                       AMBER if o.kind == "time_up" else MUTED, bold=True)
 
-    def _draw_fight_over(self, surface, rect: Rect, result: Mapping[str, Any], teams: list) -> None:
+    def _draw_fight_over(self, surface, rect: Rect, r) -> None:
         """A fight just over: «Окончен бой 1», the winner's name under a band of its colour, the points."""
         lang = self.lang
-        head, winner, points = fight_over_words(result, lang)
+        head, winner = say(r.head, lang), r.winner
+        points = " : ".join(fmt_score(x) for x in r.points)
         self._text(surface, head, Rect(rect.x, rect.y + rect.height * 6 // 100, rect.width, rect.height * 14 // 100),
                    int(rect.height * 0.11), MUTED)
         if winner is None:
@@ -605,8 +597,7 @@ class Scoreboard:
                                                              rect.height * 30 // 100), int(rect.height * 0.18),
                        AMBER, bold=True)
         else:
-            idx = next((i for i, tm in enumerate(teams) if tm.get("name") == winner), 0)
-            colour = hex_colour(teams[idx].get("color") if teams else None, idx)
+            colour = hex_colour(r.colour, r.index)
             inner = rect.inflate(-rect.height // 10, -rect.height // 10)
             pygame.draw.rect(surface, colour, Rect(inner.x, inner.y + inner.height * 20 // 100, inner.width,
                                                    inner.height // 14), border_radius=inner.height // 40)
@@ -626,92 +617,89 @@ class Scoreboard:
         pygame.draw.rect(surface, PANEL, rect, border_radius=rect.height // 2)
 
     @staticmethod
-    def _draw_bar_fill(surface, rect: Rect, cd: Mapping[str, Any] | None) -> None:
+    def _draw_bar_fill(surface, rect: Rect, cd: Clock | None) -> None:
         """The shrinking part of the bar, coloured by the countdown's phase."""
         if not cd:
             return
-        w = round(rect.width * countdown_fraction(cd))
+        w = round(rect.width * cd.fraction)
         if w > 0:
-            pygame.draw.rect(surface, PHASE_COLOURS[countdown_phase(cd)],
+            pygame.draw.rect(surface, PHASE_COLOURS[cd.phase],
                              Rect(rect.x, rect.y, max(w, rect.height), rect.height), border_radius=rect.height // 2)
 
     # -- side column -------------------------------------------------------------------------
-    def _draw_info(self, surface, rect: Rect, view: Mapping[str, Any]) -> None:
+    def _draw_info(self, surface, rect: Rect, slots: tuple[Cell, ...]) -> None:
         """Nominal and question number; the captain's timer; a paused countdown's number."""
         lang = self.lang
         self._panel(surface, rect, PANEL, 0.06)
-        slots = info_slots(view)
         if not slots:
             return
         inner = rect.inflate(-rect.width // 16, -rect.height // 8)
         w = inner.width // len(slots)
-        for i, (what, data) in enumerate(slots):
+        for i, c in enumerate(slots):
+            what = c.kind
             cell_h = min(inner.height, w * 45 // 100)
             cell = Rect(inner.x + i * w, inner.y + (inner.height - cell_h) // 2, w, cell_h)
             label_r = Rect(cell.x, cell.y, cell.width, cell.height * 24 // 100)
             value_r = Rect(cell.x, cell.y + cell.height * 24 // 100, cell.width, cell.height * 76 // 100)
             if what == "index":
                 self._text(surface, t("question", lang), label_r, int(cell.height * 0.16), MUTED)
-                self._text(surface, f"{data['index']}/{data['of']}", value_r, int(cell.height * 0.62), TEXT,
+                self._text(surface, f"{c.index}/{c.of}", value_r, int(cell.height * 0.62), TEXT,
                            bold=True)
             elif what == "label":
                 self._text(surface, t("question", lang), label_r, int(cell.height * 0.16), MUTED)
-                self._text(surface, str(data.get("label") or data.get("number")), value_r,
+                self._text(surface, str(c.label), value_r,
                            int(min(cell.height * 0.62, cell.width * 0.5)), TEXT, bold=True)
             elif what == "nominal":
                 label = t("nominal", lang)
-                if data.get("index") and data.get("of"):
-                    label = f"{label}{t('separator', lang)}{t('question', lang)} {data['index']}/{data['of']}"
+                if c.index and c.of:
+                    label = f"{label}{t('separator', lang)}{t('question', lang)} {c.index}/{c.of}"
                 self._text(surface, label, label_r, int(cell.height * 0.16), MUTED)
-                self._text(surface, str(data["nominal"]), value_r, int(cell.height * 0.62), TEXT, bold=True)
+                self._text(surface, str(c.nominal), value_r, int(cell.height * 0.62), TEXT, bold=True)
             else:
-                label = t("captain_timer", lang) if what == "captain" else self._countdown_label(data)
+                label = self._countdown_label(c.clock)
                 self._text(surface, label, label_r, int(cell.height * 0.16), MUTED)
-                self._text(surface, countdown_text(data), value_r, int(cell.height * 0.62),
-                           PHASE_COLOURS[countdown_phase(data)], bold=True)
+                self._text(surface, c.clock.text, value_r, int(cell.height * 0.62),
+                           PHASE_COLOURS[c.clock.phase], bold=True)
 
-    def _draw_presses(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+    def _draw_presses(self, surface, rect: Rect, po: PressOrder) -> None:
         """The order of presses of the current question, gaps to the first, current wave bright."""
         lang = self.lang
         self._panel(surface, rect, PANEL, 0.04)
-        q = view.get("question") or {}
-        rows = list(q.get("presses") or ())
+        rows = list(po.entries)
         pad = max(rect.width // 28, 4)
         title_h = max(rect.height // 8, 12)
         self._text(surface, t("press_order", lang), Rect(rect.x + pad, rect.y + pad // 2, rect.width - 2 * pad,
                                                          title_h), int(title_h * 0.62), MUTED, align="left")
         if not rows:
             return
-        wave = q.get("wave", max((r.get("wave", 0) for r in rows), default=0))
+        wave = po.wave
         body = Rect(rect.x + pad, rect.y + pad // 2 + title_h, rect.width - 2 * pad,
                     rect.height - title_h - pad)
         row_h = min(body.height // 5, max(body.height // max(len(rows), 1), 10))
         max_rows = max(body.height // row_h, 1)
         rows = rows[-max_rows:]
-        colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
-        numbers = press_numbers(q)
         y = body.y
         prev_wave = None
         for r in rows:
-            w = r.get("wave", 0)
+            w = r.wave
             current = w == wave
             if prev_wave is not None and w != prev_wave:
                 pygame.draw.line(surface, FAINT, (body.x, y + 1), (body.right, y + 1), max(row_h // 24, 1))
             prev_wave = w
-            kind = r.get("kind", "")
             fg = TEXT if current else FAINT
-            bold = current and kind == "answer"
+            bold = current and r.answer
             size = int(row_h * (0.58 if bold else 0.5))
-            num = numbers.get((w, r.get("button"), r.get("at")))
+            num = r.number
             self._text(surface, f"{num}." if num else "·", Rect(body.x, y, row_h, row_h), size, fg, bold,
                        align="left", fit=False)
             sw = row_h * 4 // 10
-            colour = colours.get(r.get("team"), FAINT)
+            colour = card_colour(r.colour, r.index)
             pygame.draw.rect(surface, colour if current else mix(colour, PANEL, 0.6),
                              Rect(body.x + row_h, y + (row_h - sw) // 2, sw, sw), border_radius=sw // 4)
             gap_w = body.width * 36 // 100
             name_x = body.x + row_h + sw + row_h // 4
-            tag = PRESS_TAGS.get(kind) or ((TIE_TAG_KEY, AMBER) if r.get("tie") else None)
+            tag = (r.tag.key, TONE_COLOURS[r.tag.tone]) if r.tag is not None else \
+                ((TIE_TAG_KEY, AMBER) if r.tie else None)
             name_w = body.right - gap_w - name_x
             if tag:
                 label = t(tag[0], lang)
@@ -720,25 +708,21 @@ class Scoreboard:
                          + th // 2, gap_w)
                 self._tag(surface, label, body.right - tw, y + row_h // 6, th,
                           tag[1] if current else mix(tag[1], PANEL, 0.5), gap_w)
-                self._text(surface, str(r.get("team", "")), Rect(name_x, y, name_w - 4, row_h), size, fg, bold,
-                           align="left")
+                self._text(surface, r.name, Rect(name_x, y, name_w - 4, row_h), size, fg, bold, align="left")
             else:
-                self._text(surface, str(r.get("team", "")), Rect(name_x, y, name_w - 4, row_h), size, fg, bold,
-                           align="left")
-                self._text(surface, fmt_gap(float(r.get("gap_ms", 0.0)), lang),
+                self._text(surface, r.name, Rect(name_x, y, name_w - 4, row_h), size, fg, bold, align="left")
+                self._text(surface, fmt_gap(r.gap_ms, lang),
                            Rect(body.right - gap_w, y, gap_w, row_h), size, fg if num != 1 else (
-                               GREEN if current and kind == "answer" else fg), bold, align="right")
+                               GREEN if current and r.answer else fg), bold, align="right")
             y += row_h
 
     # -- team cards ----------------------------------------------------------------------------
-    _team_marks = staticmethod(team_marks)
-
-    def _draw_teams(self, surface, cards: list[Rect], teams: list) -> None:
+    def _draw_teams(self, surface, rects: list[Rect], cards: Cards) -> None:
         lang = self.lang
-        for i, (tm, rect) in enumerate(zip(teams, cards)):
-            colour = hex_colour(tm.get("color"), i)
-            dim = bool(tm.get("locked") or tm.get("disabled"))
-            holder = bool(tm.get("holder"))
+        for tm, rect in zip(cards.items, rects):
+            colour = hex_colour(tm.colour, tm.index)
+            dim = tm.dim
+            holder = tm.holder
             bg = colour if holder else (mix(PANEL, BG, 0.3) if dim else PANEL)
             self._panel(surface, rect, bg, 0.07)
             ink = ink_on(colour) if holder else (FAINT if dim else TEXT)
@@ -751,7 +735,7 @@ class Scoreboard:
             inner = rect.inflate(-max(rect.width // 14, 4), -sh * 2)
             inner.y += sh // 2
             name_h = inner.height * 26 // 100
-            place = tm.get("place")
+            place = tm.place
             badge = 0
             if place:
                 badge = int(name_h * 0.95)
@@ -759,53 +743,57 @@ class Scoreboard:
                 pygame.draw.circle(surface, mix(bg, ink, 0.18), bc, badge // 2)
                 self._text(surface, str(place), Rect(bc[0] - badge // 2, bc[1] - badge // 2, badge, badge),
                            int(badge * 0.6), ink, bold=True)
-            name = str(tm.get("name", ""))
-            if tm.get("number"):   # the host is typing a player's number: each card shows its own
-                name = f"№{tm['number']} {name}"
+            name = tm.name
+            if tm.entry:   # the host is typing a player's number: each card shows its own
+                name = f"№{tm.entry} {name}"
             self._text(surface, name, Rect(inner.x, inner.y, inner.width - badge - 4, name_h),
                        int(name_h * 0.8), ink, bold=True, align="left")
-            score = tm.get("score")
+            score = tm.score
             score_r = Rect(inner.x, inner.y + name_h, inner.width, inner.height * 50 // 100)
             if score is not None:
                 self._text(surface, fmt_score(score), score_r, int(score_r.height * 0.95), ink, bold=True)
-            extra = tm.get("tiebreak_score")
+            extra = tm.extra
             tag_h = inner.height * 20 // 100
             tag_y = inner.bottom - tag_h
             x = inner.x
-            marks = self._team_marks(tm)
-            for m in marks:
-                key, c = TAGS[m]
+            for tag in tm.tags:
                 if x >= inner.right - tag_h:
                     break
-                x += self._tag(surface, t(key, lang), x, tag_y, tag_h, c, inner.right - x) + tag_h // 4
-            if series_total(tm, lang) and not tm.get("player") and x < inner.right - tag_h:
+                x += self._tag(surface, t(tag.key, lang), x, tag_y, tag_h, TONE_COLOURS[tag.tone],
+                               inner.right - x) + tag_h // 4
+            total = "" if tm.total is None else f"{t('series_total', lang)} {fmt_score(tm.total)}"
+            if total and not tm.player and x < inner.right - tag_h:
                 # a programme's running total, every game so far
-                self._text(surface, series_total(tm, lang), Rect(x, tag_y, inner.right - x, tag_h),
+                self._text(surface, total, Rect(x, tag_y, inner.right - x, tag_h),
                            int(tag_h * 0.85), ink, bold=True, align="right")
-            if tm.get("player") and x < inner.right - tag_h:
+            if tm.player and x < inner.right - tag_h:
                 # the player at the button this round (a game that knows its players)
-                self._text(surface, str(tm["player"]), Rect(x, tag_y, inner.right - x, tag_h), int(tag_h * 0.85),
+                self._text(surface, str(tm.player), Rect(x, tag_y, inner.right - x, tag_h), int(tag_h * 0.85),
                            ink, align="right")
-            if extra is not None and not marks:
+            if extra is not None and not tm.tags:
                 self._text(surface, f"{t('extra_fight', lang)}: {fmt_score(extra)}",
                            Rect(inner.x, tag_y, inner.width, tag_h), int(tag_h * 0.8), ink, align="left")
 
     # -- standings -----------------------------------------------------------------------------
-    def _draw_standings(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+    def _draw_standings(self, surface, rect: Rect, st: Standings) -> None:
         lang = self.lang
-        rows = list(view.get("standings") or ())
-        colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
+        rows = list(st.rows)
         title_h = rect.height // 9
-        finished = view.get("stage") == "finished"
-        title = standings_title(view, lang)
-        if not finished and view.get("round"):
-            title = f"{title}{t('separator', lang)}{self._structure(view)}"
-        if finished and not (view.get("series") or {}).get("finished"):
+        finished = st.finished
+        title = say(st.title, lang)
+        if st.structure:
+            title = f"{title}{t('separator', lang)}{says(st.structure, lang)}"
+        if finished and not st.title_final:
             # the final table, not one more between rounds (as the terminal and the pages say);
             # a programme's says «Итоги программы» already
             title = f"{title}{t('separator', lang)}{t('game_over', lang)}"
         self._text(surface, title, Rect(rect.x, rect.y, rect.width, title_h), int(title_h * 0.7), TEXT,
                    bold=True)
+        if st.note is not None:   # what the final table leaves open (ЧГК: shared prize places, a shoot-out due)
+            note_h = title_h * 3 // 4
+            self._text(surface, say(st.note, lang), Rect(rect.x, rect.y + title_h, rect.width, note_h),
+                       int(note_h * 0.7), AMBER, bold=True)
+            title_h += note_h
         body = Rect(rect.x, rect.y + title_h + rect.height // 40, rect.width, rect.height - title_h - rect.height // 40)
         cols = 1 if len(rows) <= 8 or self.size[0] < self.size[1] else 2
         per_col = math.ceil(len(rows) / cols) if rows else 1
@@ -813,8 +801,7 @@ class Scoreboard:
         col_w = (body.width - gap * (cols - 1)) // cols
         head_h = max(body.height // 16, 10)
         row_h = min((body.height - head_h) // max(per_col, 1), body.height // 5)
-        has_won = any("won_points" in r for r in rows)
-        has_tb = any("tiebreak_points" in r for r in rows)
+        has_won, has_tb = st.has_won, st.has_extra
         for c in range(cols):
             x0 = body.x + c * (col_w + gap)
             cols_x = self._standings_columns(x0, col_w, has_won, has_tb)
@@ -826,26 +813,24 @@ class Scoreboard:
             for j, row in enumerate(rows[c * per_col:(c + 1) * per_col]):
                 y = body.y + head_h + j * row_h
                 r = Rect(x0, y + row_h // 12, col_w, row_h - row_h // 6)
-                first = row.get("place") == 1
+                first = row.place == 1
                 self._panel(surface, r, PANEL_HI if first else PANEL, 0.12)
-                colour = colours.get(row.get("team"), FAINT)
+                colour = card_colour(row.colour, row.index)
                 pygame.draw.rect(surface, colour, Rect(r.x, r.y, max(r.height // 6, 4), r.height),
                                  border_top_left_radius=int(r.height * 0.12),
                                  border_bottom_left_radius=int(r.height * 0.12))
                 size = int(r.height * 0.56)
-                place = str(row.get("place", ""))
-                if first and finished:
-                    place = f"{t('mark_best', lang)} {place}"
-                cells = {"place": (place, AMBER if first else TEXT), "team": (str(row.get("team", "")), TEXT),
-                         "points": (fmt_score(row.get("points", "")), TEXT),
-                         "won": (fmt_score(row.get("won_points", "")), MUTED),
-                         "tb": (fmt_score(row["tiebreak_points"]) if "tiebreak_points" in row else "", MUTED)}
+                place = place_text(row, finished, lang)
+                cells = {"place": (place, AMBER if first else TEXT), "team": (row.name, TEXT),
+                         "points": (fmt_score(row.points), TEXT),
+                         "won": (fmt_score("" if row.won is None else row.won), MUTED),
+                         "tb": (fmt_score(row.extra) if row.extra is not None else "", MUTED)}
                 for key, (cx, cw, align) in cols_x.items():
                     text, fg = cells[key]
                     self._text(surface, text, Rect(cx, r.y, cw, r.height), size if key != "won" else size * 4 // 5,
                                fg, bold=key in ("place", "team", "points"), align=align)
 
-    def _draw_themes(self, surface, rect: Rect, themes: list) -> None:
+    def _draw_themes(self, surface, rect: Rect, themes: tuple) -> None:
         """The round themes announced so far, one line each, the coming round's bright."""
         lang = self.lang
         self._panel(surface, rect, PANEL_HI, 0.06)
@@ -857,45 +842,41 @@ class Scoreboard:
         row_h = body.height // max(len(themes), 1)
         for i, th in enumerate(themes):
             r = Rect(body.x, body.y + i * row_h, body.width, row_h)
-            text = th.get("theme") or "—"
-            fg = TEXT if th.get("current") else (MUTED if th.get("theme") else FAINT)
-            self._text(surface, f"{th.get('round', i + 1)}.", Rect(r.x, r.y, r.height, r.height), int(r.height * 0.6),
-                       fg, bold=bool(th.get("current")), align="left")
+            text = th.theme or "—"
+            fg = TEXT if th.current else (MUTED if th.theme else FAINT)
+            self._text(surface, f"{th.round}.", Rect(r.x, r.y, r.height, r.height), int(r.height * 0.6),
+                       fg, bold=th.current, align="left")
             self._text(surface, text, Rect(r.x + r.height, r.y, r.width - r.height, r.height), int(r.height * 0.6),
-                       fg, bold=bool(th.get("current")), align="left")
+                       fg, bold=th.current, align="left")
 
-    def _draw_player_points(self, surface, rect: Rect, view: Mapping[str, Any], teams: list) -> None:
+    def _draw_player_points(self, surface, rect: Rect, st: Standings, cards: Cards) -> None:
         """Each player's points [§4.3], best first, and the best players of the fight and of the game."""
         lang = self.lang
-        rows = list(view.get("player_points") or ())
-        best = view.get("best_players") or {}
-        colours = {tm.get("name"): hex_colour(tm.get("color"), i) for i, tm in enumerate(teams)}
+        rows = list(st.players)
+        colours = {c.name: hex_colour(c.colour, c.index) for c in cards.items}
         self._panel(surface, rect, PANEL, 0.04)
         pad = max(rect.width // 40, 4)
         inner = rect.inflate(-2 * pad, -2 * pad)
         line_h = max(inner.height // 16, 10)
         y = inner.y
-        for key, title in (("fight", t("screen.best_fight", lang, fight=best.get("fight_number", ""))),
-                           ("game", t("screen.best_game", lang))):
-            who = best.get(key) or []
-            if not who:
-                continue
+        for title_words, who in st.best:
+            title = say(title_words, lang)
             self._text(surface, title, Rect(inner.x, y, inner.width, line_h), int(line_h * 0.7), AMBER,
                        bold=True, align="left")
             y += line_h
-            names = ", ".join(f"{r['name']} ({r['team']}) {fmt_score(r['points'])}" for r in who)
+            names = ", ".join(f"{r.name} ({r.team}) {fmt_score(r.points)}" for r in who)
             self._text(surface, names, Rect(inner.x, y, inner.width, line_h), int(line_h * 0.7), TEXT, align="left")
             y += line_h + pad // 2
         room = max((inner.bottom - y) // line_h, 0)
         for r in rows[:room]:
             rr = Rect(inner.x, y, inner.width, line_h)
             sw = line_h * 4 // 10
-            pygame.draw.rect(surface, colours.get(r.get("team"), FAINT),
+            pygame.draw.rect(surface, colours.get(r.team, FAINT),
                              Rect(rr.x, rr.y + (line_h - sw) // 2, sw, sw), border_radius=sw // 4)
-            self._text(surface, f"{r.get('name', '')} · {r.get('team', '')}",
+            self._text(surface, f"{r.name} · {r.team}",
                        Rect(rr.x + sw * 2, rr.y, rr.width * 75 // 100 - sw * 2, line_h), int(line_h * 0.6), TEXT,
                        align="left")
-            self._text(surface, fmt_score(r.get("points", 0)), Rect(rr.x + rr.width * 75 // 100, rr.y,
+            self._text(surface, fmt_score(r.points), Rect(rr.x + rr.width * 75 // 100, rr.y,
                                                                   rr.width * 25 // 100, line_h),
                        int(line_h * 0.62), TEXT, bold=True, align="right")
             y += line_h
@@ -917,45 +898,38 @@ class Scoreboard:
             x += cw
         return out
 
-    # -- «Мафия» ---------------------------------------------------------------------------------
-    def _draw_mafia(self, surface, lay: dict, view: Mapping[str, Any]) -> None:
+    # -- seats (a table whose cards are numbered) ------------------------------------------------
+    def _draw_seats_main(self, surface, lay: dict, p: MainPanel) -> None:
+        """The big panel over the seats: a message (the winner), the speaker's timer (the seat's
+        number and name left, the number of seconds right) or the title."""
         lang = self.lang
         rect: Rect = lay["main"]
-        seats = list(view.get("seats") or ())
-        tm = view.get("timer") or {}
-        panel = mafia_main(view)
         self._panel(surface, rect, PANEL, 0.04)
-        if panel == "winner":
-            key = "town_wins" if view["winner"] == "town" else "mafia_wins"
-            self._text(surface, t(key, lang), rect.inflate(-rect.width // 10, 0), int(rect.height * 0.3),
-                       AMBER, bold=True)
-        elif panel == "speech":
-            seat = next((s for s in seats if s.get("seat") == tm.get("seat")), None)
+        if p.kind == "message":
+            self._text(surface, say(p.message, lang), rect.inflate(-rect.width // 10, 0), int(rect.height * 0.3),
+                       TONE_COLOURS[p.tone], bold=True)
+        elif p.kind == "timer":
+            sp = p.speaker
             left = Rect(rect.x, rect.y, rect.width * 40 // 100, rect.height)
             right = Rect(left.right, rect.y, rect.width - left.width, rect.height)
-            if seat is not None:
-                self._text(surface, self._countdown_label(tm), Rect(left.x, left.y + left.height // 10, left.width,
-                                                                    left.height // 6), int(left.height * 0.1),
-                           MUTED)
-                self._text(surface, str(seat.get("seat")), Rect(left.x, left.y + left.height * 25 // 100,
-                                                                left.width, left.height * 45 // 100),
+            if sp is not None and sp.known:
+                self._text(surface, self._countdown_label(p.timer), Rect(left.x, left.y + left.height // 10,
+                                                                         left.width, left.height // 6),
+                           int(left.height * 0.1), MUTED)
+                self._text(surface, str(sp.number), Rect(left.x, left.y + left.height * 25 // 100,
+                                                         left.width, left.height * 45 // 100),
                            int(left.height * 0.42), TEXT, bold=True)
-                self._text(surface, seat.get("name") or t("player_n", lang, n=seat.get("seat")),
+                self._text(surface, sp.name or t("player_n", lang, n=sp.number),
                            Rect(left.x + left.width // 12, left.y + left.height * 70 // 100, left.width * 10 // 12,
                                 left.height // 6), int(left.height * 0.12), TEXT)
-            phase = countdown_phase(tm)
-            text = countdown_text(tm)
-            self._text(surface, text, right, int(right.height * 0.9), PHASE_COLOURS[phase], bold=True)
+            self._text(surface, p.timer.text, right, int(right.height * 0.9), PHASE_COLOURS[p.timer.phase], bold=True)
         else:
-            self._text(surface, t("mode_mafia", lang), rect, int(rect.height * 0.25), TEXT, bold=True)
-        for s, card in zip(seats, lay["cards"]):
-            self._draw_seat(surface, card, s)
+            self._text(surface, say(p.title, lang), rect, int(rect.height * 0.25), TEXT, bold=True)
 
-    def _draw_seat(self, surface, rect: Rect, s: Mapping[str, Any]) -> None:
+    def _draw_seat(self, surface, rect: Rect, s) -> None:
         lang = self.lang
-        status = s.get("status", "in_game")
-        gone = status in ("removed", "out")
-        speaking = bool(s.get("speaking"))
+        gone = s.dim
+        speaking = s.active
         bg = AMBER if speaking else (mix(PANEL, BG, 0.4) if gone else PANEL)
         ink = ink_on(bg) if speaking else (FAINT if gone else TEXT)
         self._panel(surface, rect, bg, 0.08)
@@ -963,26 +937,25 @@ class Scoreboard:
         num_w = inner.width * 34 // 100
         # every seat's number at the size two digits fit («10» must not run into its name)
         num_size = self.text.fit("10", num_w * 8 // 10, int(inner.height * 0.55), True)
-        self._text(surface, str(s.get("seat", "")), Rect(inner.x, inner.y, num_w, inner.height * 62 // 100),
-                   num_size, ink, bold=True)
-        name = s.get("name") or t("player_n", lang, n=s.get("seat"))
+        self._text(surface, "" if s.number is None else str(s.number),
+                   Rect(inner.x, inner.y, num_w, inner.height * 62 // 100), num_size, ink, bold=True)
+        name = s.name or t("player_n", lang, n=s.number)
         gap = inner.width // 30
         self._text(surface, name, Rect(inner.x + num_w + gap, inner.y, inner.width - num_w - gap,
                                        inner.height * 62 // 100),
                    int(inner.height * 0.26), ink, bold=True, align="left")
-        fouls = int(s.get("fouls") or 0)
+        fouls = s.dots
         dot_r = max(inner.height // 14, 3)
         fy = inner.y + inner.height * 80 // 100
-        for k in range(4):
+        for k in range(s.dots_of):
             cx = inner.x + dot_r + k * dot_r * 3
             filled = k < fouls
-            colour = (RED if fouls >= 3 else AMBER) if filled else mix(bg, ink, 0.25)
+            colour = (RED if fouls >= s.alarm else AMBER) if filled else mix(bg, ink, 0.25)
             pygame.draw.circle(surface, colour, (cx, fy), dot_r, 0 if filled else max(dot_r // 3, 1))
-        tag = {"silenced": ("silenced", AMBER), "removed": ("removed", RED), "out": ("out", STEEL)}.get(status)
-        if tag:
+        if s.tags:
             x = inner.x + dot_r * 13
             h = inner.height * 26 // 100
-            self._tag(surface, t(tag[0], lang), x, fy - h // 2, h, tag[1], inner.right - x)
+            self._tag(surface, t(s.tags[0].key, lang), x, fy - h // 2, h, TONE_COLOURS[s.tags[0].tone], inner.right - x)
 
     # -- overlays ----------------------------------------------------------------------------------
     def _draw_paused(self, surface, lay: dict) -> None:
@@ -1077,8 +1050,9 @@ class Scoreboard:
         self._text(surface, str(link.get("url", "")), Rect(rect.x, rect.bottom - cap_h * 3 // 4, rect.width,
                    cap_h // 2), int(cap_h * 0.3), AMBER)
 
-    def _draw_help(self, surface, host_answer: str | None = None) -> None:
+    def _draw_help(self, surface, host_answer: str | None = None, mode: str | None = None) -> None:
         lang = self.lang
+        own = games.label_keys(mode)   # a game's own words for an action («Мафия»: a player's rename)
         W, H = self.size
         items = [(a, k) for a, k in self.keys.items() if k]
         if self.team_keys:
@@ -1107,7 +1081,7 @@ class Scoreboard:
         rows = []
         for action, names in items:
             labels = list(dict.fromkeys(key_label(str(n), lang) for n in names))
-            rows.append((", ".join(labels), action_label(action, lang)))
+            rows.append((", ".join(labels), action_label(action, lang, own)))
         if self.team_keys:
             rows[0] = (rows[0][0], items[0][0])  # the team names, not an action
         # the text as large as a row allows (a dense list: 60 % of its height; a short one as before)

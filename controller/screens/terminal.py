@@ -3,9 +3,11 @@
 Used where no display exists (a server, CI, an SSH session).  Keys typed in the
 terminal act as the simulated buttons and the host's keys (see
 :data:`controller.inputs.keys.TERMINAL_KEYS`).  The status says in words what the
-audience screen shows, from the same view and the same decisions
-(:mod:`controller.screens.common`): :func:`status_lines`, redrawn in place whenever it
-changes (:class:`TextScreen`); ruling flashes and the key help scroll above it.
+audience screen shows, from the typed screen model the game presents
+(:mod:`controller.core.screen`: the header, the main panel, the cards, the press order, the
+standings, a package's board) and nothing else -- no game's view keys, no game named:
+:func:`status_lines`, redrawn in place whenever it changes (:class:`TextScreen`); ruling
+flashes and the key help scroll above it.
 """
 
 from __future__ import annotations
@@ -20,210 +22,197 @@ import time
 import tty
 from typing import Any, Mapping
 
+from controller import games
 from controller.core import engine
+from controller.core.screen import Board, Cards, Cell, Clock, Header, MainPanel, PressOrder, Screen, Standings
 from controller.screens import common as screen
 from controller.screens import viewmodel
 from controller.i18n import action_label, signed, t
-from controller.inputs.keys import HostKeys, digit_span, mode_keys, team_keys, terminal_key_names
+from controller.inputs.keys import HostKeys, digit_span, mode_keys, mode_labels, team_keys, terminal_key_names
 
 
-def _cell(what: str, data: Mapping[str, Any], lang: str) -> str:
+def _cell(c: Cell, lang: str) -> str:
     """One number of the screen's side column, in words."""
-    if what == "index":
-        return f"{t('question', lang)} {data['index']}/{data['of']}"
-    if what == "nominal":
-        text = f"{t('nominal', lang)} {data['nominal']}"
-        if data.get("index") and data.get("of"):
-            text += f"{t('separator', lang)}{t('question', lang)} {data['index']}/{data['of']}"
+    if c.kind == "index":
+        return f"{t('question', lang)} {c.index}/{c.of}"
+    if c.kind == "nominal":
+        text = f"{t('nominal', lang)} {c.nominal}"
+        if c.index and c.of:
+            text += f"{t('separator', lang)}{t('question', lang)} {c.index}/{c.of}"
         return text
-    if what == "label":
-        return f"{t('question', lang)} {data.get('label') or data.get('number')}"
-    label = t("captain_timer", lang) if what == "captain" else screen.countdown_label(data, lang)
-    return _clock(label, data, lang)
+    if c.kind == "label":
+        return f"{t('question', lang)} {c.label}"
+    return _clock(t(c.clock.label, lang) if c.clock.label else "", c.clock, lang)
 
 
-def _clock(label: str, cd: Mapping[str, Any], lang: str) -> str:
-    """«Время на ответ: 5», «Речь: 0:45 (Пауза)»: a countdown as the screen shows its number."""
-    text = f"{label}: {screen.countdown_text(cd)}" if label else screen.countdown_text(cd)
-    return text + (f" ({t('paused', lang)})" if screen.countdown_phase(cd) == "paused" else "")
+def _clock(label: str, cd: Clock, lang: str) -> str:
+    """«Время на ответ: 5», «Речь: 0:45 (Пауза)»: a countdown as the screen shows its number;
+    one standing still says why: «(Пауза)» the host's pause key, «(Остановлено)» a team answers."""
+    text = f"{label}: {cd.text}" if label else cd.text
+    return text + (f" ({t(cd.stopped, lang)})" if cd.stopped else "")
 
 
-def _header(view: Mapping[str, Any], lang: str) -> str:
-    mode = view.get("mode")
-    title = screen.mode_title(mode, lang) if mode else ""
-    structure = screen.structure(view, lang)
+def _header(h: Header, lang: str) -> str:
+    title = screen.say(h.title, lang)
+    structure = screen.says(h.structure, lang)
     parts = [title] if title and title != structure else []
     parts.append(structure)
-    theme = screen.theme(view)
-    if theme:
-        parts.append(f"«{theme}»" if lang == "ru" else f"“{theme}”")
-    if view.get("paused"):
+    if h.theme:
+        parts.append(f"«{h.theme}»" if lang == "ru" else f"“{h.theme}”")
+    if h.paused:
         parts.append(t("paused", lang).upper())
     return t("separator", lang).join(p for p in parts if p)
 
 
-def _main(view: Mapping[str, Any], lang: str) -> str:
-    """The big panel and the side column, in one line."""
-    teams = screen.teams_of(view)
-    panel = screen.main_panel(view)
-    q = view.get("question") or {}
-    slots = screen.info_slots(view)
-    if panel == "holder":
-        tm = teams[screen.holder_index(view)]
-        label = t("answer_order", lang, n=tm["answer_order"]) if tm.get("answer_order") else t("answering", lang)
-        text = f"{label}: {tm.get('name', '')}"
-        if tm.get("button"):
-            text += f" ({t('button_name', lang, button=tm['button'])})"
-    elif panel == "countdown":
-        cd = screen.timer_of(view)
-        text = _clock(screen.countdown_label(cd, lang), cd, lang)
-    elif panel == "captain":
-        text = _clock(t("captain_timer", lang), view["captain"], lang)
-        slots = [s for s in slots if s[0] != "captain"]
-    elif panel == "question":
-        parts = [screen.question_head(q, lang)]
-        if q.get("nominal") is not None:
-            parts.append(f"{t('nominal', lang)} {q['nominal']}")
-        if q.get("waiting_start"):
+def _numbered(number, name: str, lang: str) -> str:
+    """A seat as its card names it: «3 Вика», «3 Игрок 3» when it has no name."""
+    return f"{number} {name or t('player_n', lang, n=number)}"
+
+
+def _main(p: MainPanel, lang: str, keys: Mapping[str, str] | None = None) -> str:
+    """The big panel, the notes beside it and the side column, in one line (``keys``: the keys
+    the players press for their buttons, :meth:`~controller.app.loop.Loop.status`)."""
+    slots = list(p.side)
+    if p.kind == "holder":
+        h = p.holder
+        label = t("answer_order", lang, n=h.order) if h.order else t("answering", lang)
+        text = f"{label}: {h.name}"
+        if h.button:
+            text += f" ({screen.button_words(h.button, keys, lang)})"
+    elif p.kind == "timer":
+        label = t(p.timer.label, lang) if p.timer.label else ""
+        if p.speaker is not None:
+            text = f"{label} · {_numbered(p.speaker.number, p.speaker.name, lang)}: {p.timer.text}" \
+                + (f" ({t(p.timer.stopped, lang)})" if p.timer.stopped else "")
+        else:
+            text = _clock(label, p.timer, lang)
+        slots = [c for c in slots if c.clock != p.timer]   # the panel's own number, not twice
+    elif p.kind == "question":
+        q = p.question
+        parts = [screen.say(q.head, lang)]
+        if q.nominal is not None:
+            parts.append(f"{t('nominal', lang)} {q.nominal}")
+        if q.waiting_start:
             parts.append(t("start_pending", lang))
         text = t("separator", lang).join(parts)
-        slots = [s for s in slots if s[0] not in ("index", "nominal")]
-    elif panel == "fight_over":
-        head, winner, points = screen.fight_over_words(view["fight_result"], lang)
-        who = f"{t('winner', lang)}: {winner}" if winner else t("no_winner", lang)
-        text = f"{head} — {who} ({points})"
-    elif panel == "closed":
-        outcome, right = screen.closed_outcome(view)
-        if right is not None:
-            text = f"{t('mark_right', lang)} {t('right', lang)} — {right.get('team', '')} " \
-                   f"{signed(right.get('delta', 0))}"
+        slots = [c for c in slots if c.kind not in ("index", "nominal")]   # the card names them
+    elif p.kind == "result":
+        r = p.result
+        who = f"{t('winner', lang)}: {r.winner}" if r.winner else t("no_winner", lang)
+        points = " : ".join(screen.fmt_score(x) for x in r.points)
+        text = f"{screen.say(r.head, lang)} — {who} ({points})"
+    elif p.kind == "outcome":
+        o = p.outcome
+        if o.kind == "right":
+            text = f"{t('mark_right', lang)} {t('right', lang)} — {o.name} {signed(o.delta)}"
         else:
-            text = t(outcome, lang)
-        names_it = any(w == "label" or (w == "nominal" and d.get("index")) for w, d in slots)
+            text = t(o.kind, lang)
+        names_it = any(c.kind == "label" or (c.kind == "nominal" and c.index) for c in slots)
         if not names_it:  # which question: the side column does not say
-            text = f"{screen.question_head(q, lang)}: {text}"
+            text = f"{screen.say(o.head, lang)}: {text}"
+    elif p.kind == "message":
+        text = screen.say(p.message, lang)
     else:
         text = ""
-    cells = [_cell(what, data, lang) for what, data in slots]
-    return " | ".join(x for x in [text, t("separator", lang).join(cells)] if x)
+    cells = [_cell(c, lang) for c in slots]
+    return " | ".join(x for x in [text, *(screen.say(n, lang) for n in p.notes), t("separator", lang).join(cells)]
+                      if x)
 
 
-def _presses(view: Mapping[str, Any], lang: str) -> str:
+def _presses(po: PressOrder, lang: str) -> str:
     """The press order of the question: each wave's presses with their gaps, the current wave last."""
-    q = view.get("question") or {}
-    rows = list(q.get("presses") or ())
-    if not rows or not screen.press_order_shown(view):
+    if not po.entries or not po.shown:
         return ""
-    numbers = screen.press_numbers(q)
     waves: dict[int, list[str]] = {}
-    for r in rows:
-        w = r.get("wave", 0)
-        num = numbers.get((w, r.get("button"), r.get("at")))
-        tag = screen.PRESS_TAG_KEYS.get(r.get("kind", ""))
-        if tag:
-            item = f"{r.get('team', '')} — {t(tag, lang)}"
-        elif r.get("tie"):   # the same edge time as the winner's: no gap to show
-            item = f"{num}. {r.get('team', '')} — {t(screen.TIE_TAG_KEY, lang)}"
+    for r in po.entries:
+        if r.tag is not None:
+            item = f"{r.name} — {t(r.tag.key, lang)}"
+        elif r.tie:   # the same edge time as the winner's: no gap to show
+            item = f"{r.number}. {r.name} — {t(screen.TIE_TAG_KEY, lang)}"
         else:
-            item = f"{num}. {r.get('team', '')} {screen.fmt_gap(float(r.get('gap_ms', 0.0)), lang)}"
-        waves.setdefault(w, []).append(item)
+            item = f"{r.number}. {r.name} {screen.fmt_gap(r.gap_ms, lang)}"
+        waves.setdefault(r.wave, []).append(item)
     return f"{t('press_order', lang)}: " + " ‖ ".join(", ".join(items) for _, items in sorted(waves.items()))
 
 
-def _teams(view: Mapping[str, Any], lang: str) -> str:
-    """Every team's card: name, score, place, tags."""
+def _cards(cards: Cards, lang: str) -> list[str]:
+    """Every card: a team's name, score, place, tags; a seat's number, name, fouls, tag, in two
+    rows when there are more than six."""
     out = []
-    for tm in screen.teams_of(view):
-        text = f"{tm.get('name', '')} {screen.fmt_score(tm.get('score', 0))}"
-        if tm.get("place"):
-            text += f" ({t('place_n', lang, n=tm['place'])})"
-        if screen.series_total(tm, lang):   # a programme's running total
-            text += f" [{screen.series_total(tm, lang)}]"
-        marks = [t(screen.TAG_KEYS[m], lang) for m in screen.team_marks(tm)]
-        if tm.get("tiebreak_score") is not None and not marks:
-            marks.append(f"{t('extra_fight', lang)}: {screen.fmt_score(tm['tiebreak_score'])}")
+    for c in cards.items:
+        if cards.numbered:
+            text = _numbered(c.number, c.name, lang)
+            if c.dots:
+                text += " " + "•" * c.dots
+            if c.tags:
+                text += f" [{t(c.tags[0].key, lang)}]"
+            if c.active:
+                text = f"▶ {text}"
+            out.append(text)
+            continue
+        text = f"{c.name} {screen.fmt_score(0 if c.score is None else c.score)}"   # a card without one: 0
+        if c.place:
+            text += f" ({t('place_n', lang, n=c.place)})"
+        if c.total is not None:   # a programme's running total
+            text += f" [{t('series_total', lang)} {screen.fmt_score(c.total)}]"
+        marks = [t(tag.key, lang) for tag in c.tags]
+        if c.extra is not None and not marks:
+            marks.append(f"{t('extra_fight', lang)}: {screen.fmt_score(c.extra)}")
         if marks:
             text += " [" + ", ".join(marks) + "]"
         out.append(text)
-    return t("separator", lang).join(out)
+    if not cards.numbered:
+        return [t("separator", lang).join(out)]
+    half = (len(out) + 1) // 2 if len(out) > 6 else len(out)
+    return [t("separator", lang).join(part) for part in (out[:half], out[half:]) if part]
 
 
-def _standings(view: Mapping[str, Any], lang: str) -> list[str]:
+def _standings(st: Standings, lang: str) -> list[str]:
     """The standings table (between rounds and at the end), one row a line."""
-    finished = view.get("stage") == "finished"
-    title = screen.standings_title(view, lang)
-    if not finished and view.get("round"):
-        title += t("separator", lang) + screen.structure(view, lang)
-    lines = [title + (t("separator", lang) + t("game_over", lang) if finished else "")]
-    for row in view.get("standings") or ():
-        place = str(row.get("place", ""))
-        if finished and row.get("place") == 1:
-            place = f"{t('mark_best', lang)} {place}"
-        text = f"  {place}. {row.get('team', '')} {screen.fmt_score(row.get('points', ''))}"
+    title = screen.say(st.title, lang)
+    if st.structure:
+        title += t("separator", lang) + screen.says(st.structure, lang)
+    lines = [title + (t("separator", lang) + t("game_over", lang) if st.finished else "")]
+    if st.note is not None:   # what the final table leaves open (a shoot-out due)
+        lines.append(f"  {screen.say(st.note, lang)}")
+    for row in st.rows:
+        place = screen.place_text(row, st.finished, lang)
+        text = f"  {place}. {row.name} {screen.fmt_score(row.points)}"
         extra = []
-        if "won_points" in row:
-            extra.append(f"{t('right_points', lang)}: {screen.fmt_score(row['won_points'])}")
-        if "tiebreak_points" in row:
-            extra.append(f"{t('extra_fight', lang)}: {screen.fmt_score(row['tiebreak_points'])}")
-        out = text + (f" ({', '.join(extra)})" if extra else "")
-        lines.append(out)
+        if row.won is not None:
+            extra.append(f"{t('right_points', lang)}: {screen.fmt_score(row.won)}")
+        if row.extra is not None:
+            extra.append(f"{t('extra_fight', lang)}: {screen.fmt_score(row.extra)}")
+        lines.append(text + (f" ({', '.join(extra)})" if extra else ""))
     return lines
 
 
-def _mafia(view: Mapping[str, Any], lang: str) -> list[str]:
-    """The «Мафия» table: the day, the speaker's timer (or the winner), every seat."""
-    lines = [_header(view, lang)]
-    panel = screen.mafia_main(view)
-    tm = view.get("timer") or {}
-    seats = list(view.get("seats") or ())
-    main = []
-    if panel == "winner":
-        main.append(t("town_wins" if view["winner"] == "town" else "mafia_wins", lang))
-    elif panel == "speech":
-        seat = next((x for x in seats if x.get("seat") == tm.get("seat")), {})
-        who = f"{tm.get('seat')} {seat.get('name') or t('player_n', lang, n=tm.get('seat'))}"
-        main.append(f"{screen.countdown_label(tm, lang)} · {who}: {screen.countdown_text(tm)}"
-                    + (f" ({t('paused', lang)})" if tm.get("state") == "paused" else ""))
-    if view.get("entry"):
-        main.append(f"№ {view['entry']}")
-    if view.get("pending_kind") not in (None, "minute"):
-        main.append(t("mafia.kind", lang, kind=t(screen.COUNTDOWN_LABELS[view["pending_kind"]], lang)))
-    if main:
-        lines.append(" | ".join(main))
-    cards = []
-    for x in seats:
-        text = f"{x.get('seat')} {x.get('name') or t('player_n', lang, n=x.get('seat'))}"
-        if x.get("fouls"):
-            text += " " + "•" * int(x["fouls"])
-        tag = screen.SEAT_STATUS.get(x.get("status", ""))
-        if tag:
-            text += f" [{t(tag, lang)}]"
-        if x.get("speaking"):
-            text = f"▶ {text}"
-        cards.append(text)
-    half = (len(cards) + 1) // 2 if len(cards) > 6 else len(cards)
-    for part in (cards[:half], cards[half:]):
-        if part:
-            lines.append(t("separator", lang).join(part))
-    return lines
+def screen_lines(scr: Screen, lang: str = "ru", keys: Mapping[str, str] | None = None) -> list[str]:
+    """The widgets of a screen as lines of text: the header; the standings table when it is
+    shown; else the big panel with the side column, a package's content or board, the press
+    order and the cards.  ``keys``: button id -> the key pressed for it (the keyboard)."""
+    lines = [_header(scr.header, lang)]
+    if scr.layout == "table":
+        return lines + _standings(scr.standings, lang)
+    lines.append(_main(scr.main, lang, keys))
+    if scr.layout != "seats":
+        lines += _content(scr, lang) + _board(scr.board, lang)
+        lines.append(_presses(scr.presses, lang))
+    return lines + _cards(scr.cards, lang)
 
 
-def status_lines(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str, Any] | None = None) -> list[str]:
-    """What the audience screen shows, as lines of text: the same view, the same decisions
-    (:mod:`controller.screens.common`) as the scoreboard.
+def status_lines(view: Mapping[str, Any] | Screen, lang: str = "ru", status: Mapping[str, Any] | None = None) -> list[str]:
+    """What the audience screen shows, as lines of text: the same widgets as the scoreboard
+    (:mod:`controller.core.screen`; a game's view is read as its game presents it).
 
     The header (mode, fight · round · fight type, theme, pause), the big panel with the side
     column (who answers, the countdown, the captain's timer, the question and its nominal, a
-    closed question's outcome), the press order with its gaps, the team cards with their tags;
-    between rounds and at the end the standings; «Мафия»: the speaker's timer and every seat.
-    ``status`` (:meth:`controller.app.loop.Loop.status`): the buttons' trouble and the host notice.
+    closed question's outcome), the press order with its gaps, the cards with their tags;
+    between rounds and at the end the standings.  ``status``
+    (:meth:`controller.app.loop.Loop.status`): the buttons' trouble and the host notice.
     """
-    if "seats" in view:
-        lines = _mafia(view, lang)
-    elif screen.show_table(view):
-        lines = [_header(view, lang)] + _standings(view, lang)
-    else:
-        lines = [_header(view, lang), _main(view, lang), *_pack(view, lang), _presses(view, lang), _teams(view, lang)]
+    scr = view if isinstance(view, Screen) else games.screen_of(dict(view))
+    lines = screen_lines(scr, lang, (status or {}).get("keys"))
     if status:
         missing = list(status.get("missing") or ())
         if missing:
@@ -238,47 +227,44 @@ def status_lines(view: Mapping[str, Any], lang: str = "ru", status: Mapping[str,
     return [line for line in lines if line]
 
 
-def _pack(view: Mapping[str, Any], lang: str) -> list[str]:
-    """A package's question on the host's terminal: the theme's comment, the text, the options,
-    and -- the host's part, present only on the host's own screens -- the answer."""
-    pack = view.get("pack") or {}
-    q = pack.get("question") or {}
-    if not pack:
+def _content(scr: Screen, lang: str) -> list[str]:
+    """A package's question on the host's terminal: its stage, the theme's comment, the text,
+    the options, and -- the host's part, present only on the host's own screens -- the answer."""
+    c, host = scr.main.content, scr.host
+    if c is None:
         return []
-    if not q.get("live"):
-        return _board(pack, lang)
-    host = (view.get("host") or {}).get("pack") or {}
-    text = host.get("text") or q.get("text") or ""
-    out = [f"  {x}" for x in screen.pack_phase_lines(q, pack, lang)]
-    if pack.get("phase") == "final_rulings" and host.get("next"):
-        out.append(f"  {t('pack.host.next_ruling', lang, team=host['next'])}")
-    out += [f"  {x}" for x in (q.get("theme_comment"), text.replace("\n", " ")) if x]
-    out += [f"  {o['label']}. {o['text']}" for o in q.get("options") or ()]
-    answer = host.get("answer") or (q.get("answer") or {}).get("answer")
+    text = host.text or c.text
+    out = [f"  {screen.say(x, lang)}" for x in c.lines]
+    if host.next:
+        out.append(f"  {t('pack.host.next_ruling', lang, team=host.next)}")
+    out += [f"  {x}" for x in (c.theme_comment, text.replace("\n", " ")) if x]
+    out += [f"  {o.label}. {o.text}" for o in c.options]
+    answer = host.answer or c.answer
     if answer:
-        more = [host.get("answer_text") or "", host.get("comment") or ""]
+        more = [host.answer_text, host.comment]
         out.append(t("pack.host.answer", lang, answer=" · ".join([answer] + [m.replace("\n", " ") for m in more if m])))
     return out
 
 
-def _board(pack: Mapping[str, Any], lang: str) -> list[str]:
+def _board(board: Board | None, lang: str) -> list[str]:
     """The package's board as the projector draws it: the round, each theme with its number and
     the prices still on it (a played cell «—», an empty one «·»); the final: its themes left and
     who removes one."""
-    title = t("pack.screen.round", lang, n=pack["round_number"], count=pack["rounds"], name=pack["round"])
-    if not pack.get("left"):
+    if board is None:
+        return []
+    title = screen.say(board.title, lang)
+    if not board.left:
         title += t("separator", lang) + t("pack.screen.round_over", lang)
     out = [title]
-    for i, th in enumerate(pack.get("board") or (), 1):
-        if pack.get("final"):
-            if not th.get("removed"):
-                out.append(f"  {i}. {th['name']}")
+    for i, th in enumerate(board.themes, 1):
+        if board.final:
+            if not th.removed:
+                out.append(f"  {i}. {th.name}")
             continue
-        cells = ["·" if c.get("empty") else "—" if c["played"] else str(c["price"]) for c in th["cells"]]
-        out.append(f"  {i}. {th['name']}: {'  '.join(cells)}")
-    if pack.get("final") and pack.get("left"):
-        who = pack.get("remover")
-        out.append(t("pack.screen.remove", lang, team=who) if who else t("pack.screen.final_theme", lang))
+        cells = ["·" if c.empty else "—" if c.played else str(c.price) for c in th.cells]
+        out.append(f"  {i}. {th.name}: {'  '.join(cells)}")
+    if board.final and board.left:
+        out.append(screen.say(board.prompt, lang))
     return out
 
 
@@ -349,11 +335,12 @@ def key_help(cfg: dict, lang: str = "ru", view: dict | None = None, state=None) 
     if teams:
         lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
     host_keys = HostKeys.from_config(cfg, state)
+    own = mode_labels(cfg, state)   # a game's own words for an action («Мафия»: a player's rename)
     for action, keys in mode_keys(cfg, state).items():
         keys = _terminal_keys(keys, host_keys)
         labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in keys) if x))
         if labels:
-            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang)}")
+            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang, own)}")
     return "\n".join(lines)
 
 

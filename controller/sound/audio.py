@@ -214,7 +214,8 @@ class Audio:
         """Play a sound file once (a question's audio from a package): streamed by the mixer's
         music channel, so a long track is never decoded whole into memory, and it replaces any
         package sound still playing; False when it cannot be played (no device, muted, not a
-        sound SDL_mixer reads)."""
+        sound SDL_mixer reads).  A question's sounds one after another:
+        :mod:`controller.sound.pack_sounds`."""
         if self.muted or self._mixer is None or not self.available:
             return False
         try:
@@ -225,6 +226,16 @@ class Audio:
             log.warning("cannot play %s: %s", path, exc)
             return False
         return True
+
+    def file_playing(self) -> bool:
+        """True while a package sound (:meth:`play_file`) is still playing."""
+        if self._mixer is None or not self.available:
+            return False
+        try:
+            return bool(self._mixer.music.get_busy())
+        except Exception as exc:  # pygame.error: the mixer is gone
+            log.debug("file_playing: %s", exc)
+            return False
 
     def stop_file(self) -> None:
         """Stop the package sound (its question has ended or was withdrawn) and let go of its file."""

@@ -20,10 +20,10 @@ from controller.screens import viewmodel
 from controller.screens.common import key_label
 from controller.core import engine
 from controller.core.errors import GameError
-from controller.core.events import NS_PER_S, Host
+from controller.core.events import NS_PER_S, Host, Press, Release
 from controller.i18n import t
 from controller.inputs.keys import ON_THE_PAGE, program_action
-from controller.web import host_token, qr
+from controller.web import host_token, qr, team_tokens
 from controller.web.process import WebProcess
 from controller.web.net import WebError, lan_address
 
@@ -149,6 +149,51 @@ def make_check(loop: Any):
     return check
 
 
+class PhoneBridge:
+    """The game's side of the phones (docs/inputs.md «Phones»): each team's token (kept next to
+    the journal, :mod:`controller.web.team_tokens`), and what the web process tells of the
+    phones -- a press (to the loop's one sink, with its uncertainty), the races' wait
+    (:attr:`Loop.phone_wait_ns <controller.app.loop.Loop.phone_wait_ns>`), a renewed link.
+    Called on the web process's reader thread."""
+
+    def __init__(self, loop: Any, buttons: list[str]):
+        self.loop = loop
+        self.dir = link_dir(loop)
+        self.tokens = team_tokens.for_game(self.dir, buttons)
+
+    def init(self, server: WebProcess) -> dict:
+        """What the web process needs of the phones (its init message; a pipe, never argv)."""
+        return {"settings": self.loop.cfg["phones"], "tokens": dict(self.tokens), "base": base_url(server)}
+
+    def message(self, msg: dict) -> None:
+        kind = msg.get("t")
+        try:
+            if kind == "press":
+                button, at, unc = msg["button"], int(msg["at"]), int(msg["unc"])
+                if button in self.tokens:
+                    at = self.loop.clock.from_monotonic_ns(at)
+                    self.loop.enqueue(Press(button, at, 0, unc=max(0, unc)))
+                    # a screen's button is never held down: the press is a tap (a button the game
+                    # saw held when it armed the buttons would be «stuck»)
+                    self.loop.enqueue(Release(button, at, 0))
+                    if msg.get("flags"):
+                        log.info("web: a phone press of %s was bounded (%s)", button,
+                                 ", ".join(str(f)[:20] for f in msg["flags"][:4]))
+            elif kind == "wait":
+                self.loop.phone_wait_ns = max(0, int(msg["ns"]))
+            elif kind == "team_token":
+                if msg["button"] in self.tokens and isinstance(msg["token"], str):
+                    self.tokens[msg["button"]] = msg["token"]
+                    self.save()
+        except (KeyError, TypeError, ValueError):
+            log.warning("web: a phone message from the pages' process that is not one")
+
+    def save(self) -> None:
+        """The tokens for the current journal's game (a new game keeps the teams' links)."""
+        if self.dir is not None:
+            team_tokens.save(self.dir, self.tokens)
+
+
 def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     """Start the web pages of ``loop``'s game (``[web] enabled``); None when disabled or the
     server cannot start (one line in the terminal and on the host's screen says why)."""
@@ -159,8 +204,11 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     lang = cfg["language"]
     keep = _token_keeper(loop)
     # the pages in a process of their own: no viewer can take the game loop's GIL (docs/web.md)
+    buttons = loop.game.script_buttons(cfg)
+    phones = (PhoneBridge(loop, [t["button"] for t in cfg["teams"] if t["button"] in buttons])
+              if cfg["phones"]["enabled"] and buttons else None)
     server = WebProcess(settings, lang, loop.enqueue, check=make_check(loop), page_labels=viewmodel.page_labels(lang),
-                        token=keep.token() if keep else None)
+                        token=keep.token() if keep else None, phones=phones)
     try:
         server.start()
     except WebError as exc:
@@ -209,6 +257,8 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
         if previous is not None:
             previous()
         rotate_and_hide(quiet=True)
+        if phones is not None:
+            phones.save()   # the teams' phones keep their links into the next game
 
     loop.on_new_game = new_game
     if server.port != settings["port"]:

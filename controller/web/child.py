@@ -10,7 +10,10 @@ the game loop's GIL.  It reads (all file descriptors inherited, one JSON object 
   ``{"t": "token", "token": ...}`` (a new host token) and ``{"t": "reply", "id": ..,
   "problem": ..}`` (the game's answer to a host action);
 
-and writes host actions to ``ACT`` (``{"id": .., "action": .., "params": {..}}``).  The end
+and writes host actions to ``ACT`` (``{"id": .., "action": .., "params": {..}}``) and, with phones
+(``init["phones"]``), what the game must know of them: ``{"t": "press", "button", "at", "unc",
+"flags"}`` (a phone's press, ``at`` on ``CLOCK_MONOTONIC``), ``{"t": "wait", "ns"}`` (how long a
+race waits for the phones), ``{"t": "team_token", "button", "token"}`` (a team's renewed link).  The end
 of ``CTL`` (the game's process has ended, however) ends this process.
 """
 
@@ -24,6 +27,7 @@ import os
 import socket
 import sys
 
+from controller.web.phones import Hub
 from controller.web.server import WebServer
 
 log = logging.getLogger("controller.web")
@@ -110,6 +114,21 @@ def main(argv: list[str]) -> int:
 
     server = WebServer(init["settings"], init["lang"], enqueue=lambda ev: None,
                        page_labels=init["labels"], token=init["token"], submit=submit)
+    phones = init.get("phones")
+    if phones:   # phones as the teams' buttons: what the game's process must know goes on ACT
+
+        def tell(msg: dict) -> None:
+            try:
+                os.write(act_fd, json.dumps(msg).encode("utf-8") + b"\n")
+            except OSError:
+                log.warning("web: the game's process does not read the phones' messages")
+
+        server.hub = Hub(phones["settings"], phones["tokens"],
+                         send_press=lambda button, at, unc, flags: tell(
+                             {"t": "press", "button": button, "at": at, "unc": unc, "flags": list(flags)}),
+                         send_wait=lambda ns: tell({"t": "wait", "ns": ns}))
+        server.play_base = phones["base"]
+        server.on_team_token = lambda button, token: tell({"t": "team_token", "button": button, "token": token})
     vm = newest_vm(vm_lines.read())   # what the game published before this process started
     if vm is not None:
         server.snapshot = vm

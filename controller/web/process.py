@@ -57,7 +57,9 @@ class WebProcess:
     def __init__(self, settings: Mapping[str, Any], lang: str, enqueue: Callable[[Any], None],
                  check: Callable[[str, dict], str | None] | None = None,
                  page_labels: Mapping[str, str] | None = None, token: str | None = None,
-                 restart: bool = True):
+                 restart: bool = True, phones: Any = None):
+        self.phones = phones
+        """The game's side of the phones (:class:`controller.web.attach.PhoneBridge`), or None."""
         self.settings = dict(settings)
         self.lang = lang
         self.enqueue = enqueue
@@ -126,6 +128,8 @@ class WebProcess:
                 os.close(fd)
         init = {"t": "init", "settings": self.settings, "lang": self.lang, "labels": self.labels,
                 "token": self.token}
+        if self.phones is not None:
+            init["phones"] = self.phones.init(self)
         with self._vm_lock:
             old = (self._vm_w, self._ctl_w)
             self._vm_w, self._ctl_w = vm_w, ctl_w
@@ -273,6 +277,10 @@ class WebProcess:
     def _action(self, line: bytes) -> None:
         try:
             msg = json.loads(line)
+            if isinstance(msg, dict) and "t" in msg:   # the phones' messages
+                if self.phones is not None:
+                    self.phones.message(msg)
+                return
             n, action, params = msg["id"], msg["action"], msg["params"]
             if not isinstance(action, str) or not isinstance(params, dict):
                 raise ValueError("not an action")

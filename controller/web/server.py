@@ -51,8 +51,11 @@ from controller.web.net import TOKEN_BYTES, WebError, bind_socket, lan_address, 
 
 log = logging.getLogger(__name__)
 
-PAGES = {"/": "audience.html", "/overlay": "overlay.html", "/host": "host.html"}
-STATIC = {"app.js": "application/javascript", "style.css": "text/css"}
+PAGES = {"/": "audience.html", "/overlay": "overlay.html", "/host": "host.html", "/play": "play.html"}
+STATIC = {"app.js": "application/javascript", "style.css": "text/css", "play.js": "application/javascript",
+          "play.css": "text/css"}
+PLAY_MSG_BYTES = 256
+"""The largest message a phone may send on /api/play."""
 
 def token_ok(given: str | None, token: str) -> bool:
     """Constant-time comparison of a token a client sent with the game's."""
@@ -135,7 +138,10 @@ class Viewer:
     ws: web.WebSocketResponse
     host: bool = False
     wake: asyncio.Event = field(default_factory=asyncio.Event)
-    sent: int = -1
+    sent: Any = -1
+    phone: Any = None
+    """A phone joined with a team's link (:class:`controller.web.phones.Phone`): it gets the
+    audience part and its own messages."""
 
 
 def _is_ip(name: str) -> bool:
@@ -193,6 +199,13 @@ class WebServer:
         self.requests = 0
         self.refused = 0
         self.actions = 0
+        self.hub = None
+        """The joined phones (:class:`controller.web.phones.Hub`), when ``[phones] enabled``."""
+        self.play_base = ""
+        """The pages' address as the phones open it (``http://192.168.1.23:8080``)."""
+        self.on_team_token: Callable[[str, str], None] = lambda button, token: None
+        """Told each team token the host page renews (the game's process keeps it)."""
+        self._qr: dict[str, list[str]] = {}
 
     # -- the game loop's side (any thread) ---------------------------------
     def publish(self, vm: dict) -> None:
@@ -255,6 +268,7 @@ class WebServer:
                 before_serve(aloop)
             listener = aloop.run_until_complete(aloop.create_server(self._protocol_factory(), sock=sock))
             watchdog = aloop.create_task(self._watch_connections())
+            phones_watch = aloop.create_task(self._watch_phones())
             self.alive = True
             started.set()
             aloop.run_forever()
@@ -268,6 +282,7 @@ class WebServer:
                     listener.close()
                 if watchdog is not None:
                     watchdog.cancel()
+                    phones_watch.cancel()
                 for v in list(self.viewers):
                     aloop.run_until_complete(v.ws.close())
                 if self._runner is not None:
@@ -336,14 +351,150 @@ class WebServer:
                 v.wake.set()
 
     def encoded(self, host: bool) -> str:
-        """The newest snapshot as JSON: the audience part only unless ``host``."""
-        text = self._json.get(host)
+        """The newest snapshot as JSON: the audience part only unless ``host`` (then with the
+        phones' links and their connections, ``host.phones``)."""
+        key = (host, self.hub.revision if host and self.hub is not None else 0)
+        text = self._json.get(key)
         if text is None:
             vm = self.snapshot or {"seq": 0, "lang": self.lang, "title": "", "audience": {}}
             vm = {k: v for k, v in vm.items() if k != "media_file"}   # a path of this machine: never sent
-            text = self._json[host] = json.dumps(vm if host else audience_only(vm), ensure_ascii=False,
-                                                 separators=(",", ":"))
+            if host and self.hub is not None:
+                vm = dict(vm, host=dict(vm.get("host") or {}, phones=self.phones_view()))
+            self._json = {k: v for k, v in self._json.items() if k[0] != host}
+            text = self._json[key] = json.dumps(vm if host else audience_only(vm), ensure_ascii=False,
+                                                separators=(",", ":"))
         return text
+
+    def _viewer_key(self, viewer: Viewer) -> Any:
+        """What a viewer was last sent: the snapshot's seq (and the phones' revision for a host)."""
+        seq = (self.snapshot or {}).get("seq", 0)
+        return (seq, self.hub.revision) if viewer.host and self.hub is not None else seq
+
+    # -- phones (docs/web.md «/play») -------------------------------------------------
+    def phones_view(self) -> dict:
+        """The host page's part about phones: each team's link, its QR code, its phones."""
+        hub = self.hub
+        status = hub.status()
+        teams = {t.get("button"): t for t in ((self.snapshot or {}).get("audience", {}).get("game") or {}).get("teams")
+                 or () if isinstance(t, dict)}
+        out = []
+        for button, token in hub.tokens.items():
+            url = f"{self.play_base}/play#t={token}"
+            if url not in self._qr:
+                from controller.web import qr
+                self._qr = {u: m for u, m in self._qr.items() if u.split("#t=")[1] in hub.tokens.values()}
+                self._qr[url] = ["".join("1" if c else "0" for c in row) for row in qr.matrix(url)]
+            team = teams.get(button) or {}
+            out.append({"button": button, "name": team.get("name", button), "color": team.get("color"),
+                        "url": url, "qr": self._qr[url], "phones": status.get(button, [])})
+        return {"teams": out, "bound_max_ms": hub.settings["bound_max_ms"], "wait_ms": round(hub.wait / 1e6, 1),
+                "exclude_over_bound": bool(hub.settings["exclude_over_bound"])}
+
+    async def phones_action(self, request: web.Request) -> web.Response:
+        """``POST /api/phones`` ``{"renew": BUTTON}`` (the host's token): a new link for that team;
+        its phones are disconnected and the old link stops working."""
+        if not self.origin_ok(request) or not self.host_name_ok(request):
+            raise web.HTTPForbidden(text="foreign origin")
+        refused = self.authorise(self._bearer(request), self._client(request), self._connection(request))
+        if refused == "too many requests":
+            raise web.HTTPTooManyRequests(text=refused)
+        if refused:
+            raise web.HTTPUnauthorized(text="bad or missing token")
+        if self.hub is None:
+            raise web.HTTPNotFound(text="phones are off ([phones] enabled = false)")
+        try:
+            data = json.loads((await asyncio.wait_for(request.read(), 10.0)).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError, asyncio.TimeoutError):
+            raise web.HTTPBadRequest(text="body is not JSON") from None
+        button = data.get("renew") if isinstance(data, dict) else None
+        if not isinstance(button, str) or button not in self.hub.tokens:
+            raise web.HTTPBadRequest(text='"renew" must be a team\'s button')
+        token = new_token()
+        gone = self.hub.set_token(button, token)
+        self.on_team_token(button, token)
+        for v in [v for v in self.viewers if v.phone is not None and v.phone in gone]:
+            await v.ws.close(code=4001, message=b"link renewed")
+        self._wake_hosts()
+        return web.json_response({"ok": True, "button": button}, status=200)
+
+    def _wake_hosts(self) -> None:
+        for v in self.viewers:
+            if v.host:
+                v.wake.set()
+
+    async def _watch_phones(self) -> None:
+        """Host pages see the phones' sync as it changes (at most once a second)."""
+        seen = -1
+        while True:
+            await asyncio.sleep(1.0)
+            if self.hub is not None and self.hub.revision != seen:
+                seen = self.hub.revision
+                self._wake_hosts()
+
+    async def play(self, request: web.Request) -> web.StreamResponse:
+        """``/api/play``: a phone's WebSocket.  Its first message is ``{"t": "join", "token": …}``
+        (a team's token); then clock exchanges and presses (:mod:`controller.web.phones`); it
+        gets the audience part as every page does, and ``{"t": "me", …}`` (its team)."""
+        if not self.origin_ok(request) or not self.host_name_ok(request):
+            raise web.HTTPForbidden(text="foreign origin")
+        if self.hub is None:
+            raise web.HTTPNotFound(text="phones are off ([phones] enabled = false)")
+        if len(self.viewers) >= int(self.settings["max_viewers"]):
+            raise web.HTTPServiceUnavailable(text="too many viewers")
+        ws = web.WebSocketResponse(max_msg_size=PLAY_MSG_BYTES, heartbeat=20, compress=False)
+        await ws.prepare(request)
+        client, timeout = self._client(request), float(self.settings["send_timeout_s"])
+        viewer, sender = None, None
+        try:
+            first = await asyncio.wait_for(ws.receive(), float(self.settings.get("header_timeout_s", 10.0)))
+            data = _json_object(first.data) if first.type == WSMsgType.TEXT else None
+            connection = f"connection {id(ws)}"
+            if self.failures.exhausted(connection) or self.failures.exhausted(client):
+                await ws.send_str(json.dumps({"t": "error", "why": "too many requests"}))
+                return ws
+            button = self.hub.team_of(data.get("token")) if data and data.get("t") == "join" else None
+            if button is None:
+                self.failures.allow(connection)
+                self.failures.allow(client)
+                self.refused += 1
+                await ws.send_str(json.dumps({"t": "error", "why": "bad token"}))
+                return ws
+            phone = self.hub.join(button)
+            if phone is None:
+                await ws.send_str(json.dumps({"t": "error", "why": "team full"}))
+                return ws
+            viewer = Viewer(ws, phone=phone)
+            viewer.wake.set()
+            self.viewers.add(viewer)
+            await ws.send_str(json.dumps({"t": "me", "button": button,
+                                          "sync_interval_s": self.hub.settings["sync_interval_s"]}))
+            sender = asyncio.ensure_future(self._send_loop(viewer))
+            async for msg in ws:
+                received = time.monotonic_ns()
+                if msg.type != WSMsgType.TEXT or not self.hub.allow(phone, received):
+                    break   # binary, or faster than [phones] rate_per_s: the connection ends
+                data = _json_object(msg.data)
+                kind = data.get("t") if data else None
+                if kind == "sync":
+                    reply = self.hub.sync(phone, data, received)
+                    if reply is not None:
+                        reply = self.hub.answered(phone, reply, time.monotonic_ns())
+                elif kind == "press":
+                    reply = self.hub.press(phone, data, received)
+                else:
+                    reply = {"t": "error", "why": "unknown message"}
+                if reply is not None:
+                    await asyncio.wait_for(ws.send_str(json.dumps(reply)), timeout)
+        except (asyncio.TimeoutError, ConnectionError):
+            pass
+        finally:
+            if viewer is not None:
+                self.viewers.discard(viewer)
+                self.hub.leave(viewer.phone)
+            if sender is not None:
+                sender.cancel()
+            await ws.close()
+        return ws
 
     # -- the application -------------------------------------------------------
     def make_app(self) -> web.Application:
@@ -357,6 +508,10 @@ class WebServer:
         app.router.add_get("/media", self.media)
         app.router.add_get("/api/stream", self.stream)
         app.router.add_post("/api/host", self.host_action)
+        if "/play" in self.pages:   # the game's pages (not the festival board's)
+            app.router.add_get("/play", self.page)
+            app.router.add_get("/api/play", self.play)
+            app.router.add_post("/api/phones", self.phones_action)
         return app
 
     @web.middleware
@@ -438,7 +593,13 @@ class WebServer:
         """``GET /media?m=MEMBER``: a picture, video or HTML page of the package, streamed from
         the archive -- only one the audience is being shown now (the question's content, its
         answer's once ruled): nothing of a question reaches a page before the projector shows it.
-        A package's HTML page is sandboxed (no script of ours, no cookies, no host token)."""
+        A package's HTML page is sandboxed (no script of ours, no cookies, no host token).
+
+        One range of bytes (``Range: bytes=a-b``, ``a-``, ``-n``) is answered with 206 and just
+        those bytes, as a browser asks to seek a video (and Safari to play one at all); a range
+        past the end is a 416; any other ``Range`` (several ranges, another unit, ``If-Range``:
+        we give no validator it could match) gets the whole file.  Read a chunk at a time
+        (:meth:`controller.content.siq._Archive.open_from`), never held whole."""
         vm = self.snapshot or {}
         member = request.query.get("m", "")
         path = vm.get("media_file") or ""
@@ -454,21 +615,34 @@ class WebServer:
             info = archive.find(member)
             if info is None or info.is_dir():
                 raise web.HTTPNotFound(text="not in the package")
+            size = info.file_size
+            wanted = None if "If-Range" in request.headers else byte_range(request.headers.get("Range"), size)
+            if wanted is False:
+                raise web.HTTPRequestRangeNotSatisfiable(text="range not satisfiable",
+                                                         headers={"Content-Range": f"bytes */{size}"})
+            first, last = wanted or (0, size - 1)
             kind = mimetypes.guess_type(member)[0] or "application/octet-stream"
-            resp = web.StreamResponse(headers={"Content-Type": kind, "Cache-Control": "no-store",
-                                               "X-Content-Type-Options": "nosniff"})
+            resp = web.StreamResponse(status=206 if wanted else 200,
+                                      headers={"Content-Type": kind, "Cache-Control": "no-store",
+                                               "Accept-Ranges": "bytes", "X-Content-Type-Options": "nosniff"})
+            if wanted:
+                resp.headers["Content-Range"] = f"bytes {first}-{last}/{size}"
             if kind.startswith("text/html"):
                 resp.headers["Content-Security-Policy"] = "sandbox allow-scripts"
-            resp.content_length = info.file_size
-            await resp.prepare(request)
-            with archive.zip.open(info) as f:
+            length = last - first + 1 if size else 0
+            resp.content_length = length
+            f = await aloop.run_in_executor(None, archive.open_from, info, first)
+            try:
+                await resp.prepare(request)
                 sent = 0
-                while sent < info.file_size:
-                    chunk = await aloop.run_in_executor(None, f.read, min(256 * 1024, info.file_size - sent))
+                while sent < length:
+                    chunk = await aloop.run_in_executor(None, f.read, min(256 * 1024, length - sent))
                     if not chunk:
                         break
                     sent += len(chunk)
                     await resp.write(chunk)
+            finally:
+                f.close()
             await resp.write_eof()
             return resp
         finally:
@@ -580,7 +754,7 @@ class WebServer:
             while True:
                 await viewer.wake.wait()
                 viewer.wake.clear()
-                seq = (self.snapshot or {}).get("seq", 0)
+                seq = self._viewer_key(viewer)
                 if seq == viewer.sent and viewer.sent != -1:
                     continue
                 text = self.encoded(viewer.host)
@@ -614,6 +788,31 @@ SECURITY_HEADERS = {
 _CACHE: dict[tuple[str, str], str] = {}
 
 
+def byte_range(header: str | None, size: int) -> tuple[int, int] | None | bool:
+    """The one range of bytes a ``Range`` header asks of a file of ``size`` bytes: (first, last),
+    both included; None: the whole file (no header, or not one range of bytes: RFC 9110 lets a
+    server ignore those); False: the range starts past the end (416)."""
+    if not header:
+        return None
+    unit, sep, spec = header.partition("=")
+    if not sep or unit.strip().lower() != "bytes" or "," in spec:
+        return None
+    first_s, sep, last_s = spec.strip().partition("-")
+    first_s, last_s = first_s.strip(), last_s.strip()
+    if not sep or not (first_s or last_s) or any(x and (not x.isdigit() or len(x) > 18) for x in (first_s, last_s)) \
+            or not (first_s.isascii() and last_s.isascii()):
+        return None
+    if not first_s:                     # the last n bytes
+        n = int(last_s)
+        return (max(size - n, 0), size - 1) if n > 0 and size > 0 else False
+    first = int(first_s)
+    if last_s and int(last_s) < first:
+        return None                     # not a range (RFC 9110: ignored)
+    if first >= size:
+        return False
+    return first, min(int(last_s), size - 1) if last_s else size - 1
+
+
 def shown_members(vm: Mapping[str, Any]) -> set[str]:
     """The package members the audience part of ``vm`` shows now (``/media`` serves only these)."""
     game = ((vm.get("audience") or {}).get("game") or {})
@@ -628,6 +827,15 @@ def shown_members(vm: Mapping[str, Any]) -> set[str]:
     for o in q.get("options") or ():
         found.update(m["member"] for m in o.get("media") or () if m.get("member"))
     return found
+
+
+def _json_object(text: Any) -> dict | None:
+    """A phone's message as a JSON object, or None."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _read(package: str, name: str) -> str:

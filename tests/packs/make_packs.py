@@ -20,6 +20,10 @@ writes
   is its comment, a question comment, answer content (text and a picture; v4 after a marker),
   three pictures in one question (squares of different colours), a select question, a video
   and an HTML page;
+* ``sounds.siq`` (v5) and ``sounds4.siq`` (v4) -- several sounds in one question, played one
+  after another: two short tones of different pitch (440 Hz, then 880 Hz), and a long one with
+  the package's own time of it (v5 ``duration``, v4 ``time``: 1 s of a 3 s tone) before a
+  short one, whose answer content is a sound (v5);
 * hostile ones, each refused with one line: ``bomb.siq`` (content.xml inflates far past
   the size its header declares), ``huge.siq`` (declares a 3 GB file), ``traversal.siq`` (a
   member named ``../../evil.png``), ``entity.siq`` (an external entity in a DTD),
@@ -461,6 +465,71 @@ TIMED_V4 = """<?xml version="1.0" encoding="utf-8"?>
 </package>
 """
 
+SOUND_TONES = {"низкий.wav": (0.25, 440.0), "высокий.wav": (0.25, 880.0), "долгий.wav": (3.0, 330.0),
+               "ответ.wav": (0.25, 660.0)}
+"""The sounds of ``sounds.siq``: name -> (seconds, pitch in Hz)."""
+
+SOUNDS = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Звуки подряд" version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/siq_5.xsd">
+  <rounds>
+    <round name="Раунд">
+      <themes>
+        <theme name="Мелодии">
+          <questions>
+            <question price="100">
+              <params>
+                <param name="question" type="content">
+                  <item>Два звука подряд</item>
+                  <item type="audio" isRef="True">низкий.wav</item>
+                  <item type="audio" isRef="True">высокий.wav</item>
+                </param>
+              </params>
+              <right><answer>Октава</answer></right>
+            </question>
+            <question price="200">
+              <params>
+                <param name="question" type="content">
+                  <item>Долгий звук, но только секунда</item>
+                  <item type="audio" isRef="True" duration="00:00:01">долгий.wav</item>
+                  <item type="audio" isRef="True">высокий.wav</item>
+                </param>
+                <param name="answer" type="content"><item type="audio" isRef="True">ответ.wav</item></param>
+              </params>
+              <right><answer>Секунда</answer></right>
+            </question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+
+SOUNDS_V4 = """<?xml version="1.0" encoding="utf-8"?>
+<package name="Звуки подряд v4" version="4" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
+  <rounds>
+    <round name="Раунд">
+      <themes>
+        <theme name="Мелодии">
+          <questions>
+            <question price="100">
+              <scenario><atom>Два звука подряд</atom><atom type="voice">@низкий.wav</atom>
+                <atom type="voice">@высокий.wav</atom></scenario>
+              <right><answer>Октава</answer></right>
+            </question>
+            <question price="200">
+              <scenario><atom>Долгий звук, но только секунда</atom><atom type="voice" time="1">@долгий.wav</atom>
+                <atom type="voice">@высокий.wav</atom></scenario>
+              <right><answer>Секунда</answer></right>
+            </question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>
+"""
+
 HTML_PAGE = "<!doctype html><html><body style='background:#103'><h1 id='own'>Страница из пакета</h1></body></html>"
 
 
@@ -539,7 +608,12 @@ def make(out: Path) -> dict[str, Path]:
             z.writestr("content.xml", xml.encode("utf-8"))
             content_media(z)
         made[key] = out / f"{key}.siq"
-
+    for key, xml in (("sounds", SOUNDS), ("sounds4", SOUNDS_V4)):
+        with zipfile.ZipFile(out / f"{key}.siq", "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("content.xml", xml.encode("utf-8"))
+            for name, (seconds, freq) in SOUND_TONES.items():
+                z.writestr(f"Audio/{urllib.parse.quote(name)}", wav(seconds, freq))
+        made[key] = out / f"{key}.siq"
 
     # hostile and broken packages
     p = made["bomb"] = out / "bomb.siq"

@@ -20,6 +20,7 @@
     return e;
   }
   function show(node, on) { if (node) node.hidden = !on; }
+  const fillIn = (text, params) => String(text || "").replace(/\{(\w+)\}/g, (m, k) => (params[k] !== undefined ? params[k] : m));
   function teamsOf(g) {
     if (Array.isArray(g.teams)) return g.teams.map((t) => ({ name: t.name, score: t.score, color: t.color,
       holder: !!t.holder, out: !!(t.locked || t.disabled), total: t.series_total }));
@@ -49,7 +50,10 @@
     if (title) title.textContent = (vm.title || "") + (series ? " · " + series : "");
     const q = g.question || null, parts = [];
     if (g.stage === "finished") {   // the end of the game: said as the projector says it
-      if ($("question")) $("question").textContent = L.game_over || "";
+      // and what the final table leaves open (ЧГК: places shared, a shoot-out due)
+      const scr = (vm.audience && vm.audience.screen) || {};
+      const note = (scr.standings && scr.standings.note) || "";
+      if ($("question")) $("question").textContent = (L.game_over || "") + (note ? " · " + note : "");
       return;
     }
     // the question as the projector names it (the view model's one derivation: «Вопрос 1/5»)
@@ -119,7 +123,7 @@
         + (prev !== null && w !== prev ? " press-wave" : ""));
       prev = w;
       li.dataset.wave = String(w);
-      const tag = L["press_" + p.kind] || (p.tie ? L.press_tie : "");
+      const tag = L["press_" + p.kind] || (p.tie ? (p.tie_ms ? fillIn(L.tie_within, { ms: p.tie_ms }) : L.press_tie) : "");
       li.append(el("span", "place", place ? place + "." : "·"), el("span", "who", p.team || p.button),
         tag ? el("span", "tag", tag) : el("span", "gap", fmtGap(p.gap_ms)));
       return li;
@@ -132,7 +136,9 @@
     show(box, rows.length > 0);
     table.replaceChildren(...rows.map((r) => {
       const tr = el("tr");
-      tr.append(el("td", "place", r.place), el("td", "st-team", r.team), el("td", "points", r.points));
+      // a shared place as its range where the game names one («1–2»), as the projector shows it
+      tr.append(el("td", "place", r.tied && r.place_label ? r.place_label : r.place), el("td", "st-team", r.team),
+        el("td", "points", r.points));
       return tr;
     }));
   }
@@ -219,7 +225,72 @@
     show(lot, !!race.tie);
     if (race.tie) lot.textContent = (L.race_seed || "{seed} {salt}").replace("{seed}", race.tie.seed).replace("{salt}", race.tie.salt);
   }
+  // Each team's phone link (/play#t=…) with its QR code, a «new link» button, and the phones
+  // joined with it: how well each one's clock is known, its delay, a mark past the limit.
+  function qrCanvas(rows) {
+    const c = el("canvas", "phone-qr");
+    const n = rows.length, quiet = 3, px = 4, size = (n + 2 * quiet) * px;
+    c.width = size; c.height = size;
+    const ctx = c.getContext("2d");
+    ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, size, size);
+    ctx.fillStyle = "#000";
+    rows.forEach((row, y) => { for (let x = 0; x < row.length; x++) if (row[x] === "1") ctx.fillRect((x + quiet) * px, (y + quiet) * px, px, px); });
+    return c;
+  }
+  function renderPhones(p) {
+    const box = $("phones-box");
+    if (!box) return;
+    show(box, !!p);
+    if (!p) return;
+    $("phone-wait").textContent = p.wait_ms > 0 ? fillIn(L.phone_wait, { ms: p.wait_ms }) : "";
+    const list = $("phones");
+    const want = p.teams.map((t) => t.url).join("|");
+    if (list.dataset.urls !== want) {   // the links and their codes change only when renewed
+      list.dataset.urls = want;
+      list.replaceChildren(...p.teams.map((t) => {
+        const card = el("div", "phone-team");
+        card.dataset.button = t.button;
+        if (t.color) card.style.setProperty("--team", t.color);
+        const renew = el("button", "phone-renew", L.phone_renew || "");
+        renew.type = "button";
+        renew.addEventListener("click", () => renewLink(t.button));
+        const link = el("a", "phone-link", t.url);
+        link.href = t.url;
+        link.target = "_blank";
+        link.rel = "noreferrer";
+        card.append(el("div", "phone-name", t.name), qrCanvas(t.qr), link, renew, el("ul", "phone-list"));
+        return card;
+      }));
+    }
+    p.teams.forEach((t) => {
+      const card = list.querySelector('.phone-team[data-button="' + CSS.escape(t.button) + '"]');
+      if (!card) return;
+      card.querySelector(".phone-name").textContent = t.name;
+      card.querySelector(".phone-list").replaceChildren(...(t.phones.length ? t.phones.map((ph) => {
+        const parts = [ph.synced ? fillIn(L.phone_row, { bound: ph.bound_ms, delay: ph.delay_ms, rtt: ph.rtt_ms }) : (L.phone_unsynced || "")];
+        if (ph.stalls) parts.push(fillIn(L.phone_stalls, { n: ph.stalls }));
+        if (ph.over && ph.synced) parts.push(p.exclude_over_bound ? L.phone_over : L.phone_over_only);
+        return el("li", "phone" + (ph.over ? " is-over" : ""), parts.join(" · "));
+      }) : [el("li", "phone none", L.phone_none || "")]));
+    });
+  }
+  async function renewLink(button) {
+    const result = $("result");
+    try {
+      const r = await fetch("/api/phones", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Authorization": "Bearer " + decodeURIComponent(token) },
+        body: JSON.stringify({ renew: button }),
+      });
+      result.textContent = r.ok ? (L.sent || "") : (L.refused || "") + ": " + (await r.text());
+      result.className = "result " + (r.ok ? "ok" : "bad");
+    } catch (e) {
+      result.textContent = L.offline || "";
+      result.className = "result bad";
+    }
+  }
   function renderHost(h) {
+    renderPhones(h.phones);
     show($("notice"), !!h.notice);
     if ($("notice")) $("notice").textContent = h.notice || "";
     const entry = $("entry");

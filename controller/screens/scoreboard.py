@@ -236,6 +236,13 @@ class Scoreboard:
         self.pack = PackScreen()
         """A SIGame package's board and question; the window sets its ``media_data``."""
 
+    def set_keys(self, keys: Mapping[str, list[str]]) -> None:
+        """The host's keys of the help overlay as they are now (a programme's follow its round)."""
+        if dict(keys) != self.keys:
+            self.keys = dict(keys)
+            self._layer_key = None
+            self._last_key = None
+
     def set_team_keys(self, team_keys: list[tuple[str, str]]) -> None:
         """The players' keys of the help overlay, with the teams' names as they are now."""
         if list(team_keys) != self.team_keys:

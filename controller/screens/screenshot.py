@@ -94,7 +94,8 @@ def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), la
 
     # the help overlay as the window shows it: this game's keys, the players' keys first
     board = projector(layout or cfg["display"]["layout"])(size, lang=lang or cfg.get("language", "ru"),
-                                                          keys=mode_keys(cfg), team_keys=team_keys(cfg))
+                                                          keys=mode_keys(cfg, run.state),
+                                                          team_keys=team_keys(cfg, view, run.state))
     surface = pygame.Surface(size)
     board.draw(surface, view, now, flash=flash, status=status, help_overlay=help_overlay)
     return surface

@@ -163,7 +163,8 @@ def test_the_core_and_the_games_do_not_import_the_shell():
 
 # -- the front ends draw widgets, not views (issue 26) --------------------------------------
 
-WIDGET_FRONT_ENDS = ("controller/screens/terminal.py",)
+WIDGET_FRONT_ENDS = ("controller/screens/terminal.py", "controller/screens/pack_screen.py",
+                     "controller/screens/compact.py")
 """The front ends that draw only the typed screen model (controller/core/screen.py)."""
 
 NOT_VIEW_READS = {"missing", "connected", "link", "notice", "title", "text", "hint", "kind", "language"}
@@ -224,3 +225,87 @@ def test_the_view_key_check_finds_a_presence_test(tmp_path):
     f = tmp_path / "screen.py"
     f.write_text('if "seats" in view:\n    n = view.get("teams")\n    q = view["question"]\n', encoding="utf-8")
     assert sorted(_key_reads(f)) == [(1, "seats"), (2, "teams"), (3, "question")]
+
+
+# -- the live pages draw widgets too (issue 26) ------------------------------------------------
+
+APP_JS = PACKAGE / "web" / "static" / "app.js"
+
+PAGE_OWN_NAMES = {"open", "status"}
+"""Names app.js reads from the browser's objects that a view happens to use too: a form's
+``dataset.open``, a fetch response's ``status``."""
+
+
+def _model_names() -> set[str]:
+    """Every name the pages may read: the screen model's fields (and what ``to_json`` adds),
+    the view model's own keys (not the game's view under ``game``), the web server's phones part."""
+    import dataclasses
+
+    from controller.core import screen as model
+    from controller.screens import viewmodel
+
+    names = {"layout", "text", "label_text"}
+    for value in vars(model).values():
+        if isinstance(value, type) and dataclasses.is_dataclass(value):
+            names.update(f.name for f in dataclasses.fields(value))
+
+    def walk(value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k not in ("game", "screen"):
+                    names.add(str(k))
+                    walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    # the host page's phones part (the web server's own: each team's link and its phones)
+    from types import SimpleNamespace
+
+    from controller.web.server import WebServer
+
+    phone = {"id": 1, "synced": True, "bound_ms": 1.0, "rtt_ms": 2.0, "delay_ms": 3.0, "drift_ppm": 0.0,
+             "over": False, "stalls": 0, "presses": 0, "flagged": False, "refused": 0, "silent_s": 0.0}
+    hub = SimpleNamespace(status=lambda: {"q": [phone]}, tokens={"q": "tok"}, wait=0,
+                          settings={"bound_max_ms": 10, "exclude_over_bound": True})
+    walk({"phones": WebServer.phones_view(SimpleNamespace(hub=hub, snapshot={}, play_base="http://x", _qr={}))})
+    walk(viewmodel.build({"mode": "erudite", "teams": []}, flash={"kind": "right", "team": "A"},
+                         keys={"right": ["return"]}, undo={"changes": [{"team": "A", "score": 0, "after": 10}]},
+                         actions=[{"action": "rename", "label": "x", "confirm": "y",
+                                   "params": [{"name": "team", "kind": "member", "required": True, "min": 1,
+                                               "max": 4, "max_len": 40, "choices": [{"value": 1, "label": "A"}]}]}],
+                         status={"entry": {"title": "", "text": "", "hint": ""}}))
+    return names
+
+
+def _js_reads(text: str) -> list[tuple[int, str]]:
+    """The names a script reads as properties (``x.key``, ``x["key"]``) or tests the presence of
+    (``"key" in x``), outside comments and string literals."""
+    import re
+
+    out = []
+    for line_no, line in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(^|\s)//.*$", "", line)
+        out += [(line_no, k) for k in re.findall(r"\"(\w+)\"\s+in\b", line)]
+        out += [(line_no, k) for k in re.findall(r"\[\s*[\"'](\w+)[\"']\s*\]", line)]
+        line = re.sub(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|/\^[^/]*\/\//i", '""', line)
+        out += [(line_no, k) for k in re.findall(r"\.\s*([A-Za-z_]\w*)", line)]
+    return out
+
+
+def test_the_live_pages_read_no_view_keys():
+    """``/``, ``/overlay`` and ``/host`` draw the screen model (``audience.screen``,
+    ``host.screen``): app.js reads no key of a game's view that is not a widget's field, and
+    never the view itself (``audience.game``, ``host.game``), so no page branches on a game."""
+    view_keys = _view_keys()
+    assert {"seats", "teams", "question", "captain", "countdown", "fouls"} <= view_keys
+    forbidden = (view_keys - _model_names() - PAGE_OWN_NAMES) | {"game"}
+    found = [f"app.js:{line}: {key!r}" for line, key in _js_reads(APP_JS.read_text(encoding="utf-8"))
+             if key in forbidden]
+    assert not found, "view keys read by the live pages: " + ", ".join(found)
+
+
+def test_the_page_check_finds_a_view_read():
+    js = ('  const g = vm.audience.game;\n  if (Array.isArray(g.seats)) n = g["captain"];\n'
+          '  // g.fouls in a comment\n  x = "fouls" in g;\n  el("span", "g.fouls");\n')
+    assert [k for _, k in _js_reads(js)] == ["audience", "game", "captain", "isArray", "seats", "fouls"]

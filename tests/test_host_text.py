@@ -70,6 +70,9 @@ def test_the_mafia_protocol_notice_is_russian(tmp_path):
     loop, clock, out = _loop("config/mafia.toml", tmp_path, 1)
     loop.key_down(["m"])                             # the mafia wins; no roles entered yet
     loop.drain()
+    assert loop.notice.startswith("Нажмите ещё раз")    # it ends the game: a second press confirms
+    loop.key_down(["m"])
+    loop.drain()
     assert loop.notice.startswith("Протокол не составлен: не введена роль места 1. Запись стола сохранена: ")
     assert "incomplete" not in loop.notice and "players[0]" not in loop.notice
 

@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping
 from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES
 from controller import games
+from controller.screens import LAYOUTS
 
 from controller.core.schema import _KIND_OK, _KIND_WORD, NUMBER_LIMIT, Key, Section, _num, _show, check_value, positive  # noqa: F401
 
@@ -102,6 +103,10 @@ SHELL_SCHEMA: list[Section] = [
         Key("height", "int", 720, "Window height when not full screen.", minimum=240, maximum=16384),
         Key("fps", "int", 30, "Redraws per second while a countdown runs.", minimum=1, maximum=240),
         Key("flash_s", "float", 1.5, "How long a ruling flash («Верно», «Неверно») stays.", minimum=0.0),
+        Key("layout", "str", "wide", "The projector's layout: wide (the full scoreboard: the press order with "
+            "its gaps, every number) or compact (fewer, larger things for a small TV beside the host or a "
+            "far 4:3 projector: who answers, the countdown, one wide row per team with its score; "
+            "docs/screen.md).", choices=tuple(LAYOUTS)),
         Key("host_overlay", "bool", True, "Draw what only the host needs (notices, the key help, the rename "
             "dialogue) on this screen too. True suits a laptop game with no phone; set false when the host "
             "uses the web host page and the projector shows the hall only (docs/web.md)."),

@@ -34,7 +34,7 @@ from controller.core.clock import EngineClock
 from controller.core.effects import Flash, Lamp, Log, Notice, Sound
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
-from controller.inputs.keys import HostKeys, physical_names
+from controller.inputs.keys import HostKeys, mode_keys, physical_names
 from controller.core.values import replace
 from controller.app.lineup_entry import LineupEntry, digit_of
 from controller.i18n import action_label, notice, t, translation
@@ -104,7 +104,8 @@ class Loop:
         self.out = out
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sink_lock = threading.Lock()
-        self.host_keys = HostKeys.from_config(cfg)
+        self._keys_of: tuple[Any, HostKeys, dict[str, list[str]] | None] | None = None
+        """(the state, its host key map, its key help) while the state is the same (:attr:`host_keys`)."""
         self.flash: dict | None = None
         self.flash_until = 0
         self.notice: str = ""
@@ -113,6 +114,8 @@ class Loop:
         naming a file (where the old journal went) says it without the path, which only the
         host's terminal and page show."""
         """The host notice on screen now ("" when none): see :meth:`status`."""
+        self.notice_key: str | None = None
+        """The catalog key of :attr:`notice` (None: a text of its own)."""
         self.notice_at = 0
         self.notice_until = 0
         self._notice_scope: tuple[str, Any] | None = None
@@ -121,8 +124,9 @@ class Loop:
         self.running = True
         self.quit_armed: int | None = None
         self.new_game_armed: int | None = None
-        self.confirm_armed: tuple[str, int] | None = None
-        """(action, when) of a key that ends a stage early and waits for its second press."""
+        self.confirm_armed: tuple[str, int, str] | None = None
+        """(action, when, the prompt's notice key) of a key that ends a stage early and waits for
+        its second press."""
         self.last_clock_record = 0
         self.on_new_game: Callable[[], None] | None = self.start_new_game
         self.dirty = True
@@ -238,6 +242,24 @@ class Loop:
         self._wake_r = self._wake_w = -1
 
     # -- keys from the window or the terminal (loop thread) ------------------
+    @property
+    def host_keys(self) -> HostKeys:
+        """The host's key map now: the game's key layers in the state it is in (a programme's
+        follow its current round's game: the round changes, the map changes)."""
+        if self._keys_of is None or self._keys_of[0] is not self.state:
+            self._keys_of = (self.state, HostKeys.from_config(self.cfg, self.state), None)
+        return self._keys_of[1]
+
+    def key_map(self) -> dict[str, list[str]]:
+        """The keys the key help lists now (:func:`~controller.inputs.keys.mode_keys` of the
+        state the game is in): the projector's H, the terminal's help, the host page."""
+        host_keys = self.host_keys   # the cache is of the state now
+        keys = self._keys_of[2]
+        if keys is None:
+            keys = mode_keys(self.cfg, self.state)
+            self._keys_of = (self.state, host_keys, keys)
+        return keys
+
     def key_down(self, names: list[str]) -> None:
         names = physical_names(names)
         if self.rename is not None:
@@ -322,13 +344,14 @@ class Loop:
         if action == "new_game":
             if self.new_game_armed is not None and now - self.new_game_armed < QUIT_CONFIRM_NS:
                 self.new_game_armed = None
+                self._prompt_done("confirm_new_game")
                 if self.on_new_game:
                     self.on_new_game()
             else:
                 self.new_game_armed = now
                 self._notice("confirm_new_game")
             return
-        if action in self.extras.actions:
+        if action in self.extras.actions and self.extras.takes(self.state, action):
             self.extras.act(self, action, now)
             return
         if action == "rename" and not key.params:   # with its parameters (a web page): one Host
@@ -355,14 +378,28 @@ class Loop:
         ask = None if key.confirmed else self.game.confirm(self.state, action)
         if ask is None and action == "end_game" and not key.confirmed:
             ask = ("confirm_end_game", {})   # the whole game ends: never on one stray press
+        armed = self.confirm_armed
         if ask is not None:
             # it ends a stage early (a programme's game, a fight with no winner): a second press acts
-            armed, self.confirm_armed = self.confirm_armed, None
+            self.confirm_armed = None
             if armed is None or armed[0] != action or now - armed[1] >= QUIT_CONFIRM_NS:
-                self.confirm_armed = (action, now)
+                self.confirm_armed = (action, now, ask[0])
                 self._notice(ask[0], **ask[1])
                 return
+        if armed is not None and armed[0] == action:
+            # the second press (or the host page's confirmed tap) acts: the prompt goes with it,
+            # and what the action did shows (its own notice, if it has one)
+            self.confirm_armed = None
+            self._prompt_done(armed[2])
         self.apply(Host(action, now, dict(key.params)))
+
+    def _prompt_done(self, key: str) -> None:
+        """The «Нажмите ещё раз» notice ``key`` leaves: what it asked for is being done."""
+        if self.notice and self.notice_key == key:
+            self.notice = ""
+            self.notice_screen = None
+            self._notice_scope = None
+            self.dirty = True
 
     # -- renaming a team (loop thread) ----------------------------------------
     @property
@@ -589,6 +626,7 @@ class Loop:
         ``screen``: the projector's words for it, when the audience must not see all of it."""
         now = self.clock.now()
         self.notice = text
+        self.notice_key = key
         self.notice_screen = screen
         self.notice_at = now
         self.notice_until = now + (hold_ns if hold_ns is not None else notices.lifetime_ns(key))

@@ -33,6 +33,7 @@ GAMES: dict[str, str] = {
 EXTRAS: dict[str, str] = {
     "chgk": "controller.games.chgk.extras",
     "mafia": "controller.games.mafia.extras",
+    "programme": "controller.games.programme",
 }
 """Config name -> the module whose ``EXTRAS`` class is the game's impure part."""
 

@@ -6,7 +6,20 @@ snapshots and decide nothing.  They are loaded on first use, so that a module of
 package without pygame (the terminal, the notices, the view model) does not load it.
 """
 
-__all__ = ["Scoreboard", "TextCache", "countdown_phase", "layout"]
+from importlib import import_module
+
+__all__ = ["LAYOUTS", "Scoreboard", "TextCache", "countdown_phase", "layout", "projector"]
+
+LAYOUTS = {"wide": "controller.screens.scoreboard:Scoreboard", "compact": "controller.screens.compact:Compact"}
+"""``[display] layout`` -> the projector's screen (``module:class``, loaded on first use): the
+wide scoreboard, or the compact one for a small TV beside the host (docs/screen.md)."""
+
+
+def projector(name: str):
+    """The projector's screen class of a ``[display] layout``."""
+    module, _, cls = LAYOUTS[name].partition(":")
+    return getattr(import_module(module), cls)
+
 
 
 def __getattr__(name: str):

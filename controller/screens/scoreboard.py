@@ -6,7 +6,7 @@ It decides nothing and names no game: who holds the answer, what the countdown
 says and who is locked out all come from the widgets; the layout is the
 screen's (``game``, ``table``, ``board``, or ``seats`` for numbered cards).  A
 package's board and question are drawn by :mod:`controller.screens.pack_screen`
-from the view's ``pack`` still, and the redraw key is made from the view.
+from the ``Board`` and the main panel's ``Content``; the redraw key is made from the view still.
 
 Readable from the back of a hall: the largest thing on the screen is who
 holds the answer (a panel in that team's colour with its name), then the
@@ -237,6 +237,13 @@ class Scoreboard:
         self.pack = PackScreen()
         """A SIGame package's board and question; the window sets its ``media_data``."""
 
+    def set_keys(self, keys: Mapping[str, list[str]]) -> None:
+        """The host's keys of the help overlay as they are now (a programme's follow its round)."""
+        if dict(keys) != self.keys:
+            self.keys = dict(keys)
+            self._layer_key = None
+            self._last_key = None
+
     def set_team_keys(self, team_keys: list[tuple[str, str]]) -> None:
         """The players' keys of the help overlay, with the teams' names as they are now."""
         if list(team_keys) != self.team_keys:
@@ -333,35 +340,7 @@ class Scoreboard:
                     help_overlay: bool, overlay: bool) -> None:
         surface.fill(BG)
         self._draw_header(surface, lay, scr.header, notice=bool(status and status.get("notice")))
-        cards = scr.cards
-        if scr.layout == "seats":
-            self._draw_seats_main(surface, lay, scr.main)
-            for card, rect in zip(cards.items, lay["cards"]):
-                self._draw_seat(surface, rect, card)
-        elif scr.layout == "table" and scr.standings.players:
-            # teams left, players right [§4.3]
-            tbl: Rect = lay["table"]
-            split = tbl.width * 56 // 100
-            self._draw_standings(surface, Rect(tbl.x, tbl.y, split, tbl.height), scr.standings)
-            self._draw_player_points(surface, Rect(tbl.x + split + lay["pad"], tbl.y,
-                                                   tbl.width - split - lay["pad"], tbl.height), scr.standings, cards)
-        elif scr.layout == "table":
-            self._draw_standings(surface, lay["table"], scr.standings)
-        elif scr.layout == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
-            mid = lay["middle"]
-            self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), view["pack"])
-            self._draw_teams(surface, lay["cards"], cards)
-        else:
-            if scr.main.content is not None:   # a package's question (controller/screens/pack_screen.py)
-                self.pack.draw_question(self, surface, lay["main"], view["pack"])
-            else:
-                self._draw_main(surface, lay, scr.main, cards, (status or {}).get("keys"))
-            if not scr.presses.shown:
-                self._draw_info(surface, lay["info"].union(lay["presses"]), scr.main.side)
-            else:
-                self._draw_info(surface, lay["info"], scr.main.side)
-                self._draw_presses(surface, lay["presses"], scr.presses)
-            self._draw_teams(surface, lay["cards"], cards)
+        self._draw_widgets(surface, lay, scr, status)
         if "bar" in lay:
             self._draw_bar(surface, lay["bar"])
             if overlay:
@@ -382,6 +361,40 @@ class Scoreboard:
             self._draw_entry(surface, status["entry"])
         if status and status.get("host_link"):
             self._draw_host_link(surface, status["host_link"])
+
+    def _draw_widgets(self, surface, lay: dict, scr: Screen, status: Mapping | None = None) -> None:
+        """Everything between the header and the overlays: the layout's widgets in ``lay``'s
+        regions (``status``: the loop's, for the keys that name the holder's button); a layout
+        of another shape overrides this and :meth:`_layout`."""
+        cards = scr.cards
+        if scr.layout == "seats":
+            self._draw_seats_main(surface, lay, scr.main)
+            for card, rect in zip(cards.items, lay["cards"]):
+                self._draw_seat(surface, rect, card)
+        elif scr.layout == "table" and scr.standings.players:
+            # teams left, players right [§4.3]
+            tbl: Rect = lay["table"]
+            split = tbl.width * 56 // 100
+            self._draw_standings(surface, Rect(tbl.x, tbl.y, split, tbl.height), scr.standings)
+            self._draw_player_points(surface, Rect(tbl.x + split + lay["pad"], tbl.y,
+                                                   tbl.width - split - lay["pad"], tbl.height), scr.standings, cards)
+        elif scr.layout == "table":
+            self._draw_standings(surface, lay["table"], scr.standings)
+        elif scr.layout == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
+            mid = lay["middle"]
+            self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), scr.board)
+            self._draw_teams(surface, lay["cards"], cards)
+        else:
+            if scr.main.content is not None:   # a package's question (controller/screens/pack_screen.py)
+                self.pack.draw_question(self, surface, lay["main"], scr.main.content)
+            else:
+                self._draw_main(surface, lay, scr.main, cards, (status or {}).get("keys"))
+            if not scr.presses.shown:
+                self._draw_info(surface, lay["info"].union(lay["presses"]), scr.main.side)
+            else:
+                self._draw_info(surface, lay["info"], scr.main.side)
+                self._draw_presses(surface, lay["presses"], scr.presses)
+            self._draw_teams(surface, lay["cards"], cards)
 
     _show_table = staticmethod(show_table)
     """The full standings table: at the end, and between rounds (:func:`controller.screens.common.show_table`)."""

@@ -326,16 +326,17 @@ def help_hint(cfg: dict, lang: str = "ru") -> str:
     return t("help_hint", lang, help_key=labels[0] if labels else "F1")
 
 
-def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
+def key_help(cfg: dict, lang: str = "ru", view: dict | None = None, state=None) -> str:
     """The keys of this game, one line each: players' buttons (named as in ``view``), then
-    the host's actions."""
+    the host's actions; with the game's ``state``, the keys in force in it (a programme's
+    current round's game's)."""
     lines = []
-    teams = team_keys(cfg, view)
+    teams = team_keys(cfg, view, state)
     if teams:
         lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
-    host_keys = HostKeys.from_config(cfg)
-    own = mode_labels(cfg)   # a game's own words for an action («Мафия»: a player's rename)
-    for action, keys in mode_keys(cfg).items():
+    host_keys = HostKeys.from_config(cfg, state)
+    own = mode_labels(cfg, state)   # a game's own words for an action («Мафия»: a player's rename)
+    for action, keys in mode_keys(cfg, state).items():
         keys = _terminal_keys(keys, host_keys)
         labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in keys) if x))
         if labels:
@@ -496,6 +497,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     out = TextScreen(stream, live=live)
     loop.out = _Notices(out)
     shown_help = loop.help
+    shown_keys = None
     shown_flash = None
     if reading:
         teams = team_keys(loop.cfg)
@@ -522,10 +524,11 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
                 loop.tick_if_due()
             else:
                 loop.step_once(wait)
-            if loop.help != shown_help:
-                shown_help = loop.help
+            if loop.help != shown_help or (loop.help and loop.key_map() != shown_keys):
+                # shown again when the keys change while it is up (a programme's next game)
+                shown_help, shown_keys = loop.help, loop.key_map()
                 if shown_help:
-                    out.history(key_help(loop.cfg, lang, engine.view(loop.state)))
+                    out.history(key_help(loop.cfg, lang, engine.view(loop.state), loop.state))
             flash = loop.current_flash()
             if flash is not None and (flash, loop.flash_until) != shown_flash \
                     and flash.get("kind") not in screen.SILENT_FLASHES:

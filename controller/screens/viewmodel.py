@@ -238,7 +238,7 @@ def from_loop(loop: Any, seq: int = 0, links: Mapping[str, Any] | None = None, k
     view = engine.view(loop.state, now)
     lang = loop.cfg["language"]
     if keys is None:
-        keys = mode_keys(loop.cfg)
+        keys = loop.key_map()   # the keys of the state the game is in (a programme's round)
     return build(view, seq=seq, lang=lang, title=mode_title(view.get("mode") or loop.cfg["mode"], lang),
                  status=loop.status(), flash=loop.current_flash(), keys=keys,
                  actions=web_actions(loop.state, lang, view), undo=undo_preview(loop.state, view, now),

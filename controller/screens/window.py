@@ -34,10 +34,12 @@ def _open_window(cfg: dict):
 
 
 def _scoreboard(cfg: dict, size):
-    """The audience screen; its help overlay lists only the keys that act in this game."""
-    from controller.screens.scoreboard import Scoreboard
+    """The audience screen in its ``[display] layout``; its help overlay lists only the keys
+    that act in this game."""
+    from controller.screens import projector
 
-    return Scoreboard(size, lang=cfg["language"], keys=mode_keys(cfg), team_keys=team_keys(cfg))
+    return projector(cfg["display"]["layout"])(size, lang=cfg["language"], keys=mode_keys(cfg),
+                                               team_keys=team_keys(cfg))
 
 
 def _pack_media(board, loop) -> None:
@@ -96,7 +98,8 @@ def run_window(loop, seconds: float | None = None) -> None:
             if link is not None:
                 status = dict(status, host_link={k: link[k] for k in ("url", "qr", "text", "warning") if k in link})
             if help_on:
-                board.set_team_keys(team_keys(cfg, view))  # the names the teams have now
+                board.set_team_keys(team_keys(cfg, view, loop.state))  # the names the teams have now
+                board.set_keys(loop.key_map())   # the keys of the game on now (a programme's round's)
             if loop.dirty or board.needs_redraw(view, now, flash, status, help_on):
                 board.draw(surface, view, now, flash=flash, status=status, help_overlay=help_on)
                 pygame.display.flip()

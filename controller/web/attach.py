@@ -56,7 +56,6 @@ class Publisher:
         self._at = 0.0
         self._body: tuple | None = None
         self._failed = False
-        self.keys = None
 
     def links(self) -> dict:
         return self.server_links(self.server)
@@ -80,13 +79,11 @@ class Publisher:
             if not force and loop.deadline_near():
                 return  # the decision first; the snapshot right after it
             self._key, self._at = key, wall
-            if self.keys is None:
-                self.keys = viewmodel.mode_keys(loop.cfg)
             # the host part carries the host page's address without the token: the host page
             # knows its own token, and a view model may reach a log or a test's output
             links = self.links()
             links["host"] = links["host"].split("#", 1)[0]
-            vm = viewmodel.from_loop(loop, 0, links=links, keys=self.keys)
+            vm = viewmodel.from_loop(loop, 0, links=links, keys=loop.key_map())   # a programme's follow its round
             store = getattr(getattr(loop, "pack_media", None), "store", None)
             if store is not None:   # the package the pages' pictures, videos and pages come from
                 vm["media_file"] = str(store.archive.path) if store.archive is not None else ""

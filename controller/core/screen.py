@@ -385,16 +385,12 @@ class Press:
     index: int | None = None
     colour: str | None = None
     answer: bool = False
-<<<<<<< HEAD
-    tie_ms: int | None = None
-=======
     kind: str = ""
     """What the press was in the race (``answer``, ``lockout``, ``early``, ``late`` …)."""
     button: str | None = None
     """The button pressed (shown when the press has no card's name)."""
     tie_ms: Any = None
     """A tie within the presses' stamps' uncertainty (a phone's press): its ±N ms."""
->>>>>>> main
 
 
 @dataclass(frozen=True)

@@ -504,11 +504,7 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
         out.append(Press(name=str(r.get("team", "")), wave=w, number=numbers.get((w, r.get("button"), r.get("at"))),
                          tag=Tag(PRESS_TAG_KEYS[kind], PRESS_TAG_TONES[kind]) if kind in PRESS_TAG_KEYS else None,
                          tie=bool(r.get("tie")), gap_ms=float(r.get("gap_ms", 0.0)), index=idx, colour=colour,
-<<<<<<< HEAD
-                         answer=kind == "answer", tie_ms=_tie_ms(r)))
-=======
-                         answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=r.get("tie_ms")))
->>>>>>> main
+                         answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=_tie_ms(r)))
     return PressOrder(shown=bool(press_order_shown(view)), entries=tuple(out),
                       wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)))
 

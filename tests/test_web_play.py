@@ -18,9 +18,10 @@ import pytest  # noqa: E402
 
 from tests.browser import WAIT_S, Chromium, Game, run  # noqa: E402
 
-# a touch latency of 100 ms makes each phone press ±100 ms or more: two presses made by two
-# DevTools calls at once are a tie however slow the machine, one 300 ms later is not
-CONFIG = "[erudite]\nthink_time_s = 300\n[phones]\ntouch_latency_ms = 100.0\n"
+# a touch latency of 200 ms (the most the config allows) makes each phone press ±200 ms or more:
+# two presses made by two DevTools calls at once are a tie unless a loaded machine lands them
+# further apart than that (tap_at_once then tries the next question); one 1.5 s later is not
+CONFIG = "[erudite]\nthink_time_s = 300\n[phones]\ntouch_latency_ms = 200.0\n"
 ANSWER = "document.getElementById('answer').textContent"
 
 
@@ -61,6 +62,23 @@ async def tap(page):
     await page.call("Input.dispatchMouseEvent", type="mouseReleased", x=box[0], y=box[1], button="left", clickCount=1)
 
 
+async def tap_at_once(game, a, b, tries: int = 5):
+    """Both phones tap at once, closer than their uncertainty -- as far as the machine lets two
+    DevTools calls land together: a loaded machine can deliver them further apart than that, and
+    then the race is (rightly) no tie.  Such a round is ruled right and the next question tried,
+    up to ``tries`` times; the answers both phones show once their presses are decided."""
+    decided = f"/Вы отвечаете|нажала|Отвечает|Ничья/.test({ANSWER}) && {ANSWER}"
+    for _ in range(tries):
+        await asyncio.gather(tap(a), tap(b))
+        said, other = await a.wait_for(decided), await b.wait_for(decided)
+        if "ничья" in (said + other).lower():
+            return said, other
+        game.type("\r")                  # no tie this time: right, and the next question
+        game.type("n ")
+        await a.wait_for(ANSWER + " === 'Можно нажимать'")
+    raise AssertionError(f"two taps at once were never closer than their uncertainty in {tries} tries")
+
+
 def test_two_phones_the_first_holds_and_a_press_within_the_uncertainty_is_a_tie(game, chromium, tmp_path):
     host = state(game, game.token)["host"]["phones"]
     links = {t["name"]: t["url"] for t in host["teams"]}
@@ -79,9 +97,17 @@ def test_two_phones_the_first_holds_and_a_press_within_the_uncertainty_is_a_tie(
         await tap(beta)
         await beta.wait_for(ANSWER + " === 'Вы отвечаете'")
         await alpha.wait_for(ANSWER + " === 'Отвечает команда Бета'")
-        await asyncio.sleep(0.3)         # Альфа presses 300 ms after Бета (the press must come later)
+        await asyncio.sleep(1.5)         # Альфа presses 1.5 s after Бета (the press must come later)
         await tap(alpha)
-        await alpha.wait_for(ANSWER + " === 'Раньше нажала команда Бета'")
+        # later than Бета's beyond both uncertainties: no tie; Бета still answers (Альфа's press is
+        # «lost» or queued for the next answer right, by how long after the decision it came)
+        hall = await chromium.page(game.base + "/")
+        rows = await hall.wait_for("[...document.querySelectorAll('#presses li')].map(e => e.textContent)"
+                                   ".filter(t => t.includes('Альфа')).length && "
+                                   "[...document.querySelectorAll('#presses li')].map(e => e.textContent)")
+        assert rows[0].count("Бета") and not any("ничья" in r for r in rows)
+        assert (await alpha.eval(ANSWER)) in ("Раньше нажала команда Бета", "Отвечает команда Бета")
+        await hall.close()
         await beta.screenshot(tmp_path / "play-holder.png")
         await alpha.screenshot(tmp_path / "play-before.png")
         assert await beta.eval("document.getElementById('buzz').getBoundingClientRect().bottom") <= 844
@@ -89,9 +115,7 @@ def test_two_phones_the_first_holds_and_a_press_within_the_uncertainty_is_a_tie(
         game.type("\r")                  # right: Бета scores; the next question
         game.type("n ")
         await alpha.wait_for(ANSWER + " === 'Можно нажимать'")
-        await asyncio.gather(tap(alpha), tap(beta))      # at once: closer than their uncertainty
-        said = await alpha.wait_for(f"/мс/.test({ANSWER}) && {ANSWER}")
-        other = await beta.wait_for(f"/мс/.test({ANSWER}) && {ANSWER}")
+        said, other = await tap_at_once(game, alpha, beta)   # closer than their uncertainty
         assert {said, other} == {s for s in (said, other) if "ничья ±" in s}
         assert sorted(x.split(" · ")[0] for x in (said, other)) == ["Вы отвечаете", "Раньше нажала команда "
                                                                      + ("Альфа" if said.startswith("Вы") else "Бета")]
@@ -296,9 +320,7 @@ def test_rearm_in_the_browser_and_a_phone_over_the_bound_is_marked_and_kept_out(
             await tap(gamma)
             await gamma.wait_for(ANSWER + " === 'Связь слишком неточная: нажатие не принято'")
             await gamma.screenshot(tmp_path / "play-over-bound.png")
-            await asyncio.gather(tap(alpha), tap(beta))      # at once: closer than their uncertainty
-            said = await alpha.wait_for(f"/нажмите ещё раз/.test({ANSWER}) && {ANSWER}")
-            other = await beta.wait_for(f"/нажмите ещё раз/.test({ANSWER}) && {ANSWER}")
+            said, other = await tap_at_once(game, alpha, beta)   # closer than their uncertainty
             assert said == other and said.startswith("Ничья ±"), said
             await alpha.screenshot(tmp_path / "play-rearm.png")
             assert not any(t.get("holder") for t in state(game)["audience"]["game"]["teams"])

@@ -38,7 +38,7 @@ Rules for implementers:
 
 * stamp each edge with the hardware's own time (kernel timestamp,
   microcontroller timer), converted onto the engine clock with
-  :class:`~controller.core.clock.EngineClock`; never with the time a callback ran,
+  :class:`~controller.inputs.clock.EngineClock`; never with the time a callback ran,
   unless the hardware gives nothing better;
 * apply the same debounce rule to every button, keeping the first edge's
   timestamp;
@@ -54,8 +54,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from controller.core.clock import EngineClock
-from controller.core.errors import BackendError
+from controller.inputs.clock import EngineClock
+from controller.core.errors import BackendError, BackendUnavailable
 from controller.core.events import InputEvent
 
 Sink = Callable[[InputEvent], None]
@@ -74,6 +74,26 @@ class BackendStatus:
     missing: tuple[str, ...] = ()
     """Buttons the backend cannot currently read."""
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class NoPinFactory(BackendUnavailable):
+    """No GPIO pins here: gpiozero has no pin factory (not a Pi, lgpio missing, no access).
+    The message is the log's; the commands say it to the user in their language from
+    ``factory`` (``[gpio] pin_factory``, "" for gpiozero's choice) and ``problem``
+    (what gpiozero said)."""
+
+    HINT = ("on a Raspberry Pi install python3-lgpio (Raspberry Pi OS has it) and add the user "
+            "to the gpio group; without a Pi set GPIOZERO_PIN_FACTORY=mock to try the program")
+
+    def __init__(self, factory: str, problem: str):
+        self.factory = factory
+        self.problem = problem
+        super().__init__(f"no GPIO pin factory {factory or '(default)'}: {problem}; {self.HINT}")
+
+    @property
+    def cause(self) -> str:
+        """What is missing, with the factory asked for when one was: the catalogs' ``{problem}``."""
+        return f'[gpio] pin_factory = "{self.factory}": {self.problem}' if self.factory else self.problem
 
 
 class ButtonBackend:

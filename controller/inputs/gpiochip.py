@@ -48,7 +48,7 @@ from datetime import timedelta
 from typing import Any, Mapping, Sequence
 
 from controller.app.config import section
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.errors import BackendError, BackendUnavailable, ConfigError
 from controller.core.events import NS_PER_MS, NS_PER_US, HostKey, InputStatus, Press, Release
 from controller.inputs.base import BackendStatus, ButtonBackend, Sink

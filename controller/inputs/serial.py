@@ -22,7 +22,7 @@ import threading
 from typing import Any, Mapping, Sequence
 
 from controller.inputs.base import BackendStatus, ButtonBackend, KeyInput, Sink
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.app.config import section
 from controller.core.errors import ConfigError
 from controller.core.events import NS_PER_MS, InputStatus, Press, Release

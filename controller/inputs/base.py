@@ -50,13 +50,13 @@ Rules for implementers:
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from controller.inputs.clock import EngineClock
 from controller.core.errors import BackendError, BackendUnavailable
 from controller.core.events import InputEvent
+from controller.core.plugins import Plugin, Registry
 
 Sink = Callable[[InputEvent], None]
 """Where every input source puts its events: ``sink(event)``, thread-safe."""
@@ -206,34 +206,36 @@ class KeyInput:
         raise NotImplementedError
 
 
-_REGISTRY: dict[str, str] = {
-    # name -> "module:Class"; imported lazily so that a missing optional
-    # library (gpiozero on a laptop, evdev on macOS) only matters when used.
-    "keyboard": "controller.inputs.keyboard:KeyboardBackend",
-    "gpio": "controller.inputs.gpio:GPIOBackend",
-    "gpiod": "controller.inputs.gpiochip:GpiodBackend",
-    "serial": "controller.inputs.serial:SerialBackend",
-    "serial-sim": "controller.inputs.serial:SerialSimBackend",
-}
+BACKENDS = Registry("buttons", (
+    # imported on first use, so that a missing optional library (gpiozero on a laptop,
+    # evdev on macOS) only matters when used
+    Plugin("keyboard", "controller.inputs.keyboard:KeyboardBackend",
+           doc="simulated on the computer's keyboard"),
+    Plugin("gpio", "controller.inputs.gpio:GPIOBackend", "controller.inputs.options:GPIO",
+           doc="Raspberry Pi pins through gpiozero"),
+    Plugin("gpiod", "controller.inputs.gpiochip:GpiodBackend", "controller.inputs.options:GPIO",
+           doc="the same pins through libgpiod v2: the kernel's own edge order, docs/raspberry-pi.md"),
+    Plugin("serial", "controller.inputs.serial:SerialBackend", "controller.inputs.options:SERIAL",
+           doc="our USB box"),
+    Plugin("serial-sim", "controller.inputs.serial:SerialSimBackend", "controller.inputs.options:SERIAL",
+           doc="a virtual box"),
+))
+"""``buttons = NAME`` -> the backend: the one place a backend is named."""
 
 
 def register_backend(name: str, target: str) -> None:
     """Make a backend available under ``name`` (``"module:Class"``)."""
-    _REGISTRY[name] = target
+    BACKENDS.add(Plugin(name, target))
 
 
 def backend_names() -> list[str]:
-    return sorted(_REGISTRY)
+    return sorted(BACKENDS.names())
 
 
 def create_backend(name: str, buttons: Sequence[str], clock: EngineClock, sink: Sink,
                    options: Mapping[str, Any] | None = None) -> ButtonBackend:
     """Instantiate the backend registered under ``name``."""
-    try:
-        target = _REGISTRY[name]
-    except KeyError:
-        raise BackendError(f"unknown button backend {name!r}; known: {', '.join(backend_names())}") from None
-    module_name, _, cls_name = target.partition(":")
-    module = importlib.import_module(module_name)
-    cls = getattr(module, cls_name)
+    if name not in BACKENDS:
+        raise BackendError(f"unknown button backend {name!r}; known: {', '.join(backend_names())}")
+    cls = BACKENDS.load(name)
     return cls(buttons, clock, sink, options)

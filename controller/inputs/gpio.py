@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from controller.inputs.base import BackendStatus, ButtonBackend, Sink
 from controller.inputs.clock import EngineClock
-from controller.app.config import section
+from controller.inputs.options import GPIO
 from controller.inputs.debounce import Debouncer, Transition
 from controller.inputs.stall import CpuStall
 from controller.core.errors import BackendError, BackendUnavailable, ConfigError
@@ -51,7 +51,7 @@ BEEPS = {"press": 1, "right": 1, "wrong": 2, "false_start": 3, "time_up": 4, "st
 
 
 def _option_defaults() -> dict[str, Any]:
-    return {k.name: k.default for k in section("gpio").keys}
+    return {k.name: k.default for k in GPIO.keys}
 
 
 class EdgeInput(InputDevice):

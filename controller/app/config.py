@@ -133,7 +133,9 @@ SHELL_SCHEMA: list[Section] = [
             "way (each phone's measured delay to this computer plus its bound); a slower phone's press may "
             "come after the decision (it is shown as late).", minimum=0.0, maximum=2000.0),
         Key("wait_margin_ms", "float", 10.0, "Added to the phones' measured delay for that wait (the page's "
-            "handler and the pipe to the game).", minimum=0.0, maximum=500.0),
+            "handler and the pipe to the game); also the most a press message may have been on its way beyond "
+            "the phone's measured path: one that claims to have been sent earlier is taken as sent then, its "
+            "stamp moved up and flagged (a press held back, or dated back).", minimum=0.0, maximum=500.0),
         Key("sync_interval_s", "float", 2.0, "How often a phone exchanges its clock with this computer while it "
             "is connected (at joining: five times in quick succession).", minimum=0.2, maximum=60.0),
         Key("sync_window", "int", 32, "How many of a phone's latest round trips the sync keeps.", minimum=4,

@@ -30,7 +30,7 @@ from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.screens import notices
 from controller.inputs import KeyInput
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.effects import Flash, Lamp, Log, Notice, Sound
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick

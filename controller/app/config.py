@@ -577,3 +577,6 @@ def docs_markdown() -> str:
             "| `sound` | str | none | The team's own press sound, so the hall hears who pressed: press-1 … "
             "press-8 (bundled) or a WAV file. |", ""]
     return "\n".join(out)
+
+
+games.use_config_builder(build)   # a programme builds its rounds' configs with it

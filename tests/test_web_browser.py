@@ -17,7 +17,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from tests.browser import WAIT_S, Chromium, Game, run, until  # noqa: E402
+from tests.browser import WAIT_S, Chromium, Game, run, until, state  # noqa: E402
 
 HOLDER = "document.querySelector('#holder:not([hidden]) .name')?.textContent"
 LONG_THINK = "[erudite]\nthink_time_s = 300\n"
@@ -45,14 +45,6 @@ def chromium(tmp_path):
     c = Chromium(tmp_path, size=(1920, 1080))
     yield c
     c.close()
-
-
-def state(game, token=None) -> dict:
-    req = urllib.request.Request(game.base + "/api/state")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=WAIT_S) as r:
-        return json.loads(r.read())
 
 
 def post(game, body: bytes, headers: dict) -> int:

@@ -23,7 +23,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import aiohttp  # noqa: E402
 import pytest  # noqa: E402
 
-from tests.browser import WAIT_S, Game, until  # noqa: E402
+from tests.browser import WAIT_S, Game, until, state  # noqa: E402
 
 CONFIG = "[erudite]\nthink_time_s = 300\n"
 OFFSET_MS = 987_654.321
@@ -35,14 +35,6 @@ def game(tmp_path):
     g = Game(tmp_path, extra_config=CONFIG)
     yield g
     g.close()
-
-
-def state(game, token=None) -> dict:
-    req = urllib.request.Request(game.base + "/api/state")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=WAIT_S) as r:
-        return json.loads(r.read())
 
 
 def links(game) -> dict[str, str]:

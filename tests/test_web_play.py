@@ -16,7 +16,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest  # noqa: E402
 
-from tests.browser import WAIT_S, Chromium, Game, run  # noqa: E402
+from tests.browser import WAIT_S, Chromium, Game, run, state  # noqa: E402
 
 # a touch latency of 200 ms (the most the config allows) makes each phone press ±200 ms or more:
 # two presses made by two DevTools calls at once are a tie unless a loaded machine lands them
@@ -37,14 +37,6 @@ def chromium(tmp_path):
     c = Chromium(tmp_path, size=(390, 844))
     yield c
     c.close()
-
-
-def state(game, token=None) -> dict:
-    req = urllib.request.Request(game.base + "/api/state")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=WAIT_S) as r:
-        return json.loads(r.read())
 
 
 async def phone(chromium, url):

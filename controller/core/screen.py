@@ -401,6 +401,9 @@ class PressOrder:
     shown: bool = True
     entries: tuple[Press, ...] = ()
     wave: int = 0
+    armed: bool = False
+    """A press now races for the answer: the buttons are on and nobody holds the answer (what a
+    team's phone says as «Можно нажимать»; a press while a team is locked out still is not its)."""
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,18 @@ def press_order_shown(view: Mapping[str, Any]) -> bool:
     return view.get("press_order", True)
 
 
+def armed(view: Mapping[str, Any]) -> bool:
+    """A press now races for the answer: the game races for the buttons, its question is open,
+    nobody holds the answer and the buttons are on (a view's question says ``"armed": False``
+    or ``"started": False`` while they are not yet: before the end-of-reading mark, the start
+    signal; a game that arms them at the announcement says neither)."""
+    q = view.get("question") or {}
+    if not press_order_shown(view) or not q.get("open") or holder_index(view) is not None:
+        return False
+    return q.get("armed", True) is not False and q.get("started", True) is not False \
+        and not q.get("waiting_start")
+
+
 def countdown_label_key(cd: Mapping[str, Any]) -> str:
     """What a countdown counts, as a catalog key; "" when the view does not say."""
     kind = cd.get("kind")
@@ -506,7 +518,7 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
                          tie=bool(r.get("tie")), gap_ms=float(r.get("gap_ms", 0.0)), index=idx, colour=colour,
                          answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=_tie_ms(r)))
     return PressOrder(shown=bool(press_order_shown(view)), entries=tuple(out),
-                      wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)))
+                      wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)), armed=armed(view))
 
 
 def standing_rows(view: Mapping[str, Any]) -> tuple[StandingRow, ...]:

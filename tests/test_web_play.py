@@ -368,3 +368,28 @@ def test_the_phone_says_press_as_soon_as_a_press_is_taken_and_a_press_after_the_
     finally:
         chromium.close()
         game.close()
+
+
+@pytest.mark.parametrize("bind", ["127.0.0.1", "0.0.0.0"])
+def test_the_host_page_says_beside_the_phone_links_when_no_phone_can_open_them(tmp_path, bind):
+    """With the default bind the phone links (and their QR codes) are 127.0.0.1's: the host page
+    says so next to them and how to bind; bound to the hall's network it says nothing of it."""
+    game = Game(tmp_path, web_config=f'bind = "{bind}"\n')
+    chromium = Chromium(tmp_path, size=(390, 844))
+    try:
+        async def scenario():
+            hostp = await chromium.page(game.base + "/host#token=" + game.token)
+            await hostp.wait_for("document.querySelectorAll('#phones .phone-link').length === 4")
+            said = await hostp.eval("(() => { const e = document.getElementById('phone-local');"
+                                    " return e.hidden || !e.offsetParent ? '' : e.textContent; })()")
+            if bind == "127.0.0.1":
+                assert said.startswith("Телефоны эти ссылки не откроют") and 'bind = "0.0.0.0"' in said, said
+                await hostp.screenshot(tmp_path / "host-phones-local.png")
+            else:
+                assert said == ""
+            await hostp.close()
+
+        run(scenario())
+    finally:
+        chromium.close()
+        game.close()

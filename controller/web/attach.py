@@ -25,6 +25,7 @@ from controller.i18n import t
 from controller.inputs.keys import ON_THE_PAGE, program_action
 from controller.web import host_token, qr, team_tokens
 from controller.web.process import WebProcess
+from controller.web import net
 from controller.web.net import WebError, lan_address
 
 if TYPE_CHECKING:   # the pages' server: aiohttp, in the web process only
@@ -305,7 +306,7 @@ def link_dir(loop: Any) -> str | None:
 
 def local_only(server: Any) -> bool:
     """The pages listen on this computer only (the default bind): no phone can open them."""
-    return server.bind in ("127.0.0.1", "localhost", "::1")
+    return net.local_only(server.bind)
 
 
 def interactive(out) -> bool:

@@ -172,13 +172,16 @@ class Header:
 class Holder:
     """Who holds the answer: the card's name, ``index`` (its place among the cards, for
     its palette colour), ``colour`` (``#rrggbb`` or None), its place in an answer order
-    (``order``) and the button it pressed."""
+    (``order``) and the button it pressed (``phone``: from a phone)."""
 
     name: str
     index: int
     colour: str | None = None
     order: int | None = None
     button: str | None = None
+    phone: bool = False
+    """The answer came from a team's phone (its press had a stamp's uncertainty): the screens say
+    «телефон», not the button's key."""
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,13 @@ def armed(view: Mapping[str, Any]) -> bool:
         and not q.get("waiting_start")
 
 
+def answered_by_phone(q: Mapping[str, Any], button: Any) -> bool:
+    """The holder's answering press (its button's latest ``answer`` row) came from a phone: the
+    row carries the stamp's uncertainty (``unc_ms``), which only a phone's press has."""
+    rows = [r for r in q.get("presses") or () if r.get("button") == button and r.get("kind") == "answer"]
+    return bool(rows and rows[-1].get("unc_ms"))
+
+
 def countdown_label_key(cd: Mapping[str, Any]) -> str:
     """What a countdown counts, as a catalog key; "" when the view does not say."""
     kind = cd.get("kind")
@@ -379,7 +386,8 @@ def main(view: Mapping[str, Any], title_key: str | None) -> MainPanel:
         tm = teams[i]
         return MainPanel("holder", holder=Holder(name=str(tm.get("name", "")), index=i, colour=tm.get("color"),
                                                  order=tm.get("answer_order") or None,
-                                                 button=tm.get("button") or None), **common)
+                                                 button=tm.get("button") or None,
+                                                 phone=answered_by_phone(q, tm.get("button"))), **common)
     if panel == "countdown":
         return MainPanel("timer", timer=clock(timer_of(view), None, paused), **common)
     if panel == "captain":

@@ -515,7 +515,7 @@ class Scoreboard:
                             rect.height * 50 // 100), int(rect.height * 0.40), ink, bold=True)
             if h.button:
                 # as the players press it: «Клавиша Q» on the keyboard (``keys``), else «Кнопка A»
-                self._text(surface, button_words(h.button, keys, lang),
+                self._text(surface, t("from_phone", lang) if h.phone else button_words(h.button, keys, lang),
                            Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
                            int(rect.height * 0.09), mix(ink, colour, 0.3))
         elif p.kind == "timer":

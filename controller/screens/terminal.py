@@ -77,7 +77,9 @@ def _main(p: MainPanel, lang: str, keys: Mapping[str, str] | None = None) -> str
         h = p.holder
         label = t("answer_order", lang, n=h.order) if h.order else t("answering", lang)
         text = f"{label}: {h.name}"
-        if h.button:
+        if h.phone:
+            text += f" ({t('from_phone', lang)})"
+        elif h.button:
             text += f" ({screen.button_words(h.button, keys, lang)})"
     elif p.kind == "timer":
         label = t(p.timer.label, lang) if p.timer.label else ""

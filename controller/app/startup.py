@@ -139,8 +139,14 @@ def _pause_the_clock(state, last: int, jr: journal_mod.Journal):
 
 
 def _pause_key(cfg: dict) -> str:
-    names = mode_keys(cfg).get("pause") or ["s"]
-    return key_label(names[0], cfg["language"])
+    """The pause keys in the host's words: the keyboard's and the keypad's (a «Мафия» table pauses
+    with the keypad's Num . or the keyboard's P), at most two."""
+    labels = []
+    for name in mode_keys(cfg).get("pause") or ["s"]:
+        label = key_label(name, cfg["language"])
+        if label not in labels:
+            labels.append(label)
+    return " / ".join(labels[:2])
 
 
 def unplayed(contents: journal_mod.Contents) -> bool:
@@ -350,7 +356,8 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         return 0  # the host kept the unfinished game of another config; nothing was changed
     command = resume_command(args, path, prepared.config_path)
     state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
-    resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
+    # the events the resume question counted: the pause a resume may add is not the host's
+    resumed = len(journal_mod.read(jr.path).events) - bool(prepared.paused) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
     # input callbacks (lgpio's thread, the serial reader) wait for the interpreter while the
     # loop renders: hand it over every 1 ms instead of every 5, so that two callbacks of one
@@ -369,7 +376,7 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     # (prepare_game), and a terminal front end gives the key hint with its own status
     # (controller/screens/terminal.py), not above the web pages' addresses
     if resumed and prepared.paused:   # the clock waits for the host (_pause_the_clock)
-        loop._notice_text(t("resumed", lang, n=resumed) + " " + t("resumed_paused", lang, key=_pause_key(cfg)),
+        loop._notice_text(t("resumed", lang, n=resumed) + ". " + t("resumed_paused", lang, key=_pause_key(cfg)),
                           key="resumed", echo=False)
     elif resumed:
         loop._notice_text(t("resumed", lang, n=resumed), key="resumed", echo=False)

@@ -7,7 +7,10 @@ imports inside functions alike, so that a cycle cannot hide in a function.
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "controller"
 
@@ -365,3 +368,109 @@ def test_the_loop_check_finds_an_assignment_and_a_private_call(tmp_path):
     f.write_text("def attach(loop):\n    loop.publish = print\n    loop._notice('x')\n"
                  "    loop.link['a'] = 1\n    j = getattr(loop.journal, '_inner', None)\n", encoding="utf-8")
     assert [line for line, _ in _reaches_into_loop(f)] == [2, 3, 4, 5]
+
+# -- one plug-in mechanism, in layers (issue 26) ---------------------------------------------
+
+LAYERS = (("controller.core", "controller.i18n"),
+          ("controller.games",),
+          ("controller.inputs", "controller.screens", "controller.content", "controller.sound", "controller.sdl"),
+          ("controller.web", "controller.festival"),
+          ("controller.app",),
+          ("controller.cli", "controller"))
+"""The layers, lowest first: a module imports (or registers) only modules of its own layer or
+below.  The text catalogs sit with the core (the games' words are catalog keys); pygame's loader
+with the screens and the sounds it serves; the package itself (its version) at the top."""
+
+
+def _layer(mod: str) -> int:
+    best = None
+    for i, prefixes in enumerate(LAYERS):
+        for p in prefixes:
+            if (mod == p or mod.startswith(p + ".")) and (best is None or len(p) > len(best[1])):
+                best = (i, p)
+    assert best is not None, f"{mod} is in no layer"
+    return best[0]
+
+
+def _registration_targets(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The package modules ``path`` names in a string (``"controller.inputs.gpio:GPIOBackend"``,
+    ``"controller.games.erudite"``): a registration, which imports it when it is used."""
+    import re
+
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and re.fullmatch(r"controller(\.\w+)+(:[\w.]+)?", node.value):
+            target = _resolve(node.value.partition(":")[0], modules)
+            if target is not None:
+                out.add(target)
+    return out
+
+
+def full_graph() -> dict[str, set[str]]:
+    """The import graph with every registration as an import edge."""
+    modules = _modules()
+    graph = import_graph()
+    for mod, path in modules.items():
+        graph[mod] |= _registration_targets(path, modules) - {mod}
+    return graph
+
+
+def test_registrations_are_import_edges():
+    graph = full_graph()
+    assert "controller.inputs.gpio" in graph["controller.inputs.base"]
+    assert "controller.screens.compact" in graph["controller.screens.layouts"]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 26, left: inputs.base both registers the backends and is "
+                   "the interface they import; the games' registry and the programme; the commands importing "
+                   "controller.cli back")
+def test_the_graph_with_registrations_has_no_cycles():
+    found = cycles(full_graph())
+    assert not found, "cycles through registrations: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 26, left: core.engine -> games; programme, the «Мафия» "
+                   "tournament, packs and festival.command -> app.config; the commands -> cli; the festival "
+                   "-> app.journal; screenshot -> app.script; chgk.extras -> content.rating")
+def test_the_layers_import_only_downward():
+    """core < games < inputs, screens, content, sound < web, festival < app < cli, registrations
+    included, with no exceptions."""
+    graph = full_graph()
+    found = [f"{mod} -> {dep}" for mod, deps in sorted(graph.items()) for dep in sorted(deps)
+             if _layer(dep) > _layer(mod)]
+    assert not found, "imports against the layer order: " + ", ".join(found)
+
+
+def _game_homes() -> dict[str, tuple[set[str], Path]]:
+    """Each game's names (its mode id and its config sections) and its home: the package of a
+    game in a folder of its own, else its module (with the modules named after it: own_game_pack.py)."""
+    from controller import games
+
+    out = {}
+    for name in games.names():
+        game = games.get(name)
+        path = Path(importlib.import_module(type(game).__module__).__file__)
+        home = path.parent if path.parent != PACKAGE / "games" else path.with_suffix("")
+        out[name] = ({name} | {s.name for s in game.sections}, home)
+    return out
+
+
+def _outside(path: Path, home: Path) -> bool:
+    if home.is_dir():
+        return home not in path.parents
+    return not path.stem.startswith(home.name)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 26, left: games/__init__ and event_plan name the games; "
+                   "packs.py, siq.py and startup.py write [own_game] by name")
+def test_no_game_is_named_outside_its_own_package():
+    """A game's mode id ("own-game") and its config sections ("own_game") appear only in its own
+    module or folder: the content layer gets Своя игра's section through the game's declaration."""
+    found = []
+    for name, (words, home) in sorted(_game_homes().items()):
+        for p in sorted(PACKAGE.rglob("*.py")):
+            if _outside(p, home):
+                found += [f"{p.relative_to(PACKAGE.parent)}:{line}: {value!r} ({name})"
+                          for line, value in _game_name_literals(p, words)]
+    assert not found, "a game named outside its own package: " + ", ".join(found)

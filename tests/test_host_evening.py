@@ -15,7 +15,7 @@ import pygame  # noqa: E402
 from controller.app import config  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.core import engine  # noqa: E402
-from controller.core.clock import ManualClock  # noqa: E402
+from controller.inputs.clock import ManualClock  # noqa: E402
 from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
 from controller.screens import scoreboard as sb, viewmodel  # noqa: E402
 from controller.screens.terminal import feed, key_help, status_line  # noqa: E402

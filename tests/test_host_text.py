@@ -11,7 +11,7 @@ import pytest
 from controller.app import config, startup
 from controller.core import engine
 from controller.inputs.keyboard import KeyboardBackend
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 from controller.app.loop import Loop
 
 MS = 1_000_000

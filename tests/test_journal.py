@@ -166,7 +166,7 @@ def test_new_game_archives_the_unfinished_one(tmp_path):
 
 
 def test_new_game_key_twice_archives_and_starts_fresh(tmp_path):
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.app.loop import Loop
 
     cfg = config.load()

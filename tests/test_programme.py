@@ -175,7 +175,7 @@ def keyboard_loop(cfg: dict):
 
     from controller.app.loop import Loop
     from controller.core import engine
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.inputs.keyboard import KeyboardBackend
 
     clock = ManualClock(1_000 * MS)

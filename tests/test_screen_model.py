@@ -203,3 +203,25 @@ def test_the_board_names_the_theme_being_picked():
     pack = {"round_number": 1, "rounds": 2, "round": "Раунд", "left": 3, "picking_theme": 2,
             "board": [{"name": "A", "cells": [{"price": 100, "played": False}]}], "question": None}
     assert screen_of({"mode": "own-game", "teams": [], "pack": pack}).board.picking == 2
+
+
+PHONE_TIE = """
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.000, "press": "A", "delivered": 3.03, "unc": 0.015, "quiet": 0.05}
+{"at": 3.010, "press": "B", "delivered": 3.04, "unc": 0.015, "quiet": 0.05}
+"""
+"""Two phones' presses 10 ms apart, each ±15 ms: a tie within ±15 ms (the lot decides)."""
+
+
+def test_a_tie_within_the_uncertainty_carries_its_bound_in_the_press_order():
+    scr = present_at(PHONE_TIE, 3.5)
+    first, second = scr.presses.entries[:2]
+    assert first.tie and second.tie and (first.tie_ms, second.tie_ms) == (15, 15)
+    exact = present_at("""
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.0, "press": "B"}
+{"at": 3.0, "press": "C"}
+""", 3.5)
+    assert exact.presses.entries[1].tie and exact.presses.entries[1].tie_ms is None   # an exact tie: no bound

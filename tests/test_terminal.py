@@ -64,7 +64,7 @@ def test_function_and_arrow_keys_are_not_read_as_esc():
 def test_a_key_of_another_game_is_named_in_words(capsys):
     import io
 
-    from controller.core.clock import EngineClock
+    from controller.inputs.clock import EngineClock
     from controller.app.loop import Loop
 
     for lang, words in (("ru", "«Время!»: старт отсчёта — не в"), ("en", "“Time!”: start the clock — not in")):
@@ -81,7 +81,7 @@ def test_in_chgk_the_help_says_what_0_does_on_the_keypad_and_in_the_terminal():
     import io
 
     from controller.app.loop import Loop
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.screens.common import key_label as _key_label
     from controller.screens.terminal import feed, mode_keys
 

@@ -229,3 +229,16 @@ def test_brain_ring_countdown_after_a_wrong_answer_is_named_in_words():
         text = f.read()
     line = lines_at(text, 104.0)[1]
     assert line.startswith("Время на размышление: ") and "after_wrong" not in line
+
+
+def test_a_tie_within_the_phones_uncertainty_says_its_bound():
+    text = """
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.000, "press": "A", "delivered": 3.03, "unc": 0.015, "quiet": 0.05}
+{"at": 3.010, "press": "B", "delivered": 3.04, "unc": 0.015, "quiet": 0.05}
+"""
+    order = [line for line in lines_at(text, 3.5) if line.startswith("Порядок нажатий")]
+    assert order and order[0].count("ничья ±15 мс") == 2, order
+    order_en = [line for line in lines_at(text, 3.5, "en") if "tie ±15 ms" in line]
+    assert order_en and order_en[0].count("tie ±15 ms") == 2, order_en

@@ -33,7 +33,7 @@ from controller.app.feedback import Confirmations, Flashes, Notices, ShownLink
 from controller.app.parts import Buttons, PackMedia, Speakers
 from controller.screens import notices
 from controller.inputs import KeyInput
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.effects import Flash, Log, Notice
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick

@@ -19,8 +19,9 @@ from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.sound.audio import Audio
 from controller.inputs import create_backend
-from controller.core.clock import EngineClock
-from controller.core.errors import BackendUnavailable, BuzzerError, JournalError, NoPinFactory
+from controller.inputs.clock import EngineClock
+from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
+from controller.inputs.base import NoPinFactory
 from controller.core.events import NS_PER_S, Host, Tick
 from controller.core.effects import Notice
 from controller import games

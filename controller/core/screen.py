@@ -372,8 +372,9 @@ class Cards:
 class Press:
     """One press of the question: the card's ``name`` (``index``/``colour``), its ``wave``,
     its place in the wave's race (``number``, None when not counted), its ``tag`` (an early
-    or late press …), ``tie`` (the same edge time as the winner's), the ``gap_ms`` to the
-    first, ``answer``: the press that took the answer."""
+    or late press …), ``tie`` (the same edge time as the winner's, or within ``tie_ms``: the
+    whole milliseconds of a tie within the presses' declared uncertainty, ± that many; None for an
+    exact tie), the ``gap_ms`` to the first, ``answer``: the press that took the answer."""
 
     name: str
     wave: int = 0

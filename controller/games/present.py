@@ -43,6 +43,10 @@ TIE_TAG_KEY = "press_tie"
 """The tag of a press with the same edge time as the winner's (``"tie"`` in its row): an exact
 tie, decided by lot or by the team order, not by a gap of «+0.000 с»."""
 
+TIE_WITHIN_KEY = "press_tie_within"
+"""The tag of a press tied within the presses' uncertainty (a phone's: ``tie_ms`` in its row):
+«ничья ±{ms} мс», the same words as the pages'."""
+
 COUNTDOWN_LABELS = {"think": "think_time", "answer": "answer_time", "captain": "captain_timer",
                     "minute": "speech", "defence": "defence", "last_word": "last_word",
                     "discussion": "discussion", "press_window": "think_time", "answers": "hand_in",
@@ -481,6 +485,12 @@ def cards(view: Mapping[str, Any]) -> Cards:
     return Cards(tuple(out))
 
 
+def _tie_ms(row: Mapping[str, Any]) -> int | None:
+    """The ±N ms of a press row's tie within the presses' uncertainty (``tie_ms``), or None."""
+    ms = row.get("tie_ms") if row.get("tie") else None
+    return int(ms) if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms > 0 else None
+
+
 def presses(view: Mapping[str, Any]) -> PressOrder:
     q = view.get("question") or {}
     rows = list(q.get("presses") or ())
@@ -494,7 +504,7 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
         out.append(Press(name=str(r.get("team", "")), wave=w, number=numbers.get((w, r.get("button"), r.get("at"))),
                          tag=Tag(PRESS_TAG_KEYS[kind], PRESS_TAG_TONES[kind]) if kind in PRESS_TAG_KEYS else None,
                          tie=bool(r.get("tie")), gap_ms=float(r.get("gap_ms", 0.0)), index=idx, colour=colour,
-                         answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=r.get("tie_ms")))
+                         answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=_tie_ms(r)))
     return PressOrder(shown=bool(press_order_shown(view)), entries=tuple(out),
                       wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)))
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from controller import games
-from controller.app import config as config_mod
 from controller.core.effects import Flash
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Tick
@@ -67,7 +66,7 @@ def round_configs(cfg: dict) -> list[dict]:
         data = dict(r.get("settings", {}))
         data["mode"] = r["mode"]
         try:
-            out.append(config_mod.build(data, base=cfg))
+            out.append(games.build_config(data, cfg))
         except ConfigError as exc:
             raise ConfigError(f"programme.rounds[{i}].settings.{exc.key}", exc.problem) from None
     return out

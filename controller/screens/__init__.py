@@ -1,25 +1,18 @@
-"""The audience screen (projector scoreboard).
-
-:class:`Scoreboard` draws a game mode's view dict onto a pygame surface;
-:class:`TextCache` keeps rendered text.  Both are shell code: they read
-snapshots and decide nothing.  They are loaded on first use, so that a module of this
+"""What people see: the projector's layouts (:mod:`.layouts` declares them: the wide
+:class:`Scoreboard`, the compact one), the pygame window, the terminal front end, a package's
+board, host notices, the view model the pages read and screenshots.  They draw the screen
+model's widgets and decide nothing; :class:`TextCache` keeps rendered text.  They are loaded on first use, so that a module of this
 package without pygame (the terminal, the notices, the view model) does not load it.
 """
 
-from importlib import import_module
-
 __all__ = ["LAYOUTS", "Scoreboard", "TextCache", "countdown_phase", "layout", "projector"]
 
-LAYOUTS = {"wide": "controller.screens.scoreboard:Scoreboard", "compact": "controller.screens.compact:Compact"}
-"""``[display] layout`` -> the projector's screen (``module:class``, loaded on first use): the
-wide scoreboard, or the compact one for a small TV beside the host (docs/screen.md)."""
+from controller.screens.layouts import LAYOUTS  # noqa: E402
 
 
 def projector(name: str):
     """The projector's screen class of a ``[display] layout``."""
-    module, _, cls = LAYOUTS[name].partition(":")
-    return getattr(import_module(module), cls)
-
+    return LAYOUTS.load(name)
 
 
 def __getattr__(name: str):

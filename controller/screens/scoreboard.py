@@ -36,6 +36,7 @@ from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
     COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, button_words, closed_outcome,
+    tie_words,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
     place_text, question_head, say, says, series_total, show_table, standings_title,
@@ -704,11 +705,11 @@ class Scoreboard:
                              Rect(body.x + row_h, y + (row_h - sw) // 2, sw, sw), border_radius=sw // 4)
             gap_w = body.width * 36 // 100
             name_x = body.x + row_h + sw + row_h // 4
-            tag = (r.tag.key, TONE_COLOURS[r.tag.tone]) if r.tag is not None else \
-                ((TIE_TAG_KEY, AMBER) if r.tie else None)
+            tag = (t(r.tag.key, lang), TONE_COLOURS[r.tag.tone]) if r.tag is not None else \
+                ((tie_words(r.tie_ms, lang), AMBER) if r.tie else None)
             name_w = body.right - gap_w - name_x
             if tag:
-                label = t(tag[0], lang)
+                label = tag[0]
                 th = row_h * 2 // 3
                 tw = min(self.text.width(label, self.text.fit(label, gap_w - th // 2, int(th * 0.62), True), True)
                          + th // 2, gap_w)

@@ -127,8 +127,8 @@ def _presses(po: PressOrder, lang: str) -> str:
     for r in po.entries:
         if r.tag is not None:
             item = f"{r.name} — {t(r.tag.key, lang)}"
-        elif r.tie:   # the same edge time as the winner's: no gap to show
-            item = f"{r.number}. {r.name} — {t(screen.TIE_TAG_KEY, lang)}"
+        elif r.tie:   # the same edge time as the winner's, or within ±N ms: no gap to show
+            item = f"{r.number}. {r.name} — {screen.tie_words(r.tie_ms, lang)}"
         else:
             item = f"{r.number}. {r.name} {screen.fmt_gap(r.gap_ms, lang)}"
         waves.setdefault(r.wave, []).append(item)

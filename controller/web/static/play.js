@@ -76,8 +76,10 @@
       return { text: fill(L.play_before, { team: holder.name }) + tie, kind: "bad" };
     if (mine.locked || mine.disabled || mine.out || mine.blocked || mine.stuck || (last && ["locked", "out", "blocked", "disabled", "stuck"].includes(last.kind)))
       return { text: L.play_locked || "", kind: "bad" };
-    if (last && last.kind === "rearmed") return { text: fill(L.play_rearm, { ms: last.tie_ms || "?" }), kind: "" };
-    if (last && last.kind === "early") return { text: L.play_early || "", kind: "bad" };
+    // re-armed after a tie: press again, until another team answers in the new race
+    if (last && last.kind === "rearmed" && !holder) return { text: fill(L.play_rearm, { ms: last.tie_ms || "?" }), kind: "" };
+    // a press while another team answers is «early» for the next race: say who answers, not «not armed»
+    if (last && last.kind === "early" && !holder) return { text: L.play_early || "", kind: "bad" };
     if (holder) return { text: fill(L.play_holder, { team: holder.name }), kind: "" };
     if (last && last.kind === "pending") return { text: L.play_pressed || "", kind: "" };
     if (g.countdown && g.countdown.running) return { text: L.play_armed || "", kind: "" };

@@ -498,7 +498,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     lang = loop.cfg["language"]
     live = hasattr(stream, "isatty") and stream.isatty()
     out = TextScreen(stream, live=live)
-    loop.out = _Notices(out)
+    loop.use(out=_Notices(out))
     shown_help = loop.help
     shown_keys = None
     shown_flash = None

@@ -439,7 +439,9 @@ class Standings:
     the game is over (``finished``; ``title_final``: the title already says so), the
     structure after the title (``structure``), the rows, each player's points and the best
     players (``best``: (title, rows)); ``note``: what the final table leaves open, under its
-    title (ЧГК: «Поделены места 1–2: их решит перестрелка»)."""
+    title (ЧГК: «Поделены места 1–2: их решит перестрелка»); ``points_label`` and
+    ``won_label``: the headings of the points column and of the second one when the game
+    names them (Брейн-ринг's final table: «Победы в боях», «Очки»; None: «Очки», «За верные»)."""
 
     shown: bool = False
     title: Words | None = None
@@ -452,6 +454,8 @@ class Standings:
     players: tuple[PlayerRow, ...] = ()
     best: tuple[tuple[Words, tuple[PlayerRow, ...]], ...] = ()
     note: Words | None = None
+    points_label: Words | None = None
+    won_label: Words | None = None
 
 
 @dataclass(frozen=True)

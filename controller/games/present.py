@@ -529,11 +529,24 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
                       wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)), armed=armed(view))
 
 
+COLUMN_LABELS = {"fights_won": "fights_won_column", "total": "points"}
+"""A standings row's field the view puts in a column (``standings_columns``) -> its heading's key."""
+
+
+def _columns(view: Mapping[str, Any]) -> tuple[str, str]:
+    """The standings rows' fields in the points column and in the second one: ``points`` and
+    ``won_points`` unless the view's ``standings_columns`` names others (Брейн-ринг's final
+    table: fights won, then the points of every fight)."""
+    cols = view.get("standings_columns") or {}
+    return cols.get("points", "points"), cols.get("won", "won_points")
+
+
 def standing_rows(view: Mapping[str, Any]) -> tuple[StandingRow, ...]:
     rows = list(view.get("standings") or ())
     where = _colours(teams_of(view))
-    return tuple(StandingRow(place=r.get("place", ""), name=str(r.get("team", "")), points=r.get("points", ""),
-                             won=r.get("won_points") if "won_points" in r else None,
+    points, won = _columns(view)
+    return tuple(StandingRow(place=r.get("place", ""), name=str(r.get("team", "")), points=r.get(points, ""),
+                             won=r.get(won) if won in r else None,
                              extra=r.get("tiebreak_points") if "tiebreak_points" in r else None,
                              index=where.get(r.get("team"), (None, None))[0],
                              colour=where.get(r.get("team"), (None, None))[1],
@@ -547,6 +560,7 @@ def standings(view: Mapping[str, Any], title_key: str | None) -> Standings:
     series = view.get("series") or {}
     finished = view.get("stage") == "finished"
     rows = list(view.get("standings") or ())
+    points, won = _columns(view)
     best = view.get("best_players") or {}
     best_rows = []
     for key, title in (("fight", Words.of("screen.best_fight", fight=best.get("fight_number", ""))),
@@ -560,7 +574,9 @@ def standings(view: Mapping[str, Any], title_key: str | None) -> Standings:
         structure=structure(view, title_words(view.get("mode"), title_key)) if not finished and view.get("round")
         else (),
         rows=standing_rows(view),
-        has_won=any("won_points" in r for r in rows), has_extra=any("tiebreak_points" in r for r in rows),
+        has_won=any(won in r for r in rows), has_extra=any("tiebreak_points" in r for r in rows),
+        points_label=Words(COLUMN_LABELS[points]) if points in COLUMN_LABELS else None,
+        won_label=Words(COLUMN_LABELS[won]) if won in COLUMN_LABELS else None,
         players=tuple(PlayerRow(str(r.get("name", "")), str(r.get("team", "")), r.get("points", 0))
                       for r in view.get("player_points") or ()),
         best=tuple(best_rows),

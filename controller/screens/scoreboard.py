@@ -813,8 +813,10 @@ class Scoreboard:
             x0 = body.x + c * (col_w + gap)
             cols_x = self._standings_columns(x0, col_w, has_won, has_tb)
             for key, (cx, cw, align) in cols_x.items():
-                label = {"place": t("place", lang), "team": t("team", lang), "points": t("points", lang),
-                         "won": t("right_points", lang), "tb": t("extra_fight", lang)}[key]
+                label = {"place": t("place", lang), "team": t("team", lang),
+                         "points": t("points", lang) if st.points_label is None else say(st.points_label, lang),
+                         "won": t("right_points", lang) if st.won_label is None else say(st.won_label, lang),
+                         "tb": t("extra_fight", lang)}[key]
                 self._text(surface, label, Rect(cx, body.y, cw, head_h), int(head_h * 0.7), MUTED,
                            align=align)
             for j, row in enumerate(rows[c * per_col:(c + 1) * per_col]):

@@ -179,10 +179,13 @@ def _standings(st: Standings, lang: str) -> list[str]:
         lines.append(f"  {screen.say(st.note, lang)}")
     for row in st.rows:
         place = screen.place_text(row, st.finished, lang)
-        text = f"  {place}. {row.name} {screen.fmt_score(row.points)}"
+        points = screen.fmt_score(row.points)
+        text = f"  {place}. {row.name} {points}" if st.points_label is None else \
+            f"  {place}. {row.name}{t('separator', lang)}{screen.say(st.points_label, lang)}: {points}"   # named column
         extra = []
         if row.won is not None:
-            extra.append(f"{t('right_points', lang)}: {screen.fmt_score(row.won)}")
+            won = t('right_points', lang) if st.won_label is None else screen.say(st.won_label, lang)
+            extra.append(f"{won}: {screen.fmt_score(row.won)}")
         if row.extra is not None:
             extra.append(f"{t('extra_fight', lang)}: {screen.fmt_score(row.extra)}")
         lines.append(text + (f" ({', '.join(extra)})" if extra else ""))

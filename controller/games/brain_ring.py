@@ -643,6 +643,7 @@ def summary(s: State) -> dict:
         "fights": list(s.fights),
         "standings": standings(s),
         "questions": [question_summary(s, q) for q in questions],
+        **({"standings_columns": dict(FINAL_COLUMNS)} if s.stage == "finished" else {}),
     }
 
 

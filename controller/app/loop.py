@@ -102,6 +102,11 @@ class Loop:
         self.backend = backend
         self.keypad = keypad
         self.out = out
+        self.scrollback = None
+        """Where a front end wants lines printed that must stay readable in the terminal (the
+        new host link after the new-token key or a new game): a stream, or None (the caller's
+        own). The terminal's sets it: a line printed under its status block would be wiped by
+        the block's next redraw."""
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sink_lock = threading.Lock()
         self._keys_of: tuple[Any, HostKeys, dict[str, list[str]] | None] | None = None

@@ -455,6 +455,33 @@ class _Notices:
         pass
 
 
+class _Scrollback:
+    """The loop's :attr:`~controller.app.loop.Loop.scrollback`: whole lines printed to it go
+    into the scroll-back above the status block (:meth:`TextScreen.history`), where the block's
+    redraw leaves them (the new host link after F9 or F12). A terminal to whoever asks
+    (``isatty``) when the stream under it is one."""
+
+    def __init__(self, screen: TextScreen):
+        self.screen = screen
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        if "\n" in self.pending:
+            done, _, self.pending = self.pending.rpartition("\n")
+            self.screen.history(done)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.screen.stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+
 def frame(loop) -> list[str]:
     """The status block of ``loop`` now: its view, the buttons' state and the notice (a live
     terminal's block carries the notice; a log has it as a line of its own)."""
@@ -496,6 +523,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     live = hasattr(stream, "isatty") and stream.isatty()
     out = TextScreen(stream, live=live)
     loop.out = _Notices(out)
+    loop.scrollback = _Scrollback(out)
     shown_help = loop.help
     shown_keys = None
     shown_flash = None
@@ -542,6 +570,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
                 lines = [line for line in lines if not line.startswith("! ")]  # a line of its own already
             out.show(lines)
     finally:
+        loop.scrollback = None
         out.close()
         if is_tty:
             termios.tcsetattr(fd, termios.TCSADRAIN, old)

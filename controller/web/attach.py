@@ -219,6 +219,11 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     publisher = Publisher(loop, server, interval_s=settings["update_ms"] / 1000)
     loop.publish = publisher
 
+    def printed() -> Any:
+        """Where a line for the host goes now: the front end's scroll-back (the terminal's
+        status block would wipe a line printed under it), else ``out``."""
+        return loop.scrollback if getattr(loop, "scrollback", None) is not None else out
+
     def rotate(quiet: bool = False) -> None:
         server.rotate_token()
         if keep:
@@ -226,7 +231,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
         publisher(force=True)
         if not quiet:
             loop._notice("web_token_new")
-        say_host_link(publisher.links()["host"], lang, out, link_dir(loop))
+        say_host_link(publisher.links()["host"], lang, printed(), link_dir(loop))
 
     def show_link() -> None:
         """The host_link key: the host link and its QR code on the projector for a minute,
@@ -242,7 +247,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
                                    "until": loop.clock.now() + LINK_ON_SCREEN_NS}
             if local_only(server):   # a phone cannot open 127.0.0.1: the projector says so too
                 loop.link_on_screen["warning"] = t("web_local_only_screen", lang)
-            print_links(server, publisher.links(), lang, out, link_dir(loop))
+            print_links(server, publisher.links(), lang, printed(), link_dir(loop))
         loop.dirty = True
 
     def rotate_and_hide(quiet: bool = False) -> None:

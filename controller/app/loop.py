@@ -593,7 +593,7 @@ class Loop:
                 self.flash = {"kind": f.kind, "team": f.team}
                 self.flash_until = self.clock.now() + int(self.cfg["display"]["flash_s"] * NS_PER_S)
             elif isinstance(f, Notice):
-                self._notice(f.key, **dict(f.params))
+                self._notice(f.key, _screen="" if f.host_only else None, **dict(f.params))
             elif isinstance(f, Log):
                 log.debug("%s %s", f.kind, f.data)
         if sounds:
@@ -614,12 +614,14 @@ class Loop:
         """Show the host ``text`` as it is."""
         self._notice_text(text)
 
-    def _notice(self, key: str, **params) -> None:
+    def _notice(self, key: str, _screen: str | None = None, **params) -> None:
+        """The notice ``key`` in the host's language; ``_screen``: the projector's words for it
+        (``""``: a host-only notice, never drawn there)."""
         try:
             text = notice(key, self.cfg["language"], **params)
         except Exception:
             text = key
-        self._notice_text(text, key=key)
+        self._notice_text(text, key=key, screen=_screen)
 
     def _notice_text(self, text: str, key: str | None = None, hold_ns: int | None = None,
                      echo: bool = True, screen: str | None = None) -> None:

@@ -359,3 +359,39 @@ def test_the_new_host_link_after_f9_and_f12_stays_readable_above_the_status_bloc
             proc.kill()
             proc.wait()
         os.close(master)
+
+
+def test_a_terminal_left_without_echo_by_a_killed_run_gets_its_echo_back_at_the_quit(tmp_path):
+    """The walk (item 17): `kill -9` of `buzzer run` leaves the shell with echo off (its
+    keys-as-buttons mode), and the resumed game put that mode back when it quit. A run that
+    starts on such a terminal leaves it with echo and line editing on."""
+    import pty
+    import subprocess
+    import sys
+    import termios
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(root),
+               PYGAME_HIDE_SUPPORT_PROMPT="1")
+    (tmp_path / "game.toml").write_text("[web]\nenabled = false\n", encoding="utf-8")
+    master, slave = pty.openpty()
+    try:
+        mode = termios.tcgetattr(slave)
+        mode[3] &= ~(termios.ECHO | termios.ICANON)          # as a killed run leaves it
+        termios.tcsetattr(slave, termios.TCSANOW, mode)
+        proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--new", "--seconds", "1",
+                                 "-c", "game.toml"], cwd=tmp_path, env=env, stdin=slave, stdout=slave,
+                                stderr=subprocess.PIPE, close_fds=True)
+        drained = b""
+        while proc.poll() is None:                           # keep the pty's buffer from filling
+            import select
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                drained += os.read(master, 65536)
+        assert proc.wait(30) == 0, proc.stderr.read().decode(errors="replace")
+        after = termios.tcgetattr(slave)[3]
+        assert after & termios.ECHO and after & termios.ICANON
+    finally:
+        os.close(master)
+        os.close(slave)

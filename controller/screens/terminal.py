@@ -509,12 +509,22 @@ def entry_line(entry: dict | None) -> str:
     return f"{entry['title']}: {entry['text']}▌  ({entry['hint']})"
 
 
+def sane_mode(mode: list) -> list:
+    """A terminal mode (``termios.tcgetattr``) to leave the terminal in at the quit: the one
+    found at the start, with echo and line editing on.  A run killed with ``kill -9`` cannot
+    restore its terminal, which stays in the keys-as-buttons mode (no echo, no line editing);
+    the next run must not put that back when it quits."""
+    mode = list(mode)
+    mode[3] |= termios.ECHO | termios.ICANON
+    return mode
+
+
 def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     stream = stream if stream is not None else sys.stdout
     fd = sys.stdin.fileno() if sys.stdin and not sys.stdin.closed else None
     is_tty = fd is not None and os.isatty(fd)
     reading = fd is not None  # a tty or a pipe: typed (or piped) characters act as keys
-    old = termios.tcgetattr(fd) if is_tty else None
+    old = sane_mode(termios.tcgetattr(fd)) if is_tty else None   # what the quit puts back
     if is_tty:
         tty.setcbreak(fd)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a letter may be 2 bytes

@@ -314,6 +314,61 @@ def test_the_page_check_finds_a_view_read():
     assert [k for _, k in _js_reads(js)] == ["audience", "game", "captain", "isArray", "seats", "fouls"]
 
 
+# -- the loop is a core plus parts: nobody reaches into it (#26) ------------------------
+
+LOOP_OWN = ("controller/app/loop.py",)
+"""The loop's own module: the one place that assigns the loop's attributes."""
+
+
+def _is_loop(node: ast.AST) -> bool:
+    """``loop`` or ``self.loop`` (``self._loop``): the name every part gives the loop."""
+    if isinstance(node, ast.Name):
+        return node.id in ("loop", "_loop")
+    return (isinstance(node, ast.Attribute) and node.attr in ("loop", "_loop")
+            and isinstance(node.value, ast.Name) and node.value.id == "self")
+
+
+def _reaches_into_loop(path: Path) -> list[tuple[int, str]]:
+    """Where ``path`` assigns an attribute of the loop (or an item of one), reads a private
+    one (``loop._notice``), or unwraps one of its attributes through a private attribute by
+    name (``getattr(loop.journal, "_inner")``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        targets = []
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Attribute) and _is_loop(target.value):
+                found.append((node.lineno, f"assigns loop.{target.attr}"))
+        if isinstance(node, ast.Attribute) and _is_loop(node.value) and node.attr.startswith("_"):
+            found.append((node.lineno, f"reads loop.{node.attr}"))
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr")
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+                and (_is_loop(node.args[0]) or isinstance(node.args[0], ast.Attribute) and _is_loop(node.args[0].value))
+                and isinstance(node.args[1].value, str) and node.args[1].value.startswith("_")
+                and not node.args[1].value.startswith("__")):
+            found.append((node.lineno, f"{node.func.id}(…, {node.args[1].value!r})"))
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                and node.args and _is_loop(node.args[0])):
+            found.append((node.lineno, "setattr(loop, …)"))
+    return sorted(found)
+
+
+def test_no_module_reaches_into_the_loop():
+    found = [f"{p.relative_to(PACKAGE.parent)}:{line}: {what}"
+             for p in sorted(PACKAGE.rglob("*.py")) if str(p.relative_to(PACKAGE.parent)) not in LOOP_OWN
+             for line, what in _reaches_into_loop(p)]
+    assert not found, "modules reaching into the loop: " + ", ".join(found)
+
+
+def test_the_loop_check_finds_an_assignment_and_a_private_call(tmp_path):
+    f = tmp_path / "attach.py"
+    f.write_text("def attach(loop):\n    loop.publish = print\n    loop._notice('x')\n"
+                 "    loop.link['a'] = 1\n    j = getattr(loop.journal, '_inner', None)\n", encoding="utf-8")
+    assert [line for line, _ in _reaches_into_loop(f)] == [2, 3, 4, 5]
+
 # -- one plug-in mechanism, in layers (issue 26) ---------------------------------------------
 
 LAYERS = (("controller.core", "controller.i18n"),

@@ -352,7 +352,7 @@ def test_brain_ring_r_in_the_middle_of_a_fight_asks_before_it_ends_it_with_no_wi
     loop, clock = make_loop(cfg)
     type_keys(loop, clock, "ntz\n")                      # 1 : 0, the fight goes on
     type_keys(loop, clock, "r")
-    assert loop.notice == "Нажмите ещё раз: бой 1 — закончить без победителя"
+    assert loop.notice == "Нажмите ещё раз: бой 1 — закончится без победителя, начнётся бой 2"
     assert engine.view(loop.state)["fight"] == 1
     type_keys(loop, clock, "r")
     assert engine.view(loop.state)["fight"] == 2

@@ -99,7 +99,7 @@ def screen_words(loop):
     ("config/chgk.toml", [], "f4", "Поделены места 1–3: их решит перестрелка", "(место"),   # its own notice
     ("examples/programme.toml", [], "r", "Игра 2 из 3", "Своя игра"),         # a programme's next game
     ("examples/programme.toml", ["r", "r", "f4", "f4", "r", "r"], "r", "Итоги программы", "(место"),
-    ("config/brain-ring.toml", ["n", "t", "z", "return"], "r", "Бой 2", "Бой 1"),   # a fight with no winner
+    ("config/brain-ring.toml", ["n", "t", "z", "return"], "r", "начался бой 2", "закончится без победителя"),   # no winner
     (None, ["n", "z"], "f12", "Раунд 1 из 4", "Отвечает"),                # a new game (no journal to archive)
 ], ids=["end-game", "chgk-end-game", "next-game", "programme-end", "next-fight", "new-game"])
 def test_press_again_leaves_once_the_second_press_has_acted(path, before, key, after, gone):

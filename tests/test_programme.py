@@ -281,7 +281,7 @@ def test_a_programmes_brain_ring_keeps_its_next_fight_key_and_then_r_moves_on():
     press(loop, clock, "B")
     type_keys(loop, clock, "\n")                          # Бета 1 : 0, the fight goes on
     type_keys(loop, clock, "r")                           # as in a Брейн-ринг alone: asked first
-    assert "Нажмите ещё раз: бой 1 — закончить без победителя" in screen(loop)
+    assert "Нажмите ещё раз: бой 1 — закончится без победителя, начнётся бой 2" in screen(loop)
     assert engine.view(loop.state)["fight"] == 1
     type_keys(loop, clock, "r")
     assert engine.view(loop.state)["fight"] == 2 and "Бой 2" in screen(loop)

@@ -16,7 +16,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest  # noqa: E402
 
-from tests.browser import WAIT_S, Chromium, Game, run, state  # noqa: E402
+from tests.browser import WAIT_S, Chromium, Game, run, state, until  # noqa: E402
 
 # a touch latency of 200 ms (the most the config allows) makes each phone press ±200 ms or more:
 # two presses made by two DevTools calls at once are a tie unless a loaded machine lands them
@@ -324,6 +324,70 @@ def test_rearm_in_the_browser_and_a_phone_over_the_bound_is_marked_and_kept_out(
             for p in (alpha, beta, gamma, hostp):
                 await p.close()
             await proxy.close()
+
+        run(scenario())
+    finally:
+        chromium.close()
+        game.close()
+
+
+# -- what the phone says when: armed at the announcement, a press after the time ran out -----------
+
+ARMED = "[erudite]\nthink_time_s = 1.0\n[phones]\ntouch_latency_ms = 5.0\n"
+
+
+def test_the_phone_says_press_as_soon_as_a_press_is_taken_and_a_press_after_the_time_is_late(tmp_path):
+    """Эрудит-квартет arms the buttons at the announcement (§4.6): after `N` alone the phone says
+    «Можно нажимать» (not «Ждите вопроса»), and a tap then wins.  A tap after «Время!» (the
+    question's time ran out, nobody pressed) says it came too late, not «Нажатие принято»."""
+    game = Game(tmp_path, extra_config=ARMED)
+    chromium = Chromium(tmp_path, size=(390, 844))
+    try:
+        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+
+        async def scenario():
+            beta = await phone(chromium, urls["Бета"])
+            assert await beta.eval(ANSWER) == "Ждите вопроса"
+            game.type("n")                   # announced; the reading goes on (no Space)
+            await beta.wait_for(ANSWER + " === 'Можно нажимать'")
+            await tap(beta)
+            await beta.wait_for(ANSWER + " === 'Вы отвечаете'")
+            game.type("\r")                  # right; the next question, its 1 s runs out unanswered
+            game.type("n ")
+            await beta.wait_for(ANSWER + " === 'Можно нажимать'")
+            until(lambda: (state(game)["audience"]["game"]["question"] or {}).get("closed") == "time",
+                  what="the time ran out")
+            assert await beta.wait_for(ANSWER + " !== 'Можно нажимать' && " + ANSWER) == 'Ждите вопроса'
+            await tap(beta)
+            await beta.wait_for(ANSWER + " === 'Поздно: время уже вышло'")
+            assert "принято" not in await beta.eval("document.getElementById('detail').textContent")
+            await beta.screenshot(tmp_path / "play-late.png")
+            await beta.close()
+
+        run(scenario())
+    finally:
+        chromium.close()
+        game.close()
+
+
+@pytest.mark.parametrize("bind", ["127.0.0.1", "0.0.0.0"])
+def test_the_host_page_says_beside_the_phone_links_when_no_phone_can_open_them(tmp_path, bind):
+    """With the default bind the phone links (and their QR codes) are 127.0.0.1's: the host page
+    says so next to them and how to bind; bound to the hall's network it says nothing of it."""
+    game = Game(tmp_path, web_config=f'bind = "{bind}"\n')
+    chromium = Chromium(tmp_path, size=(390, 844))
+    try:
+        async def scenario():
+            hostp = await chromium.page(game.base + "/host#token=" + game.token)
+            await hostp.wait_for("document.querySelectorAll('#phones .phone-link').length === 4")
+            said = await hostp.eval("(() => { const e = document.getElementById('phone-local');"
+                                    " return e.hidden || !e.offsetParent ? '' : e.textContent; })()")
+            if bind == "127.0.0.1":
+                assert said.startswith("Телефоны эти ссылки не откроют") and 'bind = "0.0.0.0"' in said, said
+                await hostp.screenshot(tmp_path / "host-phones-local.png")
+            else:
+                assert said == ""
+            await hostp.close()
 
         run(scenario())
     finally:

@@ -172,13 +172,16 @@ class Header:
 class Holder:
     """Who holds the answer: the card's name, ``index`` (its place among the cards, for
     its palette colour), ``colour`` (``#rrggbb`` or None), its place in an answer order
-    (``order``) and the button it pressed."""
+    (``order``) and the button it pressed (``phone``: from a phone)."""
 
     name: str
     index: int
     colour: str | None = None
     order: int | None = None
     button: str | None = None
+    phone: bool = False
+    """The answer came from a team's phone (its press had a stamp's uncertainty): the screens say
+    «телефон», not the button's key."""
 
 
 @dataclass(frozen=True)
@@ -401,6 +404,9 @@ class PressOrder:
     shown: bool = True
     entries: tuple[Press, ...] = ()
     wave: int = 0
+    armed: bool = False
+    """A press now races for the answer: the buttons are on and nobody holds the answer (what a
+    team's phone says as «Можно нажимать»; a press while a team is locked out still is not its)."""
 
 
 @dataclass(frozen=True)
@@ -433,7 +439,9 @@ class Standings:
     the game is over (``finished``; ``title_final``: the title already says so), the
     structure after the title (``structure``), the rows, each player's points and the best
     players (``best``: (title, rows)); ``note``: what the final table leaves open, under its
-    title (ЧГК: «Поделены места 1–2: их решит перестрелка»)."""
+    title (ЧГК: «Поделены места 1–2: их решит перестрелка»); ``points_label`` and
+    ``won_label``: the headings of the points column and of the second one when the game
+    names them (Брейн-ринг's final table: «Победы в боях», «Очки»; None: «Очки», «За верные»)."""
 
     shown: bool = False
     title: Words | None = None
@@ -446,6 +454,8 @@ class Standings:
     players: tuple[PlayerRow, ...] = ()
     best: tuple[tuple[Words, tuple[PlayerRow, ...]], ...] = ()
     note: Words | None = None
+    points_label: Words | None = None
+    won_label: Words | None = None
 
 
 @dataclass(frozen=True)

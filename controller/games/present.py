@@ -62,6 +62,25 @@ def press_order_shown(view: Mapping[str, Any]) -> bool:
     return view.get("press_order", True)
 
 
+def armed(view: Mapping[str, Any]) -> bool:
+    """A press now races for the answer: the game races for the buttons, its question is open,
+    nobody holds the answer and the buttons are on (a view's question says ``"armed": False``
+    or ``"started": False`` while they are not yet: before the end-of-reading mark, the start
+    signal; a game that arms them at the announcement says neither)."""
+    q = view.get("question") or {}
+    if not press_order_shown(view) or not q.get("open") or holder_index(view) is not None:
+        return False
+    return q.get("armed", True) is not False and q.get("started", True) is not False \
+        and not q.get("waiting_start")
+
+
+def answered_by_phone(q: Mapping[str, Any], button: Any) -> bool:
+    """The holder's answering press (its button's latest ``answer`` row) came from a phone: the
+    row carries the stamp's uncertainty (``unc_ms``), which only a phone's press has."""
+    rows = [r for r in q.get("presses") or () if r.get("button") == button and r.get("kind") == "answer"]
+    return bool(rows and rows[-1].get("unc_ms"))
+
+
 def countdown_label_key(cd: Mapping[str, Any]) -> str:
     """What a countdown counts, as a catalog key; "" when the view does not say."""
     kind = cd.get("kind")
@@ -367,7 +386,8 @@ def main(view: Mapping[str, Any], title_key: str | None) -> MainPanel:
         tm = teams[i]
         return MainPanel("holder", holder=Holder(name=str(tm.get("name", "")), index=i, colour=tm.get("color"),
                                                  order=tm.get("answer_order") or None,
-                                                 button=tm.get("button") or None), **common)
+                                                 button=tm.get("button") or None,
+                                                 phone=answered_by_phone(q, tm.get("button"))), **common)
     if panel == "countdown":
         return MainPanel("timer", timer=clock(timer_of(view), None, paused), **common)
     if panel == "captain":
@@ -506,14 +526,27 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
                          tie=bool(r.get("tie")), gap_ms=float(r.get("gap_ms", 0.0)), index=idx, colour=colour,
                          answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=_tie_ms(r)))
     return PressOrder(shown=bool(press_order_shown(view)), entries=tuple(out),
-                      wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)))
+                      wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)), armed=armed(view))
+
+
+COLUMN_LABELS = {"fights_won": "fights_won_column", "total": "points"}
+"""A standings row's field the view puts in a column (``standings_columns``) -> its heading's key."""
+
+
+def _columns(view: Mapping[str, Any]) -> tuple[str, str]:
+    """The standings rows' fields in the points column and in the second one: ``points`` and
+    ``won_points`` unless the view's ``standings_columns`` names others (Брейн-ринг's final
+    table: fights won, then the points of every fight)."""
+    cols = view.get("standings_columns") or {}
+    return cols.get("points", "points"), cols.get("won", "won_points")
 
 
 def standing_rows(view: Mapping[str, Any]) -> tuple[StandingRow, ...]:
     rows = list(view.get("standings") or ())
     where = _colours(teams_of(view))
-    return tuple(StandingRow(place=r.get("place", ""), name=str(r.get("team", "")), points=r.get("points", ""),
-                             won=r.get("won_points") if "won_points" in r else None,
+    points, won = _columns(view)
+    return tuple(StandingRow(place=r.get("place", ""), name=str(r.get("team", "")), points=r.get(points, ""),
+                             won=r.get(won) if won in r else None,
                              extra=r.get("tiebreak_points") if "tiebreak_points" in r else None,
                              index=where.get(r.get("team"), (None, None))[0],
                              colour=where.get(r.get("team"), (None, None))[1],
@@ -527,6 +560,7 @@ def standings(view: Mapping[str, Any], title_key: str | None) -> Standings:
     series = view.get("series") or {}
     finished = view.get("stage") == "finished"
     rows = list(view.get("standings") or ())
+    points, won = _columns(view)
     best = view.get("best_players") or {}
     best_rows = []
     for key, title in (("fight", Words.of("screen.best_fight", fight=best.get("fight_number", ""))),
@@ -540,7 +574,9 @@ def standings(view: Mapping[str, Any], title_key: str | None) -> Standings:
         structure=structure(view, title_words(view.get("mode"), title_key)) if not finished and view.get("round")
         else (),
         rows=standing_rows(view),
-        has_won=any("won_points" in r for r in rows), has_extra=any("tiebreak_points" in r for r in rows),
+        has_won=any(won in r for r in rows), has_extra=any("tiebreak_points" in r for r in rows),
+        points_label=Words(COLUMN_LABELS[points]) if points in COLUMN_LABELS else None,
+        won_label=Words(COLUMN_LABELS[won]) if won in COLUMN_LABELS else None,
         players=tuple(PlayerRow(str(r.get("name", "")), str(r.get("team", "")), r.get("points", 0))
                       for r in view.get("player_points") or ()),
         best=tuple(best_rows),

@@ -271,6 +271,7 @@ def view(s: State, now: int | None = None) -> dict:
                         if isinstance(tm, dict) and "name" in tm else tm for tm in inner[key]]
     if s.stage == "finished":
         out["standings"] = standings(s)
+        out.pop("standings_columns", None)   # the totals' rows are points, whatever the last game's were
     return out
 
 

@@ -175,6 +175,8 @@ def flash_words(flash: Mapping[str, Any], lang: str) -> tuple[str, str | None]:
     team = flash.get("team")
     if kind == "mafia.winner":
         return t("town_wins" if team == "town" else "mafia_wins", lang), None
+    if kind == "fight_over" and not team:   # stopped before anyone reached the fight's points
+        return t("fight_no_winner", lang), None
     text = t(FLASH_TEXT.get(kind, kind), lang)
     if kind == "captain_time_up":
         team = t("captain_timer", lang)

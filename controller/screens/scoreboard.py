@@ -515,7 +515,7 @@ class Scoreboard:
                             rect.height * 50 // 100), int(rect.height * 0.40), ink, bold=True)
             if h.button:
                 # as the players press it: «Клавиша Q» on the keyboard (``keys``), else «Кнопка A»
-                self._text(surface, button_words(h.button, keys, lang),
+                self._text(surface, t("from_phone", lang) if h.phone else button_words(h.button, keys, lang),
                            Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
                            int(rect.height * 0.09), mix(ink, colour, 0.3))
         elif p.kind == "timer":
@@ -813,8 +813,10 @@ class Scoreboard:
             x0 = body.x + c * (col_w + gap)
             cols_x = self._standings_columns(x0, col_w, has_won, has_tb)
             for key, (cx, cw, align) in cols_x.items():
-                label = {"place": t("place", lang), "team": t("team", lang), "points": t("points", lang),
-                         "won": t("right_points", lang), "tb": t("extra_fight", lang)}[key]
+                label = {"place": t("place", lang), "team": t("team", lang),
+                         "points": t("points", lang) if st.points_label is None else say(st.points_label, lang),
+                         "won": t("right_points", lang) if st.won_label is None else say(st.won_label, lang),
+                         "tb": t("extra_fight", lang)}[key]
                 self._text(surface, label, Rect(cx, body.y, cw, head_h), int(head_h * 0.7), MUTED,
                            align=align)
             for j, row in enumerate(rows[c * per_col:(c + 1) * per_col]):

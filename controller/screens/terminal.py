@@ -77,7 +77,9 @@ def _main(p: MainPanel, lang: str, keys: Mapping[str, str] | None = None) -> str
         h = p.holder
         label = t("answer_order", lang, n=h.order) if h.order else t("answering", lang)
         text = f"{label}: {h.name}"
-        if h.button:
+        if h.phone:
+            text += f" ({t('from_phone', lang)})"
+        elif h.button:
             text += f" ({screen.button_words(h.button, keys, lang)})"
     elif p.kind == "timer":
         label = t(p.timer.label, lang) if p.timer.label else ""
@@ -177,10 +179,13 @@ def _standings(st: Standings, lang: str) -> list[str]:
         lines.append(f"  {screen.say(st.note, lang)}")
     for row in st.rows:
         place = screen.place_text(row, st.finished, lang)
-        text = f"  {place}. {row.name} {screen.fmt_score(row.points)}"
+        points = screen.fmt_score(row.points)
+        text = f"  {place}. {row.name} {points}" if st.points_label is None else \
+            f"  {place}. {row.name}{t('separator', lang)}{screen.say(st.points_label, lang)}: {points}"   # named column
         extra = []
         if row.won is not None:
-            extra.append(f"{t('right_points', lang)}: {screen.fmt_score(row.won)}")
+            won = t('right_points', lang) if st.won_label is None else screen.say(st.won_label, lang)
+            extra.append(f"{won}: {screen.fmt_score(row.won)}")
         if row.extra is not None:
             extra.append(f"{t('extra_fight', lang)}: {screen.fmt_score(row.extra)}")
         lines.append(text + (f" ({', '.join(extra)})" if extra else ""))
@@ -532,8 +537,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     lang = loop.cfg["language"]
     live = hasattr(stream, "isatty") and stream.isatty()
     out = TextScreen(stream, live=live)
-    loop.out = _Notices(out)
-    loop.scrollback = _Scrollback(out)
+    loop.use(out=_Notices(out), scrollback=_Scrollback(out))
     shown_help = loop.help
     shown_keys = None
     shown_flash = None
@@ -580,7 +584,6 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
                 lines = [line for line in lines if not line.startswith("! ")]  # a line of its own already
             out.show(lines)
     finally:
-        loop.scrollback = None
         out.close()
         if is_tty:
             termios.tcsetattr(fd, termios.TCSADRAIN, old)

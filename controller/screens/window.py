@@ -58,7 +58,7 @@ def run_window(loop, seconds: float | None = None) -> None:
     surface = _open_window(cfg)
     board = _scoreboard(cfg, surface.get_size())
     _pack_media(board, loop)
-    loop.screen = board
+    loop.set_screen(board)
     frame_s = 1.0 / cfg["display"]["fps"]
     end = None if seconds is None else time.monotonic() + seconds
     last_draw = 0.0
@@ -67,7 +67,7 @@ def run_window(loop, seconds: float | None = None) -> None:
         while loop.running and (end is None or time.monotonic() < end):
             for ev in pygame.event.get():
                 if ev.type == pygame.QUIT:
-                    loop.running = False
+                    loop.stop()
                 elif ev.type == pygame.KEYDOWN:
                     loop.key_down([pygame.key.name(ev.key)])
                 elif ev.type == pygame.KEYUP:
@@ -78,8 +78,7 @@ def run_window(loop, seconds: float | None = None) -> None:
                     surface = pygame.display.get_surface()
                     board = _scoreboard(cfg, surface.get_size())
                     _pack_media(board, loop)
-                    loop.screen = board
-                    loop.dirty = True
+                    loop.set_screen(board)
             # short waits keep key latency low while the queue is idle
             loop.step_once(min(0.004, loop.timeout_s(0.004)))
             wall = time.monotonic()
@@ -103,11 +102,11 @@ def run_window(loop, seconds: float | None = None) -> None:
             if loop.dirty or board.needs_redraw(view, now, flash, status, help_on):
                 board.draw(surface, view, now, flash=flash, status=status, help_overlay=help_on)
                 pygame.display.flip()
-                loop.dirty = False
+                loop.drawn()
                 if os.environ.get("BUZZER_EXIT_AFTER_FIRST_FRAME") == "1":
                     # start-up benchmark (benchmarks/run.py): command to first frame
                     print("first frame", flush=True)
-                    loop.running = False
+                    loop.stop()
                 new_title = f"buzzer-controller — {t('backend_' + status['backend'], cfg['language'])}" + (
                     "" if status["connected"] and not status["missing"] else " (!)")
                 if new_title != title:

@@ -47,7 +47,7 @@ from controller.inputs.keys import program_action
 from controller.screens.viewmodel import audience_only
 from controller.core.events import HostKey
 # these lived here; buzzer run's own process imports them from net, never aiohttp
-from controller.web.net import TOKEN_BYTES, WebError, bind_socket, lan_address, new_token, ports_to_try  # noqa: F401
+from controller.web.net import TOKEN_BYTES, WebError, bind_socket, lan_address, local_only, new_token, ports_to_try  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -388,7 +388,9 @@ class WebServer:
             out.append({"button": button, "name": team.get("name", button), "color": team.get("color"),
                         "url": url, "qr": self._qr[url], "phones": status.get(button, [])})
         return {"teams": out, "bound_max_ms": hub.settings["bound_max_ms"], "wait_ms": round(hub.wait / 1e6, 1),
-                "exclude_over_bound": bool(hub.settings["exclude_over_bound"])}
+                "exclude_over_bound": bool(hub.settings["exclude_over_bound"]),
+                # the default bind: the links are 127.0.0.1's, which no phone can open (the page says so)
+                "local_only": local_only(self.bind)}
 
     def host_request(self, request: web.Request) -> None:
         """A request that changes state: our origin and host name, and the host's token (else 403,

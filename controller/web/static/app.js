@@ -235,6 +235,9 @@
     show(box, !!p);
     if (!p) return;
     $("phone-wait").textContent = p.wait_ms > 0 ? fillIn(L.phone_wait, { ms: p.wait_ms }) : "";
+    const local = $("phone-local");
+    show(local, !!p.local_only);   // 127.0.0.1 links: no phone opens them; how to bind is in the words
+    if (local) local.textContent = p.local_only ? (L.phones_local_only || "") : "";
     const list = $("phones");
     const want = p.teams.map((t) => t.url).join("|");
     if (list.dataset.urls !== want) {   // the links and their codes change only when renewed

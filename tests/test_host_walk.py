@@ -331,3 +331,44 @@ def test_brain_ring_r_after_a_won_fight_starts_the_next_at_once_and_says_so(tmp_
     type_keys(loop, clock, "r")
     assert engine.view(loop.state)["fight"] == 2
     assert loop.notice == "Начался бой 2"
+
+
+# ---------------------------------------------------------------------------
+# «Мафия»: the roles are the judge's alone, even with the host's notices on the projector
+
+def projector_texts(loop, name: str) -> list[str]:
+    """Every text the projector draws now, with the config's own [display] host_overlay (true
+    by default: the host's notices are drawn on it), as the window builds its frame."""
+    import os
+
+    import pygame
+
+    from controller.screens import scoreboard as sb
+
+    vm = viewmodel.from_loop(loop)
+    view, flash, status, help_on = viewmodel.projector(vm, loop.cfg["display"]["host_overlay"])
+    board = sb.Scoreboard((1280, 720), lang=loop.cfg["language"])
+    drawn: list[str] = []
+    real = board._text
+    board._text = lambda surface, text, *a, **kw: (drawn.append(str(text)), real(surface, text, *a, **kw))[1]
+    surface = pygame.Surface((1280, 720))
+    board.draw(surface, view, loop.clock.now(), flash=flash, status=status, help_overlay=help_on)
+    if os.environ.get("BUZZER_TEST_PNG_DIR"):
+        pygame.image.save(surface, os.path.join(os.environ["BUZZER_TEST_PNG_DIR"], f"{name}.png"))
+    return drawn
+
+
+def test_mafia_a_role_entered_is_told_to_the_judge_but_never_drawn_on_the_projector(tmp_path):
+    """The walk (item 15): `9` `r` answers «Игрок 9: …» in the host notice line, which the
+    projector draws by default (host_overlay = true). The judge's terminal and page say it;
+    the projector shows no role, and no night check (whose check, whom: secrets too)."""
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    assert loop.cfg["display"]["host_overlay"] is True
+    type_keys(loop, clock, "5")
+    assert "№ 5" in " ".join(projector_texts(loop, "mafia-typed"))   # the host's notices are drawn there
+    type_keys(loop, clock, "9r")
+    assert loop.notice_now().startswith("Игрок 9: ")
+    assert loop.notice_now() in terminal(loop)
+    assert viewmodel.from_loop(loop)["host"]["notice"] == loop.notice_now()       # the host page's line
+    drawn = " ".join(projector_texts(loop, "mafia-role"))
+    assert "Игрок 9:" not in drawn and loop.notice_now() not in drawn, drawn

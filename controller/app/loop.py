@@ -100,6 +100,11 @@ class Loop:
         self.backend = backend
         self.keypad = keypad
         self.out = out
+        self.scrollback = None
+        """Where a front end wants lines printed that must stay readable in the terminal (the
+        new host link after the new-token key or a new game): a stream, or None (the caller's
+        own). The terminal's sets it (:meth:`use`): a line printed under its status block would
+        be wiped by the block's next redraw."""
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sink_lock = threading.Lock()
         self._keys_of: tuple[Any, HostKeys, dict[str, list[str]] | None] | None = None
@@ -209,9 +214,9 @@ class Loop:
         """The joined phones' delay (see :attr:`phone_wait_ns`)."""
         self.phone_wait_ns = max(0, int(ns))
 
-    def use(self, backend=None, audio=None, out=None, pack_media=None) -> None:
-        """Give the loop its button backend, its speakers, where its notice lines go or the
-        media of the package played (each when given)."""
+    def use(self, backend=None, audio=None, out=None, pack_media=None, scrollback=None) -> None:
+        """Give the loop its button backend, its speakers, where its notice lines go, the
+        media of the package played or the front end's :attr:`scrollback` (each when given)."""
         if pack_media is not None:
             self._pack.media = pack_media
         if backend is not None:
@@ -220,6 +225,8 @@ class Loop:
             self.audio = audio
         if out is not None:
             self.out = out
+        if scrollback is not None:
+            self.scrollback = scrollback
 
     def set_screen(self, screen) -> None:
         """The front end's screen (a redraw follows)."""
@@ -632,7 +639,7 @@ class Loop:
         self.flashes.show(f.kind, f.team, now)
 
     def _notice_effect(self, f: Notice, now: int) -> None:
-        self._notice(f.key, **dict(f.params))
+        self._notice(f.key, _screen="" if f.host_only else None, **dict(f.params))
 
     def _log_effect(self, f: Log, now: int) -> None:
         log.debug("%s %s", f.kind, f.data)
@@ -660,12 +667,14 @@ class Loop:
 
     _notice_text = say_text
 
-    def _notice(self, key: str, **params) -> None:
+    def _notice(self, key: str, _screen: str | None = None, **params) -> None:
+        """The notice ``key`` in the host's language; ``_screen``: the projector's words for it
+        (``""``: a host-only notice, never drawn there)."""
         try:
             text = notice(key, self.cfg["language"], **params)
         except Exception:
             text = key
-        self.say_text(text, key=key)
+        self.say_text(text, key=key, screen=_screen)
 
     @property
     def notice(self) -> str:

@@ -64,6 +64,10 @@ class Notice:
 
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    host_only: bool = False
+    """Its words tell what the audience must never see («Мафия»'s roles and night checks):
+    the host's terminal and page show it, the projector never, whatever ``[display]
+    host_overlay`` says."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -460,6 +460,33 @@ class _Notices:
         pass
 
 
+class _Scrollback:
+    """The loop's :attr:`~controller.app.loop.Loop.scrollback`: whole lines printed to it go
+    into the scroll-back above the status block (:meth:`TextScreen.history`), where the block's
+    redraw leaves them (the new host link after F9 or F12). A terminal to whoever asks
+    (``isatty``) when the stream under it is one."""
+
+    def __init__(self, screen: TextScreen):
+        self.screen = screen
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        if "\n" in self.pending:
+            done, _, self.pending = self.pending.rpartition("\n")
+            self.screen.history(done)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.screen.stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+
 def frame(loop) -> list[str]:
     """The status block of ``loop`` now: its view, the buttons' state and the notice (a live
     terminal's block carries the notice; a log has it as a line of its own)."""
@@ -487,12 +514,22 @@ def entry_line(entry: dict | None) -> str:
     return f"{entry['title']}: {entry['text']}▌  ({entry['hint']})"
 
 
+def sane_mode(mode: list) -> list:
+    """A terminal mode (``termios.tcgetattr``) to leave the terminal in at the quit: the one
+    found at the start, with echo and line editing on.  A run killed with ``kill -9`` cannot
+    restore its terminal, which stays in the keys-as-buttons mode (no echo, no line editing);
+    the next run must not put that back when it quits."""
+    mode = list(mode)
+    mode[3] |= termios.ECHO | termios.ICANON
+    return mode
+
+
 def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     stream = stream if stream is not None else sys.stdout
     fd = sys.stdin.fileno() if sys.stdin and not sys.stdin.closed else None
     is_tty = fd is not None and os.isatty(fd)
     reading = fd is not None  # a tty or a pipe: typed (or piped) characters act as keys
-    old = termios.tcgetattr(fd) if is_tty else None
+    old = sane_mode(termios.tcgetattr(fd)) if is_tty else None   # what the quit puts back
     if is_tty:
         tty.setcbreak(fd)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a letter may be 2 bytes
@@ -500,7 +537,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     lang = loop.cfg["language"]
     live = hasattr(stream, "isatty") and stream.isatty()
     out = TextScreen(stream, live=live)
-    loop.use(out=_Notices(out))
+    loop.use(out=_Notices(out), scrollback=_Scrollback(out))
     shown_help = loop.help
     shown_keys = None
     shown_flash = None

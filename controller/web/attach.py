@@ -220,6 +220,11 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
         return None
     publisher = Publisher(loop, server, interval_s=settings["update_ms"] / 1000)
 
+    def printed() -> Any:
+        """Where a line for the host goes now: the front end's scroll-back (the terminal's
+        status block would wipe a line printed under it), else ``out``."""
+        return loop.scrollback if getattr(loop, "scrollback", None) is not None else out
+
     def rotate(quiet: bool = False) -> None:
         server.rotate_token()
         if keep:
@@ -227,7 +232,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
         publisher(force=True)
         if not quiet:
             loop.say("web_token_new")
-        say_host_link(publisher.links()["host"], lang, out, link_dir(loop))
+        say_host_link(publisher.links()["host"], lang, printed(), link_dir(loop))
 
     def show_link() -> None:
         """The host_link key: the host link and its QR code on the projector for a minute,
@@ -243,7 +248,7 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
             if local_only(server):   # a phone cannot open 127.0.0.1: the projector says so too
                 shown["warning"] = t("web_local_only_screen", lang)
             loop.show_link(shown)
-            print_links(server, publisher.links(), lang, out, link_dir(loop))
+            print_links(server, publisher.links(), lang, printed(), link_dir(loop))
         loop.changed()
 
     def rotate_and_hide(quiet: bool = False) -> None:

@@ -271,7 +271,7 @@ def _model_names() -> set[str]:
              "over": False, "stalls": 0, "presses": 0, "flagged": False, "refused": 0, "silent_s": 0.0}
     hub = SimpleNamespace(status=lambda: {"q": [phone]}, tokens={"q": "tok"}, wait=0,
                           settings={"bound_max_ms": 10, "exclude_over_bound": True})
-    walk({"phones": WebServer.phones_view(SimpleNamespace(hub=hub, snapshot={}, play_base="http://x", _qr={}))})
+    walk({"phones": WebServer.phones_view(SimpleNamespace(hub=hub, snapshot={}, play_base="http://x", _qr={}, bind="127.0.0.1"))})
     walk(viewmodel.build({"mode": "erudite", "teams": []}, flash={"kind": "right", "team": "A"},
                          keys={"right": ["return"]}, undo={"changes": [{"team": "A", "score": 0, "after": 10}]},
                          actions=[{"action": "rename", "label": "x", "confirm": "y",

@@ -18,6 +18,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 
 from controller import __version__
@@ -91,12 +92,48 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except BuzzerError as exc:
-        print(f"buzzer: {exc}", file=sys.stderr)
+        print(f"buzzer: {exc.words(error_lang(args))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def error_lang(args: argparse.Namespace | None = None, argv: list[str] | None = None) -> str:
+    """The language of an error line: the command's ``--lang``, else the ``language`` of the
+    config it was given (or of the default config), else Russian.  A config that cannot be
+    read leaves the default; one that is not TOML still has its top-level ``language`` line
+    read (the error line is about that file).  ``argv``: the words when argparse has not made
+    ``args`` (an error in them)."""
+    from pathlib import Path
+    import tomllib
+
+    from controller.i18n import DEFAULT_LANG, LANGUAGES
+
+    lang = getattr(args, "lang", None)
+    words = list(argv or ())
+    for i, word in enumerate(words):
+        if word == "--lang" and i + 1 < len(words):
+            lang = words[i + 1]
+        elif word.startswith("--lang="):
+            lang = word.partition("=")[2]
+    if lang in LANGUAGES:
+        return lang
+    command = getattr(args, "command", None)
+    config = getattr(args, "config", None) or (getattr(args, "file", None) if command == "check-config" else None)
+    if config is None and command in ("run", "check-config"):
+        config = Path(__file__).resolve().parent.parent / "config" / "default.toml"
+    try:
+        text = Path(config).read_text(encoding="utf-8") if config else ""
+    except (OSError, UnicodeDecodeError, ValueError):
+        text = ""
+    try:
+        found = tomllib.loads(text).get("language")
+    except tomllib.TOMLDecodeError:   # the error is about the file: its top-level language line still counts
+        top = re.split(r"^\s*\[", text, maxsplit=1, flags=re.M)[0]
+        found = next(iter(re.findall(r"""^\s*language\s*=\s*["'](\w+)["']""", top, re.M)), None)
+    return found if found in LANGUAGES else DEFAULT_LANG
 
 
 def command_name() -> str:

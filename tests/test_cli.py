@@ -470,3 +470,14 @@ def test_check_config_refuses_two_host_actions_on_one_key(tmp_path, capsys, keys
     assert rc == 2 and out == ""
     one_error_line(err)
     assert all(w in err for w in words), err
+
+
+@pytest.mark.parametrize("lang, line", [
+    (None, "пакет из --pack не сыграть (nope.siq: нет такого файла); ничего не изменено"),
+    ("en", "the package given with --pack cannot be played (nope.siq: file not found); nothing was changed"),
+])
+def test_a_missing_pack_is_one_line_in_one_language(tmp_path, capsys, monkeypatch, lang, line):
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = buzzer(capsys, "run", "--headless", "-c", ROOT / "config" / "own-game.toml", "--pack", "nope.siq",
+                          *(["--lang", lang] if lang else []))
+    assert rc == 2 and one_error_line(err) == f"buzzer: {line}"

@@ -481,3 +481,31 @@ def test_a_missing_pack_is_one_line_in_one_language(tmp_path, capsys, monkeypatc
     rc, out, err = buzzer(capsys, "run", "--headless", "-c", ROOT / "config" / "own-game.toml", "--pack", "nope.siq",
                           *(["--lang", lang] if lang else []))
     assert rc == 2 and one_error_line(err) == f"buzzer: {line}"
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["x"], "неизвестная команда «x»; buzzer --help — список"),
+    (["run", "--lang", "de"], "--lang: нет варианта «de»; можно: ru, en; buzzer run --help — все параметры"),
+    (["screenshot", "a.jsonl", "--at", "abc", "--out", "x.png"],
+     "--at: «abc» — не число; buzzer screenshot --help — все параметры"),
+    (["run", "--bogus"], "неизвестные аргументы: --bogus; buzzer run --help — все параметры"),
+    (["simulate"], "не указано: script; buzzer simulate --help — все параметры"),
+    (["run", "-c"], "--config/-c: нужно значение; buzzer run --help — все параметры"),
+    (["run", "--lang", "en", "--bogus"], "unrecognized arguments: --bogus; see buzzer run --help"),
+    (["screenshot", "a.jsonl", "--at", "abc", "--out", "x.png", "--lang", "en"],
+     "--at: 'abc' is not a number; see buzzer screenshot --help"),
+])
+def test_a_mistyped_command_line_is_one_line_in_the_hosts_words(capsys, argv, line):
+    """Not argparse's usage block in English: one line naming the mistake and the help to read."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == "" and err == f"buzzer: {line}\n"
+
+
+def test_a_mistyped_option_speaks_the_language_of_the_config_it_names(tmp_path, capsys):
+    cfg = tmp_path / "en.toml"
+    cfg.write_text('language = "en"\n', encoding="utf-8")
+    with pytest.raises(SystemExit):
+        cli.main(["run", "-c", str(cfg), "--lang", "de"])
+    assert capsys.readouterr().err == "buzzer: --lang: no such choice 'de'; choose from ru, en; see buzzer run --help\n"

@@ -117,8 +117,9 @@ def test_a_mafia_game_ended_by_the_judge_saves_its_protocol(tmp_path):
     for key in (["4"], ["f"], ["4"], ["f"]):       # seat 4: two fouls from the keypad map
         loop.key_down(key)
         loop.drain()
-    loop.key_down(["t"])                            # town wins
-    loop.drain()
+    for _ in range(2):                              # town wins: the key asks first, the second press ends
+        loop.key_down(["t"])
+        loop.drain()
     saved = tmp_path / "game-007-table-1.json"
     assert loop.extras.protocol_path == saved and saved.exists()
     protocol = mafia_protocol.load(saved)
@@ -156,8 +157,9 @@ def test_mafia_roles_entered_after_the_game_complete_the_protocol(tmp_path):
     cfg = config.build({"mode": "mafia", "mafia": {"players": names, "protocol_dir": str(tmp_path)}})
     clock = ManualClock(1_000 * MS)
     loop = Loop(cfg, engine.new_game(cfg, 1), clock)
-    loop.key_down(["m"])                            # the mafia wins; no roles entered yet
-    loop.drain()
+    for _ in range(2):                              # the mafia wins (pressed twice); no roles entered yet
+        loop.key_down(["m"])
+        loop.drain()
     assert loop.extras.protocol_path == tmp_path / "game-001-table-1.table.json"
     assert not (tmp_path / "game-001-table-1.json").exists()
     # after the game the judge turns the cards: seat, then R until the role is right
@@ -207,8 +209,9 @@ def test_a_second_mafia_game_after_new_game_writes_its_own_protocol(tmp_path):
     for winner_key in (["t"], ["m"]):               # the town wins the first game, the mafia the second
         for seat, role in enumerate(roles, start=1):
             loop.apply(Host("role", clock.now(), {"seat": seat, "role": role}))
-        loop.key_down(winner_key)
-        loop.drain()
+        for _ in range(2):                          # the key ends the game on its second press
+            loop.key_down(winner_key)
+            loop.drain()
         assert loop.extras.protocol_complete
         written.append(loop.extras.protocol_path)
         loop.start_new_game()

@@ -272,7 +272,8 @@ def test_mafia_a_rename_after_the_protocol_is_written_updates_it_and_keeps_the_p
     loop, clock = make_loop(cfg)
     for seat, role in enumerate(roles, start=1):
         loop.apply(Host("role", clock.now(), {"seat": seat, "role": role}))
-    key(loop, "t")                                   # the town wins: the protocol is complete
+    key(loop, "t")                                   # the town wins (the key asks first): the protocol
+    key(loop, "t")                                   # is complete
     saved = tmp_path / "game-001-table-1.json"
     assert loop.extras.protocol_complete and saved.exists()
     protocol = mafia_protocol.load(saved)

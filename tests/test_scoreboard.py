@@ -282,6 +282,7 @@ def test_the_mafia_judges_thirty_keys_fit_the_help_overlay_readably(tmp_path, si
     """«Мафия»'s judge has some thirty keys (nominations, votes, checks ...): the key help shows
     every one with its words inside its frame, in letters a judge reads from the table (the
     key column no wider than its keys; the sound key too, which the vote's V used to take)."""
+    from controller import games
     from controller.app import config
     from controller.i18n import action_label
     from controller.screens.window import _scoreboard
@@ -305,7 +306,7 @@ def test_the_mafia_judges_thirty_keys_fit_the_help_overlay_readably(tmp_path, si
     drawn = drawn[[text for text, _ in drawn].index("Клавиши ведущего") + 1:]   # the overlay's rows
     words = {text: where for text, where in drawn}
     for action in board.keys:
-        label = action_label(action, "ru")
+        label = action_label(action, "ru", games.label_keys("mafia"))   # its own words: «Переименовать игрока»
         assert label in words, label
         assert frame.contains(words[label]), label
     assert "Звук вкл./выкл." in words and "Проверка дона: набранное место" in words

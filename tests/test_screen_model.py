@@ -61,6 +61,27 @@ def test_erudite_a_paused_countdown():
     assert scr.header.paused
     assert scr.main.kind == "timer" and scr.main.timer.label == "think_time"
     assert scr.main.timer.phase == "paused" and scr.main.timer.text == "7"
+    assert scr.main.timer.stopped == "paused"          # the host's pause key: «Пауза»
+
+
+def test_a_countdown_a_press_stopped_says_so_not_pause():
+    holding = present_at(ERUDITE, 72.5)                 # Бета holds the answer: the clock stands still
+    clock = next(c.clock for c in holding.main.side if c.kind == "countdown")
+    assert clock.phase == "paused" and clock.stopped == "countdown_stopped" and not holding.header.paused
+
+
+def test_chgk_the_final_table_with_prize_places_shared_says_a_shootout_decides_them():
+    text = """
+{"setup": {"mode": "chgk", "teams": [{"name": "Альфа", "button": "A"}, {"name": "Бета", "button": "B"}, {"name": "Гамма", "button": "C"}]}}
+{"at": 1.0, "host": "question"}
+{"at": 2.0, "host": "results", "results": ["Альфа", "Бета"]}
+{"at": 3.0, "host": "end_game"}
+"""
+    st = present_at(text, 4.0).standings
+    assert st.shown and st.finished and say(st.note) == "Поделены места 1–2: их решит перестрелка"
+    assert [(r.name, r.shared) for r in st.rows] == [("Альфа", "1–2"), ("Бета", "1–2"), ("Гамма", None)]
+    playing = present_at(text, 2.5).standings
+    assert playing.note is None
 
 
 def test_a_tie_is_marked_in_the_press_order():

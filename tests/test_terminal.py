@@ -22,7 +22,8 @@ def test_status_line_shows_question_holder_countdown_and_scores():
         s, _ = engine.step(s, ev)
     line = status_line(engine.view(s, 2_010_000_000), "ru")
     assert "Номинал 30 · Вопрос 1/5" in line and "Отвечает: Бета" in line
-    assert "Время на размышление: 6 (Пауза)" in line and "Альфа 0" in line   # the screen's number
+    # the screen's number; stopped by Бета's press, not by the host's pause key
+    assert "Время на размышление: 6 (Остановлено)" in line and "Пауза" not in line and "Альфа 0" in line
 
 
 def test_mode_keys_offer_only_what_acts_in_this_game():

@@ -309,6 +309,31 @@ def test_the_audience_page_says_when_the_game_is_over(game, chromium, tmp_path):
     assert run(scenario()) != "Игра окончена"
 
 
+def test_the_audience_page_says_a_chgk_game_ended_on_shared_prize_places(tmp_path, chromium):
+    """ЧГК ended with places 1–2 shared: the page says the shoot-out is due, as the projector does,
+    and shows both teams' place as «1–2»."""
+    top = 'mode = "chgk"\n' + "".join(f'[[teams]]\nname = "{n}"\n' for n in ("Альфа", "Бета", "Гамма"))
+    game = Game(tmp_path, top=top)
+    try:
+        async def scenario():
+            page = await chromium.page(game.base + "/")
+            await page.wait_for("document.body.dataset.seq !== undefined")
+            auth = {"Authorization": "Bearer " + game.token}
+            for body in ({"host": "question"}, {"host": "result", "team": 1, "value": True},
+                         {"host": "result", "team": 2, "value": True}, {"host": "end_game"}):
+                assert post(game, json.dumps(body).encode(), auth) == 202
+            await page.wait_for("document.getElementById('question').textContent === "
+                                "'Игра окончена · Поделены места 1–2: их решит перестрелка'")
+            places = await page.eval("[...document.querySelectorAll('#standings .place')].map(e => e.textContent)")
+            await page.screenshot(tmp_path / "audience-chgk-shared.png")
+            await page.close()
+            return places
+
+        assert run(scenario()) == ["1–2", "1–2", "3"]
+    finally:
+        game.close()
+
+
 def test_a_locked_team_on_the_overlay_is_a_solid_card_readable_over_a_bright_picture(game, chromium, tmp_path):
     """Over a white camera picture the locked team's card is a solid dark card (no see-through),
     its name and score in light ink, with a lock mark."""

@@ -382,7 +382,7 @@ class Loop:
         teams = self.members_now()
         if not 1 <= number <= len(teams):
             self.rename.digits = ""
-            self._notice("rename_no_team", number=number)
+            self._notice("rename_no_seat" if self.game.members == "seat" else "rename_no_team", number=number)
             return
         self.rename.number = number
         self.rename.text = teams[number - 1]["name"]
@@ -506,7 +506,8 @@ class Loop:
             log.info("%s", exc)
             action = event.action if isinstance(event, Host) else type(event).__name__
             key = "refused_params" if isinstance(event, Host) and event.params else "refused"
-            self._notice(key, action=action_label(action, self.cfg["language"]))
+            own = {a.name: a.label for a in self.game.declared(self.state).values() if a.label}
+            self._notice(key, action=action_label(action, self.cfg["language"], own))
             return []
         self._effects(fx)
         self.dirty = True
@@ -752,6 +753,8 @@ class Loop:
         st = self.backend.status() if self.backend is not None else None
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
+                # the keys the players press for their buttons (simulated on the keyboard): named so
+                "keys": dict(self.backend.button_keys()) if self.backend is not None else {},
                 "notice": self.notice_now(),
                 **({"notice_screen": self.notice_screen if self.notice_now() else ""}
                    if self.notice_screen is not None else {}),

@@ -119,7 +119,9 @@ def countdown_fraction(cd: Mapping[str, Any]) -> float:
 class Clock:
     """A countdown at the screen's moment: what it counts (``label``, a catalog key, "" when
     unnamed), its number (``text``: ``7``, ``0:45``), its colour ``phase`` (``normal``,
-    ``warn``, ``last``, ``paused``, ``over``) and the bar's ``fraction`` left."""
+    ``warn``, ``last``, ``paused``, ``over``), the bar's ``fraction`` left and, when it stands
+    still, why (``stopped``, a catalog key: ``paused`` «Пауза», the host's pause key;
+    ``countdown_stopped`` «Остановлено», the game stopped it: a team holds the answer)."""
 
     label: str
     text: str
@@ -127,12 +129,18 @@ class Clock:
     fraction: float
     remaining_ms: float = 0.0
     total_ms: float = 0.0
+    stopped: str = ""
 
     @classmethod
-    def of(cls, cd: Mapping[str, Any], label: str) -> "Clock":
-        """The clock of a countdown value (``remaining_ms``, ``total_ms``, ``running``, ``warning``)."""
-        return cls(label=label, text=countdown_text(cd), phase=countdown_phase(cd), fraction=countdown_fraction(cd),
-                   remaining_ms=float(cd.get("remaining_ms") or 0.0), total_ms=float(cd.get("total_ms") or 0.0))
+    def of(cls, cd: Mapping[str, Any], label: str, paused: bool = False) -> "Clock":
+        """The clock of a countdown value (``remaining_ms``, ``total_ms``, ``running``, ``warning``;
+        a timer's own ``state`` ``paused``); ``paused``: the game is paused (the host's key)."""
+        phase = countdown_phase(cd)
+        stopped = "" if phase != "paused" else \
+            "paused" if paused or cd.get("state") == "paused" else "countdown_stopped"
+        return cls(label=label, text=countdown_text(cd), phase=phase, fraction=countdown_fraction(cd),
+                   remaining_ms=float(cd.get("remaining_ms") or 0.0), total_ms=float(cd.get("total_ms") or 0.0),
+                   stopped=stopped)
 
     @property
     def paused(self) -> bool:
@@ -348,6 +356,9 @@ class PressOrder:
 
 @dataclass(frozen=True)
 class StandingRow:
+    """One row of the table; ``shared``: a place the row shares with others, as its range
+    («1–2») where the game names one (None: the ``place`` alone)."""
+
     place: Any
     name: str
     points: Any
@@ -355,6 +366,7 @@ class StandingRow:
     extra: Any = None
     index: int | None = None
     colour: str | None = None
+    shared: str | None = None
 
 
 @dataclass(frozen=True)
@@ -369,7 +381,8 @@ class Standings:
     """The standings table (``shown``: between rounds and at the end): its ``title``, whether
     the game is over (``finished``; ``title_final``: the title already says so), the
     structure after the title (``structure``), the rows, each player's points and the best
-    players (``best``: (title, rows))."""
+    players (``best``: (title, rows)); ``note``: what the final table leaves open, under its
+    title (ЧГК: «Поделены места 1–2: их решит перестрелка»)."""
 
     shown: bool = False
     title: Words | None = None
@@ -381,6 +394,7 @@ class Standings:
     has_extra: bool = False
     players: tuple[PlayerRow, ...] = ()
     best: tuple[tuple[Words, tuple[PlayerRow, ...]], ...] = ()
+    note: Words | None = None
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,13 @@ def notice_scopes() -> dict[str, str]:
     return _actions.merge_scopes(get(name).notices for name in GAMES)
 
 
+@functools.cache
+def label_keys(name: Any) -> dict[str, str]:
+    """Action -> the catalog key of its label, where the game called ``name`` declares its own
+    (``Action.label``: «Мафия»'s rename renames a player); {} for a name that is no game."""
+    return {a.name: a.label for a in get(name).actions if a.label} if name in GAMES else {}
+
+
 def screen_of(view: Any) -> Any:
     """The typed screen (:class:`controller.core.screen.Screen`) of a view, by the game its
     ``mode`` names (a view of no known game: read as a game of teams and buttons)."""
@@ -111,5 +118,5 @@ def title_key(name: Any) -> str | None:
     return get(name).title_key if name in GAMES else None
 
 
-__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "declared_actions", "extras", "extras_actions", "extras_class", "get", "names",
-           "notice_scopes", "of_state", "screen_of", "title_key"]
+__all__ = ["DEFAULT", "EXTRAS", "GAMES", "Game", "ShellExtras", "declared_actions", "extras", "extras_actions", "extras_class", "get", "label_keys",
+           "names", "notice_scopes", "of_state", "screen_of", "title_key"]

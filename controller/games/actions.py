@@ -13,7 +13,8 @@ declarations and from nothing else:
 * the scripted session's check of a host line (:mod:`controller.app.script`: which
   fields an action takes and their JSON types);
 * the key help's and the page's label: the catalog key ``action_<name>``
-  (:func:`controller.i18n.action_label`);
+  (:func:`controller.i18n.action_label`), or the action's own ``label``;
+* whether its key asks for a second press (``ask``: :meth:`controller.games.base.Game.confirm`);
 * what a host notice depends on (:attr:`controller.games.base.Game.notices`, read by
   :mod:`controller.screens.notices`).
 
@@ -126,6 +127,8 @@ class Spec:
     params: tuple[Param, ...] = ()
     destructive: bool = False
     applies: Callable[[Any], bool] | None = None
+    ask: str | None = None
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,12 @@ class Action:
     :param destructive: it ends a stage of the game (a round, a fight, the game) or cannot be
         taken back with a tap: a host page asks for a second tap before it sends it
     :param applies: when the game takes it (None: always): ``applies(state)``
+    :param ask: it ends the game (or a stage) at once from one key: the notice (catalog key)
+        with which its key asks for a second press, as F4 does; the key then acts only when
+        pressed again within a few seconds (:meth:`controller.games.base.Game.confirm`; a host
+        page's second tap is ``destructive``'s)
+    :param label: the catalog key of its label where the game names it otherwise than
+        ``action_<name>`` (a «Мафия» seat's rename: «Переименовать игрока»)
     """
 
     name: str
@@ -145,6 +154,8 @@ class Action:
     params: tuple[Param, ...] = ()
     destructive: bool = False
     applies: Callable[[Any], bool] | None = None
+    ask: str | None = None
+    label: str | None = None
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
@@ -170,7 +181,7 @@ def declare(rules: Mapping[str, Callable], specs: Mapping[str, Spec] | None = No
     out = []
     for name, rule in rules.items():
         s = specs.get(name, plain)
-        out.append(Action(name, rule, s.params, s.destructive, s.applies))
+        out.append(Action(name, rule, s.params, s.destructive, s.applies, s.ask, s.label))
     return tuple(out)
 
 

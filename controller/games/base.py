@@ -138,8 +138,12 @@ class Game:
         """When the host key for ``action`` ends a stage of the game early (a game of a
         programme, a fight with no winner): the notice that asks for a second press, as
         (catalog key, its params); the key then acts only when pressed again within a few
-        seconds, as the quit key (a host page asks for its second tap itself).  None: at once."""
-        return None
+        seconds, as the quit key (a host page asks for its second tap itself).  None: at once.
+        By default: the notice its declaration asks with (``Action.ask``), while the game is on."""
+        declared = self.declared(state).get(action)
+        if declared is None or declared.ask is None or self.finished(state):
+            return None
+        return declared.ask, {}
 
     def finished(self, state: Any) -> bool:
         """True once the game is over."""

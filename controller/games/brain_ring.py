@@ -646,7 +646,7 @@ class BrainRing(Game):
         if action == "next_fight" and state.stage == "play" and (q is None or not q.open) and any(
                 x.fight == state.fight for x in state.history + ((q,) if q is not None else ())):
             return "confirm_fight_end", {"fight": state.fight}
-        return None
+        return super().confirm(state, action)
 
     def key_layers(self, cfg: dict, program_keys) -> list:
         """The next-round key (R) starts the next fight: Брейн-ринг has fights, not rounds."""

@@ -299,9 +299,11 @@ def pack_phase(q: Mapping[str, Any], pack: Mapping[str, Any]) -> list[Words]:
 
 # --- the widgets ---------------------------------------------------------------------------
 
-def clock(cd: Mapping[str, Any], label: str | None = None) -> Clock:
-    """A countdown of the view as a :class:`Clock` (its label from its kind unless given)."""
-    return Clock.of(cd, countdown_label_key(cd) if label is None else label)
+def clock(cd: Mapping[str, Any], label: str | None = None, paused: bool = False) -> Clock:
+    """A countdown of the view as a :class:`Clock` (its label from its kind unless given);
+    ``paused``: the game is paused (the view's ``paused``), so a countdown standing still says
+    «Пауза», not «Остановлено»."""
+    return Clock.of(cd, countdown_label_key(cd) if label is None else label, paused)
 
 
 def _colours(teams: list) -> dict[Any, tuple[int, Any]]:
@@ -316,31 +318,33 @@ def header(view: Mapping[str, Any], title_key: str | None) -> Header:
                   theme=theme(view), paused=bool(view.get("paused")))
 
 
-def cell(what: str, data: Mapping[str, Any]) -> Cell:
+def cell(what: str, data: Mapping[str, Any], paused: bool = False) -> Cell:
     if what == "index":
         return Cell("index", index=data["index"], of=data["of"])
     if what == "nominal":
         return Cell("nominal", nominal=data["nominal"], index=data.get("index"), of=data.get("of"))
     if what == "label":
         return Cell("label", label=data.get("label") or data.get("number"))
-    return Cell(what, clock=clock(data, "captain_timer" if what == "captain" else None))
+    return Cell(what, clock=clock(data, "captain_timer" if what == "captain" else None, paused))
 
 
 def bar(view: Mapping[str, Any]) -> Clock | None:
     """The countdown the bar under the big panel shows (None: no bar on this screen)."""
     if show_table(view):
         return None
+    paused = bool(view.get("paused"))
     if view.get("answer_countdown") and any(tm.get("holder") for tm in view.get("teams") or ()):
-        return clock(view["answer_countdown"], "")
+        return clock(view["answer_countdown"], "", paused)
     cd = timer_of(view) or view.get("captain") or None
-    return clock(cd, "") if cd else None
+    return clock(cd, "", paused) if cd else None
 
 
 def main(view: Mapping[str, Any], title_key: str | None) -> MainPanel:
     teams = teams_of(view)
     panel = main_panel(view)
     q = view.get("question") or {}
-    side = tuple(cell(what, data) for what, data in info_slots(view))
+    paused = bool(view.get("paused"))   # the host's pause key: a clock standing still says «Пауза»
+    side = tuple(cell(what, data, paused) for what, data in info_slots(view))
     themes: tuple[ThemeLine, ...] = ()
     if panel in ("captain", "title") and any(x.get("theme") for x in view.get("themes") or ()):
         # the themes announced so far (a game from an event file): under the captain's timer
@@ -354,9 +358,9 @@ def main(view: Mapping[str, Any], title_key: str | None) -> MainPanel:
                                                  order=tm.get("answer_order") or None,
                                                  button=tm.get("button") or None), **common)
     if panel == "countdown":
-        return MainPanel("timer", timer=clock(timer_of(view)), **common)
+        return MainPanel("timer", timer=clock(timer_of(view), None, paused), **common)
     if panel == "captain":
-        return MainPanel("timer", timer=clock(view["captain"], "captain_timer"), **common)
+        return MainPanel("timer", timer=clock(view["captain"], "captain_timer", paused), **common)
     if panel == "question":
         return MainPanel("question", question=QuestionCard(head=question_head(q), nominal=q.get("nominal"),
                                                            theme=q.get("theme"),
@@ -476,11 +480,20 @@ def standings(view: Mapping[str, Any], title_key: str | None) -> Standings:
                                won=r.get("won_points") if "won_points" in r else None,
                                extra=r.get("tiebreak_points") if "tiebreak_points" in r else None,
                                index=where.get(r.get("team"), (None, None))[0],
-                               colour=where.get(r.get("team"), (None, None))[1]) for r in rows),
+                               colour=where.get(r.get("team"), (None, None))[1],
+                               shared=str(r["place_label"]) if r.get("tied") and r.get("place_label") else None)
+                    for r in rows),
         has_won=any("won_points" in r for r in rows), has_extra=any("tiebreak_points" in r for r in rows),
         players=tuple(PlayerRow(str(r.get("name", "")), str(r.get("team", "")), r.get("points", 0))
                       for r in view.get("player_points") or ()),
-        best=tuple(best_rows))
+        best=tuple(best_rows),
+        note=_note(view.get("standings_note")) if finished else None)
+
+
+def _note(note: Any) -> Words | None:
+    """The view's ``standings_note`` (a catalog key and its params) as words."""
+    return Words.of(note["key"], **dict(note.get("params") or {})) if isinstance(note, Mapping) and note.get("key") \
+        else None
 
 
 def screen_of(view: Mapping[str, Any], title_key: str | None = None) -> Screen:

@@ -181,10 +181,11 @@ ACTION_LABELS = {"reading_done": "action_arm", "resume": "action_pause"}
 """Host actions whose key-help label is another action's."""
 
 
-def action_label(action: str, lang: str = DEFAULT_LANG) -> str:
+def action_label(action: str, lang: str = DEFAULT_LANG, own: Mapping[str, str] | None = None) -> str:
     """What a host action does, in words (the key help, «not in this game» notices);
-    the action's own name when no label exists."""
-    key = ACTION_LABELS.get(action, f"action_{action}")
+    the action's own name when no label exists.  ``own``: action -> the catalog key of the
+    label the game declares for it (``controller.games.label_keys``), used first."""
+    key = (own or {}).get(action) or ACTION_LABELS.get(action, f"action_{action}")
     return t(key, lang) if has(key) else action
 
 

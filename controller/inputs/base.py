@@ -24,6 +24,8 @@ hook                      kind  default here
 ``stats()``               may   ``{}``: no per-input counts (test-buttons)
 ``edges_seen()``          may   ``{}``: no edge counts
 ``input_stall_ns()``      may   0: the loop never holds a decision back
+``button_keys()``         may   ``{}``: a button is named by its id on the
+                                screens (:class:`KeyInput`: the key pressed)
 ``press_button(b)``,      may   :class:`~controller.core.errors.BackendError`: only
 ``release_button(b)``           simulated buttons can be pressed by the program
 ========================  ====  ==============================================
@@ -127,6 +129,12 @@ class ButtonBackend:
         """Edges seen per button since start (to list buttons that never moved)."""
         return {}
 
+    def button_keys(self) -> Mapping[str, str]:
+        """Button id -> the name of what the player presses for it, where that is not the
+        button the id names (a computer key: ``"q"``); the screens show it instead of the id
+        («Клавиша Q», not «Кнопка A»).  ``{}``: the ids are what the buttons are called."""
+        return {}
+
     def input_stall_ns(self) -> int:
         """How long the thread delivering this backend's presses has been ready to run without
         a CPU since its latest press, while that press's quiet period lasts
@@ -160,6 +168,13 @@ class KeyInput:
     """
 
     key_to_button: dict[str, str]
+
+    def button_keys(self) -> Mapping[str, str]:
+        """Button id -> the key that presses it (the players press keys, not the buttons)."""
+        out: dict[str, str] = {}
+        for key, button in self.key_to_button.items():
+            out.setdefault(button, key)
+        return out
 
     def key_down(self, key: str, engine_ns: int) -> bool:
         """A computer key went down.  Return True if it is one of this backend's

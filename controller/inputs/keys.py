@@ -120,6 +120,12 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
     return dict(sorted(out.items(), key=lambda item: item[0] in HostKeys.GLOBAL))
 
 
+def mode_labels(cfg: dict) -> dict[str, str]:
+    """Action -> the catalog key of the label this game declares for it where it names the action
+    its own way (``Action.label``: «Мафия»'s rename renames a player): the key help's words."""
+    return games.label_keys(cfg["mode"])
+
+
 def team_keys(cfg: dict, view: dict | None = None) -> list[tuple[str, str]]:
     """(key, team name) of every team with a keyboard key, in modes where buttons play;
     with the game's ``view``, the names the teams have now (a team may be renamed)."""

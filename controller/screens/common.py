@@ -92,6 +92,21 @@ def key_label(name: str, lang: str) -> str:
     return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
 
 
+def button_words(button: str, keys: Mapping[str, str] | None, lang: str) -> str:
+    """A player's button as the hall knows it: «Клавиша Q» where the players press keys for their
+    buttons (``keys``: button id -> key, the loop's status for the keyboard), else «Кнопка A»."""
+    key = (keys or {}).get(button)
+    return t("key_name", lang, key=key_label(str(key), lang)) if key else t("button_name", lang, button=button)
+
+
+def place_text(row: Any, finished: bool, lang: str) -> str:
+    """A standings row's (:class:`~controller.core.screen.StandingRow`) place as every screen shows
+    it: a shared place as its range («1–2»), the winner's marked at the end («★ 1»)."""
+    if row.shared:
+        return str(row.shared)
+    return f"{t('mark_best', lang)} {row.place}" if finished and row.place == 1 else str(row.place)
+
+
 def fmt_score(n: Any) -> str:
     if isinstance(n, (int, float)) and not isinstance(n, bool):
         if isinstance(n, float) and n.is_integer():

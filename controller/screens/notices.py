@@ -128,4 +128,9 @@ def snapshot(scope: str, view: Mapping[str, Any]) -> Any:
 
 
 def lifetime_ns(key: str | None) -> int:
+    """How long notice ``key`` stays at most: :data:`LIFETIME_NS`; a game's own «press again»
+    (``Game.confirm``: a key ``<game>.confirm_…``) as long as the second press counts."""
+    game, dot, name = (key or "").rpartition(".")
+    if dot and name.startswith("confirm_"):
+        return CONFIRM_NS
     return LIFETIME_NS.get(key or "", NOTICE_NS)

@@ -35,10 +35,10 @@ from controller.core.screen import Cards, Cell, Clock, Header, MainPanel, PressO
 from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
-    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, closed_outcome,
+    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, button_words, closed_outcome,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
-    question_head, say, says, series_total, show_table, standings_title,
+    place_text, question_head, say, says, series_total, show_table, standings_title,
     structure, team_marks, theme, timer_of)
 
 Rect = pygame.Rect
@@ -354,7 +354,7 @@ class Scoreboard:
             if scr.main.content is not None:   # a package's question (controller/screens/pack_screen.py)
                 self.pack.draw_question(self, surface, lay["main"], view["pack"])
             else:
-                self._draw_main(surface, lay, scr.main, cards)
+                self._draw_main(surface, lay, scr.main, cards, (status or {}).get("keys"))
             if not scr.presses.shown:
                 self._draw_info(surface, lay["info"].union(lay["presses"]), scr.main.side)
             else:
@@ -376,7 +376,7 @@ class Scoreboard:
         if flash and flash.get("kind") not in SILENT_FLASHES:
             self._draw_flash(surface, flash, view)
         if help_overlay:
-            self._draw_help(surface, (status or {}).get("host_answer"))
+            self._draw_help(surface, (status or {}).get("host_answer"), view.get("mode"))
         if status and status.get("entry"):
             self._draw_entry(surface, status["entry"])
         if status and status.get("host_link"):
@@ -477,7 +477,8 @@ class Scoreboard:
                 pygame.draw.circle(surface, GREEN if ok else RED, (rect.right - dot // 2 - 1, r.centery), dot // 2)
 
     # -- main panel --------------------------------------------------------------------------
-    def _draw_main(self, surface, lay: dict, p: MainPanel, cards: Cards) -> None:
+    def _draw_main(self, surface, lay: dict, p: MainPanel, cards: Cards,
+                   keys: Mapping[str, str] | None = None) -> None:
         lang = self.lang
         rect: Rect = lay["main"]
         if p.themes:
@@ -499,7 +500,8 @@ class Scoreboard:
                        Rect(rect.x + rect.width // 20, rect.y + rect.height * 26 // 100, rect.width * 9 // 10,
                             rect.height * 50 // 100), int(rect.height * 0.40), ink, bold=True)
             if h.button:
-                self._text(surface, t("button_name", lang, button=h.button),
+                # as the players press it: «Клавиша Q» on the keyboard (``keys``), else «Кнопка A»
+                self._text(surface, button_words(h.button, keys, lang),
                            Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
                            int(rect.height * 0.09), mix(ink, colour, 0.3))
         elif p.kind == "timer":
@@ -531,8 +533,8 @@ class Scoreboard:
         if label:
             self._text(surface, label, Rect(rect.x, rect.y + rect.height * 4 // 100, rect.width,
                                             rect.height * 14 // 100), int(rect.height * 0.09), MUTED)
-        if phase == "paused":
-            self._text(surface, t("paused", self.lang), Rect(rect.x, rect.bottom - rect.height * 16 // 100,
+        if cd.stopped:   # «Пауза»: the host's key; «Остановлено»: the game stopped it (a team answers)
+            self._text(surface, t(cd.stopped, self.lang), Rect(rect.x, rect.bottom - rect.height * 16 // 100,
                                                              rect.width, rect.height * 12 // 100),
                        int(rect.height * 0.08), MUTED)
         text = cd.text
@@ -780,6 +782,11 @@ class Scoreboard:
             title = f"{title}{t('separator', lang)}{t('game_over', lang)}"
         self._text(surface, title, Rect(rect.x, rect.y, rect.width, title_h), int(title_h * 0.7), TEXT,
                    bold=True)
+        if st.note is not None:   # what the final table leaves open (ЧГК: shared prize places, a shoot-out due)
+            note_h = title_h * 3 // 4
+            self._text(surface, say(st.note, lang), Rect(rect.x, rect.y + title_h, rect.width, note_h),
+                       int(note_h * 0.7), AMBER, bold=True)
+            title_h += note_h
         body = Rect(rect.x, rect.y + title_h + rect.height // 40, rect.width, rect.height - title_h - rect.height // 40)
         cols = 1 if len(rows) <= 8 or self.size[0] < self.size[1] else 2
         per_col = math.ceil(len(rows) / cols) if rows else 1
@@ -806,9 +813,7 @@ class Scoreboard:
                                  border_top_left_radius=int(r.height * 0.12),
                                  border_bottom_left_radius=int(r.height * 0.12))
                 size = int(r.height * 0.56)
-                place = str(row.place)
-                if first and finished:
-                    place = f"{t('mark_best', lang)} {place}"
+                place = place_text(row, finished, lang)
                 cells = {"place": (place, AMBER if first else TEXT), "team": (row.name, TEXT),
                          "points": (fmt_score(row.points), TEXT),
                          "won": (fmt_score("" if row.won is None else row.won), MUTED),
@@ -1038,8 +1043,9 @@ class Scoreboard:
         self._text(surface, str(link.get("url", "")), Rect(rect.x, rect.bottom - cap_h * 3 // 4, rect.width,
                    cap_h // 2), int(cap_h * 0.3), AMBER)
 
-    def _draw_help(self, surface, host_answer: str | None = None) -> None:
+    def _draw_help(self, surface, host_answer: str | None = None, mode: str | None = None) -> None:
         lang = self.lang
+        own = games.label_keys(mode)   # a game's own words for an action («Мафия»: a player's rename)
         W, H = self.size
         items = [(a, k) for a, k in self.keys.items() if k]
         if self.team_keys:
@@ -1068,7 +1074,7 @@ class Scoreboard:
         rows = []
         for action, names in items:
             labels = list(dict.fromkeys(key_label(str(n), lang) for n in names))
-            rows.append((", ".join(labels), action_label(action, lang)))
+            rows.append((", ".join(labels), action_label(action, lang, own)))
         if self.team_keys:
             rows[0] = (rows[0][0], items[0][0])  # the team names, not an action
         # the text as large as a row allows (a dense list: 60 % of its height; a short one as before)

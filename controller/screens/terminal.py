@@ -28,7 +28,7 @@ from controller.core.screen import Board, Cards, Cell, Clock, Header, MainPanel,
 from controller.screens import common as screen
 from controller.screens import viewmodel
 from controller.i18n import action_label, signed, t
-from controller.inputs.keys import HostKeys, digit_span, mode_keys, team_keys, terminal_key_names
+from controller.inputs.keys import HostKeys, digit_span, mode_keys, mode_labels, team_keys, terminal_key_names
 
 
 def _cell(c: Cell, lang: str) -> str:
@@ -46,9 +46,10 @@ def _cell(c: Cell, lang: str) -> str:
 
 
 def _clock(label: str, cd: Clock, lang: str) -> str:
-    """«Время на ответ: 5», «Речь: 0:45 (Пауза)»: a countdown as the screen shows its number."""
+    """«Время на ответ: 5», «Речь: 0:45 (Пауза)»: a countdown as the screen shows its number;
+    one standing still says why: «(Пауза)» the host's pause key, «(Остановлено)» a team answers."""
     text = f"{label}: {cd.text}" if label else cd.text
-    return text + (f" ({t('paused', lang)})" if cd.paused else "")
+    return text + (f" ({t(cd.stopped, lang)})" if cd.stopped else "")
 
 
 def _header(h: Header, lang: str) -> str:
@@ -68,20 +69,21 @@ def _numbered(number, name: str, lang: str) -> str:
     return f"{number} {name or t('player_n', lang, n=number)}"
 
 
-def _main(p: MainPanel, lang: str) -> str:
-    """The big panel, the notes beside it and the side column, in one line."""
+def _main(p: MainPanel, lang: str, keys: Mapping[str, str] | None = None) -> str:
+    """The big panel, the notes beside it and the side column, in one line (``keys``: the keys
+    the players press for their buttons, :meth:`~controller.app.loop.Loop.status`)."""
     slots = list(p.side)
     if p.kind == "holder":
         h = p.holder
         label = t("answer_order", lang, n=h.order) if h.order else t("answering", lang)
         text = f"{label}: {h.name}"
         if h.button:
-            text += f" ({t('button_name', lang, button=h.button)})"
+            text += f" ({screen.button_words(h.button, keys, lang)})"
     elif p.kind == "timer":
         label = t(p.timer.label, lang) if p.timer.label else ""
         if p.speaker is not None:
             text = f"{label} · {_numbered(p.speaker.number, p.speaker.name, lang)}: {p.timer.text}" \
-                + (f" ({t('paused', lang)})" if p.timer.paused else "")
+                + (f" ({t(p.timer.stopped, lang)})" if p.timer.stopped else "")
         else:
             text = _clock(label, p.timer, lang)
         slots = [c for c in slots if c.clock != p.timer]   # the panel's own number, not twice
@@ -171,10 +173,10 @@ def _standings(st: Standings, lang: str) -> list[str]:
     if st.structure:
         title += t("separator", lang) + screen.says(st.structure, lang)
     lines = [title + (t("separator", lang) + t("game_over", lang) if st.finished else "")]
+    if st.note is not None:   # what the final table leaves open (a shoot-out due)
+        lines.append(f"  {screen.say(st.note, lang)}")
     for row in st.rows:
-        place = str(row.place)
-        if st.finished and row.place == 1:
-            place = f"{t('mark_best', lang)} {place}"
+        place = screen.place_text(row, st.finished, lang)
         text = f"  {place}. {row.name} {screen.fmt_score(row.points)}"
         extra = []
         if row.won is not None:
@@ -185,14 +187,14 @@ def _standings(st: Standings, lang: str) -> list[str]:
     return lines
 
 
-def screen_lines(scr: Screen, lang: str = "ru") -> list[str]:
+def screen_lines(scr: Screen, lang: str = "ru", keys: Mapping[str, str] | None = None) -> list[str]:
     """The widgets of a screen as lines of text: the header; the standings table when it is
     shown; else the big panel with the side column, a package's content or board, the press
-    order and the cards."""
+    order and the cards.  ``keys``: button id -> the key pressed for it (the keyboard)."""
     lines = [_header(scr.header, lang)]
     if scr.layout == "table":
         return lines + _standings(scr.standings, lang)
-    lines.append(_main(scr.main, lang))
+    lines.append(_main(scr.main, lang, keys))
     if scr.layout != "seats":
         lines += _content(scr, lang) + _board(scr.board, lang)
         lines.append(_presses(scr.presses, lang))
@@ -210,7 +212,7 @@ def status_lines(view: Mapping[str, Any] | Screen, lang: str = "ru", status: Map
     (:meth:`controller.app.loop.Loop.status`): the buttons' trouble and the host notice.
     """
     scr = view if isinstance(view, Screen) else games.screen_of(dict(view))
-    lines = screen_lines(scr, lang)
+    lines = screen_lines(scr, lang, (status or {}).get("keys"))
     if status:
         missing = list(status.get("missing") or ())
         if missing:
@@ -332,11 +334,12 @@ def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
     if teams:
         lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
     host_keys = HostKeys.from_config(cfg)
+    own = mode_labels(cfg)   # a game's own words for an action («Мафия»: a player's rename)
     for action, keys in mode_keys(cfg).items():
         keys = _terminal_keys(keys, host_keys)
         labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in keys) if x))
         if labels:
-            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang)}")
+            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang, own)}")
     return "\n".join(lines)
 
 

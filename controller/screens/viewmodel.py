@@ -93,13 +93,20 @@ def undo_preview(state: Any, view: Mapping[str, Any], now: int | None) -> dict |
     return {"changes": changes}
 
 
-def key_help(keys: Mapping[str, Iterable[str]], lang: str) -> list[dict]:
+def key_help(keys: Mapping[str, Iterable[str]], lang: str, own: Mapping[str, str] | None = None) -> list[dict]:
     """The key help as a list: ``{"action", "label", "keys", "key_labels"}`` in the given order
     (``keys``: the key names as in config ``[keys]``; ``key_labels``: as the host reads them,
-    «Пробел», «Num 0», as on the projector's key help)."""
-    return [{"action": a, "label": action_label(a, lang), "keys": list(names),
+    «Пробел», «Num 0», as on the projector's key help; ``own``: the game's own label keys,
+    :func:`own_labels`)."""
+    return [{"action": a, "label": action_label(a, lang, own), "keys": list(names),
              "key_labels": list(dict.fromkeys(key_label(str(n), lang) for n in names))}
             for a, names in keys.items()]
+
+
+def own_labels(state: Any) -> dict[str, str]:
+    """Action -> the catalog key of the label the game in ``state`` declares for it (``Action.label``:
+    «Мафия»'s rename renames a player); a programme: its current game's."""
+    return {name: a.label for name, a in games.of_state(state).declared(state).items() if a.label}
 
 
 def member_choices(view: Mapping[str, Any]) -> list[dict]:
@@ -122,7 +129,7 @@ def web_actions(state: Any, lang: str, view: Mapping[str, Any] | None = None) ->
     out = []
     choices = member_choices(view) if view is not None else None
     for d in decls:
-        label = action_label(d.name, lang)
+        label = action_label(d.name, lang, {d.name: d.label} if d.label else None)
         if label == d.name:   # no label: a key of its own (a digit), never a button
             continue
         item = {"action": d.name, "label": label}
@@ -149,13 +156,15 @@ def screen_value(scr: model.Screen, lang: str) -> tuple[dict, dict]:
 def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str = "",
           status: Mapping[str, Any] | None = None, flash: Mapping[str, Any] | None = None,
           keys: Mapping[str, Iterable[str]] | None = None, actions: list | None = None,
-          undo: dict | None = None, help_on: bool = False, links: Mapping[str, Any] | None = None) -> dict:
+          undo: dict | None = None, help_on: bool = False, links: Mapping[str, Any] | None = None,
+          labels: Mapping[str, str] | None = None) -> dict:
     """The view model (see the module's docstring) from its parts.
 
     :param view: the game's view (``engine.view(state, now)``)
     :param status: the loop's status (``backend``, ``connected``, ``missing``, ``detail``,
         ``notice``, ``entry``); the buttons' part goes to the audience, the rest to the host
     :param keys: action -> key names of the key help
+    :param labels: the game's own label keys of its actions (:func:`own_labels`)
     """
     game, host_game = split_view(view)
     screen_audience, screen_host = screen_value(games.screen_of(dict(view)), lang)
@@ -173,7 +182,9 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
             "series_head": series_head(game, lang),
             "flash": flash_value(flash, lang),
             "inputs": {"backend": st.get("backend", "none"), "connected": bool(st.get("connected", False)),
-                       "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or "")},
+                       "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or ""),
+                       # the keys the players press for their buttons (the keyboard), for the holder's name
+                       "keys": dict(st.get("keys") or {})},
             "screen": screen_audience,
         },
         "host": {
@@ -181,7 +192,7 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
             **({"notice_screen": str(st["notice_screen"])} if st.get("notice_screen") is not None else {}),
             "entry": st.get("entry"),
             "help": bool(help_on),
-            "keys": key_help(keys or {}, lang),
+            "keys": key_help(keys or {}, lang, labels),
             "actions": list(actions or ()),
             "undo": undo,
             "game": host_game,
@@ -231,5 +242,5 @@ def from_loop(loop: Any, seq: int = 0, links: Mapping[str, Any] | None = None, k
     return build(view, seq=seq, lang=lang, title=mode_title(view.get("mode") or loop.cfg["mode"], lang),
                  status=loop.status(), flash=loop.current_flash(), keys=keys,
                  actions=web_actions(loop.state, lang, view), undo=undo_preview(loop.state, view, now),
-                 help_on=loop.help, links=links)
+                 help_on=loop.help, links=links, labels=own_labels(loop.state))
 

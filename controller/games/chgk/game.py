@@ -202,6 +202,13 @@ def contested(s: State, upto: int | None = None) -> list[int]:
     return sorted(i for place, g in _groups(s, upto) if len(g) > 1 and place <= s.rules.prize_places for i in g)
 
 
+def shared_places(s: State) -> str:
+    """The places in 1..prize_places that equal results leave shared, as the standings name them
+    («1–2»; several: «1–2, 3–4»): a shoot-out decides them.  "" when there are none."""
+    return ", ".join(f"{place}–{place + len(g) - 1}" for place, g in _groups(s, s.shootout_count)
+                     if len(g) > 1 and place <= s.rules.prize_places)
+
+
 def standings(s: State) -> list[dict]:
     """Teams best first by right answers (then the shoot-out); shared places as "4–6"."""
     rows = []
@@ -300,7 +307,8 @@ def _h_question(s: State, h: Host, fx: list) -> State:
             b.refuse(fx, h.at, "no_more_questions", total=s.rules.total)
             return s
         s = replace(s, last_main=max(s.last_main, key[1]))
-    s = replace(s, current=key, phase="idle", countdown=None, blitz=False)
+    # a team number typed for the last question is forgotten with it
+    s = replace(s, current=key, phase="idle", countdown=None, blitz=False, entry="")
     b.log(fx, h.at, "question", question=label(s.rules, key), number=key[1], shootout=key[0] == SHOOTOUT)
     return s
 
@@ -409,11 +417,14 @@ def _h_shootout(s: State, h: Host, fx: list) -> State:
     if len(teams) < 2:
         b.refuse(fx, h.at, "no_tie")
         return s
+    if s.stage == "finished":
+        # the host ended the game on a tie (F4 said so): the shoot-out opens it again, said aloud
+        fx.append(Notice("chgk.reopened", {"places": shared_places(s)}))
     # a new tie after a finished shoot-out (an appeal accepted later): the
     # earlier shoot-out questions keep deciding what they decided, the new
     # questions follow them (s2, s3 ...)
     s = replace(s, stage=SHOOTOUT, shootout_teams=tuple(sorted(set(s.shootout_teams) | set(teams))),
-                current=None, phase="idle", countdown=None)
+                current=None, phase="idle", countdown=None, entry="")
     b.log(fx, h.at, "shootout", teams=[s.teams[i].name for i in teams])
     return s
 
@@ -434,9 +445,11 @@ def _h_resume(s: State, h: Host, fx: list) -> State:
 
 def _h_end_game(s: State, h: Host, fx: list) -> State:
     fx.append(Flash("standings"))
+    if contested(s):   # the end screen says it too (the view's standings_note)
+        fx.append(Notice("chgk.shootout_due", {"places": shared_places(s)}))
     b.log(fx, h.at, "game_over", standings=[r["team"] for r in standings(s)],
           shootout_needed=bool(contested(s)))
-    return replace(s, stage="finished", countdown=None, phase="done" if s.current else "idle")
+    return replace(s, stage="finished", countdown=None, phase="done" if s.current else "idle", entry="")
 
 
 def _h_digit(s: State, h: Host, fx: list) -> State:
@@ -561,6 +574,9 @@ def view(s: State, now: int | None = None) -> dict:
         "standings": standings(s),
         "shootout": {"needed": bool(tied), "teams": [s.teams[i].name for i in (s.shootout_teams or tied)],
                      "questions": s.shootout_count, "running": s.stage == SHOOTOUT},
+        # the final table with prize places still shared: the screens say a shoot-out decides them
+        **({"standings_note": {"key": "chgk.shootout_due", "params": {"places": shared_places(s)}}}
+           if s.stage == "finished" and tied else {}),
         **_planned_view(s),
     }
 
@@ -600,7 +616,8 @@ class Chgk(Game):
     host_actions = HOST_ACTIONS
     actions = ACTIONS
     notices = {**b.NOTICES, "no_more_questions": "question", "appeal_not_allowed": "question",
-               "shootout_running": "clock", "refused": "question", "chgk.no_such_team": "entry"}
+               "shootout_running": "clock", "refused": "question", "chgk.no_such_team": "entry",
+               "chgk.shootout_due": "stage", "chgk.reopened": "stage"}
     buttons_play = False
     in_programme = True
     initial = staticmethod(initial)
@@ -611,6 +628,13 @@ class Chgk(Game):
 
     def key_layers(self, cfg, program_keys):
         return [cfg["keys"], cfg["chgk"]["keys"]]   # team numbers and results on top of [keys]
+
+    def confirm(self, state: State, action: str) -> tuple[str, dict] | None:
+        """Ending the game while prize places are shared: the key's question says a shoot-out
+        would decide them (a second press ends the game all the same)."""
+        if action == "end_game" and state.stage != "finished" and contested(state):
+            return "chgk.confirm_end_tied", {"places": shared_places(state)}
+        return super().confirm(state, action)
 
 
 GAME = Chgk()

@@ -411,6 +411,10 @@ def step(state: MafiaState, event) -> tuple[MafiaState, list[Effect]]:
         # keypad style: the typed seat number, then the action key (a ``seat`` given wins)
         params["seat"] = state.entry
         state = replace(state, entry="")
+    elif event.action in _ENDS_ENTRY and state.entry:
+        # a seat typed for the day (or the game) that is over now: forgotten, never used the next day
+        state = replace(state, entry="")
+        effects = effects + [Log(state.now, "mafia.entry", {"entry": ""})]
     if state.phase == "ended" and event.action not in _AFTER_END:
         return state, effects + _refuse(state, event.action, "mafia.game_over", {})
     new_state, more = handler(state, params)
@@ -1087,8 +1091,8 @@ ACTIONS = declare(HOST_ACTIONS, {
     "start": Spec(params=(_PICK, Param("kind", "text"))),
     "digit": Spec(params=(Param("digit", "digit"),)),
     "killed": _PICKED,
-    "town_wins": Spec(destructive=True),
-    "mafia_wins": Spec(destructive=True),
+    "town_wins": Spec(destructive=True, ask="mafia.confirm_town_wins"),   # one key ends the game: it asks
+    "mafia_wins": Spec(destructive=True, ask="mafia.confirm_mafia_wins"),
     "speech": Spec(params=(_SEAT, Param("kind", "text"))),
     "skip": _PICKED,
     "foul": _PICKED,
@@ -1097,7 +1101,8 @@ ACTIONS = declare(HOST_ACTIONS, {
     "name": Spec(params=(_SEAT, Param("name", "text"))),
     "rename": Spec(params=(Param("seat", "member", required=True, form=True),
                            Param("name", "text", required=True, form=True, max_len=NAME_MAX),
-                           Param("team", "member"))),
+                           Param("team", "member")),
+                   label="action_rename_player"),   # a player at a seat, not a team
     "role": Spec(params=(_SEAT, Param("role", "text"))),
     "next_role": _PICKED,
     "end_game": Spec(params=(Param("winner", "text"),), destructive=True),
@@ -1117,6 +1122,9 @@ _SEAT_ACTIONS = frozenset({"start", "speech", "skip", "foul", "disqualify", "out
                            "role", "next_role", "nominate", "candidate", "vote", "lift", "shot", "don_check",
                            "sheriff_check", "guess", "extra"})
 """Actions that take the typed seat number when no ``seat`` parameter is given."""
+
+_ENDS_ENTRY = frozenset({"day", "town_wins", "mafia_wins", "end_game"})
+"""Actions after which a typed seat number is forgotten: what it was typed for is over."""
 
 _AFTER_END = frozenset({"name", "rename", "role", "next_role", "undo", "stop", "pause", "clear", "guess", "extra"} | {f"digit_{d}" for d in range(10)}
                        | {"digit"})

@@ -50,7 +50,10 @@
     if (title) title.textContent = (vm.title || "") + (series ? " · " + series : "");
     const q = g.question || null, parts = [];
     if (g.stage === "finished") {   // the end of the game: said as the projector says it
-      if ($("question")) $("question").textContent = L.game_over || "";
+      // and what the final table leaves open (ЧГК: places shared, a shoot-out due)
+      const scr = (vm.audience && vm.audience.screen) || {};
+      const note = (scr.standings && scr.standings.note) || "";
+      if ($("question")) $("question").textContent = (L.game_over || "") + (note ? " · " + note : "");
       return;
     }
     // the question as the projector names it (the view model's one derivation: «Вопрос 1/5»)
@@ -133,7 +136,9 @@
     show(box, rows.length > 0);
     table.replaceChildren(...rows.map((r) => {
       const tr = el("tr");
-      tr.append(el("td", "place", r.place), el("td", "st-team", r.team), el("td", "points", r.points));
+      // a shared place as its range where the game names one («1–2»), as the projector shows it
+      tr.append(el("td", "place", r.tied && r.place_label ? r.place_label : r.place), el("td", "st-team", r.team),
+        el("td", "points", r.points));
       return tr;
     }));
   }

@@ -1,0 +1,248 @@
+"""A newcomer's walk through every game (issue 23, what was still misleading after the first
+round of fixes): what the host sees on the projector (the words the scoreboard draws), in the
+terminal and in the notices, through the real loop and the keys of the shipped configs."""
+
+from __future__ import annotations
+
+from test_host_evening import F4, MS, frame, make_loop, press_f4, terminal, type_keys
+
+from controller.app import config
+from controller.core import engine
+from controller.screens import viewmodel
+
+
+def game(tmp_path, path: str):
+    cfg = config.load(path)
+    cfg["journal"]["dir"] = str(tmp_path)
+    cfg["mafia"]["protocol_dir"] = str(tmp_path / "protocols")   # «Мафия» saves its protocol there
+    return make_loop(cfg)
+
+
+def help_frame(loop, name: str) -> list[str]:
+    """Every text the projector draws with its key help (H) up, as the window builds it."""
+    import os
+
+    import pygame
+
+    from controller.inputs.keys import mode_keys, team_keys
+    from controller.screens import scoreboard as sb
+
+    view = engine.view(loop.state, loop.clock.now())
+    board = sb.Scoreboard((1280, 720), lang=loop.cfg["language"], keys=mode_keys(loop.cfg),
+                          team_keys=team_keys(loop.cfg))
+    drawn: list[str] = []
+    real = board._text
+    board._text = lambda surface, text, *a, **kw: (drawn.append(str(text)), real(surface, text, *a, **kw))[1]
+    surface = pygame.Surface((1280, 720))
+    board.draw(surface, view, loop.clock.now(), help_overlay=True)
+    if os.environ.get("BUZZER_TEST_PNG_DIR"):
+        pygame.image.save(surface, os.path.join(os.environ["BUZZER_TEST_PNG_DIR"], f"{name}.png"))
+    return drawn
+
+
+def settle(loop, clock, ms: int = 3_000) -> None:
+    """Time passes (a ruling's flash goes), nothing is pressed."""
+    clock.advance(ms * MS)
+    loop.tick_if_due()
+    loop.drain()
+
+
+# ---------------------------------------------------------------------------
+# «Что? Где? Когда?»: a tie for the prize places is never ended silently
+
+def chgk_tied(tmp_path):
+    """ЧГК (config/chgk.toml: Альфа, Бета, Гамма): one question, Альфа and Бета right, Гамма wrong."""
+    loop, clock = game(tmp_path, "config/chgk.toml")
+    type_keys(loop, clock, "n1=2=3-")
+    return loop, clock
+
+
+def test_chgk_f4_on_a_tie_for_first_place_says_a_shootout_decides_it(tmp_path):
+    loop, clock = chgk_tied(tmp_path)
+    press_f4(loop, clock)
+    assert "Поделены места 1–2" in loop.notice and "перестрелк" in loop.notice
+    assert not loop.game.finished(loop.state)
+    press_f4(loop, clock)
+    assert loop.game.finished(loop.state)
+    assert "Поделены места 1–2" in loop.notice_now()
+    settle(loop, clock, 10_000)                       # the notice is long gone: the end screen says it
+    _, drawn = frame(loop, "chgk-over-tied")
+    assert any("Поделены места 1–2" in text and "перестрелк" in text for text in drawn)
+    assert drawn.count("1–2") == 2                    # both teams' place, not «★ 1» twice
+    assert not any(text.startswith("★") for text in drawn)
+    line = terminal(loop)
+    assert "Игра окончена" in line and "Поделены места 1–2" in line and "1–2. Альфа" in line
+    standings = viewmodel.from_loop(loop)["audience"]["screen"]["standings"]   # what the pages get
+    assert standings["note"] == "Поделены места 1–2: их решит перестрелка"
+    assert [r["shared"] for r in standings["rows"]] == ["1–2", "1–2", None]
+
+
+def test_chgk_f4_without_a_tie_asks_as_every_game_does_and_says_nothing_of_a_shootout(tmp_path):
+    loop, clock = game(tmp_path, "config/chgk.toml")
+    type_keys(loop, clock, "n1=2=3-n1=2-3-")          # 2, 1, 0: nothing shared
+    press_f4(loop, clock)
+    assert loop.notice == "Нажмите ещё раз: закончить игру и показать итоги"
+    press_f4(loop, clock)
+    settle(loop, clock, 10_000)
+    _, drawn = frame(loop, "chgk-over")
+    assert not any("перестрелк" in text for text in drawn)
+    assert "★ 1" in drawn
+
+
+def test_chgk_the_shootout_key_after_the_end_says_the_game_is_open_again(tmp_path):
+    loop, clock = chgk_tied(tmp_path)
+    press_f4(loop, clock)
+    press_f4(loop, clock)
+    settle(loop, clock, 10_000)
+    type_keys(loop, clock, "o")
+    assert not loop.game.finished(loop.state)
+    assert loop.notice_now() == "Игра снова открыта: перестрелка за места 1–2"
+    assert "Игра окончена" not in terminal(loop)
+    # the shoot-out settles it: Бета right, Альфа wrong; the game ends by itself
+    type_keys(loop, clock, "n1-2=")
+    assert loop.game.finished(loop.state)
+    settle(loop, clock, 10_000)
+    _, drawn = frame(loop, "chgk-over-settled")
+    assert not any("перестрелк" in text for text in drawn)
+    assert [r["team"] for r in engine.view(loop.state)["standings"]][:2] == ["Бета", "Альфа"]
+    type_keys(loop, clock, "o")                      # nothing left to decide: refused, the game stays over
+    assert loop.game.finished(loop.state)
+    assert loop.notice_now() == "Равенства нет — дополнительный бой не нужен"
+
+
+# ---------------------------------------------------------------------------
+# «Мафия»: the keys that end the game ask first, as F4 does
+
+def test_mafia_t_and_m_end_the_game_only_on_a_second_press(tmp_path):
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    type_keys(loop, clock, "t")
+    assert loop.notice_now() == "Нажмите ещё раз: победа мирных, игра закончится"
+    assert not loop.game.finished(loop.state)
+    type_keys(loop, clock, "m")                      # another key: its own question, nothing ends
+    assert loop.notice_now() == "Нажмите ещё раз: победа мафии, игра закончится"
+    assert not loop.game.finished(loop.state)
+    settle(loop, clock, 4_000)                       # too late for a second press: asked again
+    assert loop.notice_now() == ""
+    type_keys(loop, clock, "m")
+    assert not loop.game.finished(loop.state)
+    type_keys(loop, clock, "m")
+    assert loop.game.finished(loop.state) and engine.view(loop.state)["winner"] == "mafia"
+    assert "Победа мафии" in terminal(loop)
+
+
+def test_mafia_the_host_pages_second_tap_ends_the_game_at_once(tmp_path):
+    from controller.core.events import HostKey
+
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    button = next(a for a in viewmodel.from_loop(loop)["host"]["actions"] if a["action"] == "town_wins")
+    assert button["confirm"]                         # the page asks for its second tap itself
+    loop.enqueue(HostKey("town_wins", {}, confirmed=True))
+    loop.drain()
+    assert loop.game.finished(loop.state) and engine.view(loop.state)["winner"] == "town"
+
+
+# ---------------------------------------------------------------------------
+# A typed number («№ 2») goes when what it was typed for has gone
+
+def test_chgk_a_team_number_typed_before_the_next_question_is_forgotten_with_it(tmp_path):
+    loop, clock = game(tmp_path, "config/chgk.toml")
+    type_keys(loop, clock, "n2")
+    assert loop.notice_now() == "№ 2"
+    type_keys(loop, clock, "n")                       # the next question: the «2» was for the last one
+    assert loop.notice_now() == "" and "№" not in terminal(loop)
+    type_keys(loop, clock, "3=")                      # Гамма, not «team 23»
+    assert loop.notice_now() == "Гамма: ответ засчитан ✓"
+    assert engine.view(loop.state)["question"]["results"] == {"Гамма": True}
+
+
+def test_mafia_a_seat_typed_before_a_new_day_is_not_fouled_the_next_day(tmp_path):
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    type_keys(loop, clock, "5")
+    assert loop.notice_now() == "№ 5"
+    type_keys(loop, clock, "n")                       # a new day
+    assert loop.notice_now() == "" and "№ 5" not in terminal(loop)
+    type_keys(loop, clock, "f")
+    assert loop.notice_now() == "Сначала наберите номер места"
+    assert engine.view(loop.state)["seats"][4]["fouls"] == 0
+
+
+# ---------------------------------------------------------------------------
+# «Мафия» has players at seats, not teams: its rename says so
+
+def test_mafia_rename_is_worded_for_players_in_the_help_the_page_and_the_dialogue(tmp_path):
+    from controller.screens.terminal import key_help
+
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    f2 = next(line for line in key_help(loop.cfg, "ru").splitlines() if line.strip().startswith("F2"))
+    assert f2.split(None, 1)[1].strip() == "Переименовать игрока"
+    assert "команд" not in key_help(loop.cfg, "ru")
+    vm = viewmodel.from_loop(loop)
+    assert next(k["label"] for k in vm["host"]["keys"] if k["action"] == "rename") == "Переименовать игрока"
+    assert next(a["label"] for a in vm["host"]["actions"] if a["action"] == "rename") == "Переименовать игрока"
+    drawn = help_frame(loop, "mafia-help")            # the projector's key help (H)
+    assert "Переименовать игрока" in drawn and not any("команд" in text for text in drawn)
+    assert "Rename a player" in key_help(loop.cfg, "en")
+    loop.key_down(["f2"])                             # the dialogue: a seat that is not at the table
+    for d in "12":
+        loop.key_down([d])
+    loop.drain()
+    assert loop.notice_now() == "Нет места № 12"
+
+
+def test_a_team_games_rename_still_names_the_team(tmp_path):
+    from controller.screens.terminal import key_help
+
+    loop, _ = game(tmp_path, "config/default.toml")
+    f2 = next(line for line in key_help(loop.cfg, "ru").splitlines() if line.strip().startswith("F2"))
+    assert "Переименовать команду" in f2
+
+
+# ---------------------------------------------------------------------------
+# The holder's button, named as the player pressed it
+
+def test_the_holder_is_shown_with_the_key_pressed_on_the_keyboard_not_the_buttons_id(tmp_path):
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    type_keys(loop, clock, "ntq")                     # Альфа's button is the key Q (button id A)
+    _, drawn = frame(loop, "brain-ring-holder-key")
+    assert "Альфа" in drawn and "Клавиша Q" in drawn and "Кнопка A" not in drawn
+    line = terminal(loop)
+    assert "Отвечает: Альфа (Клавиша Q)" in line and "Кнопка A" not in line
+
+
+def test_real_buttons_keep_their_names(tmp_path):
+    """On GPIO or the serial box the id is what is written on the button: «Кнопка A» stays."""
+    from controller.core.events import Host, Press
+
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    loop.backend = None                               # no keyboard: the buttons of a box
+    loop.apply(Host("question", clock.now(), {}))
+    loop.apply(Host("start_clock", clock.now(), {}))
+    loop.enqueue(Press("A", clock.now() + 1 * MS, 0))
+    settle(loop, clock, 300)
+    _, drawn = frame(loop, "brain-ring-holder-button")
+    assert "Кнопка A" in drawn
+    assert "Отвечает: Альфа (Кнопка A)" in terminal(loop)
+
+
+# ---------------------------------------------------------------------------
+# «Пауза» is what the host's pause key did, not a clock a team's press stopped
+
+def test_brain_ring_a_press_stops_the_clock_and_only_the_pause_key_says_pause(tmp_path):
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    type_keys(loop, clock, "ntq")                     # Альфа's press stops the clock: no pause
+    line = terminal(loop)
+    assert "Пауза" not in line and "ПАУЗА" not in line
+    assert "Время на размышление: 60 (Остановлено)" in line
+    type_keys(loop, clock, "s")                       # the host's pause key
+    line = terminal(loop)
+    assert "ПАУЗА" in line and "Время на размышление: 60 (Пауза)" in line
+    type_keys(loop, clock, "s\x7f")                   # resumed, Альфа wrong: the clock runs for Бета
+    assert "Пауза" not in terminal(loop) and "Остановлено" not in terminal(loop)
+
+
+def test_brain_ring_the_big_countdown_says_pause_only_when_paused(tmp_path):
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    type_keys(loop, clock, "nts")                     # the clock runs, the host pauses it
+    _, drawn = frame(loop, "brain-ring-big-paused")
+    assert "Пауза" in drawn and "Остановлено" not in drawn
+    assert "(Пауза)" in terminal(loop)

@@ -38,9 +38,12 @@ Per cell: ``pairs`` and the fraction of pairs won by the true first presser unde
   (every race), and ``phones_decision_beyond_wait_p99_ms``: the same minus the phone wait the
   race applied (the target: <= 20 ms);
 * ``phones_above_unc``: the pairs whose true gap is wider than the two presses' declared
-  uncertainties together (where a correct stamp must name the true first), and ours' right
-  calls among them; ``phones_outside_unc``: presses whose true touch was outside their declared
-  ``at ± unc``;
+  uncertainties together, and ours' right calls, ties and wrong calls among them (a tie is still
+  possible there: each stamp may be off by up to its uncertainty, so the stamps may come closer
+  than the true gap); ``phones_beyond_tie``: the pairs wider than twice that, where no tie is
+  possible and a correct stamp must name the true first; ``phones_outside_unc``: presses whose
+  true touch was outside their declared ``at ± unc``; ``phones_loadavg``: the machine's load
+  average at the start, after the sweep and at the end;
 * ``phones_wired_decision_p99_delta_ms``: a wired button's press (the sink, no phone path) to
   its decision, p99 with 40 phones joined (three teams' phones in a child process, syncing,
   receiving every view) minus with none.  With phones joined a wired race waits the phones'
@@ -460,6 +463,8 @@ def judge(rig: Rig, cell: dict, buttons: list[str], first: int, trues: list[int]
     a, b_ = by.get(buttons[0]), by.get(buttons[1])
     rec["unc_ms"] = [round(p.unc / MS, 2) for p in (a, b_) if p is not None]
     rec["above_unc"] = bool(a and b_ and abs(trues[0] - trues[1]) > a.unc + b_.unc)
+    # so far apart that even stamps wrong by their whole uncertainty cannot overlap: no tie is possible
+    rec["beyond_tie"] = bool(a and b_ and abs(trues[0] - trues[1]) > 2 * (a.unc + b_.unc))
     # the peers, on the same trace
     if a is not None and b_ is not None:
         arr = sorted((a, b_), key=lambda p: p.delivered)
@@ -594,6 +599,7 @@ def fairness(quick: bool) -> dict:
         rig.close()
     done = [r for r in records if not r["lost"]]
     above = [r for r in done if r["above_unc"]]
+    beyond_tie = [r for r in done if r["beyond_tie"]]
     dec = [r["decision_ms"] for r in done]
     beyond = [r["decision_ms"] - r["wait_ms"] for r in done]
     return {
@@ -608,6 +614,7 @@ def fairness(quick: bool) -> dict:
         "phones_above_unc": {"pairs": len(above), "right": sum(r["ours"] == "right" for r in above),
                              "tie": sum(r["ours"] == "tie" for r in above),
                              "wrong": sum(r["ours"] == "wrong" for r in above)},
+        "phones_beyond_tie": {"pairs": len(beyond_tie), "right": sum(r["ours"] == "right" for r in beyond_tie)},
         "phones_wrong_calls": sum(r["ours"] == "wrong" for r in done),
         "phones_outside_unc": sum(r["outside"] for r in done),
         "phones_presses": 2 * len(done),
@@ -616,8 +623,11 @@ def fairness(quick: bool) -> dict:
 
 
 def run(quick: bool = False) -> dict:
+    load0 = [round(x, 2) for x in os.getloadavg()]
     out = fairness(quick)
+    load1 = [round(x, 2) for x in os.getloadavg()]
     out.update(wired(quick))
+    out["phones_loadavg"] = {"start": load0, "after_sweep": load1, "end": [round(x, 2) for x in os.getloadavg()]}
     return out
 
 

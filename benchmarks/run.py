@@ -757,9 +757,13 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
     if "phones_fairness" in r:
         above = r.get("phones_above_unc") or {}
         rows += [
-            ("phones: right calls above the declared uncertainty",
+            ("phones: right calls, gap > both uncertainties (the rest: declared ties)",
              f"{above.get('right')} / {above.get('pairs')}" if above.get("pairs") else "null", ">= 99.9 %",
              _verdict(None if not above.get("pairs") else above["right"] >= 0.999 * above["pairs"])),
+            ("phones: right calls where no tie is possible (gap > 2 × both uncertainties)",
+             f"{(r.get('phones_beyond_tie') or {}).get('right')} / {(r.get('phones_beyond_tie') or {}).get('pairs')}",
+             ">= 99.9 %", _verdict(None if not (r.get("phones_beyond_tie") or {}).get("pairs") else
+                                   r["phones_beyond_tie"]["right"] >= 0.999 * r["phones_beyond_tie"]["pairs"])),
             ("phones: a winner named wrongly without a tie (all races)", _fmt(r.get("phones_wrong_calls")), "0",
              _verdict(None if r.get("phones_wrong_calls") is None else r["phones_wrong_calls"] == 0)),
             ("phones: touches outside their declared uncertainty", _fmt(r.get("phones_outside_unc")), "0",

@@ -347,6 +347,9 @@ class Rig:
         for kind in ("withdraw", "question", "reading_done"):
             self.loop.enqueue(Host(kind, now))
 
+    def withdraw(self) -> None:
+        self.loop.enqueue(Host("withdraw", self.loop.clock.now()))
+
     def engine_ns(self, mono_ns: int) -> int:
         return self.loop.clock.from_monotonic_ns(mono_ns)
 
@@ -403,14 +406,24 @@ async def run_cell(rig: Rig, cell: dict, pairs: int, seed: int, records: list) -
     async with aiohttp.ClientSession() as session:
         tasks = [asyncio.ensure_future(p.run(session)) for p in phones]
         try:
-            await _wait_for(lambda: all(p.joined.is_set() for p in phones), 10)
+            if not await _wait_for(lambda: all(p.joined.is_set() for p in phones), 10):
+                broken = [t.exception() for t in tasks if t.done()]
+                raise RuntimeError(f"the phones did not join: {broken!r}")
             await asyncio.sleep(WARMUP_S)
             rig.loop.take()
             for k in range(pairs):
+                # the buttons off first, until every phone has seen them off: then each phone
+                # notes when the armed buttons reach it
+                rig.withdraw()
+                await _wait_for(lambda: not any(p.armed for p in phones), 1.5)
                 for p in phones:
                     p.armed_seen = None
                 rig.arm()
                 if not await _wait_for(lambda: all(p.armed_seen is not None for p in phones), 1.5):
+                    broken = [t for t in tasks if t.done()]
+                    if broken:
+                        raise RuntimeError(f"a phone left: {broken[0].exception()!r}")
+                    records.append({"cell": cell, "lost": True, "why": "not armed"})
                     continue
                 first = rng.randrange(2)
                 t0 = time.monotonic_ns() + int(rng.uniform(20, 60) * MS)
@@ -422,7 +435,7 @@ async def run_cell(rig: Rig, cell: dict, pairs: int, seed: int, records: list) -
                 await asyncio.sleep(0.12)   # the holder reaches every phone before the next arming
                 presses, decisions = rig.loop.take()
                 if not got or not decisions:
-                    records.append({"cell": cell, "lost": True})
+                    records.append({"cell": cell, "lost": True, "why": "no decision"})
                     continue
                 rec = judge(rig, cell, buttons, first, trues, sent, presses, decisions, phones)
                 records.append(rec)
@@ -587,13 +600,19 @@ def fairness(quick: bool) -> dict:
     pairs = 6 if quick else 20
     rig = Rig(teams=4, phones=SWEEP_PHONES)
     records: list[dict] = []
-    rows = []
+    rows: list[dict] = []
+    errors: list[str] = []
     try:
         time.sleep(0.3)
 
         async def sweep():
             for i, cell in enumerate(cells(quick)):
-                rows.append(await run_cell(rig, cell, pairs, seed=1000 + i, records=records))
+                try:
+                    rows.append(await run_cell(rig, cell, pairs, seed=1000 + i, records=records))
+                except RuntimeError as exc:   # the cell's phones could not play: said, not hidden
+                    errors.append(f"{cell}: {exc}"[:300])
+                    rows.append(dict(cell, pairs=0, ours_right=0.0, ours_tie=0.0, ours_wrong=0.0, arrival=0.0,
+                                     random300=0.0, client_rt=0.0))
         asyncio.run(sweep())
     finally:
         rig.close()
@@ -606,6 +625,7 @@ def fairness(quick: bool) -> dict:
         "phones_fairness": rows,
         "phones_pairs_per_cell": pairs,
         "phones_races_lost": len(records) - len(done),
+        "phones_cell_errors": errors,
         "phones_decision_p50_ms": round(percentile(dec, 50), 2),
         "phones_decision_p99_ms": round(percentile(dec, 99), 2),
         "phones_decision_beyond_wait_p99_ms": round(percentile(beyond, 99), 2),

@@ -121,7 +121,7 @@ def _decisions(publish: bool, n: int, folder: Path, url: str) -> list[float]:
     from controller.app import config, journal as journal_mod
     from controller.app.loop import Loop
     from controller.core import engine
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.core.events import Host, Press, Release
     from controller.festival.hall import attach
 

@@ -63,7 +63,7 @@ import fairness as fairness_mod  # noqa: E402  (benchmarks/fairness.py)
 
 from controller.app import config as config_mod  # noqa: E402
 from controller.core import engine  # noqa: E402
-from controller.core.clock import EngineClock  # noqa: E402
+from controller.inputs.clock import EngineClock  # noqa: E402
 from controller.inputs.debounce import Debouncer  # noqa: E402
 from controller.core.effects import Log  # noqa: E402
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick  # noqa: E402

@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.inputs.serial import SerialBackend  # noqa: E402
-from controller.core.clock import EngineClock  # noqa: E402
+from controller.inputs.clock import EngineClock  # noqa: E402
 from controller.core.events import Press  # noqa: E402
 
 

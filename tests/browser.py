@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import urllib.request
 import sys
 import time
 from pathlib import Path
@@ -80,6 +81,15 @@ def until(predicate, timeout: float = WAIT_S, interval: float = 0.05, what: str 
             return value
         time.sleep(interval)
     raise AssertionError(f"not true within {timeout} s: {what or predicate} (last {value!r})")
+
+
+def state(game, token=None) -> dict:
+    """``/api/state`` of a running game (the host's part too with the host's token)."""
+    req = urllib.request.Request(game.base + "/api/state")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    with urllib.request.urlopen(req, timeout=WAIT_S) as r:
+        return json.loads(r.read())
 
 
 def stop(proc: subprocess.Popen, timeout: float = 10.0) -> None:

@@ -11,7 +11,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 from harness import Played
 
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.inputs import stall
 
 ast_guard.install()   # Python 3.11 < 3.11.8: no INTERNALERROR from a parse (tests/ast_guard.py)

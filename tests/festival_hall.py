@@ -9,7 +9,7 @@ from pathlib import Path
 from controller.app import config, journal as journal_mod
 from controller.app.loop import Loop
 from controller.core import engine
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 from controller.core.events import NS_PER_MS, Host, Press, Release
 
 MS = NS_PER_MS

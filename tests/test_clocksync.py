@@ -158,6 +158,22 @@ def test_a_stamp_older_than_the_handler_allows_is_moved_up_and_flagged():
     assert c.at - c.unc >= sent - RULES.handler_max_ns - RULES.touch_latency_ns - 5 * MS
 
 
+def test_a_press_message_held_back_or_dated_back_is_moved_up_to_the_path_and_flagged():
+    phone = Phone(offset_ns=-42 * MS)
+    sync, t = run(phone, [(3 * MS, 2 * MS)] * 8)
+    received = t + 1 * S
+    # a client that claims it made and sent its press 3 s before the server had it (a message held
+    # back, or a sending time made up: the page could not know when the others pressed then)
+    c = cs.convert(sync, phone.clock(received - 3 * S), phone.clock(received - 3 * S), received, RULES)
+    est = cs.estimate(sync, received, RULES)
+    path = cs.upstream(sync, est) + est.bound + RULES.held_margin_ns
+    assert "held" in c.flags and "too_old" not in c.flags
+    assert received - path - est.bound - MS // 10 <= c.at <= received
+    # an honest press is not touched: a path as slow as the slowest round trip measured
+    honest, _ = press(phone, sync, received, 10 * MS, handler=2 * MS, up=3 * MS)
+    assert honest.flags == ()
+
+
 def test_upstream_delay_is_the_longest_of_the_window():
     phone = Phone(offset_ns=3 * MS)
     sync, t = run(phone, [(10 * MS, 2 * MS), (80 * MS, 2 * MS), (12 * MS, 2 * MS)] * 3)

@@ -23,7 +23,7 @@ import pytest
 from controller.app import config
 from controller.core import engine
 from controller.inputs.base import create_backend
-from controller.core.clock import EngineClock, ManualClock
+from controller.inputs.clock import EngineClock, ManualClock
 from controller.core.events import NS_PER_MS, HostKey, Press
 from controller.app.loop import Loop
 from firmware_bridge.virtual_box import VirtualBox

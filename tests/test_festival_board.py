@@ -90,6 +90,27 @@ def test_a_question_is_named_as_the_host_says_it():
     assert question_line({"questions": [erudite]}) == "Вопрос 3 · Реки России · 30"
 
 
+def test_a_finished_brain_ring_leader_is_named_with_the_fights_won():
+    """Брейн-ринг ranks its final table by fights won: the board's «Лидер» shows those, not the
+    points of the last fight (an empty last fight made it «Лидер: Альфа (0)»)."""
+    from controller.app import config
+    from controller.core import engine
+    from controller.core.events import Host
+
+    cfg = config.load("config/brain-ring.toml")
+    state = engine.new_game(cfg, 1)
+    assert "standings_columns" not in engine.summary(state)          # going on: the fight's points
+    state, _ = engine.step(state, Host("end_game", 1))
+    summary = engine.summary(state)
+    assert summary["standings_columns"]["points"] == "fights_won"
+    # two fights won, 0 points in the empty last fight
+    summary["standings"] = [{"place": 1, "team": "Альфа", "points": 0, "total": 8, "fights_won": 2},
+                            {"place": 2, "team": "Бета", "points": 0, "total": 5, "fights_won": 1}]
+    assert link.headline(summary)["leader"] == {"name": "Альфа", "points": 2}
+    summary.pop("standings_columns")
+    assert link.headline(summary)["leader"] == {"name": "Альфа", "points": 0}
+
+
 def test_export_writes_chgk_answers_and_standings(festival, tmp_path):
     broker, halls, _, _ = festival
     out = tmp_path / "out"

@@ -14,7 +14,7 @@ import pytest
 
 from controller.inputs.base import create_backend
 from controller.inputs.gpio import GPIOBackend
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.errors import ConfigError
 from controller.core.events import HostKey, Press, Release
 

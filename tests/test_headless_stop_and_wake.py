@@ -21,7 +21,7 @@ from controller.app import config
 from controller.app import journal
 from controller.app.loop import Loop
 from controller.core import engine
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.errors import JournalError
 from controller.inputs import create_backend
 from controller.screens import terminal

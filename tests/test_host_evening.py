@@ -15,7 +15,7 @@ import pygame  # noqa: E402
 from controller.app import config  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.core import engine  # noqa: E402
-from controller.core.clock import ManualClock  # noqa: E402
+from controller.inputs.clock import ManualClock  # noqa: E402
 from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
 from controller.screens import scoreboard as sb, viewmodel  # noqa: E402
 from controller.screens.terminal import feed, key_help, status_line  # noqa: E402
@@ -283,7 +283,13 @@ def test_a_programme_asks_before_r_ends_a_game_and_shows_the_running_totals(tmp_
         press(loop, clock, "B")
         type_keys(loop, clock, "\n")
     assert f"Альфа 0 (место 2) [Всего {won}]" in terminal(loop) and "Бета 2 (место 1) [Всего 2]" in terminal(loop)
-    type_keys(loop, clock, "rr")                          # on to ЧГК, then the programme's end
+    type_keys(loop, clock, "h")                           # R is Брейн-ринг's next fight, as when played alone
+    assert "Следующий бой" in [k["label"] for k in viewmodel.from_loop(loop)["host"]["keys"]]
+    type_keys(loop, clock, "h")
+    for _ in range(2):                                    # F4 twice: this Брейн-ринг is over
+        feed(loop, "\x1bOS")
+    assert engine.view(loop.state)["stage"] == "finished" and engine.view(loop.state)["series"]["round"] == 2
+    type_keys(loop, clock, "rr")                          # R now moves on: to ЧГК, then the programme's end
     assert engine.view(loop.state)["series"]["round"] == 3
     type_keys(loop, clock, "r")
     assert loop.notice == "Нажмите ещё раз: последняя игра «Что? Где? Когда?» закончится, итоги программы"
@@ -346,7 +352,7 @@ def test_brain_ring_r_in_the_middle_of_a_fight_asks_before_it_ends_it_with_no_wi
     loop, clock = make_loop(cfg)
     type_keys(loop, clock, "ntz\n")                      # 1 : 0, the fight goes on
     type_keys(loop, clock, "r")
-    assert loop.notice == "Нажмите ещё раз: бой 1 — закончить без победителя"
+    assert loop.notice == "Нажмите ещё раз: бой 1 — закончится без победителя, начнётся бой 2"
     assert engine.view(loop.state)["fight"] == 1
     type_keys(loop, clock, "r")
     assert engine.view(loop.state)["fight"] == 2

@@ -23,7 +23,7 @@ import asyncio
 from controller.app import config, journal
 from controller.app.loop import Loop
 from controller.core import engine
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 from controller.core.events import NS_PER_S
 from controller.web import attach, host_token
 

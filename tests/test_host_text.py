@@ -11,7 +11,7 @@ import pytest
 from controller.app import config, startup
 from controller.core import engine
 from controller.inputs.keyboard import KeyboardBackend
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 from controller.app.loop import Loop
 
 MS = 1_000_000
@@ -69,6 +69,9 @@ def test_every_notice_of_a_russian_game_is_russian(path, tmp_path):
 def test_the_mafia_protocol_notice_is_russian(tmp_path):
     loop, clock, out = _loop("config/mafia.toml", tmp_path, 1)
     loop.key_down(["m"])                             # the mafia wins; no roles entered yet
+    loop.drain()
+    assert loop.notice.startswith("Нажмите ещё раз")    # it ends the game: a second press confirms
+    loop.key_down(["m"])
     loop.drain()
     assert loop.notice.startswith("Протокол не составлен: не введена роль места 1. Запись стола сохранена: ")
     assert "incomplete" not in loop.notice and "players[0]" not in loop.notice

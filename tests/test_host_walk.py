@@ -9,6 +9,7 @@ from test_host_evening import F4, MS, frame, make_loop, press_f4, terminal, type
 from controller.app import config
 from controller.core import engine
 from controller.screens import viewmodel
+from controller.screens.terminal import flash_line
 
 
 def game(tmp_path, path: str):
@@ -246,3 +247,128 @@ def test_brain_ring_the_big_countdown_says_pause_only_when_paused(tmp_path):
     _, drawn = frame(loop, "brain-ring-big-paused")
     assert "Пауза" in drawn and "Остановлено" not in drawn
     assert "(Пауза)" in terminal(loop)
+
+
+# ---------------------------------------------------------------------------
+# The second walk (notes/walk1.md): Брейн-ринг's final table is the whole game's, a fight
+# with no winner says so, and R says what it does to a fight nobody played
+
+def brain_ring_four_fights(tmp_path):
+    """config/brain-ring.toml from the keys (Альфа q, Бета z): fights 3:0 (Альфа), 1:3 (Бета),
+    3:2 (Альфа), then 1:0 stopped with R R (no winner); fight 5 is on, nothing played in it."""
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    for fight in ("qqq", "zqzz", "zqzqq"):
+        for team in fight:
+            type_keys(loop, clock, f"nt{team}\n")
+        type_keys(loop, clock, "r")
+    type_keys(loop, clock, "ntq\nrr")
+    return loop, clock
+
+
+def test_brain_ring_the_final_table_counts_every_fight_not_the_last(tmp_path):
+    loop, clock = brain_ring_four_fights(tmp_path)
+    assert engine.view(loop.state)["fight"] == 5
+    press_f4(loop, clock)
+    press_f4(loop, clock)
+    assert loop.game.finished(loop.state)
+    settle(loop, clock, 10_000)
+    line = terminal(loop)
+    assert "Альфа · Победы в боях: 2 (Очки: 8)" in line and "Бета · Победы в боях: 1 (Очки: 5)" in line
+    assert line.index("★ 1. Альфа") < line.index("2. Бета")      # one winner, by fights won
+    _, drawn = frame(loop, "brain-ring-final-table")
+    assert "Победы в боях" in drawn and "Очки" in drawn
+    assert drawn.count("★ 1") == 1 and "2" in drawn and "8" in drawn and "5" in drawn
+    standings = viewmodel.from_loop(loop)["audience"]["screen"]["standings"]   # what the pages get
+    assert [(r["name"], r["points"], r["won"]) for r in standings["rows"]] == [("Альфа", 2, 8), ("Бета", 1, 5)]
+    summary = engine.summary(loop.state)
+    assert [(r["team"], r["place"], r["fights_won"]) for r in summary["standings"]] == [("Альфа", 1, 2), ("Бета", 2, 1)]
+
+
+def test_programme_brain_ring_round_table_counts_every_fight(tmp_path):
+    loop, clock = game(tmp_path, "examples/programme.toml")
+    type_keys(loop, clock, "rr")                             # on to Брейн-ринг (fights to 2)
+    for fight in ("qq", "zz"):                               # Альфа 2:0, then Бета 2:0
+        for team in fight:
+            type_keys(loop, clock, f"nt{team}\n")
+        type_keys(loop, clock, "r")
+    type_keys(loop, clock, "ntq\n")                          # fight 3: Альфа 1:0
+    press_f4(loop, clock)
+    press_f4(loop, clock)
+    settle(loop, clock, 10_000)
+    line = terminal(loop)
+    assert "Альфа · Победы в боях: 1 (Очки: 3)" in line and "Бета · Победы в боях: 1 (Очки: 2)" in line
+    assert "★ 1. Альфа" in line and "2. Бета" in line
+
+
+def test_brain_ring_a_fight_stopped_with_no_winner_flashes_so(tmp_path):
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    type_keys(loop, clock, "ntz\nr")
+    assert loop.notice == "Нажмите ещё раз: бой 1 — закончится без победителя, начнётся бой 2"
+    type_keys(loop, clock, "r")
+    flash = loop.current_flash()
+    assert flash_line(flash, "ru") == "» Бой без победителя"
+    assert flash_line(flash, "en") == "» Fight with no winner"
+    assert loop.notice == "Бой 1 — закончен без победителя, начался бой 2"
+
+
+def test_brain_ring_r_in_a_fight_nobody_played_asks_and_says_it_skipped_it(tmp_path):
+    loop, clock = game(tmp_path, "examples/programme.toml")
+    type_keys(loop, clock, "rr")                             # on to Брейн-ринг, as asked
+    assert engine.view(loop.state)["fight"] == 1
+    type_keys(loop, clock, "r")                              # nothing played in fight 1: R asks
+    assert loop.notice == "Нажмите ещё раз: бой 1 — не сыгран и будет пропущен, начнётся бой 2"
+    assert engine.view(loop.state)["fight"] == 1
+    type_keys(loop, clock, "r")
+    assert engine.view(loop.state)["fight"] == 2
+    assert loop.notice == "Бой 1 — пропущен, начался бой 2"
+    assert "Бой 1 — пропущен, начался бой 2" in terminal(loop)
+
+
+def test_brain_ring_r_after_a_won_fight_starts_the_next_at_once_and_says_so(tmp_path):
+    loop, clock = game(tmp_path, "config/brain-ring.toml")
+    for _ in range(3):
+        type_keys(loop, clock, "ntz\n")
+    type_keys(loop, clock, "r")
+    assert engine.view(loop.state)["fight"] == 2
+    assert loop.notice == "Начался бой 2"
+
+
+# ---------------------------------------------------------------------------
+# «Мафия»: the roles are the judge's alone, even with the host's notices on the projector
+
+def projector_texts(loop, name: str) -> list[str]:
+    """Every text the projector draws now, with the config's own [display] host_overlay (true
+    by default: the host's notices are drawn on it), as the window builds its frame."""
+    import os
+
+    import pygame
+
+    from controller.screens import scoreboard as sb
+
+    vm = viewmodel.from_loop(loop)
+    view, flash, status, help_on = viewmodel.projector(vm, loop.cfg["display"]["host_overlay"])
+    board = sb.Scoreboard((1280, 720), lang=loop.cfg["language"])
+    drawn: list[str] = []
+    real = board._text
+    board._text = lambda surface, text, *a, **kw: (drawn.append(str(text)), real(surface, text, *a, **kw))[1]
+    surface = pygame.Surface((1280, 720))
+    board.draw(surface, view, loop.clock.now(), flash=flash, status=status, help_overlay=help_on)
+    if os.environ.get("BUZZER_TEST_PNG_DIR"):
+        pygame.image.save(surface, os.path.join(os.environ["BUZZER_TEST_PNG_DIR"], f"{name}.png"))
+    return drawn
+
+
+def test_mafia_a_role_entered_is_told_to_the_judge_but_never_drawn_on_the_projector(tmp_path):
+    """The walk (item 15): `9` `r` answers «Игрок 9: …» in the host notice line, which the
+    projector draws by default (host_overlay = true). The judge's terminal and page say it;
+    the projector shows no role, and no night check (whose check, whom: secrets too)."""
+    loop, clock = game(tmp_path, "config/mafia.toml")
+    assert loop.cfg["display"]["host_overlay"] is True
+    type_keys(loop, clock, "5")
+    assert "№ 5" in " ".join(projector_texts(loop, "mafia-typed"))   # the host's notices are drawn there
+    type_keys(loop, clock, "9r")
+    assert loop.notice_now().startswith("Игрок 9: ")
+    assert loop.notice_now() in terminal(loop)
+    assert viewmodel.from_loop(loop)["host"]["notice"] == loop.notice_now()       # the host page's line
+    drawn = " ".join(projector_texts(loop, "mafia-role"))
+    assert "Игрок 9:" not in drawn and loop.notice_now() not in drawn, drawn

@@ -20,7 +20,7 @@ from controller.core import engine
 from controller.inputs.base import ButtonBackend, KeyInput, create_backend
 from controller.inputs.gpio import GPIOBackend
 from controller.inputs.keyboard import KeyboardBackend
-from controller.core.clock import EngineClock, ManualClock
+from controller.inputs.clock import EngineClock, ManualClock
 from controller.core.effects import Sound
 from controller.core.errors import BackendError
 from controller.core.events import Host, HostKey, InputStatus, Press, Release

@@ -166,7 +166,7 @@ def test_new_game_archives_the_unfinished_one(tmp_path):
 
 
 def test_new_game_key_twice_archives_and_starts_fresh(tmp_path):
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.app.loop import Loop
 
     cfg = config.load()
@@ -427,7 +427,7 @@ def test_a_game_killed_mid_countdown_resumes_paused_and_says_so_in_the_hosts_wor
 
     rc, out, err = _run_headless(tmp_path, b"", "--seconds", "1.5")
     assert rc == 0, err
-    assert "Время шло, когда программа остановилась: оно стоит на паузе, S — продолжить." in out
+    assert "Время шло, когда программа остановилась: оно стоит на паузе, S / Num . — продолжить." in out
     assert "часы на" not in out
     resumed = journal.read(p)
     assert resumed.events[-1] == Host("pause", last)          # journaled, at the moment it stopped

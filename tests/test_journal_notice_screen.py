@@ -82,7 +82,7 @@ def test_the_archive_notice_names_no_path_on_the_projector_and_leaves_within_6_s
 def test_a_new_game_by_the_new_game_key_names_the_old_journal_on_the_host_page_only(tmp_path):
     cfg = config.build({"journal": {"dir": str(tmp_path / "journal")}})
     from controller.core import engine
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     import io
 
     clock = ManualClock(1_000 * NS_PER_S)

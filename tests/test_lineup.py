@@ -11,7 +11,7 @@ from controller.app import config
 from controller.app import script as script_mod
 from controller.app.loop import Loop
 from controller.core import engine
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 from controller.core.events import Host, HostKey, Press
 from controller.games import lineup as lu
 from controller.games.lineup import Lineups

@@ -3,7 +3,7 @@
 from controller.app import config
 from controller.core import engine
 from controller.inputs.keyboard import KeyboardBackend
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 from controller.core.events import Host, HostKey
 from controller.inputs.keys import terminal_key_names
 from controller.app.loop import Loop

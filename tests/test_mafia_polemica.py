@@ -13,7 +13,7 @@ from pathlib import Path
 from controller.app import script
 from controller.app.loop import Loop
 from controller.core import engine
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 BUZZER = [sys.executable, "-m", "controller.cli"]

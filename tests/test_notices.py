@@ -2,10 +2,12 @@
 
 import io
 
+import pytest
+
 from controller.app import config
 from controller.core import engine
 from controller.inputs.keyboard import KeyboardBackend
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 from controller.app.loop import Loop
 
 MS = 1_000_000
@@ -83,6 +85,36 @@ def test_press_again_to_quit_leaves_when_a_second_press_would_not_quit():
     assert shown(loop) == ""
     keys(loop, clock, "escape", gap_ms=0)
     assert loop.running                         # indeed: that press only asked again
+
+
+def screen_words(loop):
+    """The terminal's status of the game now (what the projector shows, in words)."""
+    from controller.screens.terminal import frame
+
+    return " | ".join(frame(loop))
+
+
+@pytest.mark.parametrize("path,before,key,after,gone", [
+    (None, [], "f4", "Игра окончена", "(место"),         # the final table, no team cards
+    ("config/chgk.toml", [], "f4", "Поделены места 1–3: их решит перестрелка", "(место"),   # its own notice
+    ("examples/programme.toml", [], "r", "Игра 2 из 3", "Своя игра"),         # a programme's next game
+    ("examples/programme.toml", ["r", "r", "f4", "f4", "r", "r"], "r", "Итоги программы", "(место"),
+    ("config/brain-ring.toml", ["n", "t", "z", "return"], "r", "начался бой 2", "закончится без победителя"),   # no winner
+    (None, ["n", "z"], "f12", "Раунд 1 из 4", "Отвечает"),                # a new game (no journal to archive)
+], ids=["end-game", "chgk-end-game", "next-game", "programme-end", "next-fight", "new-game"])
+def test_press_again_leaves_once_the_second_press_has_acted(path, before, key, after, gone):
+    """The second press of a key that asks first does what it said: the prompt goes with it, and
+    the screen shows what the key did (a prompt left up for its 3 s said it would happen again)."""
+    loop, clock = make_loop(path)
+    if key == "f12":
+        loop.on_new_game = lambda: setattr(loop, "state", engine.new_game(loop.cfg, 2))
+    for name in before:
+        keys(loop, clock, name, gap_ms=300)
+    keys(loop, clock, key, gap_ms=300)
+    assert "Нажмите ещё раз" in shown(loop) and gone in screen_words(loop)
+    keys(loop, clock, key, gap_ms=300)
+    assert "Нажмите ещё раз" not in shown(loop) and "Нажмите ещё раз" not in screen_words(loop)
+    assert after in screen_words(loop) and gone not in screen_words(loop)
 
 
 def test_a_typed_seat_number_leaves_when_it_is_used():

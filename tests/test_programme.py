@@ -144,8 +144,171 @@ def test_buzzer_simulate_plays_a_programme_from_a_toml_config(tmp_path, capsys):
     assert [q["round"] for q in out["questions"]] == [1, 2]
 
 
-def test_the_example_programme_runs(capsys, monkeypatch):
+def test_the_example_programme_plays_to_the_programmes_totals(capsys, monkeypatch):
+    from controller.app import script
+    from controller.core import engine
+    from controller.screens.terminal import status_lines
+
     monkeypatch.chdir(ROOT)
     assert main(["simulate", "examples/programme.jsonl"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["scores"] == {"Альфа": 301, "Бета": 2, "Гамма": 1}
+    assert out["stage"] == "finished" and [r["title"] for r in out["rounds"]] == ["Своя игра", "Брейн-ринг",
+                                                                                  "Что? Где? Когда?"]
+    assert out["scores"] == {"Альфа": 302, "Бета": 2, "Гамма": 3}
+    assert [q["label"] for q in out["questions"] if q["round"] == 3] == ["1.1", "1.2", "1.3"]   # all of ЧГК
+    run = script.run(script.load("examples/programme.jsonl"))
+    lines = status_lines(engine.view(run.state, run.state.now), "ru")     # the screen at the end
+    assert lines[1] == "Итоги программы · Игра окончена"
+    assert [line.strip() for line in lines[2:]] == ["★ 1. Альфа 302", "2. Гамма 3", "3. Бета 2"]
+
+
+# ---------------------------------------------------------------------------
+# the host's keys in a programme: the current round's game's own (issue 23, a newcomer's walk:
+# a programme's ЧГК could not be scored from the keyboard)
+
+MS = 1_000_000
+
+
+def keyboard_loop(cfg: dict):
+    """The real loop of ``cfg`` with the keyboard as buttons (a laptop evening)."""
+    import io
+
+    from controller.app.loop import Loop
+    from controller.core import engine
+    from controller.inputs.clock import ManualClock
+    from controller.inputs.keyboard import KeyboardBackend
+
+    clock = ManualClock(1_000 * MS)
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock, out=io.StringIO())
+    loop.on_new_game = None
+    loop.backend = KeyboardBackend([t["button"] for t in cfg["teams"]], clock, loop.enqueue,
+                                   {"keys": {t["button"]: t["key"] for t in cfg["teams"] if t.get("key")}})
+    return loop, clock
+
+
+def type_keys(loop, clock, text: str, step_ms: int = 300) -> None:
+    """Keys typed in the terminal, ``step_ms`` apart; ``<F4>`` is that key (its escape sequence)."""
+    import re
+
+    from controller.screens.terminal import feed
+
+    for key in re.findall(r"<F4>|.", text, re.S):
+        feed(loop, "\x1bOS" if key == "<F4>" else key)
+        clock.advance(step_ms * MS)
+        loop.tick_if_due()
+        loop.drain()
+
+
+def press(loop, clock, button: str) -> None:
+    """A player's button, then the settle window passes."""
+    from controller.core.events import Press
+
+    loop.enqueue(Press(button, clock.now(), clock.now()))
+    clock.advance(300 * MS)
+    loop.tick_if_due()
+    loop.drain()
+
+
+def screen(loop) -> str:
+    """What the terminal shows the host: the status line, its notice included."""
+    from controller.screens import viewmodel
+    from controller.screens.terminal import status_line
+
+    view, status = viewmodel.host_screen(viewmodel.from_loop(loop))
+    return status_line(view, loop.cfg["language"], status)
+
+
+def help_rows(loop) -> dict[str, list[str]]:
+    """The host's key help (H on the projector, the host page's list) as label -> keys."""
+    from controller.screens import viewmodel
+
+    return {k["label"]: k["key_labels"] for k in viewmodel.from_loop(loop)["host"]["keys"]}
+
+
+def terminal_help(loop) -> dict[str, str]:
+    """The terminal's key help (H) as label -> keys."""
+    from controller.core import engine
+    from controller.screens.terminal import key_help
+
+    text = key_help(loop.cfg, "ru", engine.view(loop.state), loop.state)
+    return {line[27:]: line[:27].strip() for line in text.splitlines()}
+
+
+def test_a_programmes_chgk_round_is_scored_from_the_keyboard_to_the_programmes_totals(tmp_path):
+    cfg = config.load(str(ROOT / "examples" / "programme.toml"))
+    cfg["chgk"]["results_csv"] = str(tmp_path / "jury.csv")
+    (tmp_path / "jury.csv").write_text("team,question,result\nБета,3,1\n", encoding="utf-8")
+    loop, clock = keyboard_loop(cfg)
+    first = help_rows(loop)                               # Своя игра: no team numbers, no ЧГК marks
+    assert "Номер команды" not in first and "Набранная команда: верно" not in first
+    assert "Номер команды" not in terminal_help(loop)
+    type_keys(loop, clock, "rr")                          # on to game 2, Брейн-ринг
+    type_keys(loop, clock, "<F4><F4>")                # it ends at once (a fight to play: none)
+    type_keys(loop, clock, "rr")                          # on to game 3
+    assert "Игра 3 из 3" in screen(loop)
+    rows = help_rows(loop)                                # the help lists ЧГК's keys now
+    assert rows["Номер команды"] == ["0–9", "Num 1–9"] and rows["Набранная команда: верно"] == ["Num +", "="]
+    assert rows["«Время!»: старт отсчёта"] == ["Пробел", "Num 0", "T"] and rows["Следующая игра программы"] == ["R"]
+    assert "Верно" not in rows                            # Enter is not a ruling in ЧГК
+    words = terminal_help(loop)                           # the terminal's H says the same
+    assert words["Номер команды"] == "0–9" and words["Набранная команда: верно"] == "+, ="
+    assert words["Следующая игра программы"] == "R" and rows["Загрузить ответы жюри (CSV)"] == ["I"]
+    for question, right in enumerate(("13", "3", "23"), start=1):   # Бета 1, Альфа 2, Гамма 3
+        type_keys(loop, clock, "n ")                      # the question, «Время!»
+        assert f"Вопрос 1.{question}" in screen(loop) and "Обсуждение" in screen(loop)
+        clock.advance(75_000 * MS)                        # a minute's discussion, the answers handed in
+        loop.tick_if_due()
+        for team in right:
+            type_keys(loop, clock, team + "+")
+            assert "ответ засчитан" in screen(loop)
+    type_keys(loop, clock, "2-")                          # Альфа's answer to question 3: wrong after all
+    assert "Альфа: ответ не засчитан" in screen(loop)
+    type_keys(loop, clock, "i")                           # the jury's sheet: Бета right on question 3
+    assert "Ответы жюри загружены: 1 строка" in screen(loop)
+    type_keys(loop, clock, "rr")                          # the last game ends: the programme's totals
+    line = screen(loop)
+    assert "Итоги программы" in line
+    assert "1. Гамма 3 |   2. Бета 2 |   3. Альфа 0" in line     # ЧГК's answers, the only points of the evening
+
+
+def test_a_programmes_brain_ring_keeps_its_next_fight_key_and_then_r_moves_on():
+    from controller.core import engine
+
+    loop, clock = keyboard_loop(config.load(str(ROOT / "examples" / "programme.toml")))
+    type_keys(loop, clock, "rr")                          # game 2: Брейн-ринг
+    assert help_rows(loop)["Следующий бой"] == ["R"] and "Следующая игра программы" not in help_rows(loop)
+    type_keys(loop, clock, "nt")
+    press(loop, clock, "B")
+    type_keys(loop, clock, "\n")                          # Бета 1 : 0, the fight goes on
+    type_keys(loop, clock, "r")                           # as in a Брейн-ринг alone: asked first
+    assert "Нажмите ещё раз: бой 1 — закончится без победителя, начнётся бой 2" in screen(loop)
+    assert engine.view(loop.state)["fight"] == 1
+    type_keys(loop, clock, "r")
+    assert engine.view(loop.state)["fight"] == 2 and "Бой 2" in screen(loop)
+    assert engine.view(loop.state)["series"]["round"] == 2
+    type_keys(loop, clock, "<F4><F4>")                # this Брейн-ринг is over: R moves on now
+    assert help_rows(loop)["Следующая игра программы"] == ["R"] and "Следующий бой" not in help_rows(loop)
+    type_keys(loop, clock, "rr")
+    assert "Игра 3 из 3" in screen(loop) and "Бета 0 (место 1) [Всего 1]" in screen(loop)   # fight 1 counted
+
+
+def test_the_projectors_key_help_is_the_current_rounds(monkeypatch):
+    """The window's H overlay (the real window loop, dummy video driver) lists ЧГК's keys in a
+    programme's ЧГК round, not the programme's first game's."""
+    import os
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    from controller.screens import scoreboard as sb
+    from controller.screens.window import run_window
+
+    cfg = config.load(str(ROOT / "examples" / "programme.toml"))
+    loop, clock = keyboard_loop(cfg)
+    type_keys(loop, clock, "rr<F4><F4>rrh")               # game 3, ЧГК; H: the key help
+    drawn: list[str] = []
+    real = sb.Scoreboard._text
+    monkeypatch.setattr(sb.Scoreboard, "_text", lambda self, surface, text, *a, **k:
+                        (drawn.append(str(text)), real(self, surface, text, *a, **k))[1])
+    run_window(loop, 0.5)
+    assert "Клавиши ведущего" in drawn
+    assert "Номер команды" in drawn and "Набранная команда: верно" in drawn and "Следующая игра программы" in drawn

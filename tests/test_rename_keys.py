@@ -19,7 +19,7 @@ from controller.app import config, journal
 from controller.core import engine  # noqa: E402
 from controller.screens import screenshot  # noqa: E402
 from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
-from controller.core.clock import ManualClock  # noqa: E402
+from controller.inputs.clock import ManualClock  # noqa: E402
 from controller.screens.scoreboard import Scoreboard  # noqa: E402
 from controller.core.events import Host, Press  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402

@@ -514,3 +514,34 @@ def test_partial_or_odd_views_still_draw(view):
     # a mode still being written, or a key it does not have, must never take the screen down
     draw(view, (640, 360), flash={"kind": "new_kind"}, help_overlay=True,
          status={"notice": {"key": "early_press", "params": {"button": "B"}}})
+
+
+PHONE_TIE = SETUP + """
+{"at": 1.0, "host": "question", "theme": "Реки России", "nominal": 30}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.000, "press": "A", "delivered": 3.03, "unc": 0.015, "quiet": 0.05}
+{"at": 3.010, "press": "B", "delivered": 3.04, "unc": 0.015, "quiet": 0.05}
+"""
+"""Two phones' presses 10 ms apart, each ±15 ms: a tie within ±15 ms (the lot decides)."""
+
+
+@pytest.mark.parametrize("lang, words", [("ru", "ничья ±15 мс"), ("en", "tie ±15 ms")])
+@pytest.mark.parametrize("size", [(1920, 1080), (1024, 768)])
+def test_a_tie_within_the_phones_uncertainty_is_tagged_with_its_bound(tmp_path, lang, words, size):
+    """The press order on the projector says how sure it is: both tied presses carry «ничья ±N мс»
+    in a tag inside the press-order panel, as the audience page and the terminal say it."""
+    board = Scoreboard(size, lang=lang)
+    tags = []
+    real = board._tag
+
+    def keep(surface, text, x, y, h, *a, **k):
+        w = real(surface, text, x, y, h, *a, **k)
+        tags.append((text, pygame.Rect(x, y, w, h)))
+        return w
+
+    board._tag = keep
+    surface = draw(view_at(PHONE_TIE, 3.5), size, board=board)
+    pygame.image.save(surface, str(tmp_path / f"phone-tie-{lang}-{size[0]}.png"))
+    panel = game_layout(size)["presses"]
+    tied = [r for text, r in tags if text == words]
+    assert len(tied) == 2 and all(panel.contains(r) for r in tied), tags

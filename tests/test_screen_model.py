@@ -8,6 +8,7 @@ from controller.app import script
 from controller.core import engine
 from controller.core.screen import Clock, Screen, Tag, Words, audience, to_json
 from controller.i18n import t
+from controller.games import screen_of
 
 
 def present_at(text: str, at: float) -> Screen:
@@ -176,4 +177,51 @@ def test_the_json_the_pages_get_has_words_in_the_language_and_no_host_part():
     json.dumps(value)   # plain
     assert value["layout"] == "game" and value["main"]["holder"]["name"] == "Бета"
     assert value["header"]["title"] == t("mode_erudite", "en")
-    assert value["host"] == {"text": "", "answer": None, "answer_text": "", "comment": "", "next": None}
+    assert value["host"] == {"text": "", "answer": None, "answer_text": "", "comment": "", "next": None,
+                              "race": None}
+
+
+def test_a_package_question_carries_its_picture_files_and_answer_in_the_model():
+    q = {"theme": "Кино", "nominal": 200, "played_as": "simple", "live": True, "text": "Кто это?",
+         "theme_comment": "", "options": [{"label": "A", "text": "", "media": [{"name": "a.png", "member": "x"}]}],
+         "media": {"image": {"name": "2.png", "member": "Images/2.png"}},
+         "images": [{"name": "1.png"}, {"name": "2.png"}], "image_index": 1,
+         "items": [{"kind": "image", "name": "1.png", "member": "Images/1.png"},
+                   {"kind": "video", "name": "v.mp4", "member": "Video/v.mp4"}], "answer": None}
+    view = {"mode": "own-game", "teams": [], "pack": {"question": q, "phase": "question"}}
+    c = screen_of(view).main.content
+    assert (c.theme, c.nominal, c.answer_shown) == ("Кино", 200, False)
+    assert c.image.member == "Images/2.png" and (c.image_index, c.images) == (1, 2)
+    assert [m.kind for m in c.items] == ["image", "video"] and c.options[0].media == ("a.png",)
+    q["answer"] = {"answer": "Чаплин", "text": "Чарли", "comment": "", "media": {"image": None}, "images": [],
+                   "image_index": 0, "items": []}
+    c = screen_of(view).main.content
+    assert c.answer_shown and (c.answer, c.answer_text, c.image, c.items) == ("Чаплин", "Чарли", None, ())
+
+
+def test_the_board_names_the_theme_being_picked():
+    pack = {"round_number": 1, "rounds": 2, "round": "Раунд", "left": 3, "picking_theme": 2,
+            "board": [{"name": "A", "cells": [{"price": 100, "played": False}]}], "question": None}
+    assert screen_of({"mode": "own-game", "teams": [], "pack": pack}).board.picking == 2
+
+
+PHONE_TIE = """
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.000, "press": "A", "delivered": 3.03, "unc": 0.015, "quiet": 0.05}
+{"at": 3.010, "press": "B", "delivered": 3.04, "unc": 0.015, "quiet": 0.05}
+"""
+"""Two phones' presses 10 ms apart, each ±15 ms: a tie within ±15 ms (the lot decides)."""
+
+
+def test_a_tie_within_the_uncertainty_carries_its_bound_in_the_press_order():
+    scr = present_at(PHONE_TIE, 3.5)
+    first, second = scr.presses.entries[:2]
+    assert first.tie and second.tie and (first.tie_ms, second.tie_ms) == (15, 15)
+    exact = present_at("""
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.0, "press": "B"}
+{"at": 3.0, "press": "C"}
+""", 3.5)
+    assert exact.presses.entries[1].tie and exact.presses.entries[1].tie_ms is None   # an exact tie: no bound

@@ -9,7 +9,7 @@ import pytest
 
 from controller.inputs import create_backend
 from controller.inputs.serial import input_map
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.errors import ConfigError
 from controller.core.events import InputStatus, Press, Release
 from firmware_bridge.virtual_box import VirtualBox

@@ -282,3 +282,12 @@ def test_quitting_before_anything_happened_does_not_promise_to_continue_the_game
     last = proc.stdout.strip().splitlines()[-1]
     assert last == "Ничего не сыграно: `buzzer run` начнёт новую игру (этот журнал уйдёт в архив).", last
     assert "продолжит" not in proc.stdout
+
+
+def test_the_resume_notice_names_the_pause_keys_the_host_has():
+    """«…оно стоит на паузе, {key} — продолжить»: a «Мафия» table pauses with the keypad's Num .
+    and the keyboard's P; naming only Num . sent a host at a laptop looking for a key it lacks."""
+    from controller.app import config, startup
+
+    assert startup._pause_key(config.load("config/mafia.toml")) == "Num . / P"
+    assert startup._pause_key(config.load(None)) == "S / Num ."

@@ -64,7 +64,7 @@ def test_function_and_arrow_keys_are_not_read_as_esc():
 def test_a_key_of_another_game_is_named_in_words(capsys):
     import io
 
-    from controller.core.clock import EngineClock
+    from controller.inputs.clock import EngineClock
     from controller.app.loop import Loop
 
     for lang, words in (("ru", "«Время!»: старт отсчёта — не в"), ("en", "“Time!”: start the clock — not in")):
@@ -81,7 +81,7 @@ def test_in_chgk_the_help_says_what_0_does_on_the_keypad_and_in_the_terminal():
     import io
 
     from controller.app.loop import Loop
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.screens.common import key_label as _key_label
     from controller.screens.terminal import feed, mode_keys
 
@@ -98,3 +98,16 @@ def test_in_chgk_the_help_says_what_0_does_on_the_keypad_and_in_the_terminal():
     feed(loop, "n10")
     view = engine.view(loop.state)
     assert view["entry"] == "10" and view["countdown"] is None   # typed the number; no clock started
+
+
+def test_a_phone_s_press_is_shown_as_the_phone_s_not_as_the_team_s_key():
+    """The keyboard's key is shown beside the holder («Отвечает: Гамма (Клавиша P)»); a press from
+    the team's phone says it came from a phone instead (walk1 item 19)."""
+    cfg = config.load()
+    for unc, said in ((0, "Отвечает: Гамма (Клавиша P)"), (3_000_000, "Отвечает: Гамма (телефон)")):
+        s = engine.new_game(cfg, 1)
+        for ev in (Host("question", 0, {"nominal": 30}), Host("reading_done", 1_000_000_000),
+                   Press("C", 2_000_000_000, 2_000_000_000, unc=unc), Tick(2_100_000_000)):
+            s, _ = engine.step(s, ev)
+        line = status_line(engine.view(s, 2_100_000_000), "ru", {"keys": {"C": "p"}})
+        assert said in line, line

@@ -229,3 +229,169 @@ def test_brain_ring_countdown_after_a_wrong_answer_is_named_in_words():
         text = f.read()
     line = lines_at(text, 104.0)[1]
     assert line.startswith("Время на размышление: ") and "after_wrong" not in line
+
+
+def test_a_tie_within_the_phones_uncertainty_says_its_bound():
+    text = """
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.000, "press": "A", "delivered": 3.03, "unc": 0.015, "quiet": 0.05}
+{"at": 3.010, "press": "B", "delivered": 3.04, "unc": 0.015, "quiet": 0.05}
+"""
+    order = [line for line in lines_at(text, 3.5) if line.startswith("Порядок нажатий")]
+    assert order and order[0].count("ничья ±15 мс") == 2, order
+    order_en = [line for line in lines_at(text, 3.5, "en") if "tie ±15 ms" in line]
+    assert order_en and order_en[0].count("tie ±15 ms") == 2, order_en
+
+
+class _Terminal:
+    """What a terminal shows after the bytes a program wrote to it: enough of a VT100 for the
+    status block (``\\r``, ``\\n``, ``ESC[nA``, ``ESC[J``; other sequences are dropped), lines as
+    wide as they come."""
+
+    def __init__(self):
+        self.rows, self.row, self.col = [""], 0, 0
+
+    def feed(self, text: str) -> None:
+        import re
+
+        for part in re.split(r"(\x1b\[[0-9;?]*[@-~]|\x1b.|\r|\n)", text):
+            if part == "\r":
+                self.col = 0
+            elif part == "\n":
+                self.row, self.col = self.row + 1, 0
+                while len(self.rows) <= self.row:
+                    self.rows.append("")
+            elif part.startswith("\x1b["):
+                if part.endswith("A"):
+                    self.row = max(0, self.row - int(part[2:-1] or 1))
+                elif part.endswith("J"):
+                    self.rows[self.row] = self.rows[self.row][:self.col]
+                    del self.rows[self.row + 1:]
+            elif part and not part.startswith("\x1b"):
+                line = self.rows[self.row].ljust(self.col)
+                self.rows[self.row] = line[:self.col] + part + line[self.col + len(part):]
+                self.col += len(part)
+
+    def text(self) -> str:
+        return "\n".join(self.rows)
+
+
+def test_the_new_host_link_after_f9_and_f12_stays_readable_above_the_status_block(tmp_path):
+    """The walk (item 2): after F9 (a new host key) and F12 F12 (a new game) every screen says
+    «новая ссылка в терминале», yet the status block's redraw wiped the printed link at once.
+    On a real pty, the terminal's picture after each must hold the whole new link, on a line
+    of its own, above the status."""
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from controller.web import host_token
+    from tests.browser import free_port
+
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "game.toml").write_text(f"[web]\nport = {free_port()}\n", encoding="utf-8")
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(root),
+               PYGAME_HIDE_SUPPORT_PROMPT="1", COLUMNS="400", LINES="40")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--new", "--seconds", "40",
+                             "-c", "game.toml"], cwd=tmp_path, env=env, stdin=slave, stdout=slave,
+                            stderr=subprocess.PIPE, close_fds=True)
+    os.close(slave)
+    screen = _Terminal()
+    out = b""
+
+    def read_until(marker: str, timeout: float = 20.0) -> None:
+        nonlocal out
+        end = time.monotonic() + timeout
+        while marker.encode() not in out and time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    out += os.read(master, 65536)
+                except OSError:
+                    break
+        assert marker.encode() in out, (marker, out.decode("utf-8", "replace")[-1500:])
+
+    def settled() -> str:
+        """The terminal's picture once the program has written what it will (0.5 s quiet)."""
+        nonlocal out
+        quiet = time.monotonic() + 0.5
+        while time.monotonic() < quiet:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                out += os.read(master, 65536)
+                quiet = time.monotonic() + 0.5
+        screen.rows, screen.row, screen.col = [""], 0, 0
+        screen.feed(out.decode("utf-8", "replace"))
+        return screen.text()
+
+    def link_line(token: str) -> str:
+        lines = [line for line in settled().splitlines() if f"/host#token={token}" in line]
+        assert lines, (token, screen.text()[-1500:])
+        return lines[-1]
+
+    try:
+        read_until("Альфа 0 (место 1)")
+        first = host_token.load(tmp_path / "journal")
+        os.write(master, b"\x1b[20~")                      # F9: a new host key
+        read_until("Новый ключ ведущего")
+        token = host_token.load(tmp_path / "journal")
+        assert token != first
+        assert link_line(token).startswith("Страница ведущего (ссылку никому не показывайте): http://")
+        os.write(master, b"\x1b[24~")                      # F12 twice: a new game, a new key
+        read_until("Нажмите ещё раз: новая игра")
+        os.write(master, b"\x1b[24~")
+        end = time.monotonic() + 10
+        while host_token.load(tmp_path / "journal") == token and time.monotonic() < end:
+            time.sleep(0.1)
+        newer = host_token.load(tmp_path / "journal")
+        assert newer != token
+        assert link_line(newer).startswith("Страница ведущего (ссылку никому не показывайте): http://")
+    finally:
+        os.write(master, b"\x1b\x1b")                      # Esc twice: quit
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+def test_a_terminal_left_without_echo_by_a_killed_run_gets_its_echo_back_at_the_quit(tmp_path):
+    """The walk (item 17): `kill -9` of `buzzer run` leaves the shell with echo off (its
+    keys-as-buttons mode), and the resumed game put that mode back when it quit. A run that
+    starts on such a terminal leaves it with echo and line editing on."""
+    import pty
+    import subprocess
+    import sys
+    import termios
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(root),
+               PYGAME_HIDE_SUPPORT_PROMPT="1")
+    (tmp_path / "game.toml").write_text("[web]\nenabled = false\n", encoding="utf-8")
+    master, slave = pty.openpty()
+    try:
+        mode = termios.tcgetattr(slave)
+        mode[3] &= ~(termios.ECHO | termios.ICANON)          # as a killed run leaves it
+        termios.tcsetattr(slave, termios.TCSANOW, mode)
+        proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless", "--new", "--seconds", "1",
+                                 "-c", "game.toml"], cwd=tmp_path, env=env, stdin=slave, stdout=slave,
+                                stderr=subprocess.PIPE, close_fds=True)
+        drained = b""
+        while proc.poll() is None:                           # keep the pty's buffer from filling
+            import select
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                drained += os.read(master, 65536)
+        assert proc.wait(30) == 0, proc.stderr.read().decode(errors="replace")
+        after = termios.tcgetattr(slave)[3]
+        assert after & termios.ECHO and after & termios.ICANON
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -8,7 +8,7 @@ from controller.app import config as config_mod
 from controller.screens import viewmodel
 from controller.app.loop import Loop
 from controller.core import engine
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.events import Host, HostKey, Press, Tick
 
 S = 1_000_000_000

@@ -17,7 +17,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from tests.browser import WAIT_S, Chromium, Game, run, until  # noqa: E402
+from tests.browser import WAIT_S, Chromium, Game, run, until, state  # noqa: E402
 
 HOLDER = "document.querySelector('#holder:not([hidden]) .name')?.textContent"
 LONG_THINK = "[erudite]\nthink_time_s = 300\n"
@@ -45,14 +45,6 @@ def chromium(tmp_path):
     c = Chromium(tmp_path, size=(1920, 1080))
     yield c
     c.close()
-
-
-def state(game, token=None) -> dict:
-    req = urllib.request.Request(game.base + "/api/state")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=WAIT_S) as r:
-        return json.loads(r.read())
 
 
 def post(game, body: bytes, headers: dict) -> int:
@@ -479,3 +471,71 @@ def test_the_host_page_shows_the_last_races_record(game, chromium, tmp_path):
     assert shown[0].startswith("Альфа · ") and shown[0].endswith("первым")
     assert shown[1].startswith("Бета · ") and shown[1].split(" · ")[-1] in ("поздно", "рано", "проиграл гонку")
     assert not on_audience
+
+
+CHGK_TEAMS = 'mode = "chgk"\n' + "".join(f'[[teams]]\nname = "{n}"\n' for n in ("Альфа", "Бета", "Гамма"))
+SCORES = "[...document.querySelectorAll('#teams .team')].map(c => c.querySelector('.name').textContent + ' ' + " \
+         "c.querySelector('.score').textContent).join(', ')"
+
+
+def test_chgk_on_the_host_page_a_result_is_given_to_a_team_picked_from_the_teams(tmp_path, chromium):
+    """The walk (item 3): ЧГК from a phone. «Набранная команда: верно» had no digits and no team
+    picker, and a tap answered «Нет команды с номером 0». Its declaration now asks for a team:
+    the button opens a picker of the teams (as «Мафия»'s seat picker), and the picked team
+    gets the point; «неверно» likewise."""
+    game = Game(tmp_path, top=CHGK_TEAMS)
+    try:
+        async def scenario():
+            page = await chromium.page(f"{game.base}/host#token={game.token}")
+            await page.wait_for("!!document.querySelector('button[data-action=mark_right]')")
+            assert post(game, json.dumps({"host": "question"}).encode(), {"Authorization": "Bearer " + game.token}) == 202
+            await page.eval("document.querySelector('button[data-action=mark_right]').click()")
+            await page.wait_for("!!document.querySelector('form[data-action=mark_right]:not([hidden]) select[name=team]')")
+            picks = await page.eval("[...document.querySelectorAll('form[data-action=mark_right] select[name=team] option')]"
+                                    ".map(o => o.textContent)")
+            await page.eval("(() => { const f = document.querySelector('form[data-action=mark_right]');"
+                            " f.querySelector('select[name=team]').value = '2'; f.querySelector('.send').click(); })()")
+            await page.wait_for(f"{SCORES} === 'Альфа 0, Бета 1, Гамма 0'")
+            await page.eval("document.querySelector('button[data-action=mark_wrong]').click()")
+            await page.eval("(() => { const f = document.querySelector('form[data-action=mark_wrong]');"
+                            " f.querySelector('select[name=team]').value = '2'; f.querySelector('.send').click(); })()")
+            await page.wait_for(f"{SCORES} === 'Альфа 0, Бета 0, Гамма 0'")
+            reply = await page.eval("document.getElementById('result').textContent")
+            await page.screenshot(tmp_path / "host-chgk-picked.png")
+            await page.close()
+            return picks, reply
+
+        picks, reply = run(scenario())
+        assert picks == ["—", "1. Альфа", "2. Бета", "3. Гамма"]
+        assert "Нет команды" not in reply
+    finally:
+        game.close()
+
+
+def test_chgk_on_the_host_page_end_game_warns_of_a_tie_and_shows_the_final_table(tmp_path, chromium):
+    """The walk (item 13): with places 1–2 shared, F4 says a shoot-out would decide them; the
+    host page's first tap on «Закончить игру» only said «Нажмите ещё раз: закончить игру», and
+    after the end the page had no standings table."""
+    game = Game(tmp_path, top=CHGK_TEAMS)
+    try:
+        async def scenario():
+            page = await chromium.page(f"{game.base}/host#token={game.token}")
+            auth = {"Authorization": "Bearer " + game.token}
+            for body in ({"host": "question"}, {"host": "result", "team": 1, "value": True},
+                         {"host": "result", "team": 2, "value": True}):
+                assert post(game, json.dumps(body).encode(), auth) == 202
+            await page.wait_for(f"{SCORES} === 'Альфа 1, Бета 1, Гамма 0'")
+            await page.eval("document.querySelector('button[data-action=end_game]').click()")
+            asked = await page.eval("document.querySelector('button[data-action=end_game]').textContent")
+            await page.eval("document.querySelector('button[data-action=end_game]').click()")
+            await page.wait_for("!document.getElementById('standings-box').hidden")
+            rows = await page.eval("[...document.querySelectorAll('#standings tr')].map(r => r.textContent)")
+            await page.screenshot(tmp_path / "host-chgk-final.png")
+            await page.close()
+            return asked, rows
+
+        asked, rows = run(scenario())
+        assert asked == "Поделены места 1–2: их решила бы перестрелка. Нажмите ещё раз, чтобы закончить игру без неё"
+        assert rows == ["1–2Альфа1", "1–2Бета1", "3Гамма0"]
+    finally:
+        game.close()

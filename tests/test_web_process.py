@@ -133,7 +133,7 @@ def test_parameters_the_game_refuses_are_a_422_naming_the_reason_and_never_reach
 
     from controller import games
     from controller.core import engine
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.web.attach import make_check
 
     cfg = config_mod.load(None)

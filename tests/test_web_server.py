@@ -300,7 +300,7 @@ def test_a_rename_from_the_web_is_bounded_and_checked_against_the_games_members(
 
     from controller.app.config import load as load_config
     from controller.core import engine
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.web.attach import make_check
 
     assert parse_action({"host": "rename", "team": 2, "name": "Я" * 40}) == ("rename", {"team": 2, "name": "Я" * 40})
@@ -331,7 +331,7 @@ def test_parameters_that_make_the_game_fail_are_a_422_with_the_reason(action, pa
     from controller import games
     from controller.app.config import load as load_config
     from controller.core import engine
-    from controller.core.clock import ManualClock
+    from controller.inputs.clock import ManualClock
     from controller.web.attach import make_check
 
     cfg = load_config(None)

@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.app import config as config_mod
-from controller.core.clock import EngineClock
-from controller.core.errors import BackendUnavailable, ConfigError, NoPinFactory
+from controller.inputs.clock import EngineClock
+from controller.core.errors import BackendUnavailable, ConfigError
+from controller.inputs.base import NoPinFactory
 from controller.core.events import NS_PER_MS, HostKey, InputStatus, Press, Release
 from controller.i18n import LANGUAGES, labels, t
 from controller.app.commands import default_config_path

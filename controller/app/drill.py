@@ -31,7 +31,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")   # stdout is the resul
 from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.app import script as script_mod
-from controller.core.clock import ManualClock
+from controller.inputs.clock import ManualClock
 from controller.app.loop import Loop
 
 

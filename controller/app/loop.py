@@ -28,17 +28,19 @@ from typing import Any, Callable
 from controller import games
 from controller.core import engine
 from controller.app import journal as journal_mod
+from controller.app import dialogues as dialogues_mod
+from controller.app.feedback import Confirmations, Flashes, Notices, ShownLink
+from controller.app.parts import Buttons, PackMedia, Speakers
 from controller.screens import notices
 from controller.inputs import KeyInput
-from controller.core.clock import EngineClock
-from controller.core.effects import Flash, Lamp, Log, Notice, Sound
+from controller.inputs.clock import EngineClock
+from controller.core.effects import Flash, Log, Notice
 from controller.core.errors import GameError
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, HostKey, InputStatus, Press, Release, Tick
-from controller.inputs.keys import HostKeys, physical_names
+from controller.core.part import Part
+from controller.inputs.keys import HostKeys, mode_keys, physical_names
 from controller.core.values import replace
-from controller.app.lineup_entry import LineupEntry, digit_of
-from controller.i18n import action_label, notice, t, translation
-from controller.sound.pack_sounds import PackSounds
+from controller.i18n import action_label, notice, translation
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +61,20 @@ NOTICE_NS = notices.NOTICE_NS
 """How long a host notice stays at most (it leaves sooner once what it says is over:
 see :mod:`controller.screens.notices`)."""
 
-QUIET_FLASHES = frozenset({"standings"})
-"""Flashes that do not replace a ruling flash still on screen."""
-
-@dataclass
-class Rename:
-    """The host renaming a team from the keyboard: first pick it (its number, typed
-    with the digits, or its button), then type the name; Enter sends one ``rename``
-    host action, Esc leaves it.  The text comes from text input (pygame TEXTINPUT, the
-    terminal's characters), so a Cyrillic name types as it is."""
-
-    number: int | None = None   # the team (seat) picked, 1-based; None while picking
-    digits: str = ""            # a team number being typed
-    text: str = ""              # the new name being typed (starts as the current name)
-    ready: bool = False         # text is taken only after the key that picked the team is up
-
-
-NAME_TYPING_MAX = 40
+NAME_TYPING_MAX = dialogues_mod.NAME_TYPING_MAX
 """Characters the rename dialogue takes (the engine refuses longer names too)."""
+
+Rename = dialogues_mod.Rename
 
 
 class Loop:
     """Runs one game: journal, engine, effects, screen.
+
+    The core steps the engine and journals; the host's dialogues
+    (:mod:`controller.app.dialogues`) and feedback (:mod:`controller.app.feedback`) are small
+    state machines it holds; the sounds, the lamps, a package's media, the web pages and the
+    festival link are :class:`~controller.core.part.Part`\\ s (:meth:`add_part`) to which it
+    hands the effects by their type.
 
     :param cfg: validated config
     :param state: the engine state to start from (new or replayed)
@@ -88,45 +82,47 @@ class Loop:
     :param journal: open journal, or None (tests)
     :param screen: object with ``draw(view, now, flash, status)`` or None
     :param audio: object with ``play(name)`` or None
+    :param config_path: the config file of this game, recorded in the header of a new game's journal
     """
 
     def __init__(self, cfg: dict, state: Any, clock: EngineClock, journal=None, screen=None,
-                 audio=None, backend=None, keypad=None, out=sys.stdout):
+                 audio=None, backend=None, keypad=None, out=sys.stdout, config_path: str | None = None):
         translation(cfg.get("language", "ru"))  # read the catalogs now, not at the first notice of the game
         self.cfg = cfg
         self.state = state
         self.clock = clock
         self.journal = journal
+        self._wraps: list[Callable[[Any], Any]] = []
+        """What the journal is written through (:meth:`wrap_journal`), innermost first."""
+        self._journal_raw = journal
         self.screen = screen
         self.audio = audio
         self.backend = backend
         self.keypad = keypad
         self.out = out
+        self.scrollback = None
+        """Where a front end wants lines printed that must stay readable in the terminal (the
+        new host link after the new-token key or a new game): a stream, or None (the caller's
+        own). The terminal's sets it (:meth:`use`): a line printed under its status block would
+        be wiped by the block's next redraw."""
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sink_lock = threading.Lock()
-        self.host_keys = HostKeys.from_config(cfg)
-        self.flash: dict | None = None
-        self.flash_until = 0
-        self.notice: str = ""
-        self.notice_screen: str | None = None
-        """The projector's words for :attr:`notice` when they differ (None: the same): a notice
-        naming a file (where the old journal went) says it without the path, which only the
-        host's terminal and page show."""
-        """The host notice on screen now ("" when none): see :meth:`status`."""
-        self.notice_at = 0
-        self.notice_until = 0
-        self._notice_scope: tuple[str, Any] | None = None
-        self._notice_check = False
+        self._keys_of: tuple[Any, HostKeys, dict[str, list[str]] | None] | None = None
+        """(the state, its host key map, its key help) while the state is the same (:attr:`host_keys`)."""
+        self.notices = Notices()
+        """The host notice on screen now (:meth:`status`)."""
+        self.flashes = Flashes(cfg["display"]["flash_s"])
+        self.confirmations = Confirmations()
+        """Keys that act on their second press («Нажмите ещё раз»)."""
+        self.link_shown = ShownLink()
+        """The host page's link shown on the projector at the host's request (the ``host_link``
+        key, controller/web/attach.py)."""
         self.help = False
         self.running = True
-        self.quit_armed: int | None = None
-        self.new_game_armed: int | None = None
-        self.confirm_armed: tuple[str, int] | None = None
-        """(action, when) of a key that ends a stage early and waits for its second press."""
         self.last_clock_record = 0
-        self.on_new_game: Callable[[], None] | None = self.start_new_game
+        self.on_new_game: Callable[[], None] | None = self.new_game
         self.dirty = True
-        self.config_path: str | None = None
+        self.config_path: str | None = config_path
         """The config file of this game, recorded in the header of a new game's journal."""
         self.game = games.get(cfg["mode"])
         """The game played (its declarations: what a rename picks, its keys …)."""
@@ -134,30 +130,116 @@ class Loop:
         """The game's impure part (a protocol file, results read from a file)."""
         self.games_started = 0
         """Games started with the new-game key since the program started."""
-        self.rename: Rename | None = None
-        self.pack_media = None
-        """The extracted media of a SIGame package being played (controller/content/packs.py)."""
-        self.pack_sounds = PackSounds(lambda: self.audio, self._pack_path, self._pack_unplayed)
-        """A question's package sounds, one after another (controller/sound/pack_sounds.py)."""
-        self.lineup_entry: LineupEntry | None = None
-        """A line-up being typed on the keypad (controller/app/lineup_entry.py), or None."""
+        self.open_dialogues: dict[str, dialogues_mod.Dialogue] = {}
+        """The host's dialogues open now, by name (:data:`controller.app.dialogues.DIALOGUES`)."""
         self.publish: Callable[[], None] | None = None
-        """Called after every :meth:`tick_if_due` (loop thread): hands the view model to the web pages
-        (:class:`controller.web.attach.Publisher`); it must return at once."""
-        self.shell_actions: dict[str, Callable[[], None]] = {}
-        """Host actions of a shell part (the web pages' ``new_token``): action -> what it does."""
+        """Called after every :meth:`tick_if_due` (loop thread): hands the view model to the web pages;
+        it must return at once (:meth:`publish_with`)."""
         self.link: dict | None = None
         """The festival link's state (``connected``, ``detail``), when this hall publishes."""
-        self.link_on_screen: dict | None = None
-        """The host page's link shown on the projector at the host's request (the ``host_link``
-        key, controller/web/attach.py): ``{"url", "qr", "text", "until"}``, or None."""
         self.phone_wait_ns = 0
         """How long a race waits for the joined phones' presses still on their way (their measured
         delay to this computer and its bound, capped by ``[phones] wait_max_ms``; 0: no phone
         plays): the sink stamps it on every press as its quiet period, so it is journaled and a
-        replay decides the same (controller/web/phones.py sets it)."""
+        replay decides the same (controller/web/phones.py sets it, :meth:`set_phone_wait`)."""
         self._wake_r = self._wake_w = -1
         self._woken = False
+        self.parts: list[Part] = []
+        self._by_effect: dict[type, list[Callable[[Any, int], None]]] = {
+            Flash: [self._flash], Notice: [self._notice_effect], Log: [self._log_effect]}
+        """Effect type -> who carries it out, in the parts' order (:meth:`add_part`)."""
+        self._part_actions: dict[str, Callable[[], None]] = {}
+        self._pack = PackMedia(lambda: self.audio, self._pack_unplayed)
+        for part in (Speakers(lambda: self.audio), Buttons(lambda: self.backend), self._pack):
+            self.add_part(part)
+        self._host_actions: dict[str, Callable[[HostKey, int], None]] = {
+            "help": self._key_help, "mute": self._key_mute, "quit": self._key_quit,
+            "new_game": self._key_new_game, "digit": self._key_digit,
+            "new_token": self._key_web_off, "host_link": self._key_web_off}
+        """The program's own host actions (:data:`controller.inputs.keys.PROGRAM_ACTIONS`) and the
+        dialogues' keys: action -> what the loop does; the rest go to the game."""
+
+    # -- parts ----------------------------------------------------------------
+    def add_part(self, part: Part) -> Part:
+        """Hold ``part``: it gets the effects of the types it declares, its host actions, every
+        heartbeat and the new-game hook; :meth:`stop_parts` stops it."""
+        self.parts.append(part)
+        for kind in part.effects:
+            self._by_effect.setdefault(kind, []).append(part.effect)
+        self._part_actions.update(part.actions())
+        part.start(self)
+        return part
+
+    def stop_parts(self) -> None:
+        """Stop every part, the last added first (the festival's before the journal closes)."""
+        for part in reversed(self.parts):
+            part.stop()
+
+    @property
+    def shell_actions(self) -> dict[str, Callable[[], None]]:
+        """Host actions of the parts (the web pages' ``new_token``): action -> what it does."""
+        return self._part_actions
+
+    def wrap_journal(self, wrap: Callable[[Any], Any]) -> None:
+        """Write the journal through ``wrap(journal)`` from now on, and every new game's
+        (the festival's outbox); :meth:`unwrap_journal` ends it."""
+        self._wraps.append(wrap)
+        if self.journal is not None:
+            self.journal = wrap(self.journal)
+
+    def unwrap_journal(self) -> None:
+        """The journal itself again, without what :meth:`wrap_journal` put around it."""
+        self._wraps.clear()
+        self.journal = self._journal_raw
+
+    @property
+    def pack_media(self):
+        """The extracted media of a SIGame package being played (controller/content/packs.py)."""
+        return self._pack.media
+
+    @pack_media.setter
+    def pack_media(self, media) -> None:
+        self._pack.media = media
+
+    @property
+    def pack_sounds(self):
+        """A question's package sounds, one after another (controller/sound/pack_sounds.py)."""
+        return self._pack.sounds
+
+    def publish_with(self, publish: Callable[[], None] | None) -> None:
+        """Call ``publish()`` after every heartbeat (the web pages' :class:`~controller.web.attach.Publisher`)."""
+        self.publish = publish
+
+    def set_phone_wait(self, ns: int) -> None:
+        """The joined phones' delay (see :attr:`phone_wait_ns`)."""
+        self.phone_wait_ns = max(0, int(ns))
+
+    def use(self, backend=None, audio=None, out=None, pack_media=None, scrollback=None) -> None:
+        """Give the loop its button backend, its speakers, where its notice lines go, the
+        media of the package played or the front end's :attr:`scrollback` (each when given)."""
+        if pack_media is not None:
+            self._pack.media = pack_media
+        if backend is not None:
+            self.backend = backend
+        if audio is not None:
+            self.audio = audio
+        if out is not None:
+            self.out = out
+        if scrollback is not None:
+            self.scrollback = scrollback
+
+    def set_screen(self, screen) -> None:
+        """The front end's screen (a redraw follows)."""
+        self.screen = screen
+        self.dirty = True
+
+    def changed(self) -> None:
+        """Something on screen changed outside the game: the next frame draws it."""
+        self.dirty = True
+
+    def drawn(self) -> None:
+        """A front end drew the frame: nothing is pending until the next change."""
+        self.dirty = False
 
     # -- input side (any thread) -----------------------------------------
     def enqueue(self, event) -> None:
@@ -238,13 +320,34 @@ class Loop:
         self._wake_r = self._wake_w = -1
 
     # -- keys from the window or the terminal (loop thread) ------------------
+    @property
+    def host_keys(self) -> HostKeys:
+        """The host's key map now: the game's key layers in the state it is in (a programme's
+        follow its current round's game: the round changes, the map changes)."""
+        if self._keys_of is None or self._keys_of[0] is not self.state:
+            self._keys_of = (self.state, HostKeys.from_config(self.cfg, self.state), None)
+        return self._keys_of[1]
+
+    def key_map(self) -> dict[str, list[str]]:
+        """The keys the key help lists now (:func:`~controller.inputs.keys.mode_keys` of the
+        state the game is in): the projector's H, the terminal's help, the host page."""
+        host_keys = self.host_keys   # the cache is of the state now
+        keys = self._keys_of[2]
+        if keys is None:
+            keys = mode_keys(self.cfg, self.state)
+            self._keys_of = (self.state, host_keys, keys)
+        return keys
+
     def key_down(self, names: list[str]) -> None:
         names = physical_names(names)
-        if self.rename is not None:
-            self._rename_key([n.lower() for n in names])  # the dialogue takes every key
-            return
-        if self.lineup_entry is not None and self._lineup_key([n.lower() for n in names]):
-            return
+        lower = [n.lower() for n in names]
+        for name, dialogue in list(self._dialogues_in_order()):
+            out = dialogue.key(lower, self._dialogue_context())
+            if out is not None:
+                self._dialogue_outcome(name, out)
+                return
+            if dialogue.takes_all_keys:   # (a rename's key always returns an outcome)
+                return
         now = self.clock.now()
         action = self.host_keys.action(names)
         if action is not None:
@@ -259,8 +362,8 @@ class Loop:
                     return
 
     def key_up(self, names: list[str]) -> None:
-        if self.rename is not None and self.rename.number is not None:
-            self.rename.ready = True
+        for dialogue in self.open_dialogues.values():
+            dialogue.key_up()
         if not isinstance(self.backend, KeyInput):
             return
         names = physical_names(names)
@@ -270,105 +373,187 @@ class Loop:
                 return
 
     def _input_status(self, ev: InputStatus) -> None:
-        if ev.source == "keypad":
-            self._notice("keypad_back" if ev.connected else "keypad_away")
-        elif ev.source == "festival":
-            # the festival's link (controller/festival/hall.py): the status corner, and a
-            # problem as one line for the host; the game goes on either way
-            self.link = {"connected": ev.connected, "detail": ev.detail}
-            from controller.festival.link import status_words
-            self._notice("festival_link_up" if ev.connected else "festival_link_down",
-                         detail=status_words(ev.detail, self.cfg["language"]))
-        elif ev.source == "serial":
-            # the button box sent something refused or out of order (controller/inputs/serial.py)
-            try:
-                info = json.loads(ev.detail)
-                self._notice("serial_box_" + str(info.pop("kind")), **info)
-            except (ValueError, KeyError, TypeError, AttributeError):
-                self._notice_text(ev.detail)
-        elif ev.source == "gpio":
-            # the GPIO chip went away (buttons = "gpiod"): one notice; the buttons read missing
-            self._notice("gpio_back" if ev.connected else "gpio_lost", detail=ev.detail)
-            self.dirty = True
-        elif ev.source == "gpio-overflow":
-            # the kernel's edge buffer overflowed: said, never a silent loss; the race waits
-            self._notice("gpio_lost_edges", detail=ev.detail)
+        handler = self._input_statuses.get(ev.source)
+        if handler is not None:
+            handler(ev)
+
+    def _status_keypad(self, ev: InputStatus) -> None:
+        self._notice("keypad_back" if ev.connected else "keypad_away")
+
+    def _status_festival(self, ev: InputStatus) -> None:
+        # the festival's link (controller/festival/hall.py): the status corner, and a
+        # problem as one line for the host; the game goes on either way
+        self.link = {"connected": ev.connected, "detail": ev.detail}
+        from controller.festival.link import status_words
+        self._notice("festival_link_up" if ev.connected else "festival_link_down",
+                     detail=status_words(ev.detail, self.cfg["language"]))
+
+    def _status_serial(self, ev: InputStatus) -> None:
+        # the button box sent something refused or out of order (controller/inputs/serial.py)
+        try:
+            info = json.loads(ev.detail)
+            self._notice("serial_box_" + str(info.pop("kind")), **info)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self._notice_text(ev.detail)
+
+    def _status_gpio(self, ev: InputStatus) -> None:
+        # the GPIO chip went away (buttons = "gpiod"): one notice; the buttons read missing
+        self._notice("gpio_back" if ev.connected else "gpio_lost", detail=ev.detail)
+        self.dirty = True
+
+    def _status_gpio_overflow(self, ev: InputStatus) -> None:
+        # the kernel's edge buffer overflowed: said, never a silent loss; the race waits
+        self._notice("gpio_lost_edges", detail=ev.detail)
+
+    @property
+    def _input_statuses(self) -> dict[str, Callable[[InputStatus], None]]:
+        """An input's status by its source -> what the loop does with it."""
+        return {"keypad": self._status_keypad, "festival": self._status_festival, "serial": self._status_serial,
+                "gpio": self._status_gpio, "gpio-overflow": self._status_gpio_overflow}
 
     def _host_key(self, key: HostKey, now: int) -> None:
-        """Act on a host key from any source (loop thread): the loop's own actions here,
-        the game's as one :class:`Host` event (journaled, then stepped) with the key's params."""
+        """Act on a host key from any source (loop thread), through tables: a part's action
+        (:meth:`add_part`), the program's own (:attr:`_host_actions`), the game's extras, a
+        dialogue the key opens, else the game's as one :class:`Host` event (journaled, then
+        stepped) with the key's params."""
         action = key.action
-        if action in self.shell_actions:
-            self.shell_actions[action]()
+        if action in self._part_actions:
+            self._part_actions[action]()
             return
-        if action in ("new_token", "host_link"):   # the web pages' own keys, with no pages
-            self._notice("web_off")
+        own = self._host_actions.get(action)
+        if own is not None:
+            own(key, now)
             return
-        if action == "help":
-            self.help = not self.help
-            self.dirty = True
-            return
-        if action == "mute":
-            if self.audio is not None and hasattr(self.audio, "toggle_mute"):
-                self._notice("sound_off" if self.audio.toggle_mute() else "sound_on")
-            return
-        if action == "quit":
-            if self.quit_armed is not None and now - self.quit_armed < QUIT_CONFIRM_NS:
-                self.running = False
-            else:
-                self.quit_armed = now
-                self._notice("confirm_quit")
-            return
-        if action == "new_game":
-            if self.new_game_armed is not None and now - self.new_game_armed < QUIT_CONFIRM_NS:
-                self.new_game_armed = None
-                if self.on_new_game:
-                    self.on_new_game()
-            else:
-                self.new_game_armed = now
-                self._notice("confirm_new_game")
-            return
-        if action in self.extras.actions:
+        if action in self.extras.actions and self.extras.takes(self.state, action):
             self.extras.act(self, action, now)
             return
-        if action == "rename" and not key.params:   # with its parameters (a web page): one Host
-            self.rename = Rename()
-            self.dirty = True
+        if not key.params and self._open_dialogue(action):
             return
-        if action == "digit":   # the keypad's digits while a line-up is typed
-            if self.lineup_entry is not None:
-                self._lineup_digit(str(key.params.get("digit", "")))
-            return
-        if action == "lineup" and not key.params and "lineup" in engine.actions_now(self.state):
-            # the keypad's entry: team, round, player (a web page or a script sends them all)
-            if self.lineup_entry is not None:
-                self.lineup_entry = None
-                self._notice("lineup_entry_cancelled")
-            else:
-                self.lineup_entry = LineupEntry()
-            self.dirty = True
-            return
-        action = self.game.key_action(self.state, action)   # pause on a paused clock resumes it
+        self._game_key(key, now)
+
+    def _key_help(self, key: HostKey, now: int) -> None:
+        self.help = not self.help
+        self.dirty = True
+
+    def _key_mute(self, key: HostKey, now: int) -> None:
+        if self.audio is not None and hasattr(self.audio, "toggle_mute"):
+            self._notice("sound_off" if self.audio.toggle_mute() else "sound_on")
+
+    def _key_web_off(self, key: HostKey, now: int) -> None:
+        self._notice("web_off")   # the web pages' own keys, with no pages
+
+    def _key_quit(self, key: HostKey, now: int) -> None:
+        if self.confirmations.second("quit", now):
+            self.running = False
+        else:
+            self.confirmations.arm("quit", now, "confirm_quit")
+            self._notice("confirm_quit")
+
+    def _key_new_game(self, key: HostKey, now: int) -> None:
+        if self.confirmations.second("new_game", now):
+            self.confirmations.disarm("new_game")
+            self._prompt_done("confirm_new_game")
+            if self.on_new_game:
+                self.on_new_game()
+        else:
+            self.confirmations.arm("new_game", now, "confirm_new_game")
+            self._notice("confirm_new_game")
+
+    def _key_digit(self, key: HostKey, now: int) -> None:
+        """The keypad's digits while a dialogue types digits (a line-up); nothing otherwise."""
+        for name, dialogue in list(self._dialogues_in_order()):
+            if dialogue.takes_digits:
+                self._dialogue_outcome(name, dialogue.digit(str(key.params.get("digit", "")),
+                                                            self._dialogue_context()))
+                return
+
+    def _game_key(self, key: HostKey, now: int) -> None:
+        action = self.game.key_action(self.state, key.action)   # pause on a paused clock resumes it
         if action not in engine.actions_now(self.state):  # in a programme: this round's game
             self._notice("not_in_this_mode", action=action, label=action_label(action, self.cfg["language"]))
             return
         ask = None if key.confirmed else self.game.confirm(self.state, action)
         if ask is None and action == "end_game" and not key.confirmed:
             ask = ("confirm_end_game", {})   # the whole game ends: never on one stray press
-        if ask is not None:
-            # it ends a stage early (a programme's game, a fight with no winner): a second press acts
-            armed, self.confirm_armed = self.confirm_armed, None
-            if armed is None or armed[0] != action or now - armed[1] >= QUIT_CONFIRM_NS:
-                self.confirm_armed = (action, now)
-                self._notice(ask[0], **ask[1])
-                return
+        # it ends a stage early (a programme's game, a fight with no winner): a second press acts
+        prompt, done = self.confirmations.stage(action, now, ask[0] if ask is not None else None)
+        if prompt:
+            self._notice(ask[0], **ask[1])
+            return
+        if done is not None:
+            # the second press (or the host page's confirmed tap) acts: the prompt goes with it,
+            # and what the action did shows (its own notice, if it has one)
+            self._prompt_done(done)
         self.apply(Host(action, now, dict(key.params)))
 
-    # -- renaming a team (loop thread) ----------------------------------------
+    def _prompt_done(self, key: str) -> None:
+        """The «Нажмите ещё раз» notice ``key`` leaves: what it asked for is being done."""
+        if self.notices.done(key):
+            self.dirty = True
+
+    # -- the host's dialogues (loop thread): controller/app/dialogues.py ---------------
+    def _dialogue_of(self, action: str) -> str | None:
+        """The dialogue ``action``'s key opens now: the program's own (rename), or one the game
+        declares on an action it takes now (a line-up)."""
+        name = dialogues_mod.PROGRAM_DIALOGUES.get(action)
+        if name is not None:
+            return name
+        declared = self.game.declared(self.state).get(action)
+        name = getattr(declared, "dialogue", None)
+        if name is not None and action in engine.actions_now(self.state):
+            return name
+        return None
+
+    def _open_dialogue(self, action: str) -> bool:
+        name = self._dialogue_of(action)
+        if name is None:
+            return False
+        open_now = self.open_dialogues.get(name)
+        if open_now is not None and open_now.toggles:
+            del self.open_dialogues[name]
+            self._notice(open_now.cancelled)
+        else:
+            self.open_dialogues[name] = dialogues_mod.DIALOGUES[name]()
+        self.dirty = True
+        return True
+
+    def _dialogues_in_order(self):
+        for name in dialogues_mod.DIALOGUES:
+            if name in self.open_dialogues:
+                yield name, self.open_dialogues[name]
+
+    def _dialogue_context(self) -> dialogues_mod.Context:
+        return dialogues_mod.Context(
+            members=self.members_now, kind=self.game.members, lang=self.cfg["language"],
+            team_keys={tm["key"].lower(): tm["button"] for tm in self.cfg["teams"] if tm.get("key")})
+
+    def _dialogue_outcome(self, name: str, out: dialogues_mod.Outcome) -> None:
+        self.dirty = True
+        if out.close:
+            self.open_dialogues.pop(name, None)
+        if out.notice is not None:
+            self._notice(out.notice[0], **out.notice[1])
+        if out.send is not None:
+            self.queue.put(Host(out.send[0], self.clock.now(), out.send[1]))
+
+    @property
+    def rename(self) -> dialogues_mod.Rename | None:
+        """The rename dialogue, while it is open."""
+        return self.open_dialogues.get("rename")
+
+    @property
+    def lineup_entry(self) -> dialogues_mod.Lineup | None:
+        """The line-up being typed, while it is open."""
+        return self.open_dialogues.get("lineup")
+
+    def wants_digits(self) -> bool:
+        """A dialogue types the keypad's digits now (``Keypad.digits_wanted``; any thread)."""
+        return any(d.takes_digits for d in list(self.open_dialogues.values()))
+
     @property
     def typing(self) -> bool:
         """True while the host types a name: characters are text, not keys."""
-        return self.rename is not None and self.rename.number is not None
+        return any(d.typing for d in self.open_dialogues.values())
 
     def members_now(self) -> list[dict]:
         """The teams (or «Мафия» seats) as the engine has them now: name, button, number."""
@@ -378,111 +563,27 @@ class Loop:
         return [{"number": i + 1, "name": tm["name"], "button": tm.get("button")}
                 for i, tm in enumerate(v.get("teams") or ())]
 
-    def _rename_pick(self, number: int) -> None:
-        teams = self.members_now()
-        if not 1 <= number <= len(teams):
-            self.rename.digits = ""
-            self._notice("rename_no_seat" if self.game.members == "seat" else "rename_no_team", number=number)
-            return
-        self.rename.number = number
-        self.rename.text = teams[number - 1]["name"]
-        self.rename.ready = False
-        self.dirty = True
-
-    def _rename_key(self, names: list[str]) -> None:
-        r = self.rename
-        self.dirty = True
-        if "escape" in names:
-            self.rename = None
-            self._notice("rename_cancelled")
-            return
-        enter = "return" in names or "enter" in names or "[enter]" in names
-        backspace = "backspace" in names
-        if r.number is None:
-            digit = next((n.strip("[]") for n in names if len(n.strip("[]")) == 1 and n.strip("[]").isdigit()),
-                         None)
-            if digit is not None:
-                r.digits = (r.digits + digit).lstrip("0")
-                count = len(self.members_now())
-                if r.digits and int(r.digits) * 10 > count:   # no longer number starts so
-                    self._rename_pick(int(r.digits))
-            elif enter and r.digits:
-                self._rename_pick(int(r.digits))
-            elif backspace:
-                r.digits = r.digits[:-1]
-            elif self.game.members == "team":  # a team may be picked by its button too
-                buttons = {tm["key"].lower(): tm["button"] for tm in self.cfg["teams"] if tm.get("key")}
-                button = next((buttons[n] for n in names if n in buttons), None)
-                number = next((tm["number"] for tm in self.members_now() if button and tm["button"] == button), None)
-                if number is not None:
-                    self._rename_pick(number)
-            return
-        if backspace or "delete" in names:
-            r.text = r.text[:-1] if backspace else ""   # Delete: start the name afresh
-            r.ready = True
-        elif enter:
-            self.rename = None
-            self.queue.put(Host("rename", self.clock.now(), {self.game.members: r.number, "name": r.text}))
-
-    def _lineup_key(self, names: list[str]) -> bool:
-        """A key of the window or the terminal while a line-up is typed: digits, Backspace,
-        Esc. Other keys (the line-up key itself, to cancel) go their usual way."""
-        if "escape" in names:
-            self.lineup_entry = None
-            self._notice("lineup_entry_cancelled")
-        elif "backspace" in names:
-            self.lineup_entry.back()
-        elif (d := digit_of(names)) is not None:
-            self._lineup_digit(d)
-        else:
-            return False
-        self.dirty = True
-        return True
-
-    def _lineup_digit(self, digit: str) -> None:
-        params = self.lineup_entry.add(digit)
-        self.dirty = True
-        if params is not None:
-            self.lineup_entry = None
-            self.queue.put(Host("lineup", self.clock.now(), params))
-
     def text_input(self, text: str) -> None:
         """Typed characters (pygame TEXTINPUT, the terminal): the name being typed, if any."""
-        r = self.rename
-        if r is None or r.number is None or not r.ready:
-            return
-        text = "".join(ch for ch in text if ch.isprintable())
-        r.text = (r.text + text)[:NAME_TYPING_MAX]
-        self.dirty = True
+        for _, dialogue in self._dialogues_in_order():
+            if dialogue.text(text):
+                self.dirty = True
+                return
 
-    def _rename_press(self, button: str) -> bool:
-        """A player's button while the host picks the team to rename: it picks that team."""
-        if self.rename is None or self.rename.number is not None:
-            return False
-        number = next((tm["number"] for tm in self.members_now() if tm["button"] == button), None)
-        if number is None:
-            return False
-        self._rename_pick(number)
-        self.rename.ready = True
-        return True
+    def _dialogue_press(self, button: str) -> bool:
+        """A player's button while a dialogue takes buttons (the team to rename): not a game press."""
+        for name, dialogue in list(self._dialogues_in_order()):
+            out = dialogue.press(button, self._dialogue_context())
+            if out is not None:
+                self._dialogue_outcome(name, out)
+                return True
+        return False
 
     def entry(self) -> dict | None:
-        """What the rename dialogue shows the host: ``title``, ``text`` (typed), ``hint``; or None."""
-        r = self.rename
-        if r is None and self.lineup_entry is not None:
-            lang = self.cfg["language"]
-            return {"title": t("lineup_entry_title", lang), "text": self.lineup_entry.shown(),
-                    "hint": t("lineup_entry_hint", lang)}
-        if r is None:
-            return None
-        lang = self.cfg["language"]
-        if r.number is None:
-            return {"title": t("rename_pick_seat" if self.game.members == "seat" else "rename_pick", lang),
-                    "text": r.digits, "hint": t("rename_pick_hint", lang)}
-        teams = self.members_now()
-        old = teams[r.number - 1]["name"] if r.number <= len(teams) else ""
-        return {"title": t("rename_type", lang, number=r.number, team=old), "text": r.text,
-                "hint": t("rename_hint", lang)}
+        """What the open dialogue shows the host: ``title``, ``text`` (typed), ``hint``; or None."""
+        for _, dialogue in self._dialogues_in_order():
+            return dialogue.entry(self._dialogue_context())
+        return None
 
     # -- the engine side (loop thread) -----------------------------------
     def apply(self, event, journaled: bool = False) -> list:
@@ -520,107 +621,92 @@ class Loop:
             elif label is not None and not any(isinstance(f, Notice) for f in fx):   # a refusal stays
                 self._notice(label[0], **label[1])
         self.extras.after_step(self)
-        self._notice_check = True  # the notice may be over now: looked at when next shown
+        self.notices.game_moved()  # the notice may be over now: looked at when next shown
         return fx
 
     def _effects(self, fx: list) -> None:
-        sounds: list | None = None      # the package sounds of this step, played one after another
+        """Hand each effect to whoever carries out its type (:meth:`add_part`), in order; then
+        tell the parts the step's effects are out."""
+        now = self.clock.now()
+        table = self._by_effect
         for f in fx:
-            if isinstance(f, Sound) and f.name.startswith("pack:"):
-                if f.name == "pack:":   # own_game_pack.STOP_SOUND: its question is over
-                    self.pack_sounds.stop()
-                    sounds = None
-                else:
-                    sounds = (sounds or []) + [(f.name[5:], f.seconds)]
-            elif isinstance(f, Sound):
-                if self.audio is not None:
-                    # a press with a team's own sound (Audio.handle); a plain player just plays the name
-                    handle = getattr(self.audio, "handle", None)
-                    handle(f) if handle is not None else self.audio.play(f.name)
-                if self.backend is not None:
-                    self.backend.beep(f.name)
-            elif isinstance(f, Lamp):
-                if self.backend is not None:
-                    try:
-                        self.backend.set_lamp(f.button, f.state)
-                    except Exception as exc:  # a lamp must never stop the game
-                        log.warning("lamp %s: %s", f.button, exc)
-            elif isinstance(f, Flash):
-                if f.kind in QUIET_FLASHES and self.current_flash() is not None:
-                    continue  # keep «Верно» on screen; the standings show by themselves
-                self.flash = {"kind": f.kind, "team": f.team}
-                self.flash_until = self.clock.now() + int(self.cfg["display"]["flash_s"] * NS_PER_S)
-            elif isinstance(f, Notice):
-                self._notice(f.key, **dict(f.params))
-            elif isinstance(f, Log):
-                log.debug("%s %s", f.kind, f.data)
-        if sounds:
-            self.pack_sounds.start(sounds, self.clock.now())
+            for handle in table.get(type(f), ()):
+                handle(f, now)
+        for part in self.parts:
+            part.stepped(now)
 
-    def _pack_path(self, member: str) -> str | None:
-        """A package sound as a file for the mixer (written out of the archive when first played)."""
-        return self.pack_media.path(member) if self.pack_media is not None else None
+    def _flash(self, f: Flash, now: int) -> None:
+        self.flashes.show(f.kind, f.team, now)
+
+    def _notice_effect(self, f: Notice, now: int) -> None:
+        self._notice(f.key, _screen="" if f.host_only else None, **dict(f.params))
+
+    def _log_effect(self, f: Log, now: int) -> None:
+        log.debug("%s %s", f.kind, f.data)
 
     def _pack_unplayed(self, member: str) -> None:
         self._notice("pack.sound_unplayed", name=member.split("/", 1)[-1])
 
+    # -- the host's notices (loop thread): controller/app/feedback.py --------------------
     def say(self, key: str, /, **params) -> None:
-        """Show the host the notice ``key`` (a game's extras call it)."""
+        """Show the host the notice ``key`` (a game's extras, a part)."""
         self._notice(key, **params)
 
-    def say_text(self, text: str) -> None:
-        """Show the host ``text`` as it is."""
-        self._notice_text(text)
-
-    def _notice(self, key: str, **params) -> None:
-        try:
-            text = notice(key, self.cfg["language"], **params)
-        except Exception:
-            text = key
-        self._notice_text(text, key=key)
-
-    def _notice_text(self, text: str, key: str | None = None, hold_ns: int | None = None,
-                     echo: bool = True, screen: str | None = None) -> None:
+    def say_text(self, text: str, key: str | None = None, hold_ns: int | None = None,
+                 echo: bool = True, screen: str | None = None) -> None:
         """Show ``text`` to the host; ``key`` (the notice's i18n key) says what it depends on,
         so that it leaves once that is over (:mod:`controller.screens.notices`); ``hold_ns`` keeps a
         notice that depends on nothing longer than usual (the journal's, at start-up).  With no
         screen (or a headless one) it is printed as a line of its own too, unless ``echo`` is
         False: the caller has printed it already, or the terminal says it in its own way.
         ``screen``: the projector's words for it, when the audience must not see all of it."""
-        now = self.clock.now()
-        self.notice = text
-        self.notice_screen = screen
-        self.notice_at = now
-        self.notice_until = now + (hold_ns if hold_ns is not None else notices.lifetime_ns(key))
-        scope = notices.depends_on(key)
-        # what it depends on is read when the host first sees it (notice_now), not here:
-        # a notice can come with every press, and a view costs far more than a press
-        self._notice_scope = (scope, None) if scope else None
-        self._notice_check = True
+        self.notices.show(text, key, self.clock.now(), hold_ns=hold_ns, screen=screen)
         self.dirty = True
         if echo and (self.screen is None or getattr(self.screen, "headless", False)):
             print(f"\n! {text}", file=self.out, flush=True)
 
-    def _expire_notice(self) -> None:
-        """The notice leaves if what it describes is over: compared with what that was when
-        the notice was first shown.  Called when a screen asks (:meth:`notice_now`), and only
-        if the game changed since the last look: never on the press path."""
-        if not self._notice_check or self._notice_scope is None or not self.notice:
-            return
-        self._notice_check = False
-        scope, then = self._notice_scope
-        now = notices.snapshot(scope, engine.view(self.state, self.clock.now()))
-        if then is None:
-            self._notice_scope = (scope, now)
-        elif now != then:
-            self.notice = ""
-            self._notice_scope = None
-            self.dirty = True
+    _notice_text = say_text
+
+    def _notice(self, key: str, _screen: str | None = None, **params) -> None:
+        """The notice ``key`` in the host's language; ``_screen``: the projector's words for it
+        (``""``: a host-only notice, never drawn there)."""
+        try:
+            text = notice(key, self.cfg["language"], **params)
+        except Exception:
+            text = key
+        self.say_text(text, key=key, screen=_screen)
+
+    @property
+    def notice(self) -> str:
+        """The host notice on screen now ("" when none): see :meth:`status`."""
+        return self.notices.text
+
+    @property
+    def notice_key(self) -> str | None:
+        """The catalog key of :attr:`notice` (None: a text of its own)."""
+        return self.notices.key
+
+    @property
+    def notice_screen(self) -> str | None:
+        """The projector's words for :attr:`notice` when they differ (None: the same)."""
+        return self.notices.screen
+
+    @property
+    def notice_until(self) -> int:
+        return self.notices.until
 
     def notice_now(self) -> str:
         """The host notice to show now: "" once it has timed out or what it said is over."""
-        self._expire_notice()
-        return self.notice if self.clock.now() < self.notice_until else ""
+        if self.notices.expire(lambda: engine.view(self.state, self.clock.now())):
+            self.dirty = True
+        return self.notices.current(self.clock.now())
+
+    def new_game(self) -> None:
+        """The new-game key's second press (:attr:`on_new_game`): a fresh game, then every part's
+        ``new_game`` (the web pages' new key, the festival's new game)."""
+        self.start_new_game()
+        for part in self.parts:
+            part.new_game()
 
     def start_new_game(self) -> None:
         """Archive the current journal (never deleted) and start a fresh game."""
@@ -637,11 +723,14 @@ class Loop:
         self.journal = journal_mod.Journal(journal_mod.current_path(jdir),
                                            header=journal_mod.new_header(self.cfg, seed, self.config_path),
                                            fsync=self.cfg["journal"]["fsync"])
+        self._journal_raw = self.journal
+        for wrap in self._wraps:   # the festival's outbox: the new game's journal too
+            self.journal = wrap(self.journal)
         self.state = engine.new_game(self.cfg, seed)
-        self.flash = None
+        self.flashes.clear()
         self.dirty = True
-        self._notice_text(notice("new_game_started", self.cfg["language"], path=dest), key="new_game_started",
-                          screen=notice("new_game_started.screen", self.cfg["language"]))
+        self.say_text(notice("new_game_started", self.cfg["language"], path=dest), key="new_game_started",
+                      screen=notice("new_game_started.screen", self.cfg["language"]))
         if self.backend is not None:
             for b in self.backend.buttons:
                 self.backend.set_lamp(b, "off")
@@ -663,8 +752,8 @@ class Loop:
             # a deadline is pending: record the time so a resume continues from here
             self.last_clock_record = now
             self.apply(Tick(now))
-        if self.pack_sounds.waiting:
-            self.pack_sounds.poll(now)
+        for part in self.parts:   # a package's next sound
+            part.beat(now)
         if self.publish is not None:
             self.publish()
 
@@ -689,9 +778,9 @@ class Loop:
                 return batch
 
     def _apply_batch(self, batch: list) -> None:
-        if self.rename is not None:
+        if self.open_dialogues:
             # the host picks the team to rename by its button: that press is not a game press
-            batch = [ev for ev in batch if not (isinstance(ev, Press) and self._rename_press(ev.button))]
+            batch = [ev for ev in batch if not (isinstance(ev, Press) and self._dialogue_press(ev.button))]
         # engine events are journaled together (one fsync), then applied; a host key or an
         # input status is the loop's own (never journaled) and may step the engine itself
         # (a HostKey's Host), so the events before it go first: the journal keeps the order
@@ -742,9 +831,11 @@ class Loop:
 
     def timeout_s(self, max_wait_s: float) -> float:
         due = self._due()
-        look = self.pack_sounds.next_look(self.clock.now())   # the next of a question's sounds
-        if look is not None:
-            due = look if due is None else min(due, look)
+        now = self.clock.now()
+        for part in self.parts:   # the next of a question's sounds
+            look = part.next_look(now)
+            if look is not None:
+                due = look if due is None else min(due, look)
         if due is None:
             return max_wait_s
         return min(max(due - self.clock.now(), 0) / NS_PER_S, max_wait_s)
@@ -761,17 +852,35 @@ class Loop:
                 "entry": self.entry(), **({"link": self.link} if self.link is not None else {})}
 
     def shown_link(self) -> dict | None:
-        """The host link on the projector now (:attr:`link_on_screen` until it hides itself)."""
-        shown = self.link_on_screen
-        if shown is not None and self.clock.now() >= shown["until"]:
-            self.link_on_screen = shown = None
+        """The host link on the projector now (until it hides itself)."""
+        shown, hid = self.link_shown.current(self.clock.now())
+        if hid:
             self.dirty = True
         return shown
 
+    def show_link(self, link: dict | None) -> None:
+        """Put the host link on the projector (``{"url", "qr", "text", "until"[, "warning"]}``),
+        or take it off (None)."""
+        if link is None:
+            self.link_shown.hide()
+        else:
+            self.link_shown.show(link)
+        self.dirty = True
+
+    @property
+    def link_on_screen(self) -> dict | None:
+        return self.link_shown.link
+
+    @property
+    def flash(self) -> dict | None:
+        return self.flashes.flash
+
+    @property
+    def flash_until(self) -> int:
+        return self.flashes.until
+
     def current_flash(self) -> dict | None:
-        if self.flash is not None and self.clock.now() < self.flash_until:
-            return self.flash
-        return None
+        return self.flashes.current(self.clock.now())
 
     def step_once(self, max_wait_s: float) -> None:
         """Wait for input or the next deadline (at most ``max_wait_s``), then process."""

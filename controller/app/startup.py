@@ -19,8 +19,9 @@ from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.sound.audio import Audio
 from controller.inputs import create_backend
-from controller.core.clock import EngineClock
-from controller.core.errors import BackendUnavailable, BuzzerError, JournalError, NoPinFactory
+from controller.inputs.clock import EngineClock
+from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
+from controller.inputs.base import NoPinFactory
 from controller.core.events import NS_PER_S, Host, Tick
 from controller.core.effects import Notice
 from controller import games
@@ -138,8 +139,14 @@ def _pause_the_clock(state, last: int, jr: journal_mod.Journal):
 
 
 def _pause_key(cfg: dict) -> str:
-    names = mode_keys(cfg).get("pause") or ["s"]
-    return key_label(names[0], cfg["language"])
+    """The pause keys in the host's words: the keyboard's and the keypad's (a «Мафия» table pauses
+    with the keypad's Num . or the keyboard's P), at most two."""
+    labels = []
+    for name in mode_keys(cfg).get("pause") or ["s"]:
+        label = key_label(name, cfg["language"])
+        if label not in labels:
+            labels.append(label)
+    return " / ".join(labels[:2])
 
 
 def unplayed(contents: journal_mod.Contents) -> bool:
@@ -349,7 +356,8 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         return 0  # the host kept the unfinished game of another config; nothing was changed
     command = resume_command(args, path, prepared.config_path)
     state, clock, jr, cfg, seed = prepared.state, prepared.clock, prepared.journal, prepared.cfg, prepared.seed
-    resumed = len(journal_mod.read(jr.path).events) if jr.path.exists() else 0
+    # the events the resume question counted: the pause a resume may add is not the host's
+    resumed = len(journal_mod.read(jr.path).events) - bool(prepared.paused) if jr.path.exists() else 0
     logging.basicConfig(level=logging.WARNING, format="buzzer: %(message)s")
     # input callbacks (lgpio's thread, the serial reader) wait for the interpreter while the
     # loop renders: hand it over every 1 ms instead of every 5, so that two callbacks of one
@@ -361,22 +369,21 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     # on the terminal
     logging.getLogger(__name__).info("tie seed: %d", seed)
     headless = args.headless or not display_available()
-    loop = Loop(cfg, state, clock, journal=jr)
-    loop.config_path = prepared.config_path
-    loop.pack_media = packs.open_media(cfg)   # the package's pictures and sounds (resumed: the journal's)
+    loop = Loop(cfg, state, clock, journal=jr, config_path=prepared.config_path)
+    loop.use(pack_media=packs.open_media(cfg))   # the package's pictures and sounds (resumed: the journal's)
     # the first notice is for the screen: the terminal has said the game was resumed already
     # (prepare_game), and a terminal front end gives the key hint with its own status
     # (controller/screens/terminal.py), not above the web pages' addresses
     if resumed and prepared.paused:   # the clock waits for the host (_pause_the_clock)
-        loop._notice_text(t("resumed", lang, n=resumed) + " " + t("resumed_paused", lang, key=_pause_key(cfg)),
+        loop.say_text(t("resumed", lang, n=resumed) + ". " + t("resumed_paused", lang, key=_pause_key(cfg)),
                           key="resumed", echo=False)
     elif resumed:
-        loop._notice_text(t("resumed", lang, n=resumed), key="resumed", echo=False)
+        loop.say_text(t("resumed", lang, n=resumed), key="resumed", echo=False)
     else:
         from controller.screens.terminal import help_hint
-        loop._notice_text(help_hint(cfg, lang), key="help_hint", echo=False)  # H (F1) shows every key
+        loop.say_text(help_hint(cfg, lang), key="help_hint", echo=False)  # H (F1) shows every key
     for text, screen in prepared.notices:  # what happened to the journal: in the terminal with its
-        loop._notice_text(text, hold_ns=JOURNAL_NOTICE_NS, screen=screen)   # path, on the screen without
+        loop.say_text(text, hold_ns=JOURNAL_NOTICE_NS, screen=screen)   # path, on the screen without
     keys = {t["button"]: t["key"] for t in cfg["teams"]}
     options = dict(cfg.get(BACKEND_SECTION.get(cfg["buttons"], cfg["buttons"]), {}) or {})
     options["keys"] = keys
@@ -386,16 +393,16 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         backend = create_backend(cfg["buttons"], [tm["button"] for tm in cfg["teams"]], clock, loop.enqueue, options)
     except NoPinFactory as exc:   # buttons = "gpio" off a Pi: said in the host's language
         raise BackendUnavailable(t("gpio_no_pin_factory", lang, problem=exc.cause)) from None
-    loop.backend = backend
+    loop.use(backend=backend)
     audio = None
     try:
         audio = Audio(cfg)
     except ImportError:  # no pygame: the game runs without sound
         pass
-    loop.audio = audio
+    loop.use(audio=audio)
     keypad = _start_keypad(cfg, loop)
-    web = attach_web(loop)   # the live pages ([web]); None when off or the port is taken
-    festival = attach_festival(loop, cfg)
+    attach_web(loop)   # the live pages ([web]), a part of the loop; not when off or the port is taken
+    attach_festival(loop, cfg)   # the festival's link, a part of the loop
     backend.start()
     restore = _stop_on_signals(loop)
     try:
@@ -410,14 +417,8 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         backend.close()
         if keypad is not None:
             keypad.close()
-        if web is not None:
-            web.stop()
-        if festival is not None:
-            festival.close()
-            loop.journal = getattr(loop.journal, "_inner", loop.journal)
+        loop.stop_parts()   # the festival's outbox, the web pages, a package's media
         _finish(loop, loop.journal, cfg, command)
-        if loop.pack_media is not None:
-            loop.pack_media.close()
         loop.close_wake()
     return 0
 
@@ -469,7 +470,7 @@ def _start_keypad(cfg: dict, loop: Loop):
 
     try:
         kp = Keypad.from_config(cfg, loop.enqueue)   # the sink every input uses
-        kp.digits_wanted = lambda: loop.lineup_entry is not None   # a line-up being typed
+        kp.digits_wanted = loop.wants_digits   # a line-up being typed
         kp.start()
         return kp
     except BuzzerError as exc:

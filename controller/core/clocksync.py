@@ -31,9 +31,14 @@ The stamp stays the event's own time (not moved back by the latency), so a press
 against the game's deadlines (armed, early, late) as a wired button's edge is, and the
 latency, which differs between phones, only widens the interval.
 A stamp is never trusted beyond what the sync allows: an interval reaching past the server's
-receipt of the press is cut there, and a stamp earlier than ``handler_max`` before the phone
+receipt of the press is cut there, a stamp earlier than ``handler_max`` before the phone
 sent the press message (the page sends it from the event's handler: an older stamp was not made
-by a touch then) is moved up to that limit; both are flagged.
+by a touch then) is moved up to that limit, and a message that claims to have been sent longer
+before its receipt than the phone's path allows (the slowest phone-to-server delay of the kept
+round trips, :func:`upstream`, plus the bound and ``held_margin``: a press held back, or a sending
+time made up to date a press back) is taken as sent at that limit, its stamp moved up with it;
+all three are flagged.  A press is thus never earlier than ``handler_max`` plus the phone's
+delay before this computer had it, nor later than that.
 """
 
 from __future__ import annotations
@@ -83,6 +88,9 @@ class SyncRules:
     drift_margin_ppm: float = 20.0
     touch_latency_ns: int = 20_000_000
     handler_max_ns: int = 100_000_000
+    held_margin_ns: int = 10_000_000
+    """Beyond the slowest path a round trip measured and the bound: how much longer a press
+    message may have been on its way (``[phones] wait_margin_ms``, the race's margin too)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +217,12 @@ def convert(sync: Sync, stamp: int, sent: int, received: int, rules: SyncRules) 
     first = estimate(sync, received, rules)
     if first is None:
         return None
+    # the message left at sent + θ, θ ≤ first.hi, and the path takes at most ``held`` to here
+    held = upstream(sync, first) + first.bound + rules.held_margin_ns
+    late = received - held - (sent + first.hi)
+    if late > 0:
+        flags.append("held")
+        stamp, sent = stamp + late, sent + late
     est = estimate(sync, stamp + first.offset, rules)
     at, unc = stamp + est.offset, est.bound + rules.touch_latency_ns
     if sent + est.lo > received or at - est.bound > received:

@@ -18,13 +18,25 @@ class Sound:
     button that took the answer right, for ``press`` (the shell plays that team's own
     press sound when it has one: ``[[teams]] sound``).
 
-    ``pack:MEMBER``: a sound of a SIGame package (the archive member); the ones of one step
-    play one after another, each for ``seconds`` (the package's own time of it) or, when 0,
-    to its end.  ``pack:`` alone stops them."""
+    (A package's own sounds are :class:`PackSound`.)"""
 
     name: str
     button: str | None = None
     seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PackSound:
+    """A sound of a SIGame package (``member``: the archive member); the ones of one step play
+    one after another, each for ``seconds`` (the package's own time of it) or, when 0, to its end."""
+
+    member: str
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PackStop:
+    """The package sounds playing stop: their question is over."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +64,10 @@ class Notice:
 
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    host_only: bool = False
+    """Its words tell what the audience must never see («Мафия»'s roles and night checks):
+    the host's terminal and page show it, the projector never, whatever ``[display]
+    host_overlay`` says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,4 +79,4 @@ class Log:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
-Effect = Sound | Lamp | Flash | Notice | Log
+Effect = Sound | PackSound | PackStop | Lamp | Flash | Notice | Log

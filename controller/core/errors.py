@@ -55,25 +55,5 @@ class BackendUnavailable(BackendError):
     """The hardware a backend needs is not present on this machine."""
 
 
-class NoPinFactory(BackendUnavailable):
-    """No GPIO pins here: gpiozero has no pin factory (not a Pi, lgpio missing, no access).
-    The message is the log's; the commands say it to the user in their language from
-    ``factory`` (``[gpio] pin_factory``, "" for gpiozero's choice) and ``problem``
-    (what gpiozero said)."""
-
-    HINT = ("on a Raspberry Pi install python3-lgpio (Raspberry Pi OS has it) and add the user "
-            "to the gpio group; without a Pi set GPIOZERO_PIN_FACTORY=mock to try the program")
-
-    def __init__(self, factory: str, problem: str):
-        self.factory = factory
-        self.problem = problem
-        super().__init__(f"no GPIO pin factory {factory or '(default)'}: {problem}; {self.HINT}")
-
-    @property
-    def cause(self) -> str:
-        """What is missing, with the factory asked for when one was: the catalogs' ``{problem}``."""
-        return f'[gpio] pin_factory = "{self.factory}": {self.problem}' if self.factory else self.problem
-
-
 class JournalError(BuzzerError):
     """The on-disk journal cannot be read or written."""

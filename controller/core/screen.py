@@ -130,6 +130,8 @@ class Clock:
     remaining_ms: float = 0.0
     total_ms: float = 0.0
     stopped: str = ""
+    running: bool = True
+    """False while it stands (paused, not started, run out and stopped)."""
 
     @classmethod
     def of(cls, cd: Mapping[str, Any], label: str, paused: bool = False) -> "Clock":
@@ -140,7 +142,7 @@ class Clock:
             "paused" if paused or cd.get("state") == "paused" else "countdown_stopped"
         return cls(label=label, text=countdown_text(cd), phase=phase, fraction=countdown_fraction(cd),
                    remaining_ms=float(cd.get("remaining_ms") or 0.0), total_ms=float(cd.get("total_ms") or 0.0),
-                   stopped=stopped)
+                   stopped=stopped, running=cd.get("running") is not False)
 
     @property
     def paused(self) -> bool:
@@ -152,25 +154,34 @@ class Clock:
 @dataclass(frozen=True)
 class Header:
     """The top line: the game's ``title``, its ``structure`` (the parts of its second line,
-    never empty: the title when the game has no structure), the ``theme`` and the pause."""
+    never empty: the title when the game has no structure), the ``theme`` and the pause;
+    ``series``: which game of a series is on («Игра 2 из 3», None outside one);
+    ``question``: the question being played, open or closed (its head, nominal and own
+    theme; None between questions); ``finished``: the game is over."""
 
     title: Words
     structure: tuple[Words, ...]
     theme: str | None = None
     paused: bool = False
+    series: Words | None = None
+    question: "QuestionCard | None" = None
+    finished: bool = False
 
 
 @dataclass(frozen=True)
 class Holder:
     """Who holds the answer: the card's name, ``index`` (its place among the cards, for
     its palette colour), ``colour`` (``#rrggbb`` or None), its place in an answer order
-    (``order``) and the button it pressed."""
+    (``order``) and the button it pressed (``phone``: from a phone)."""
 
     name: str
     index: int
     colour: str | None = None
     order: int | None = None
     button: str | None = None
+    phone: bool = False
+    """The answer came from a team's phone (its press had a stamp's uncertainty): the screens say
+    «телефон», not the button's key."""
 
 
 @dataclass(frozen=True)
@@ -245,21 +256,50 @@ class ThemeLine:
 
 
 @dataclass(frozen=True)
+class Media:
+    """A package's file on screen: its ``kind`` (``image``, ``audio``, ``video``, ``html``),
+    its ``name`` and the archive ``member`` it is read from (None: a link, or missing)."""
+
+    kind: str
+    name: str
+    member: str | None = None
+
+
+@dataclass(frozen=True)
 class Option:
+    """A select question's option: its ``label``, its ``text`` and the names of its files."""
+
     label: str
     text: str
+    media: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Content:
-    """A package question on screen: its stage in words (``lines``), the theme's comment,
-    its text, a select question's options and, after the ruling, the right ``answer``."""
+    """A package question on screen: the ``theme`` and the ``nominal`` it is played for (once
+    known; a stake's words in ``stake`` once the bids are over), its stage in words
+    (``lines``), the theme's comment, its text, a select question's options and, after the
+    ruling (``answer_shown``), the right ``answer`` with the answer's text and comment.
+
+    The files of the part on screen (the question's, the answer's once ruled): every one in
+    ``items``, the picture showing now (``image``: the part's pictures show in turn, this is
+    number ``image_index`` + 1 of ``images``)."""
 
     lines: tuple[Words, ...] = ()
     theme_comment: str | None = None
     text: str = ""
     options: tuple[Option, ...] = ()
     answer: str | None = None
+    theme: str = ""
+    nominal: Any = None
+    stake: Words | None = None
+    answer_shown: bool = False
+    answer_text: str = ""
+    answer_comment: str = ""
+    image: Media | None = None
+    images: int = 0
+    image_index: int = 0
+    items: tuple[Media, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -288,6 +328,11 @@ class MainPanel:
     content: Content | None = None
     bar: Clock | None = None
     """The countdown the bar under the panel shows (None: no bar)."""
+    clock: Clock | None = None
+    """The game's own countdown now, whatever the panel holds (the question's, a speech's):
+    what a small screen shows as its one number."""
+    aside: Clock | None = None
+    """A second countdown that runs beside it (a captain's timer), named by its label."""
 
 
 @dataclass(frozen=True)
@@ -330,8 +375,9 @@ class Cards:
 class Press:
     """One press of the question: the card's ``name`` (``index``/``colour``), its ``wave``,
     its place in the wave's race (``number``, None when not counted), its ``tag`` (an early
-    or late press …), ``tie`` (the same edge time as the winner's), the ``gap_ms`` to the
-    first, ``answer``: the press that took the answer."""
+    or late press …), ``tie`` (the same edge time as the winner's, or within ``tie_ms``: the
+    whole milliseconds of a tie within the presses' declared uncertainty, ± that many; None for an
+    exact tie), the ``gap_ms`` to the first, ``answer``: the press that took the answer."""
 
     name: str
     wave: int = 0
@@ -342,6 +388,12 @@ class Press:
     index: int | None = None
     colour: str | None = None
     answer: bool = False
+    kind: str = ""
+    """What the press was in the race (``answer``, ``lockout``, ``early``, ``late`` …)."""
+    button: str | None = None
+    """The button pressed (shown when the press has no card's name)."""
+    tie_ms: Any = None
+    """A tie within the presses' stamps' uncertainty (a phone's press): its ±N ms."""
 
 
 @dataclass(frozen=True)
@@ -352,6 +404,9 @@ class PressOrder:
     shown: bool = True
     entries: tuple[Press, ...] = ()
     wave: int = 0
+    armed: bool = False
+    """A press now races for the answer: the buttons are on and nobody holds the answer (what a
+    team's phone says as «Можно нажимать»; a press while a team is locked out still is not its)."""
 
 
 @dataclass(frozen=True)
@@ -378,11 +433,15 @@ class PlayerRow:
 
 @dataclass(frozen=True)
 class Standings:
-    """The standings table (``shown``: between rounds and at the end): its ``title``, whether
+    """The standings table (``shown``: it takes the screen, between rounds and at the end; its
+    ``rows`` are there whenever the game keeps standings, for a screen that lists them
+    always): its ``title``, whether
     the game is over (``finished``; ``title_final``: the title already says so), the
     structure after the title (``structure``), the rows, each player's points and the best
     players (``best``: (title, rows)); ``note``: what the final table leaves open, under its
-    title (ЧГК: «Поделены места 1–2: их решит перестрелка»)."""
+    title (ЧГК: «Поделены места 1–2: их решит перестрелка»); ``points_label`` and
+    ``won_label``: the headings of the points column and of the second one when the game
+    names them (Брейн-ринг's final table: «Победы в боях», «Очки»; None: «Очки», «За верные»)."""
 
     shown: bool = False
     title: Words | None = None
@@ -395,6 +454,8 @@ class Standings:
     players: tuple[PlayerRow, ...] = ()
     best: tuple[tuple[Words, tuple[PlayerRow, ...]], ...] = ()
     note: Words | None = None
+    points_label: Words | None = None
+    won_label: Words | None = None
 
 
 @dataclass(frozen=True)
@@ -414,25 +475,52 @@ class BoardTheme:
 @dataclass(frozen=True)
 class Board:
     """A package's board: its ``title`` (the round), whether cells are ``left``, the themes
-    with their cells; in the ``final`` the themes only and who removes one (``prompt``)."""
+    with their cells, the theme being picked (``picking``, its number from 1); in the
+    ``final`` the themes only and who removes one (``prompt``)."""
 
     title: Words
     left: bool = True
     themes: tuple[BoardTheme, ...] = ()
     final: bool = False
     prompt: Words | None = None
+    picking: int | None = None
+
+
+@dataclass(frozen=True)
+class RacePress:
+    """One press of the latest race as its record has it: the card's ``name``, the ``gap_ms``
+    to the decisive edge, the ``rule`` that decided it (docs/exports.md), the input path's
+    time ``resolution_us``."""
+
+    name: str
+    gap_ms: float = 0.0
+    rule: str = ""
+    resolution_us: float = 0.0
+
+
+@dataclass(frozen=True)
+class Race:
+    """The latest race's record (the host's): every press in edge order; a tie decided by
+    lot names its ``seed`` and ``salt`` (``tie``)."""
+
+    presses: tuple[RacePress, ...] = ()
+    tie: bool = False
+    seed: Any = None
+    salt: Any = None
 
 
 @dataclass(frozen=True)
 class HostPart:
-    """What only the host sees: a package question's ``text`` and ``answer`` (with its
-    content and comment), whose ruling is next."""
+    """What only the host sees: the question's ``text`` and its right ``answer`` (an event
+    file's question, a package's; a package's answer content and comment too), whose ruling
+    is next, the latest ``race``'s record."""
 
     text: str = ""
     answer: str | None = None
     answer_text: str = ""
     comment: str = ""
     next: str | None = None
+    race: Race | None = None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from controller.app import journal as journal_mod
 from controller.app import script as script_mod
 from controller.core.errors import BuzzerError, ConfigError
 from controller.core.events import InputStatus
+from controller.core.part import Part
 from controller.festival import auth, link
 from controller.festival.outbox import OutboxProcess
 from controller.festival.publisher import Publisher, game_id_of
@@ -127,19 +128,31 @@ def attach(loop, cfg: dict) -> OutboxProcess | None:
                               standings_interval_s=fest["standings_interval_ms"] / 1000.0,
                               ca_file=fest["ca_file"], on_status=on_status, **options)
     publisher.start()
-    begin_from_journal(publisher, loop.journal.path)
-    loop.journal = OutboxJournal(loop.journal, publisher)
-    start_new_game = loop.on_new_game
-
-    def new_game() -> None:
-        if start_new_game is not None:
-            start_new_game()
-        if not isinstance(loop.journal, OutboxJournal) and loop.journal is not None:
-            begin_from_journal(publisher, loop.journal.path)
-            loop.journal = OutboxJournal(loop.journal, publisher)
-
-    loop.on_new_game = new_game
+    loop.add_part(FestivalPart(publisher))
     return publisher
+
+
+class FestivalPart(Part):
+    """The festival link as a part of the loop: the loop's journal is written through the
+    outbox (every event handed on to the publisher), a new game begins a new game on the
+    link, and the publisher is closed with the program (before the journal is)."""
+
+    def __init__(self, publisher: OutboxProcess):
+        self.publisher = publisher
+        self.loop: Any = None
+
+    def start(self, loop: Any) -> None:
+        self.loop = loop
+        begin_from_journal(self.publisher, loop.journal.path)
+        loop.wrap_journal(lambda jr: OutboxJournal(jr, self.publisher))
+
+    def new_game(self) -> None:
+        if self.loop.journal is not None:   # (the loop wrapped the new game's journal already)
+            begin_from_journal(self.publisher, self.loop.journal.path)
+
+    def stop(self) -> None:
+        self.publisher.close()
+        self.loop.unwrap_journal()
 
 
 # ---------------------------------------------------------------------------

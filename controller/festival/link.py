@@ -308,8 +308,11 @@ def headline(summary: dict) -> dict:
     rows = standings_of(summary)
     if rows and isinstance(rows[0], dict) and isinstance(summary.get("standings"), list):
         first = rows[0]
+        # the column a game ranks its final table by (Брейн-ринг: fights won), else its points
+        cols = summary.get("standings_columns") if isinstance(summary.get("standings_columns"), dict) else {}
+        column = cols.get("points", "points")
         out["leader"] = {"name": str(first.get("team", first.get("name", ""))),
-                         "points": first.get("points", first.get("total"))}
+                         "points": first.get(column, first.get("points", first.get("total")))}
     return out
 
 

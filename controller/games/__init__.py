@@ -33,6 +33,7 @@ GAMES: dict[str, str] = {
 EXTRAS: dict[str, str] = {
     "chgk": "controller.games.chgk.extras",
     "mafia": "controller.games.mafia.extras",
+    "programme": "controller.games.programme",
 }
 """Config name -> the module whose ``EXTRAS`` class is the game's impure part."""
 
@@ -40,6 +41,23 @@ DEFAULT = "erudite"
 """The game a config or a scripted session plays when it names none."""
 
 _BY_STATE: dict[type, Game] = {}
+
+
+_CONFIG_BUILDER: list = []
+
+
+def use_config_builder(build) -> None:
+    """The shell's config builder (``controller.app.config.build``: validate settings on top of a
+    config) registers itself here when it is imported, so that a game made of games (a programme)
+    builds its rounds' configs without importing the shell."""
+    _CONFIG_BUILDER[:] = [build]
+
+
+def build_config(data: Any, base: Any) -> dict:
+    """``data`` validated on top of the config ``base`` by the registered builder."""
+    if not _CONFIG_BUILDER:
+        raise RuntimeError("no config builder registered: import controller.app.config first")
+    return _CONFIG_BUILDER[0](data, base=base)
 
 
 def names() -> tuple[str, ...]:

@@ -129,6 +129,7 @@ class Spec:
     applies: Callable[[Any], bool] | None = None
     ask: str | None = None
     label: str | None = None
+    dialogue: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,9 @@ class Action:
         page's second tap is ``destructive``'s)
     :param label: the catalog key of its label where the game names it otherwise than
         ``action_<name>`` (a «Мафия» seat's rename: «Переименовать игрока»)
+    :param dialogue: its key with no parameters opens this host dialogue of the shell, which
+        types them and sends the action (``"lineup"``: team, round, player as three digits;
+        controller/app/dialogues.py); a web page or a script sends the parameters themselves
     """
 
     name: str
@@ -156,6 +160,7 @@ class Action:
     applies: Callable[[Any], bool] | None = None
     ask: str | None = None
     label: str | None = None
+    dialogue: str | None = None
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
@@ -181,7 +186,7 @@ def declare(rules: Mapping[str, Callable], specs: Mapping[str, Spec] | None = No
     out = []
     for name, rule in rules.items():
         s = specs.get(name, plain)
-        out.append(Action(name, rule, s.params, s.destructive, s.applies, s.ask, s.label))
+        out.append(Action(name, rule, s.params, s.destructive, s.applies, s.ask, s.label, s.dialogue))
     return tuple(out)
 
 

@@ -168,9 +168,26 @@ class Game:
         ``program_keys`` are the program's own keys (help, quit …) from ``[keys]``."""
         return [cfg["keys"]]
 
+    def key_layers_now(self, state: Any, cfg: dict, program_keys: Mapping[str, list]) -> list[Mapping[str, list]]:
+        """The host key maps in force in ``state``, later layers on top: the loop reads the host's
+        keys (and the key help lists them) from these.  By default :meth:`key_layers`, the same
+        all game long; a programme's follow its current round's game."""
+        return self.key_layers(cfg, program_keys)
+
     def known_actions(self, cfg: dict) -> set[str]:
         """Every host action this game may take in a game configured by ``cfg``."""
         return set(self.host_actions)
+
+    def known_actions_now(self, state: Any, cfg: dict) -> set[str]:
+        """The host actions the key help may list in ``state`` (by default :meth:`known_actions`;
+        a programme: its current round's game's and its own)."""
+        return self.known_actions(cfg)
+
+    def playing(self, state: Any) -> "Game":
+        """The game whose rules are in force in ``state``: this one (a programme: its current
+        round's game).  What the digit keys type (:attr:`digit_action`) and whether the players'
+        buttons play (:attr:`buttons_play`) are read from it for the key help."""
+        return self
 
     def script_buttons(self, cfg: dict) -> set[str] | None:
         """The buttons a scripted session's presses may name (None: not checked here)."""
@@ -206,6 +223,11 @@ class ShellExtras:
 
     actions: ClassVar[tuple[str, ...]] = ()
     """Host actions carried out here (the shell calls :meth:`act`)."""
+
+    def takes(self, state: Any, action: str) -> bool:
+        """Whether :meth:`act` carries out ``action`` (one of :attr:`actions`) in ``state``; when
+        not, the key is one of another game (a programme's other round) and the shell says so."""
+        return action in self.actions
 
     def act(self, shell: Shell, action: str, now: int) -> None:
         """Carry out one of :attr:`actions`."""

@@ -463,8 +463,14 @@ def _h_next_fight(s: State, h: Host, fx: list) -> State:
     if s.stage == "finished":
         b.refuse(fx, h.at, "game_over")
         return s
-    if s.stage == "play" and any(q.fight == s.fight for q in s.history + ((s.question,) if s.question else ())):
+    before = s.fight
+    played = _fight_played(s)
+    if s.stage == "play" and played:
         s = _end_fight(s, None, h.at, fx)   # stopped before anyone reached the fight's points
+    # what happened to the fight on, said: won (the next starts), stopped with no winner, or
+    # skipped with nothing played in it
+    said = "fight_started" if s.stage == "fight_over" and s.fights and s.fights[-1]["winner"] is not None \
+        else "fight_stopped" if played else "fight_skipped"
     active = s.active
     refs = h.params.get("teams")
     if refs:
@@ -475,8 +481,14 @@ def _h_next_fight(s: State, h: Host, fx: list) -> State:
     s = replace(s, stage="play", fight=s.fight + 1, active=active, scores=(0,) * len(s.teams), carry=0,
                 question=None, history=history)
     fx += [Lamp(t.button, "off") for t in s.teams]
+    fx.append(Notice(said, {"fight": before, "next": s.fight}))
     b.log(fx, h.at, "fight", fight=s.fight, teams=[s.teams[i].name for i in active])
     return s
+
+
+def _fight_played(s: State) -> bool:
+    """A question was announced in the current fight (the next fight then ends it)."""
+    return any(q.fight == s.fight for q in s.history + ((s.question,) if s.question is not None else ()))
 
 
 def _h_end_game(s: State, h: Host, fx: list) -> State:
@@ -538,16 +550,27 @@ def step(s: State, event) -> tuple[State, list]:
 # standings, view, summary
 
 def standings(s: State) -> list[dict]:
-    """The teams of the current fight by points (equal points share a place)."""
-    key = lambda i: -s.scores[i]  # noqa: E731
-    active = [s.teams[i] for i in s.active]
+    """During the game: the teams of the current fight by its points.  Once the game is over:
+    the whole game's table, every team that played by fights won, then by the points of every
+    fight (the last fight alone would name the wrong winner).  Equal keys share a place."""
+    if s.stage == "finished":
+        teams = sorted(_played(s))
+        key = lambda i: (-s.wins[i], -s.totals[i])  # noqa: E731
+    else:
+        teams = list(s.active)
+        key = lambda i: -s.scores[i]  # noqa: E731
     rows = []
-    for place, k in b.ranked(active, lambda k: key(s.active[k])):
-        i = s.active[k]
+    for place, k in b.ranked([s.teams[i] for i in teams], lambda k: key(teams[k])):
+        i = teams[k]
         rows.append({"place": place, "team": s.teams[i].name, "points": s.scores[i],
                      "total": s.totals[i], "fights_won": s.wins[i],
-                     "tied": sum(1 for j in s.active if key(j) == key(i)) > 1})
+                     "tied": sum(1 for j in teams if key(j) == key(i)) > 1})
     return rows
+
+
+FINAL_COLUMNS = {"points": "fights_won", "won": "total"}
+"""The final table's columns (the view's ``standings_columns``): fights won, then the points
+of every fight."""
 
 
 def question_summary(s: State, q: Question) -> dict:
@@ -588,6 +611,8 @@ def view(s: State, now: int | None = None) -> dict:
         "standings": standings(s),
         "fight_result": _fight_result(s),
     }
+    if s.stage == "finished":
+        out["standings_columns"] = dict(FINAL_COLUMNS)
     if q is not None and 1 <= q.number <= len(s.rules.plan):
         out["host"] = event_plan.host_view(*s.rules.plan[q.number - 1])   # the question's text: the host's only
     return b.with_race(out, s.teams, q, s.rules.arbiter)
@@ -618,6 +643,7 @@ def summary(s: State) -> dict:
         "fights": list(s.fights),
         "standings": standings(s),
         "questions": [question_summary(s, q) for q in questions],
+        **({"standings_columns": dict(FINAL_COLUMNS)} if s.stage == "finished" else {}),
     }
 
 
@@ -632,7 +658,8 @@ class BrainRing(Game):
     sections = (SECTION,)
     host_actions = HOST_ACTIONS
     actions = ACTIONS
-    notices = {**b.NOTICES, "fight_over": "stage"}
+    notices = {**b.NOTICES, "fight_over": "stage", "fight_started": "question", "fight_stopped": "question",
+               "fight_skipped": "question"}
     in_programme = True
     initial = staticmethod(initial)
     step = staticmethod(step)
@@ -641,11 +668,12 @@ class BrainRing(Game):
     summary = staticmethod(summary)
 
     def confirm(self, state: State, action: str) -> tuple[str, dict] | None:
-        """The next fight in the middle of one ends it with no winner: the key asks twice."""
+        """The next fight in the middle of one ends it with no winner, and in a fight nobody
+        played yet skips it: either way the key asks twice, saying which."""
         q = state.question
-        if action == "next_fight" and state.stage == "play" and (q is None or not q.open) and any(
-                x.fight == state.fight for x in state.history + ((q,) if q is not None else ())):
-            return "confirm_fight_end", {"fight": state.fight}
+        if action == "next_fight" and state.stage == "play" and (q is None or not q.open):
+            fights = {"fight": state.fight, "next": state.fight + 1}
+            return ("confirm_fight_end" if _fight_played(state) else "confirm_fight_skip"), fights
         return super().confirm(state, action)
 
     def key_layers(self, cfg: dict, program_keys) -> list:

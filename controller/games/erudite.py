@@ -890,7 +890,7 @@ ACTIONS = declare(HOST_ACTIONS, {
     "end_game": b.ENDS_STAGE,
     "themes": Spec(params=(Param("round", "number", form=True, minimum=1),)),
     "lineup": Spec(params=(b.PICK_TEAM, Param("round", "number", required=True, form=True, minimum=1), _PLAYER,
-                           b.BUTTON)),
+                           b.BUTTON), dialogue="lineup"),   # the keypad's entry: team, round, player
     "absent": Spec(params=(b.PICK_TEAM, _PLAYER, b.BUTTON)),
     "arrive": Spec(params=(b.PICK_TEAM, _PLAYER, b.BUTTON)),
 })

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from controller.core.effects import Flash, Lamp, Notice, Sound
+from controller.core.effects import Flash, Lamp, Notice, PackSound, PackStop, Sound
 from controller.core.errors import GameError
 from controller.core.events import Host
 from controller.games import race as b
@@ -238,7 +238,7 @@ def _open_question(s, h: Host, fx: list, nominal: int, holder: int | None):
     return _media_sounds(s, q_data, fx, h.at)
 
 
-STOP_SOUND = Sound("pack:")
+STOP_SOUND = PackStop()
 """The effect that stops the package sound playing (its question is over or withdrawn)."""
 
 
@@ -249,7 +249,7 @@ def _media_sounds(s, q: dict, fx: list, at: int, key: str = "media"):
     knows when a sound ends), its pictures follow one another from now."""
     for m in q.get(key) or ():
         if m.get("member") and m["kind"] == "audio":
-            fx.append(Sound("pack:" + m["member"], seconds=float(m.get("seconds") or 0.0)))
+            fx.append(PackSound(m["member"], seconds=float(m.get("seconds") or 0.0)))
     return _set(s, shown_at=at) if key == "media" else s
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from controller.core.screen import (
-    Board, BoardCell, BoardTheme, Card, Cards, Cell, Clock, Content, Header, Holder, HostPart, MainPanel, Option,
-    Outcome, PlayerRow, Press, PressOrder, QuestionCard, Result, Screen, Standings, StandingRow, Tag, ThemeLine,
-    Words)
+    Board, BoardCell, BoardTheme, Card, Cards, Cell, Clock, Content, Header, Holder, HostPart, MainPanel, Media, Option,
+    Outcome, PlayerRow, Press, PressOrder, QuestionCard, Race, RacePress, Result, Screen, Standings, StandingRow, Tag,
+    ThemeLine, Words)
 from controller.games.race import COUNTED
 
 TAG_KEYS = {"false_start": "false_start", "early": "early", "blocked": "blocked", "stuck": "stuck",
@@ -43,6 +43,10 @@ TIE_TAG_KEY = "press_tie"
 """The tag of a press with the same edge time as the winner's (``"tie"`` in its row): an exact
 tie, decided by lot or by the team order, not by a gap of «+0.000 с»."""
 
+TIE_WITHIN_KEY = "press_tie_within"
+"""The tag of a press tied within the presses' uncertainty (a phone's: ``tie_ms`` in its row):
+«ничья ±{ms} мс», the same words as the pages'."""
+
 COUNTDOWN_LABELS = {"think": "think_time", "answer": "answer_time", "captain": "captain_timer",
                     "minute": "speech", "defence": "defence", "last_word": "last_word",
                     "discussion": "discussion", "press_window": "think_time", "answers": "hand_in",
@@ -56,6 +60,25 @@ def press_order_shown(view: Mapping[str, Any]) -> bool:
     """The game races for the buttons: the screens show the press order (a game
     without a race says ``"press_order": False`` in its view)."""
     return view.get("press_order", True)
+
+
+def armed(view: Mapping[str, Any]) -> bool:
+    """A press now races for the answer: the game races for the buttons, its question is open,
+    nobody holds the answer and the buttons are on (a view's question says ``"armed": False``
+    or ``"started": False`` while they are not yet: before the end-of-reading mark, the start
+    signal; a game that arms them at the announcement says neither)."""
+    q = view.get("question") or {}
+    if not press_order_shown(view) or not q.get("open") or holder_index(view) is not None:
+        return False
+    return q.get("armed", True) is not False and q.get("started", True) is not False \
+        and not q.get("waiting_start")
+
+
+def answered_by_phone(q: Mapping[str, Any], button: Any) -> bool:
+    """The holder's answering press (its button's latest ``answer`` row) came from a phone: the
+    row carries the stamp's uncertainty (``unc_ms``), which only a phone's press has."""
+    rows = [r for r in q.get("presses") or () if r.get("button") == button and r.get("kind") == "answer"]
+    return bool(rows and rows[-1].get("unc_ms"))
 
 
 def countdown_label_key(cd: Mapping[str, Any]) -> str:
@@ -314,8 +337,12 @@ def _colours(teams: list) -> dict[Any, tuple[int, Any]]:
 def header(view: Mapping[str, Any], title_key: str | None) -> Header:
     mode = view.get("mode")
     title = title_words(mode, title_key)
+    q = view.get("question")
     return Header(title=title if mode else Words.literal(""), structure=structure(view, title),
-                  theme=theme(view), paused=bool(view.get("paused")))
+                  theme=theme(view), paused=bool(view.get("paused")), series=series_head(view),
+                  question=QuestionCard(head=question_head(q), nominal=q.get("nominal"), theme=q.get("theme"),
+                                        waiting_start=bool(q.get("waiting_start"))) if q else None,
+                  finished=view.get("stage") == "finished")
 
 
 def cell(what: str, data: Mapping[str, Any], paused: bool = False) -> Cell:
@@ -350,13 +377,17 @@ def main(view: Mapping[str, Any], title_key: str | None) -> MainPanel:
         # the themes announced so far (a game from an event file): under the captain's timer
         themes = tuple(ThemeLine(round=th.get("round", i + 1), theme=th.get("theme"), current=bool(th.get("current")))
                        for i, th in enumerate(view["themes"]))
-    common = dict(side=side, themes=themes, content=content(view), bar=bar(view))
+    own = view.get("countdown") or ((view.get("timer") or {}).get("total_ms") and view["timer"]) or None
+    common = dict(side=side, themes=themes, content=content(view), bar=bar(view),
+                  clock=clock(own, None, paused) if own else None,
+                  aside=clock(view["captain"], "captain_timer", paused) if view.get("captain") else None)
     if panel == "holder":
         i = holder_index(view)
         tm = teams[i]
         return MainPanel("holder", holder=Holder(name=str(tm.get("name", "")), index=i, colour=tm.get("color"),
                                                  order=tm.get("answer_order") or None,
-                                                 button=tm.get("button") or None), **common)
+                                                 button=tm.get("button") or None,
+                                                 phone=answered_by_phone(q, tm.get("button"))), **common)
     if panel == "countdown":
         return MainPanel("timer", timer=clock(timer_of(view), None, paused), **common)
     if panel == "captain":
@@ -382,16 +413,34 @@ def main(view: Mapping[str, Any], title_key: str | None) -> MainPanel:
     return MainPanel("title", title=title, subtitle=structure(view, title), **common)
 
 
+def _media(m: Mapping[str, Any], kind: str | None = None) -> Media:
+    return Media(kind=str(kind or m.get("kind", "")), name=str(m.get("name", "")), member=m.get("member"))
+
+
 def content(view: Mapping[str, Any]) -> Content | None:
     """A package's question while it is live (None: no package, or its board is on)."""
     pack = view.get("pack") or {}
     q = pack.get("question") or {}
     if not pack or not q.get("live"):
         return None
+    answer = q.get("answer") or None
+    shown = answer or q   # the part on screen: the answer's files once it is ruled
+    image = (shown.get("media") or {}).get("image")
+    stake = None
+    if q.get("played_as") == "stake" and q.get("stake") and pack.get("phase") != "bids":
+        stake = Words.of("pack.screen.stake", team=q.get("player") or "", points=q["stake"])
     return Content(lines=tuple(pack_phase(q, pack)), theme_comment=q.get("theme_comment") or None,
                    text=q.get("text") or "",
-                   options=tuple(Option(str(o["label"]), str(o["text"])) for o in q.get("options") or ()),
-                   answer=(q.get("answer") or {}).get("answer") or None)
+                   options=tuple(Option(str(o["label"]), str(o["text"]),
+                                        media=tuple(str(m["name"]) for m in o.get("media") or ()))
+                                 for o in q.get("options") or ()),
+                   answer=(answer or {}).get("answer") or None,
+                   theme=str(q.get("theme", "")), nominal=q.get("nominal"), stake=stake,
+                   answer_shown=answer is not None, answer_text=(answer or {}).get("text") or "",
+                   answer_comment=(answer or {}).get("comment") or "",
+                   image=_media(image, "image") if image else None, images=len(shown.get("images") or ()),
+                   image_index=int(shown.get("image_index") or 0),
+                   items=tuple(_media(m) for m in shown.get("items") or ()))
 
 
 def board(view: Mapping[str, Any]) -> Board | None:
@@ -406,7 +455,7 @@ def board(view: Mapping[str, Any]) -> Board | None:
                                                                empty=bool(c.get("empty")))
                                                      for c in th.get("cells") or ()))
                               for th in pack.get("board") or ()),
-                 prompt=final_prompt(pack))
+                 prompt=final_prompt(pack), picking=pack.get("picking_theme"))
 
 
 def final_prompt(pack: Mapping[str, Any]) -> Words:
@@ -418,13 +467,30 @@ def final_prompt(pack: Mapping[str, Any]) -> Words:
     return Words.of("pack.screen.remove", team=who) if who else Words("pack.screen.final_theme")
 
 
+def race(record: Mapping[str, Any] | None) -> Race | None:
+    """The latest race's record (``race.race_record``) as the host's widget."""
+    if not record:
+        return None
+    tie = record.get("tie") or {}
+    return Race(presses=tuple(RacePress(name=str(p.get("team", "")), gap_ms=float(p.get("gap_ms") or 0.0),
+                                        rule=str(p.get("rule", "")), resolution_us=p.get("resolution_us") or 0)
+                              for p in record.get("presses") or ()),
+                tie=bool(tie), seed=tie.get("seed"), salt=tie.get("salt"))
+
+
 def host_part(view: Mapping[str, Any]) -> HostPart:
-    """The host's part of a package question (the view's ``host``)."""
+    """The host's part (the view's ``host``): the question's text and answer (an event file's,
+    else a package's, with its answer content and comment), the latest race's record."""
     pack = view.get("pack") or {}
-    host = (view.get("host") or {}).get("pack") or {}
-    return HostPart(text=host.get("text") or "", answer=host.get("answer") or None,
+    own = view.get("host") or {}
+    host = own.get("pack") or {}
+    answer = own.get("answer") or own.get("answers") or host.get("answer") or None
+    if isinstance(answer, (list, tuple)):
+        answer = " / ".join(str(a) for a in answer)
+    return HostPart(text=own.get("question_text") or host.get("text") or "", answer=answer,
                     answer_text=host.get("answer_text") or "", comment=host.get("comment") or "",
-                    next=host.get("next") if pack.get("phase") == "final_rulings" and host.get("next") else None)
+                    next=host.get("next") if pack.get("phase") == "final_rulings" and host.get("next") else None,
+                    race=race(own.get("race")))
 
 
 def cards(view: Mapping[str, Any]) -> Cards:
@@ -437,6 +503,12 @@ def cards(view: Mapping[str, Any]) -> Cards:
                         extra=tm.get("tiebreak_score"), player=tm.get("player") or None,
                         entry=tm.get("number") or None))
     return Cards(tuple(out))
+
+
+def _tie_ms(row: Mapping[str, Any]) -> int | None:
+    """The ±N ms of a press row's tie within the presses' uncertainty (``tie_ms``), or None."""
+    ms = row.get("tie_ms") if row.get("tie") else None
+    return int(ms) if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms > 0 else None
 
 
 def presses(view: Mapping[str, Any]) -> PressOrder:
@@ -452,18 +524,43 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
         out.append(Press(name=str(r.get("team", "")), wave=w, number=numbers.get((w, r.get("button"), r.get("at"))),
                          tag=Tag(PRESS_TAG_KEYS[kind], PRESS_TAG_TONES[kind]) if kind in PRESS_TAG_KEYS else None,
                          tie=bool(r.get("tie")), gap_ms=float(r.get("gap_ms", 0.0)), index=idx, colour=colour,
-                         answer=kind == "answer"))
+                         answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=_tie_ms(r)))
     return PressOrder(shown=bool(press_order_shown(view)), entries=tuple(out),
-                      wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)))
+                      wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)), armed=armed(view))
+
+
+COLUMN_LABELS = {"fights_won": "fights_won_column", "total": "points"}
+"""A standings row's field the view puts in a column (``standings_columns``) -> its heading's key."""
+
+
+def _columns(view: Mapping[str, Any]) -> tuple[str, str]:
+    """The standings rows' fields in the points column and in the second one: ``points`` and
+    ``won_points`` unless the view's ``standings_columns`` names others (Брейн-ринг's final
+    table: fights won, then the points of every fight)."""
+    cols = view.get("standings_columns") or {}
+    return cols.get("points", "points"), cols.get("won", "won_points")
+
+
+def standing_rows(view: Mapping[str, Any]) -> tuple[StandingRow, ...]:
+    rows = list(view.get("standings") or ())
+    where = _colours(teams_of(view))
+    points, won = _columns(view)
+    return tuple(StandingRow(place=r.get("place", ""), name=str(r.get("team", "")), points=r.get(points, ""),
+                             won=r.get(won) if won in r else None,
+                             extra=r.get("tiebreak_points") if "tiebreak_points" in r else None,
+                             index=where.get(r.get("team"), (None, None))[0],
+                             colour=where.get(r.get("team"), (None, None))[1],
+                             shared=str(r["place_label"]) if r.get("tied") and r.get("place_label") else None)
+                  for r in rows)
 
 
 def standings(view: Mapping[str, Any], title_key: str | None) -> Standings:
     if not show_table(view):
-        return Standings()
+        return Standings(rows=standing_rows(view))
     series = view.get("series") or {}
     finished = view.get("stage") == "finished"
     rows = list(view.get("standings") or ())
-    where = _colours(teams_of(view))
+    points, won = _columns(view)
     best = view.get("best_players") or {}
     best_rows = []
     for key, title in (("fight", Words.of("screen.best_fight", fight=best.get("fight_number", ""))),
@@ -476,14 +573,10 @@ def standings(view: Mapping[str, Any], title_key: str | None) -> Standings:
         title_final=bool(series.get("finished")),
         structure=structure(view, title_words(view.get("mode"), title_key)) if not finished and view.get("round")
         else (),
-        rows=tuple(StandingRow(place=r.get("place", ""), name=str(r.get("team", "")), points=r.get("points", ""),
-                               won=r.get("won_points") if "won_points" in r else None,
-                               extra=r.get("tiebreak_points") if "tiebreak_points" in r else None,
-                               index=where.get(r.get("team"), (None, None))[0],
-                               colour=where.get(r.get("team"), (None, None))[1],
-                               shared=str(r["place_label"]) if r.get("tied") and r.get("place_label") else None)
-                    for r in rows),
-        has_won=any("won_points" in r for r in rows), has_extra=any("tiebreak_points" in r for r in rows),
+        rows=standing_rows(view),
+        has_won=any(won in r for r in rows), has_extra=any("tiebreak_points" in r for r in rows),
+        points_label=Words(COLUMN_LABELS[points]) if points in COLUMN_LABELS else None,
+        won_label=Words(COLUMN_LABELS[won]) if won in COLUMN_LABELS else None,
         players=tuple(PlayerRow(str(r.get("name", "")), str(r.get("team", "")), r.get("points", 0))
                       for r in view.get("player_points") or ()),
         best=tuple(best_rows),

@@ -20,14 +20,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from controller import games
-from controller.app import config as config_mod
 from controller.core.effects import Flash
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import Host, Tick
 from controller.core.schema import Key, Section, _show
 from controller.games import race as b
 from controller.games.actions import Spec, declare
-from controller.games.base import Game
+from controller.games.base import Game, ShellExtras
 
 MODE = "programme"
 
@@ -67,7 +66,7 @@ def round_configs(cfg: dict) -> list[dict]:
         data = dict(r.get("settings", {}))
         data["mode"] = r["mode"]
         try:
-            out.append(config_mod.build(data, base=cfg))
+            out.append(games.build_config(data, cfg))
         except ConfigError as exc:
             raise ConfigError(f"programme.rounds[{i}].settings.{exc.key}", exc.problem) from None
     return out
@@ -228,6 +227,21 @@ def step(s: State, event) -> tuple[State, list]:
     return replace(s, game=game), fx
 
 
+def next_game_keys(s: State, layers: list) -> list[str]:
+    """The next-round keys (R) that move on to the next game now: all of them once the round's
+    game is finished; before, those its own key maps leave to ``next_round`` when its mode has
+    no ``next_round`` of its own (ЧГК, Своя игра); none where they are its own (Эрудит-квартет's
+    next round, Брейн-ринг's next fight, a package's next round), as when it is played alone."""
+    names = list(s.rounds[s.index].config["keys"].get("next_round", []))
+    mod = _current(s)
+    if mod.finished(s.game):
+        return names
+    if "next_round" in mod.host_actions:
+        return []
+    owner = {n.lower(): action for layer in layers for action, keys in layer.items() for n in keys}
+    return [n for n in names if owner.get(n.lower()) == "next_round"]
+
+
 def host_actions(s: State) -> list[str]:
     """What the host may do now: the current round's actions plus moving on."""
     return list(_current(s).host_actions) + [a for a in MOVE_ON if a not in _current(s).host_actions]
@@ -257,6 +271,7 @@ def view(s: State, now: int | None = None) -> dict:
                         if isinstance(tm, dict) and "name" in tm else tm for tm in inner[key]]
     if s.stage == "finished":
         out["standings"] = standings(s)
+        out.pop("standings_columns", None)   # the totals' rows are points, whatever the last game's were
     return out
 
 
@@ -295,10 +310,33 @@ class Programme(Game):
     def declared(self, state: State):
         return {**_current(state).declared(state.game), **{a.name: a for a in ACTIONS}}
 
+    def key_layers_now(self, state: State, cfg: dict, program_keys) -> list:
+        """The current round's game's keys, as when it is played alone (ЧГК's team numbers and
+        marks, a package's cells ...), with the next-round keys that move on to the next game
+        (:func:`next_game_keys`) on top; once the programme is finished, ``[keys]``."""
+        if state.stage != "play":
+            return self.key_layers(cfg, program_keys)
+        layers = list(_current(state).key_layers_now(state.game, state.rounds[state.index].config, program_keys))
+        return layers + [{"next_game": next_game_keys(state, layers)}]
+
+    def known_actions_now(self, state: State, cfg: dict) -> set[str]:
+        if state.stage != "play":
+            return set()
+        return _current(state).known_actions_now(state.game, state.rounds[state.index].config) | set(MOVE_ON)
+
+    def playing(self, state: State) -> Game:
+        return _current(state) if state.stage == "play" else self
+
+    def key_action(self, state: State, action: str) -> str:
+        return _current(state).key_action(state.game, action) if state.stage == "play" else action
+
     def confirm(self, state: State, action: str) -> tuple[str, dict] | None:
-        """Moving on to the next game (or to the programme's totals) ends the game on: a key asks twice."""
-        if state.stage != "play" or not _moves_on(state, Host(action, 0, {})):
+        """Moving on to the next game (or to the programme's totals) ends the game on: a key asks
+        twice; any other action asks as in the round's own game (a fight ended with no winner)."""
+        if state.stage != "play":
             return None
+        if not _moves_on(state, Host(action, 0, {})):
+            return _current(state).confirm(state.game, action)
         now = {"n": state.index + 1, "title": state.rounds[state.index].title}
         if state.index + 1 >= len(state.rounds):
             return "confirm_programme_end", now
@@ -325,3 +363,52 @@ class Programme(Game):
 
 
 GAME = Programme()
+
+
+# ---------------------------------------------------------------------------
+# the impure part: the current round's game's own (ЧГК's jury CSV)
+
+class _RoundShell:
+    """The shell as a round's extras see it: the round's config and state, the rest the loop's."""
+
+    def __init__(self, shell, state: State):
+        self._shell = shell
+        self.cfg = state.rounds[state.index].config
+        self.state = state.game
+
+    def __getattr__(self, name: str):
+        return getattr(self._shell, name)
+
+
+class ProgrammeExtras(ShellExtras):
+    """Each round's game's impure part, run while that round is played, with the round's config:
+    the ``import_results`` key of a ЧГК round reads the jury's CSV as in a ЧГК alone."""
+
+    actions = tuple(dict.fromkeys(a for name in games.names() if games.get(name).in_programme
+                                  for a in games.extras_actions(name)))
+
+    def __init__(self) -> None:
+        self._rounds: dict[int, ShellExtras] = {}   # round index -> its game's extras
+
+    def _current(self, state: State) -> ShellExtras | None:
+        if state.stage != "play":
+            return None
+        extras = self._rounds.get(state.index)
+        if extras is None:
+            extras = self._rounds[state.index] = games.extras(state.rounds[state.index].mode)
+        return extras
+
+    def takes(self, state: State, action: str) -> bool:
+        extras = self._current(state)
+        return extras is not None and extras.takes(state.game, action)
+
+    def act(self, shell, action: str, now: int) -> None:
+        self._current(shell.state).act(_RoundShell(shell, shell.state), action, now)
+
+    def after_step(self, shell) -> None:
+        extras = self._current(shell.state)
+        if extras is not None and type(extras).after_step is not ShellExtras.after_step:
+            extras.after_step(_RoundShell(shell, shell.state))
+
+
+EXTRAS = ProgrammeExtras

@@ -4,8 +4,11 @@ Like gpiozero's pin factories, every backend implements one small interface,
 :class:`~controller.inputs.base.ButtonBackend`, and the rest of the program
 never knows which one is in use.  Adding a backend touches no game rule.
 
-Backends are looked up by the name used in config (``buttons = "keyboard"``)
-through :func:`create_backend`.
+Backends are declared once, in :data:`controller.inputs.base.BACKENDS` (a
+:class:`~controller.core.plugins.Registry`), and created by the name used in config
+(``buttons = "keyboard"``) through :func:`create_backend`.  Beside them: the engine clock
+(:mod:`.clock`), the host's keys and keypad, debouncing, the CPU-stall measure, and the
+inputs' config sections (:mod:`.options`).
 """
 
 from controller.inputs.base import (BackendStatus, ButtonBackend, KeyInput, Sink, create_backend,

@@ -38,7 +38,7 @@ Rules for implementers:
 
 * stamp each edge with the hardware's own time (kernel timestamp,
   microcontroller timer), converted onto the engine clock with
-  :class:`~controller.core.clock.EngineClock`; never with the time a callback ran,
+  :class:`~controller.inputs.clock.EngineClock`; never with the time a callback ran,
   unless the hardware gives nothing better;
 * apply the same debounce rule to every button, keeping the first edge's
   timestamp;
@@ -50,13 +50,13 @@ Rules for implementers:
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from controller.core.clock import EngineClock
-from controller.core.errors import BackendError
+from controller.inputs.clock import EngineClock
+from controller.core.errors import BackendError, BackendUnavailable
 from controller.core.events import InputEvent
+from controller.core.plugins import Plugin, Registry
 
 Sink = Callable[[InputEvent], None]
 """Where every input source puts its events: ``sink(event)``, thread-safe."""
@@ -74,6 +74,26 @@ class BackendStatus:
     missing: tuple[str, ...] = ()
     """Buttons the backend cannot currently read."""
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class NoPinFactory(BackendUnavailable):
+    """No GPIO pins here: gpiozero has no pin factory (not a Pi, lgpio missing, no access).
+    The message is the log's; the commands say it to the user in their language from
+    ``factory`` (``[gpio] pin_factory``, "" for gpiozero's choice) and ``problem``
+    (what gpiozero said)."""
+
+    HINT = ("on a Raspberry Pi install python3-lgpio (Raspberry Pi OS has it) and add the user "
+            "to the gpio group; without a Pi set GPIOZERO_PIN_FACTORY=mock to try the program")
+
+    def __init__(self, factory: str, problem: str):
+        self.factory = factory
+        self.problem = problem
+        super().__init__(f"no GPIO pin factory {factory or '(default)'}: {problem}; {self.HINT}")
+
+    @property
+    def cause(self) -> str:
+        """What is missing, with the factory asked for when one was: the catalogs' ``{problem}``."""
+        return f'[gpio] pin_factory = "{self.factory}": {self.problem}' if self.factory else self.problem
 
 
 class ButtonBackend:
@@ -186,34 +206,36 @@ class KeyInput:
         raise NotImplementedError
 
 
-_REGISTRY: dict[str, str] = {
-    # name -> "module:Class"; imported lazily so that a missing optional
-    # library (gpiozero on a laptop, evdev on macOS) only matters when used.
-    "keyboard": "controller.inputs.keyboard:KeyboardBackend",
-    "gpio": "controller.inputs.gpio:GPIOBackend",
-    "gpiod": "controller.inputs.gpiochip:GpiodBackend",
-    "serial": "controller.inputs.serial:SerialBackend",
-    "serial-sim": "controller.inputs.serial:SerialSimBackend",
-}
+BACKENDS = Registry("buttons", (
+    # imported on first use, so that a missing optional library (gpiozero on a laptop,
+    # evdev on macOS) only matters when used
+    Plugin("keyboard", "controller.inputs.keyboard:KeyboardBackend",
+           doc="simulated on the computer's keyboard"),
+    Plugin("gpio", "controller.inputs.gpio:GPIOBackend", "controller.inputs.options:GPIO",
+           doc="Raspberry Pi pins through gpiozero"),
+    Plugin("gpiod", "controller.inputs.gpiochip:GpiodBackend", "controller.inputs.options:GPIO",
+           doc="the same pins through libgpiod v2: the kernel's own edge order, docs/raspberry-pi.md"),
+    Plugin("serial", "controller.inputs.serial:SerialBackend", "controller.inputs.options:SERIAL",
+           doc="our USB box"),
+    Plugin("serial-sim", "controller.inputs.serial:SerialSimBackend", "controller.inputs.options:SERIAL",
+           doc="a virtual box"),
+))
+"""``buttons = NAME`` -> the backend: the one place a backend is named."""
 
 
 def register_backend(name: str, target: str) -> None:
     """Make a backend available under ``name`` (``"module:Class"``)."""
-    _REGISTRY[name] = target
+    BACKENDS.add(Plugin(name, target))
 
 
 def backend_names() -> list[str]:
-    return sorted(_REGISTRY)
+    return sorted(BACKENDS.names())
 
 
 def create_backend(name: str, buttons: Sequence[str], clock: EngineClock, sink: Sink,
                    options: Mapping[str, Any] | None = None) -> ButtonBackend:
     """Instantiate the backend registered under ``name``."""
-    try:
-        target = _REGISTRY[name]
-    except KeyError:
-        raise BackendError(f"unknown button backend {name!r}; known: {', '.join(backend_names())}") from None
-    module_name, _, cls_name = target.partition(":")
-    module = importlib.import_module(module_name)
-    cls = getattr(module, cls_name)
+    if name not in BACKENDS:
+        raise BackendError(f"unknown button backend {name!r}; known: {', '.join(backend_names())}")
+    cls = BACKENDS.load(name)
     return cls(buttons, clock, sink, options)

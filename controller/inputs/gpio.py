@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from controller.inputs.base import BackendStatus, ButtonBackend, Sink
-from controller.core.clock import EngineClock
-from controller.app.config import section
+from controller.inputs.clock import EngineClock
+from controller.inputs.options import GPIO
 from controller.inputs.debounce import Debouncer, Transition
 from controller.inputs.stall import CpuStall
-from controller.core.errors import BackendError, BackendUnavailable, ConfigError, NoPinFactory
+from controller.core.errors import BackendError, BackendUnavailable, ConfigError
+from controller.inputs.base import NoPinFactory
 from controller.core.events import NS_PER_MS, HostKey, Press, Release
 
 try:  # gpiozero is a hard dependency, but keep the import error readable
@@ -50,7 +51,7 @@ BEEPS = {"press": 1, "right": 1, "wrong": 2, "false_start": 3, "time_up": 4, "st
 
 
 def _option_defaults() -> dict[str, Any]:
-    return {k.name: k.default for k in section("gpio").keys}
+    return {k.name: k.default for k in GPIO.keys}
 
 
 class EdgeInput(InputDevice):
@@ -179,6 +180,32 @@ def make_pin_factory(name: str, board_revision: str = ""):
         return _make_pin_factory(name, caught, board_revision)
 
 
+RELATIVE_TICKS = frozenset({"pigpio"})
+"""Pin factories (by the name gpiozero registers them under) whose edge ticks count from the
+daemon's own start, not the monotonic clock."""
+
+NO_EDGE_TIMESTAMPS = frozenset({"rpigpio"})
+"""Pin factories that give no edge timestamps (a callback's run time is all there is)."""
+
+CHIP_DEVICE = frozenset({"lgpio"})
+"""Pin factories holding a /dev/gpiochipN open (``factory.chip``), which can go away."""
+
+
+def registered_name(factory) -> str:
+    """The name gpiozero registers ``factory``'s class under (its ``gpiozero_pin_factories``
+    entry points: "lgpio", "mock" ...), or "" for none.  Only entry points whose module is
+    already imported are looked at: a factory's class is, so nothing new is loaded."""
+    if factory is None:
+        return ""
+    import sys
+    from importlib.metadata import entry_points
+    for ep in entry_points(group="gpiozero_pin_factories"):
+        cls = getattr(sys.modules.get(ep.module), ep.attr, None)
+        if isinstance(cls, type) and isinstance(factory, cls):
+            return ep.name
+    return ""
+
+
 def _with_board(cls, board_revision: str):
     """``cls`` (a gpiozero pin factory class) reporting ``board_revision`` as its board."""
     if not board_revision:
@@ -199,8 +226,7 @@ def _make_pin_factory(name: str, caught: list, board_revision: str = ""):
         if not name:
             Device.ensure_pin_factory()
             return Device.pin_factory
-        if name == "mock" and Device.pin_factory is not None and \
-                type(Device.pin_factory).__name__ == "MockFactory":
+        if name == "mock" and registered_name(Device.pin_factory) == "mock":
             return Device.pin_factory
         from importlib.metadata import entry_points
         for ep in entry_points(group="gpiozero_pin_factories"):
@@ -255,8 +281,10 @@ class GPIOBackend(ButtonBackend):
         # a factory made for this backend (not gpiozero's shared default) holds the chip
         # open (lgpio: /dev/gpiochipN) until it is closed: close() closes it too
         self._own_factory = self.factory is not Device.pin_factory
-        self._relative_ticks = type(self.factory).__name__ == "PiGPIOFactory"
-        self._edge_timestamps = type(self.factory).__name__ not in ("RPiGPIOFactory",)
+        kind = registered_name(self.factory)
+        self._relative_ticks = kind in RELATIVE_TICKS
+        self._edge_timestamps = kind not in NO_EDGE_TIMESTAMPS
+        self._chip_device = kind in CHIP_DEVICE
         try:
             self._open()
         except BaseException:
@@ -508,7 +536,7 @@ class GPIOBackend(ButtonBackend):
         """The GPIO chip device lgpio opened, when it has gone away (an unplugged
         GPIO expander, a removed overlay, the kernel tests' gpio-sim), else None."""
         chip = getattr(self.factory, "chip", None)
-        if type(self.factory).__name__ != "LGPIOFactory" or not isinstance(chip, int):
+        if not self._chip_device or not isinstance(chip, int):
             return None
         import os
         path = f"/dev/gpiochip{chip}"

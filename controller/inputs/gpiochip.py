@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Mapping, Sequence
 
-from controller.app.config import section
-from controller.core.clock import EngineClock
+from controller.inputs.options import GPIO
+from controller.inputs.clock import EngineClock
 from controller.core.errors import BackendError, BackendUnavailable, ConfigError
 from controller.core.events import NS_PER_MS, NS_PER_US, HostKey, InputStatus, Press, Release
 from controller.inputs.base import BackendStatus, ButtonBackend, Sink
@@ -87,7 +87,7 @@ no decision back any more."""
 
 
 def _option_defaults() -> dict[str, Any]:
-    return {k.name: k.default for k in section("gpio").keys}
+    return {k.name: k.default for k in GPIO.keys}
 
 
 def line_offset(key: str, pin: Any) -> int:

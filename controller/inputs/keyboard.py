@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from controller.inputs.base import BackendStatus, ButtonBackend, KeyInput, Sink
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.events import Press, Release
 
 

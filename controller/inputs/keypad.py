@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from controller.core.errors import BackendUnavailable, ConfigError
 from controller.core.events import HostKey, InputEvent, InputStatus
-from controller.app.config import section
+from controller.inputs.options import KEYPAD, KEYS
 
 try:
     import evdev
@@ -98,9 +98,9 @@ def build_keymap(keys: Mapping[str, Iterable[str]] | None = None,
         both default to the config defaults
     """
     if keys is None:
-        keys = {k.name: k.default for k in section("keys").keys}
+        keys = {k.name: k.default for k in KEYS.keys}
     if overrides is None:
-        overrides = {k.name: k.default for k in section("keypad").keys}["keymap"]
+        overrides = {k.name: k.default for k in KEYPAD.keys}["keymap"]
     out: dict[int, str] = {}
     for action, names in keys.items():
         if action in _NOT_HOST_KEYS:

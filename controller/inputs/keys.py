@@ -62,10 +62,14 @@ class HostKeys:
     kept from ``[keys]`` in every mode, the «Мафия» table's too."""
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "HostKeys":
+    def from_config(cls, cfg: dict, state=None) -> "HostKeys":
+        """The map of ``cfg``'s game; with the game's ``state``, the map in force in it (a
+        programme's follows its current round: :meth:`~controller.games.base.Game.key_layers_now`)."""
         out = {}
         program_keys = {a: cfg["keys"][a] for a in cls.GLOBAL + cls.LOOP if a in cfg["keys"]}
-        for keymap in games.get(cfg["mode"]).key_layers(cfg, program_keys):  # later layers on top
+        game = games.get(cfg["mode"])
+        layers = game.key_layers(cfg, program_keys) if state is None else game.key_layers_now(state, cfg, program_keys)
+        for keymap in layers:  # later layers on top
             for action, names in keymap.items():
                 for n in names:
                     out[n.lower()] = action
@@ -90,7 +94,7 @@ def digit_span(digits) -> str:
     return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
 
 
-def mode_keys(cfg: dict) -> dict[str, list[str]]:
+def mode_keys(cfg: dict, state=None) -> dict[str, list[str]]:
     """The host's keys that do something in this game: action -> key names (pygame style).
 
     The effective map (the game's key layers, see :meth:`~controller.games.base.Game.key_layers`),
@@ -98,13 +102,19 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
     new game, quit); the digit keys become one entry (the game's ``digit_action``:
     ``seat_number`` / ``team_number`` / ``pack_digits``) with the names ``0–9`` and ``[0–9]`` (only the digits
     that are number keys: ``[1–9]`` where the keypad's 0 does something else).  Used by the
-    help overlay and the terminal help.
+    help overlay and the terminal help.  With the game's ``state``: the keys in force in it (a
+    programme's current round's game's, :meth:`~controller.games.base.Game.key_layers_now`).
     """
     game = games.get(cfg["mode"])
-    known = game.known_actions(cfg) | set(HostKeys.GLOBAL) | set(HostKeys.LOOP) | set(games.extras_actions(cfg["mode"]))
+    if state is None:
+        own = game.known_actions(cfg) | set(games.extras_actions(cfg["mode"]))
+    else:   # the extras' actions they carry out in this state (a programme: its round's game's)
+        extras = games.extras(cfg["mode"])
+        own = game.known_actions_now(state, cfg) | {a for a in extras.actions if extras.takes(state, a)}
+    known = own | set(HostKeys.GLOBAL) | set(HostKeys.LOOP)
     out: dict[str, list[str]] = {}
     digits: list[str] = []
-    for key, action in HostKeys.from_config(cfg).actions.items():
+    for key, action in HostKeys.from_config(cfg, state).actions.items():
         if action.startswith("digit_"):
             if action in known:
                 digits.append(key)
@@ -115,21 +125,25 @@ def mode_keys(cfg: dict) -> dict[str, list[str]]:
         pad = [int(k[1:-1]) for k in digits if k.startswith("[") and k[1:-1].isdigit()]
         names = [digit_span(plain)] if plain else []
         names += [f"[{digit_span(pad)}]"] if pad else []
-        out = {game.digit_action: names, **out}
+        out = {(game if state is None else game.playing(state)).digit_action: names, **out}
     # the game's keys first, the program's own (help, sound, new game, quit) last
     return dict(sorted(out.items(), key=lambda item: item[0] in HostKeys.GLOBAL))
 
 
-def mode_labels(cfg: dict) -> dict[str, str]:
+def mode_labels(cfg: dict, state=None) -> dict[str, str]:
     """Action -> the catalog key of the label this game declares for it where it names the action
-    its own way (``Action.label``: «Мафия»'s rename renames a player): the key help's words."""
-    return games.label_keys(cfg["mode"])
+    its own way (``Action.label``: «Мафия»'s rename renames a player): the key help's words; with
+    the game's ``state``, those of the game on in it (a programme's current round's)."""
+    game = games.get(cfg["mode"])
+    return games.label_keys((game if state is None else game.playing(state)).name)
 
 
-def team_keys(cfg: dict, view: dict | None = None) -> list[tuple[str, str]]:
+def team_keys(cfg: dict, view: dict | None = None, state=None) -> list[tuple[str, str]]:
     """(key, team name) of every team with a keyboard key, in modes where buttons play;
-    with the game's ``view``, the names the teams have now (a team may be renamed)."""
-    if not games.get(cfg["mode"]).buttons_play:
+    with the game's ``view``, the names the teams have now (a team may be renamed); with its
+    ``state``, only while buttons play in it (not in a programme's ЧГК)."""
+    game = games.get(cfg["mode"])
+    if not (game if state is None else game.playing(state)).buttons_play:
         return []
     now = {tm.get("button"): tm["name"] for tm in (view or {}).get("teams") or ()}
     return [(tm["key"], now.get(tm["button"], tm["name"])) for tm in cfg["teams"] if tm.get("key")]

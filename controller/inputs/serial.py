@@ -22,8 +22,8 @@ import threading
 from typing import Any, Mapping, Sequence
 
 from controller.inputs.base import BackendStatus, ButtonBackend, KeyInput, Sink
-from controller.core.clock import EngineClock
-from controller.app.config import section
+from controller.inputs.clock import EngineClock
+from controller.inputs.options import SERIAL
 from controller.core.errors import ConfigError
 from controller.core.events import NS_PER_MS, InputStatus, Press, Release
 
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 def _option_defaults() -> dict[str, Any]:
     """The ``[serial]`` section's defaults, from the one config schema."""
-    return {k.name: k.default for k in section("serial").keys}
+    return {k.name: k.default for k in SERIAL.keys}
 
 
 def input_map(buttons: Sequence[str], inputs: Any) -> dict[int, str]:

@@ -24,10 +24,15 @@ from controller import games
 from controller.core.screen import Words, countdown_fraction, countdown_phase, countdown_text  # noqa: F401
 from controller.games import present
 from controller.games.present import (  # noqa: F401  (re-exported: the projector reads views still)
-    COUNTDOWN_LABELS, PRESS_TAG_KEYS, TAG_KEYS, TIE_TAG_KEY, closed_outcome, countdown_label_key, holder_index,
+    COUNTDOWN_LABELS, PRESS_TAG_KEYS, TAG_KEYS, TIE_TAG_KEY, TIE_WITHIN_KEY, closed_outcome, countdown_label_key, holder_index,
     info_slots, main_panel, press_numbers, press_order_shown, show_table, team_marks, teams_of, theme, timer_of)
 from controller.i18n import MINUS, signed, t  # noqa: F401  (re-exported)
 from controller.games.race import COUNTED  # noqa: F401  (re-exported)
+
+def tie_words(tie_ms: int | None, lang: str) -> str:
+    """A tied press's tag: «ничья ±N мс» within the presses' uncertainty, «ничья» for an exact tie."""
+    return t(TIE_WITHIN_KEY, lang, ms=tie_ms) if tie_ms else t(TIE_TAG_KEY, lang)
+
 
 SEAT_STATUS = {"silenced": "silenced", "removed": "removed", "out": "out"}
 """A seat's status -> i18n key of its tag (the festival's board)."""
@@ -170,6 +175,8 @@ def flash_words(flash: Mapping[str, Any], lang: str) -> tuple[str, str | None]:
     team = flash.get("team")
     if kind == "mafia.winner":
         return t("town_wins" if team == "town" else "mafia_wins", lang), None
+    if kind == "fight_over" and not team:   # stopped before anyone reached the fight's points
+        return t("fight_no_winner", lang), None
     text = t(FLASH_TEXT.get(kind, kind), lang)
     if kind == "captain_time_up":
         team = t("captain_timer", lang)

@@ -39,7 +39,8 @@ CONFIRM_NS = 3 * NS_PER_S
 
 LIFETIME_NS = {"confirm_quit": CONFIRM_NS, "confirm_new_game": CONFIRM_NS}
 """Notices that leave sooner than :data:`NOTICE_NS`."""
-LIFETIME_NS.update(dict.fromkeys(("confirm_next_game", "confirm_programme_end", "confirm_fight_end"), CONFIRM_NS))
+LIFETIME_NS.update(dict.fromkeys(("confirm_next_game", "confirm_programme_end", "confirm_fight_end", "confirm_fight_skip"),
+                                 CONFIRM_NS))
 # the second press of a key that ends a stage early (Game.confirm) counts as long as the quit key's
 
 

@@ -6,7 +6,7 @@ It decides nothing and names no game: who holds the answer, what the countdown
 says and who is locked out all come from the widgets; the layout is the
 screen's (``game``, ``table``, ``board``, or ``seats`` for numbered cards).  A
 package's board and question are drawn by :mod:`controller.screens.pack_screen`
-from the view's ``pack`` still, and the redraw key is made from the view.
+from the ``Board`` and the main panel's ``Content``; the redraw key is made from the view still.
 
 Readable from the back of a hall: the largest thing on the screen is who
 holds the answer (a panel in that team's colour with its name), then the
@@ -36,6 +36,7 @@ from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
     COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, button_words, closed_outcome,
+    tie_words,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
     place_text, question_head, say, says, series_total, show_table, standings_title,
@@ -236,6 +237,13 @@ class Scoreboard:
         self.pack = PackScreen()
         """A SIGame package's board and question; the window sets its ``media_data``."""
 
+    def set_keys(self, keys: Mapping[str, list[str]]) -> None:
+        """The host's keys of the help overlay as they are now (a programme's follow its round)."""
+        if dict(keys) != self.keys:
+            self.keys = dict(keys)
+            self._layer_key = None
+            self._last_key = None
+
     def set_team_keys(self, team_keys: list[tuple[str, str]]) -> None:
         """The players' keys of the help overlay, with the teams' names as they are now."""
         if list(team_keys) != self.team_keys:
@@ -332,35 +340,7 @@ class Scoreboard:
                     help_overlay: bool, overlay: bool) -> None:
         surface.fill(BG)
         self._draw_header(surface, lay, scr.header, notice=bool(status and status.get("notice")))
-        cards = scr.cards
-        if scr.layout == "seats":
-            self._draw_seats_main(surface, lay, scr.main)
-            for card, rect in zip(cards.items, lay["cards"]):
-                self._draw_seat(surface, rect, card)
-        elif scr.layout == "table" and scr.standings.players:
-            # teams left, players right [§4.3]
-            tbl: Rect = lay["table"]
-            split = tbl.width * 56 // 100
-            self._draw_standings(surface, Rect(tbl.x, tbl.y, split, tbl.height), scr.standings)
-            self._draw_player_points(surface, Rect(tbl.x + split + lay["pad"], tbl.y,
-                                                   tbl.width - split - lay["pad"], tbl.height), scr.standings, cards)
-        elif scr.layout == "table":
-            self._draw_standings(surface, lay["table"], scr.standings)
-        elif scr.layout == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
-            mid = lay["middle"]
-            self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), view["pack"])
-            self._draw_teams(surface, lay["cards"], cards)
-        else:
-            if scr.main.content is not None:   # a package's question (controller/screens/pack_screen.py)
-                self.pack.draw_question(self, surface, lay["main"], view["pack"])
-            else:
-                self._draw_main(surface, lay, scr.main, cards, (status or {}).get("keys"))
-            if not scr.presses.shown:
-                self._draw_info(surface, lay["info"].union(lay["presses"]), scr.main.side)
-            else:
-                self._draw_info(surface, lay["info"], scr.main.side)
-                self._draw_presses(surface, lay["presses"], scr.presses)
-            self._draw_teams(surface, lay["cards"], cards)
+        self._draw_widgets(surface, lay, scr, status)
         if "bar" in lay:
             self._draw_bar(surface, lay["bar"])
             if overlay:
@@ -381,6 +361,40 @@ class Scoreboard:
             self._draw_entry(surface, status["entry"])
         if status and status.get("host_link"):
             self._draw_host_link(surface, status["host_link"])
+
+    def _draw_widgets(self, surface, lay: dict, scr: Screen, status: Mapping | None = None) -> None:
+        """Everything between the header and the overlays: the layout's widgets in ``lay``'s
+        regions (``status``: the loop's, for the keys that name the holder's button); a layout
+        of another shape overrides this and :meth:`_layout`."""
+        cards = scr.cards
+        if scr.layout == "seats":
+            self._draw_seats_main(surface, lay, scr.main)
+            for card, rect in zip(cards.items, lay["cards"]):
+                self._draw_seat(surface, rect, card)
+        elif scr.layout == "table" and scr.standings.players:
+            # teams left, players right [§4.3]
+            tbl: Rect = lay["table"]
+            split = tbl.width * 56 // 100
+            self._draw_standings(surface, Rect(tbl.x, tbl.y, split, tbl.height), scr.standings)
+            self._draw_player_points(surface, Rect(tbl.x + split + lay["pad"], tbl.y,
+                                                   tbl.width - split - lay["pad"], tbl.height), scr.standings, cards)
+        elif scr.layout == "table":
+            self._draw_standings(surface, lay["table"], scr.standings)
+        elif scr.layout == "board":   # a SIGame package: the board (controller/screens/pack_screen.py)
+            mid = lay["middle"]
+            self.pack.draw_board(self, surface, Rect(mid.x, mid.y, mid.width, lay["main"].height), scr.board)
+            self._draw_teams(surface, lay["cards"], cards)
+        else:
+            if scr.main.content is not None:   # a package's question (controller/screens/pack_screen.py)
+                self.pack.draw_question(self, surface, lay["main"], scr.main.content)
+            else:
+                self._draw_main(surface, lay, scr.main, cards, (status or {}).get("keys"))
+            if not scr.presses.shown:
+                self._draw_info(surface, lay["info"].union(lay["presses"]), scr.main.side)
+            else:
+                self._draw_info(surface, lay["info"], scr.main.side)
+                self._draw_presses(surface, lay["presses"], scr.presses)
+            self._draw_teams(surface, lay["cards"], cards)
 
     _show_table = staticmethod(show_table)
     """The full standings table: at the end, and between rounds (:func:`controller.screens.common.show_table`)."""
@@ -501,7 +515,7 @@ class Scoreboard:
                             rect.height * 50 // 100), int(rect.height * 0.40), ink, bold=True)
             if h.button:
                 # as the players press it: «Клавиша Q» on the keyboard (``keys``), else «Кнопка A»
-                self._text(surface, button_words(h.button, keys, lang),
+                self._text(surface, t("from_phone", lang) if h.phone else button_words(h.button, keys, lang),
                            Rect(rect.x, rect.y + rect.height * 78 // 100, rect.width, rect.height * 16 // 100),
                            int(rect.height * 0.09), mix(ink, colour, 0.3))
         elif p.kind == "timer":
@@ -691,11 +705,11 @@ class Scoreboard:
                              Rect(body.x + row_h, y + (row_h - sw) // 2, sw, sw), border_radius=sw // 4)
             gap_w = body.width * 36 // 100
             name_x = body.x + row_h + sw + row_h // 4
-            tag = (r.tag.key, TONE_COLOURS[r.tag.tone]) if r.tag is not None else \
-                ((TIE_TAG_KEY, AMBER) if r.tie else None)
+            tag = (t(r.tag.key, lang), TONE_COLOURS[r.tag.tone]) if r.tag is not None else \
+                ((tie_words(r.tie_ms, lang), AMBER) if r.tie else None)
             name_w = body.right - gap_w - name_x
             if tag:
-                label = t(tag[0], lang)
+                label = tag[0]
                 th = row_h * 2 // 3
                 tw = min(self.text.width(label, self.text.fit(label, gap_w - th // 2, int(th * 0.62), True), True)
                          + th // 2, gap_w)
@@ -799,8 +813,10 @@ class Scoreboard:
             x0 = body.x + c * (col_w + gap)
             cols_x = self._standings_columns(x0, col_w, has_won, has_tb)
             for key, (cx, cw, align) in cols_x.items():
-                label = {"place": t("place", lang), "team": t("team", lang), "points": t("points", lang),
-                         "won": t("right_points", lang), "tb": t("extra_fight", lang)}[key]
+                label = {"place": t("place", lang), "team": t("team", lang),
+                         "points": t("points", lang) if st.points_label is None else say(st.points_label, lang),
+                         "won": t("right_points", lang) if st.won_label is None else say(st.won_label, lang),
+                         "tb": t("extra_fight", lang)}[key]
                 self._text(surface, label, Rect(cx, body.y, cw, head_h), int(head_h * 0.7), MUTED,
                            align=align)
             for j, row in enumerate(rows[c * per_col:(c + 1) * per_col]):

@@ -72,15 +72,19 @@ def latest_flash(flashes: list, now_ns: int, flash_s: float) -> dict | None:
 
 
 def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), lang: str | None = None,
-           config_path: str | None = None, help_overlay: bool = False, status: dict | None = None) -> Any:
-    """The audience screen at ``at`` seconds of the script, as a pygame Surface."""
+           config_path: str | None = None, help_overlay: bool = False, status: dict | None = None,
+           layout: str | None = None) -> Any:
+    """The audience screen at ``at`` seconds of the script, as a pygame Surface, in ``layout``
+    (``[display] layout``: ``wide`` or ``compact``; default: the config's)."""
     _headless()
     from controller.sdl import pygame  # the screen is drawn with pygame: loaded only when a screenshot is taken
 
-    from controller.screens.scoreboard import Scoreboard  # imports pygame
+    from controller.screens import LAYOUTS, projector
 
     if not math.isfinite(at) or at < 0:
         raise ScreenshotError(f"--at: expected seconds >= 0, got {at:g}")
+    if layout is not None and layout not in LAYOUTS:
+        raise ScreenshotError(f"--layout: expected one of {', '.join(LAYOUTS)}, got {layout!r}")
     script = script_mod.load(script_path)
     run = script_mod.run(script, config_path, until=at)
     now = seconds_to_ns(at)
@@ -89,7 +93,9 @@ def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), la
     flash = latest_flash(run.flashes, now, cfg["display"]["flash_s"])
 
     # the help overlay as the window shows it: this game's keys, the players' keys first
-    board = Scoreboard(size, lang=lang or cfg.get("language", "ru"), keys=mode_keys(cfg), team_keys=team_keys(cfg))
+    board = projector(layout or cfg["display"]["layout"])(size, lang=lang or cfg.get("language", "ru"),
+                                                          keys=mode_keys(cfg, run.state),
+                                                          team_keys=team_keys(cfg, view, run.state))
     surface = pygame.Surface(size)
     board.draw(surface, view, now, flash=flash, status=status, help_overlay=help_overlay)
     return surface
@@ -119,6 +125,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=LANGUAGES, help="language of the screen (default: the config's)")
     p.add_argument("--config", "-c", help="config file the script's settings apply on top of")
     p.add_argument("--help-overlay", action="store_true", help="draw the host's key overlay on top")
+    p.add_argument("--layout", choices=("wide", "compact"),
+                   help="the projector's layout (default: the config's [display] layout)")
 
     def one_line_error(message: str) -> None:
         print(f"buzzer screenshot: {message}", file=sys.stderr)
@@ -130,7 +138,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_screenshot(args) -> int:
     size = parse_size(args.size)
-    surface = render(args.script, args.at, size, args.lang, args.config, args.help_overlay)
+    surface = render(args.script, args.at, size, args.lang, args.config, args.help_overlay, layout=args.layout)
     path = save(surface, args.out)
     print(f"{path} ({size[0]}x{size[1]}, {args.at:g} s)")
     return 0

@@ -77,7 +77,9 @@ def _main(p: MainPanel, lang: str, keys: Mapping[str, str] | None = None) -> str
         h = p.holder
         label = t("answer_order", lang, n=h.order) if h.order else t("answering", lang)
         text = f"{label}: {h.name}"
-        if h.button:
+        if h.phone:
+            text += f" ({t('from_phone', lang)})"
+        elif h.button:
             text += f" ({screen.button_words(h.button, keys, lang)})"
     elif p.kind == "timer":
         label = t(p.timer.label, lang) if p.timer.label else ""
@@ -127,8 +129,8 @@ def _presses(po: PressOrder, lang: str) -> str:
     for r in po.entries:
         if r.tag is not None:
             item = f"{r.name} — {t(r.tag.key, lang)}"
-        elif r.tie:   # the same edge time as the winner's: no gap to show
-            item = f"{r.number}. {r.name} — {t(screen.TIE_TAG_KEY, lang)}"
+        elif r.tie:   # the same edge time as the winner's, or within ±N ms: no gap to show
+            item = f"{r.number}. {r.name} — {screen.tie_words(r.tie_ms, lang)}"
         else:
             item = f"{r.number}. {r.name} {screen.fmt_gap(r.gap_ms, lang)}"
         waves.setdefault(r.wave, []).append(item)
@@ -177,10 +179,13 @@ def _standings(st: Standings, lang: str) -> list[str]:
         lines.append(f"  {screen.say(st.note, lang)}")
     for row in st.rows:
         place = screen.place_text(row, st.finished, lang)
-        text = f"  {place}. {row.name} {screen.fmt_score(row.points)}"
+        points = screen.fmt_score(row.points)
+        text = f"  {place}. {row.name} {points}" if st.points_label is None else \
+            f"  {place}. {row.name}{t('separator', lang)}{screen.say(st.points_label, lang)}: {points}"   # named column
         extra = []
         if row.won is not None:
-            extra.append(f"{t('right_points', lang)}: {screen.fmt_score(row.won)}")
+            won = t('right_points', lang) if st.won_label is None else screen.say(st.won_label, lang)
+            extra.append(f"{won}: {screen.fmt_score(row.won)}")
         if row.extra is not None:
             extra.append(f"{t('extra_fight', lang)}: {screen.fmt_score(row.extra)}")
         lines.append(text + (f" ({', '.join(extra)})" if extra else ""))
@@ -326,16 +331,17 @@ def help_hint(cfg: dict, lang: str = "ru") -> str:
     return t("help_hint", lang, help_key=labels[0] if labels else "F1")
 
 
-def key_help(cfg: dict, lang: str = "ru", view: dict | None = None) -> str:
+def key_help(cfg: dict, lang: str = "ru", view: dict | None = None, state=None) -> str:
     """The keys of this game, one line each: players' buttons (named as in ``view``), then
-    the host's actions."""
+    the host's actions; with the game's ``state``, the keys in force in it (a programme's
+    current round's game's)."""
     lines = []
-    teams = team_keys(cfg, view)
+    teams = team_keys(cfg, view, state)
     if teams:
         lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
-    host_keys = HostKeys.from_config(cfg)
-    own = mode_labels(cfg)   # a game's own words for an action («Мафия»: a player's rename)
-    for action, keys in mode_keys(cfg).items():
+    host_keys = HostKeys.from_config(cfg, state)
+    own = mode_labels(cfg, state)   # a game's own words for an action («Мафия»: a player's rename)
+    for action, keys in mode_keys(cfg, state).items():
         keys = _terminal_keys(keys, host_keys)
         labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in keys) if x))
         if labels:
@@ -454,6 +460,33 @@ class _Notices:
         pass
 
 
+class _Scrollback:
+    """The loop's :attr:`~controller.app.loop.Loop.scrollback`: whole lines printed to it go
+    into the scroll-back above the status block (:meth:`TextScreen.history`), where the block's
+    redraw leaves them (the new host link after F9 or F12). A terminal to whoever asks
+    (``isatty``) when the stream under it is one."""
+
+    def __init__(self, screen: TextScreen):
+        self.screen = screen
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        if "\n" in self.pending:
+            done, _, self.pending = self.pending.rpartition("\n")
+            self.screen.history(done)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.screen.stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+
 def frame(loop) -> list[str]:
     """The status block of ``loop`` now: its view, the buttons' state and the notice (a live
     terminal's block carries the notice; a log has it as a line of its own)."""
@@ -481,12 +514,22 @@ def entry_line(entry: dict | None) -> str:
     return f"{entry['title']}: {entry['text']}▌  ({entry['hint']})"
 
 
+def sane_mode(mode: list) -> list:
+    """A terminal mode (``termios.tcgetattr``) to leave the terminal in at the quit: the one
+    found at the start, with echo and line editing on.  A run killed with ``kill -9`` cannot
+    restore its terminal, which stays in the keys-as-buttons mode (no echo, no line editing);
+    the next run must not put that back when it quits."""
+    mode = list(mode)
+    mode[3] |= termios.ECHO | termios.ICANON
+    return mode
+
+
 def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     stream = stream if stream is not None else sys.stdout
     fd = sys.stdin.fileno() if sys.stdin and not sys.stdin.closed else None
     is_tty = fd is not None and os.isatty(fd)
     reading = fd is not None  # a tty or a pipe: typed (or piped) characters act as keys
-    old = termios.tcgetattr(fd) if is_tty else None
+    old = sane_mode(termios.tcgetattr(fd)) if is_tty else None   # what the quit puts back
     if is_tty:
         tty.setcbreak(fd)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a letter may be 2 bytes
@@ -494,8 +537,9 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
     lang = loop.cfg["language"]
     live = hasattr(stream, "isatty") and stream.isatty()
     out = TextScreen(stream, live=live)
-    loop.out = _Notices(out)
+    loop.use(out=_Notices(out), scrollback=_Scrollback(out))
     shown_help = loop.help
+    shown_keys = None
     shown_flash = None
     if reading:
         teams = team_keys(loop.cfg)
@@ -522,10 +566,11 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
                 loop.tick_if_due()
             else:
                 loop.step_once(wait)
-            if loop.help != shown_help:
-                shown_help = loop.help
+            if loop.help != shown_help or (loop.help and loop.key_map() != shown_keys):
+                # shown again when the keys change while it is up (a programme's next game)
+                shown_help, shown_keys = loop.help, loop.key_map()
                 if shown_help:
-                    out.history(key_help(loop.cfg, lang, engine.view(loop.state)))
+                    out.history(key_help(loop.cfg, lang, engine.view(loop.state), loop.state))
             flash = loop.current_flash()
             if flash is not None and (flash, loop.flash_until) != shown_flash \
                     and flash.get("kind") not in screen.SILENT_FLASHES:

@@ -122,7 +122,8 @@ def web_actions(state: Any, lang: str, view: Mapping[str, Any] | None = None) ->
     """The host actions the current game takes now, as buttons (and small forms, with
     ``params``: the fields its declaration asks a host page for, controller/games/actions.py)
     for the host page; a ``member`` field carries its ``choices`` (from ``view``)."""
-    declared = games.of_state(state).declared(state)
+    game = games.of_state(state)
+    declared = game.declared(state)
     acts = [a for a in engine.actions_now(state) if a != "resume"]
     decls = [declared[a] for a in acts if a in declared]
     decls += [program_action(a) for a in ON_THE_PAGE if a not in acts]
@@ -133,8 +134,10 @@ def web_actions(state: Any, lang: str, view: Mapping[str, Any] | None = None) ->
         if label == d.name:   # no label: a key of its own (a digit), never a button
             continue
         item = {"action": d.name, "label": label}
-        if d.destructive:
-            item["confirm"] = t("web.confirm", lang, action=label[:1].lower() + label[1:])
+        if d.destructive:   # the second tap is asked for as its key asks (ЧГК: a shared place)
+            asked = game.confirm(state, d.name)
+            item["confirm"] = (t(asked[0], lang, **asked[1]) if asked is not None
+                               else t("web.confirm", lang, action=label[:1].lower() + label[1:]))
         params = d.form()
         if params:
             item["params"] = [dict(p, choices=choices) if p["kind"] == "member" and choices is not None else p
@@ -238,7 +241,7 @@ def from_loop(loop: Any, seq: int = 0, links: Mapping[str, Any] | None = None, k
     view = engine.view(loop.state, now)
     lang = loop.cfg["language"]
     if keys is None:
-        keys = mode_keys(loop.cfg)
+        keys = loop.key_map()   # the keys of the state the game is in (a programme's round)
     return build(view, seq=seq, lang=lang, title=mode_title(view.get("mode") or loop.cfg["mode"], lang),
                  status=loop.status(), flash=loop.current_flash(), keys=keys,
                  actions=web_actions(loop.state, lang, view), undo=undo_preview(loop.state, view, now),

@@ -34,10 +34,12 @@ def _open_window(cfg: dict):
 
 
 def _scoreboard(cfg: dict, size):
-    """The audience screen; its help overlay lists only the keys that act in this game."""
-    from controller.screens.scoreboard import Scoreboard
+    """The audience screen in its ``[display] layout``; its help overlay lists only the keys
+    that act in this game."""
+    from controller.screens import projector
 
-    return Scoreboard(size, lang=cfg["language"], keys=mode_keys(cfg), team_keys=team_keys(cfg))
+    return projector(cfg["display"]["layout"])(size, lang=cfg["language"], keys=mode_keys(cfg),
+                                               team_keys=team_keys(cfg))
 
 
 def _pack_media(board, loop) -> None:
@@ -56,7 +58,7 @@ def run_window(loop, seconds: float | None = None) -> None:
     surface = _open_window(cfg)
     board = _scoreboard(cfg, surface.get_size())
     _pack_media(board, loop)
-    loop.screen = board
+    loop.set_screen(board)
     frame_s = 1.0 / cfg["display"]["fps"]
     end = None if seconds is None else time.monotonic() + seconds
     last_draw = 0.0
@@ -65,7 +67,7 @@ def run_window(loop, seconds: float | None = None) -> None:
         while loop.running and (end is None or time.monotonic() < end):
             for ev in pygame.event.get():
                 if ev.type == pygame.QUIT:
-                    loop.running = False
+                    loop.stop()
                 elif ev.type == pygame.KEYDOWN:
                     loop.key_down([pygame.key.name(ev.key)])
                 elif ev.type == pygame.KEYUP:
@@ -76,8 +78,7 @@ def run_window(loop, seconds: float | None = None) -> None:
                     surface = pygame.display.get_surface()
                     board = _scoreboard(cfg, surface.get_size())
                     _pack_media(board, loop)
-                    loop.screen = board
-                    loop.dirty = True
+                    loop.set_screen(board)
             # short waits keep key latency low while the queue is idle
             loop.step_once(min(0.004, loop.timeout_s(0.004)))
             wall = time.monotonic()
@@ -96,15 +97,16 @@ def run_window(loop, seconds: float | None = None) -> None:
             if link is not None:
                 status = dict(status, host_link={k: link[k] for k in ("url", "qr", "text", "warning") if k in link})
             if help_on:
-                board.set_team_keys(team_keys(cfg, view))  # the names the teams have now
+                board.set_team_keys(team_keys(cfg, view, loop.state))  # the names the teams have now
+                board.set_keys(loop.key_map())   # the keys of the game on now (a programme's round's)
             if loop.dirty or board.needs_redraw(view, now, flash, status, help_on):
                 board.draw(surface, view, now, flash=flash, status=status, help_overlay=help_on)
                 pygame.display.flip()
-                loop.dirty = False
+                loop.drawn()
                 if os.environ.get("BUZZER_EXIT_AFTER_FIRST_FRAME") == "1":
                     # start-up benchmark (benchmarks/run.py): command to first frame
                     print("first frame", flush=True)
-                    loop.running = False
+                    loop.stop()
                 new_title = f"buzzer-controller — {t('backend_' + status['backend'], cfg['language'])}" + (
                     "" if status["connected"] and not status["missing"] else " (!)")
                 if new_title != title:

@@ -3,7 +3,7 @@
 SIGame plays a question's content items in turn: a sound waits for the one before it to end,
 or, when the package gives that one a time of its own (v5 ``duration``, v4 atom ``time``),
 for that time (a longer track is cut there, a shorter one leaves silence until then).  The
-game says which sounds a question has (``Sound("pack:MEMBER", seconds=…)`` effects, in order,
+game says which sounds a question has (``PackSound(MEMBER, seconds=…)`` effects, in order,
 from one step); only the shell can know when a track has ended, so the order is kept here.
 
 Each sound is streamed by the mixer's music channel (:meth:`Audio.play_file`), which holds

@@ -20,11 +20,13 @@ from controller.screens import viewmodel
 from controller.screens.common import key_label
 from controller.core import engine
 from controller.core.errors import GameError
+from controller.core.part import Part
 from controller.core.events import NS_PER_S, Host, Press, Release
 from controller.i18n import t
 from controller.inputs.keys import ON_THE_PAGE, program_action
 from controller.web import host_token, qr, team_tokens
 from controller.web.process import WebProcess
+from controller.web import net
 from controller.web.net import WebError, lan_address
 
 if TYPE_CHECKING:   # the pages' server: aiohttp, in the web process only
@@ -56,7 +58,6 @@ class Publisher:
         self._at = 0.0
         self._body: tuple | None = None
         self._failed = False
-        self.keys = None
 
     def links(self) -> dict:
         return self.server_links(self.server)
@@ -80,13 +81,11 @@ class Publisher:
             if not force and loop.deadline_near():
                 return  # the decision first; the snapshot right after it
             self._key, self._at = key, wall
-            if self.keys is None:
-                self.keys = viewmodel.mode_keys(loop.cfg)
             # the host part carries the host page's address without the token: the host page
             # knows its own token, and a view model may reach a log or a test's output
             links = self.links()
             links["host"] = links["host"].split("#", 1)[0]
-            vm = viewmodel.from_loop(loop, 0, links=links, keys=self.keys)
+            vm = viewmodel.from_loop(loop, 0, links=links, keys=loop.key_map())   # a programme's follow its round
             store = getattr(getattr(loop, "pack_media", None), "store", None)
             if store is not None:   # the package the pages' pictures, videos and pages come from
                 vm["media_file"] = str(store.archive.path) if store.archive is not None else ""
@@ -183,7 +182,7 @@ class PhoneBridge:
                         log.info("web: a phone press of %s was bounded (%s)", button,
                                  ", ".join(str(f)[:20] for f in msg["flags"][:4]))
             elif kind == "wait":
-                self.loop.phone_wait_ns = max(0, int(msg["ns"]))
+                self.loop.set_phone_wait(int(msg["ns"]))
             elif kind == "team_token":
                 if msg["button"] in self.tokens and isinstance(msg["token"], str):
                     self.tokens[msg["button"]] = msg["token"]
@@ -217,10 +216,14 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     except WebError as exc:
         line = t("web_unavailable", lang, problem=str(exc))
         print(line, file=out, flush=True)
-        loop._notice_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
+        loop.say_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
         return None
     publisher = Publisher(loop, server, interval_s=settings["update_ms"] / 1000)
-    loop.publish = publisher
+
+    def printed() -> Any:
+        """Where a line for the host goes now: the front end's scroll-back (the terminal's
+        status block would wipe a line printed under it), else ``out``."""
+        return loop.scrollback if getattr(loop, "scrollback", None) is not None else out
 
     def rotate(quiet: bool = False) -> None:
         server.rotate_token()
@@ -228,49 +231,65 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
             keep.save(server.token)
         publisher(force=True)
         if not quiet:
-            loop._notice("web_token_new")
-        say_host_link(publisher.links()["host"], lang, out, link_dir(loop))
+            loop.say("web_token_new")
+        say_host_link(publisher.links()["host"], lang, printed(), link_dir(loop))
 
     def show_link() -> None:
         """The host_link key: the host link and its QR code on the projector for a minute,
         or hidden again; printed in the terminal too."""
         if loop.shown_link() is not None:
-            loop.link_on_screen = None
+            loop.show_link(None)
         else:
             url = publisher.links()["host"]
             keys = loop.cfg["keys"]
             said = lambda action: " / ".join(key_label(n, lang) for n in keys.get(action) or ()) or "—"  # noqa: E731
             text = t("web_link_on_screen", lang, key=said("host_link"), new=said("new_token"))
-            loop.link_on_screen = {"url": url, "qr": qr.matrix(url), "text": text,
-                                   "until": loop.clock.now() + LINK_ON_SCREEN_NS}
+            shown = {"url": url, "qr": qr.matrix(url), "text": text, "until": loop.clock.now() + LINK_ON_SCREEN_NS}
             if local_only(server):   # a phone cannot open 127.0.0.1: the projector says so too
-                loop.link_on_screen["warning"] = t("web_local_only_screen", lang)
-            print_links(server, publisher.links(), lang, out, link_dir(loop))
-        loop.dirty = True
+                shown["warning"] = t("web_local_only_screen", lang)
+            loop.show_link(shown)
+            print_links(server, publisher.links(), lang, printed(), link_dir(loop))
+        loop.changed()
 
     def rotate_and_hide(quiet: bool = False) -> None:
-        loop.link_on_screen = None   # a new key: the link on the screen is the old one
+        loop.show_link(None)   # a new key: the link on the screen is the old one
         rotate(quiet)
 
-    loop.shell_actions["new_token"] = rotate_and_hide
-    loop.shell_actions["host_link"] = show_link
-    previous = loop.on_new_game
-
-    def new_game() -> None:
-        if previous is not None:
-            previous()
-        rotate_and_hide(quiet=True)
-        if phones is not None:
-            phones.save()   # the teams' phones keep their links into the next game
-
-    loop.on_new_game = new_game
+    loop.add_part(WebPart(server, publisher, {"new_token": rotate_and_hide, "host_link": show_link}, phones))
     if server.port != settings["port"]:
         line = t("web_port_moved", lang, port=settings["port"], used=server.port)
         print(line, file=out, flush=True)
-        loop._notice_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
+        loop.say_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
     print_links(server, publisher.links(), lang, out, link_dir(loop))
     publisher(force=True)
     return server
+
+
+class WebPart(Part):
+    """The web pages as a part of the loop: the loop's publisher of snapshots (the
+    :class:`Publisher` builds one only when something changed), their keys (``new_token``,
+    ``host_link``), a new key when a new game starts (the teams' phones keep their links), and
+    the pages' process stopped with the program."""
+
+    def __init__(self, server, publisher: Publisher, keys: dict, phones: "PhoneBridge | None"):
+        self.server = server
+        self.publisher = publisher
+        self.keys = keys
+        self.phones = phones
+
+    def start(self, loop: Any) -> None:
+        loop.publish_with(self.publisher)   # after every heartbeat (it builds one only when needed)
+
+    def actions(self) -> dict:
+        return dict(self.keys)
+
+    def new_game(self) -> None:
+        self.keys["new_token"](quiet=True)
+        if self.phones is not None:
+            self.phones.save()   # the teams' phones keep their links into the next game
+
+    def stop(self) -> None:
+        self.server.stop()
 
 
 class _TokenKeeper:
@@ -308,7 +327,7 @@ def link_dir(loop: Any) -> str | None:
 
 def local_only(server: Any) -> bool:
     """The pages listen on this computer only (the default bind): no phone can open them."""
-    return server.bind in ("127.0.0.1", "localhost", "::1")
+    return net.local_only(server.bind)
 
 
 def interactive(out) -> bool:

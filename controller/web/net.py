@@ -20,6 +20,15 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
+LOCAL_BINDS = ("127.0.0.1", "localhost", "::1")
+"""``[web] bind`` values that listen on this computer only: no phone can open the pages."""
+
+
+def local_only(bind: str) -> bool:
+    """The pages listen on this computer only (the default bind): no phone can open their links."""
+    return bind in LOCAL_BINDS
+
+
 def lan_address() -> str:
     """The address other machines on the LAN reach this one at (the interface of the default
     route; no packet is sent), or 127.0.0.1."""

@@ -44,7 +44,8 @@ def rules_of(settings: Mapping[str, Any]) -> cs.SyncRules:
     return cs.SyncRules(window=int(settings["sync_window"]), max_drift_ppm=float(settings["max_drift_ppm"]),
                         drift_margin_ppm=float(settings["drift_margin_ppm"]),
                         touch_latency_ns=int(round(settings["touch_latency_ms"] * MS)),
-                        handler_max_ns=int(round(settings["handler_max_ms"] * MS)))
+                        handler_max_ns=int(round(settings["handler_max_ms"] * MS)),
+                        held_margin_ns=int(round(settings["wait_margin_ms"] * MS)))
 
 
 def ms_to_ns(value: Any) -> int | None:

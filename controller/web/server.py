@@ -47,7 +47,7 @@ from controller.inputs.keys import program_action
 from controller.screens.viewmodel import audience_only
 from controller.core.events import HostKey
 # these lived here; buzzer run's own process imports them from net, never aiohttp
-from controller.web.net import TOKEN_BYTES, WebError, bind_socket, lan_address, new_token, ports_to_try  # noqa: F401
+from controller.web.net import TOKEN_BYTES, WebError, bind_socket, lan_address, local_only, new_token, ports_to_try  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -388,11 +388,13 @@ class WebServer:
             out.append({"button": button, "name": team.get("name", button), "color": team.get("color"),
                         "url": url, "qr": self._qr[url], "phones": status.get(button, [])})
         return {"teams": out, "bound_max_ms": hub.settings["bound_max_ms"], "wait_ms": round(hub.wait / 1e6, 1),
-                "exclude_over_bound": bool(hub.settings["exclude_over_bound"])}
+                "exclude_over_bound": bool(hub.settings["exclude_over_bound"]),
+                # the default bind: the links are 127.0.0.1's, which no phone can open (the page says so)
+                "local_only": local_only(self.bind)}
 
-    async def phones_action(self, request: web.Request) -> web.Response:
-        """``POST /api/phones`` ``{"renew": BUTTON}`` (the host's token): a new link for that team;
-        its phones are disconnected and the old link stops working."""
+    def host_request(self, request: web.Request) -> None:
+        """A request that changes state: our origin and host name, and the host's token (else 403,
+        429 or 401)."""
         if not self.origin_ok(request) or not self.host_name_ok(request):
             raise web.HTTPForbidden(text="foreign origin")
         refused = self.authorise(self._bearer(request), self._client(request), self._connection(request))
@@ -400,6 +402,11 @@ class WebServer:
             raise web.HTTPTooManyRequests(text=refused)
         if refused:
             raise web.HTTPUnauthorized(text="bad or missing token")
+
+    async def phones_action(self, request: web.Request) -> web.Response:
+        """``POST /api/phones`` ``{"renew": BUTTON}`` (the host's token): a new link for that team;
+        its phones are disconnected and the old link stops working."""
+        self.host_request(request)
         if self.hub is None:
             raise web.HTTPNotFound(text="phones are off ([phones] enabled = false)")
         try:
@@ -661,13 +668,7 @@ class WebServer:
         return web.Response(text=self.encoded(host), content_type="application/json", charset="utf-8")
 
     async def host_action(self, request: web.Request) -> web.Response:
-        if not self.origin_ok(request) or not self.host_name_ok(request):
-            raise web.HTTPForbidden(text="foreign origin")
-        refused = self.authorise(self._bearer(request), self._client(request), self._connection(request))
-        if refused == "too many requests":
-            raise web.HTTPTooManyRequests(text=refused)
-        if refused:
-            raise web.HTTPUnauthorized(text="bad or missing token")
+        self.host_request(request)
         if request.content_length is not None and request.content_length > int(self.settings["max_body_bytes"]):
             raise web.HTTPRequestEntityTooLarge(max_size=int(self.settings["max_body_bytes"]),
                                                 actual_size=request.content_length, text="body too large")

@@ -470,8 +470,12 @@ def _h_clear(s: State, h: Host, fx: list) -> State:
 
 def _mark(value: bool):
     def mark(s: State, h: Host, fx: list) -> State:
-        """The typed team (1-based number) answered the current question right / wrong."""
-        n = int(s.entry) if s.entry else 0
+        """The typed team (1-based number) answered the current question right / wrong; a host
+        page names the team it picked (``team``: its number, name or button) instead."""
+        if h.params.get("team") is not None:
+            n = b.team_ref(s.teams, h.params) + 1
+        else:
+            n = int(s.entry) if s.entry else 0
         s = replace(s, entry="")
         if not 1 <= n <= len(s.teams):
             fx.append(Notice("chgk.no_such_team", {"number": n}))
@@ -512,7 +516,10 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
 
 _QUESTION = Param("question", "question")   # a number, "tour.question" or "s2" (a shoot-out's)
 _CLOCK = Spec(params=(_QUESTION, Param("seconds", "real", minimum=0)))
+_PICKED = Spec(params=(Param("team", "member", form=True),))   # else the typed team: a host page has no digits
 ACTIONS = declare(HOST_ACTIONS, {
+    "mark_right": _PICKED,
+    "mark_wrong": _PICKED,
     "question": Spec(params=(_QUESTION,)),
     "start_clock": _CLOCK,
     "blitz": _CLOCK,

@@ -721,7 +721,7 @@ def _next_role(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState
     current = state.seat(seat).role
     role = ROLES[(ROLES.index(current) + 1) % len(ROLES)] if current in ROLES else ROLES[0]
     state, effects = _role(state, {"seat": seat, "role": role})
-    return state, effects + [Notice("mafia.role", {"seat": seat, "role": role})]
+    return state, effects + [Notice("mafia.role", {"seat": seat, "role": role}, host_only=True)]
 
 
 def _end_game(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:
@@ -949,7 +949,7 @@ def _shot(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, lis
     if any(m.by == shooter for m in _today(state, "shot")):
         return state, _refuse(state, "shot", "mafia.shot_twice", {"seat": shooter})
     state = _mark(_checkpoint(state, "shot", seat=seat), "shot", seat=seat, by=shooter)
-    return state, [Notice("mafia.shot", {"seat": seat, "by": shooter}),
+    return state, [Notice("mafia.shot", {"seat": seat, "by": shooter}, host_only=True),   # the shooter: a mafia
                    Log(state.now, "mafia.shot", {"seat": seat, "shooter": shooter, "night": state.day})]
 
 
@@ -969,7 +969,7 @@ def _check(role: str):
         if any(m.by == role for m in _today(state, "check")):
             return state, _refuse(state, f"{role}_check", "mafia.checked_tonight", {"role": role})
         state = _mark(_checkpoint(state, "check", seat=seat), "check", seat=seat, by=role)
-        return state, [Notice("mafia.checked", {"seat": seat, "role": role}),
+        return state, [Notice("mafia.checked", {"seat": seat, "role": role}, host_only=True),
                        Log(state.now, "mafia.check", {"seat": seat, "role": role, "night": state.day})]
     handler.__doc__ = f"Tonight's check of the ``seat`` (else the typed seat) by the {role}."
     return handler

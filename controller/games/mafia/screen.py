@@ -27,14 +27,16 @@ def _main(view: Mapping[str, Any], title_key: str) -> MainPanel:
         notes.append(Words.of("mafia.kind", kind=Words(present.COUNTDOWN_LABELS[view["pending_kind"]])))
     speech = tm.get("state") in ("running", "paused", "done") and tm.get("total_ms")
     bar = present.clock(tm, "") if speech else None
+    # the speech timer, set for the next speech before it starts too (a small screen's number)
+    common = dict(notes=tuple(notes), bar=bar, clock=present.clock(tm) if tm.get("total_ms") else None)
     if view.get("winner"):
         return MainPanel("message", message=Words("town_wins" if view["winner"] == "town" else "mafia_wins"),
-                         tone="warn", notes=tuple(notes), bar=bar)
+                         tone="warn", **common)
     if speech:
         seat = next((x for x in seats if x.get("seat") == tm.get("seat")), None)
         speaker = Speaker(number=tm.get("seat"), name=(seat or {}).get("name") or "", known=seat is not None)
-        return MainPanel("timer", timer=present.clock(tm), speaker=speaker, notes=tuple(notes), bar=bar)
-    return MainPanel("title", title=Words(title_key), notes=tuple(notes), bar=bar)
+        return MainPanel("timer", timer=present.clock(tm), speaker=speaker, **common)
+    return MainPanel("title", title=Words(title_key), **common)
 
 
 def screen_of(view: Mapping[str, Any], title_key: str) -> Screen:

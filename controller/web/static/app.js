@@ -2,6 +2,9 @@
 // One WebSocket (/api/stream) brings the view model: a full snapshot on connect, then every
 // change with its seq. The host page sends its token over the socket (never in a URL) and
 // host actions to POST /api/host with the token in the Authorization header.
+// The pages draw the typed screen model only (controller/core/screen.py, docs/screen.md): the
+// audience's widgets under audience.screen, the host's part under host.screen. They read no
+// game's view and never ask which game is on: a new game needs nothing here.
 "use strict";
 (function () {
   const L = JSON.parse(document.getElementById("labels").textContent || "{}");
@@ -21,78 +24,73 @@
   }
   function show(node, on) { if (node) node.hidden = !on; }
   const fillIn = (text, params) => String(text || "").replace(/\{(\w+)\}/g, (m, k) => (params[k] !== undefined ? params[k] : m));
-  function teamsOf(g) {
-    if (Array.isArray(g.teams)) return g.teams.map((t) => ({ name: t.name, score: t.score, color: t.color,
-      holder: !!t.holder, out: !!(t.locked || t.disabled), total: t.series_total }));
-    if (Array.isArray(g.seats)) return g.seats.map((s) => ({ name: (s.seat !== undefined ? s.seat + ". " : "") + (s.name || ""),
-      score: s.fouls !== undefined ? "⚠".repeat(s.fouls || 0) : "", color: null, holder: !!s.speaking, out: !!(s.out || s.removed) }));
-    return [];
-  }
-  function renderTeams(g) {
+  // The cards (teams, or numbered seats with their fouls as marks), the holder's card outlined.
+  function renderTeams(scr) {
     const box = $("teams");
     if (!box) return;
-    box.replaceChildren(...teamsOf(g).map((t) => {
-      const card = el("div", "team" + (t.holder ? " is-holder" : "") + (t.out ? " is-out" : ""));
-      if (t.color) card.style.setProperty("--team", t.color);
-      card.append(el("span", "name", t.name), el("span", "score", t.score === undefined || t.score === null ? "" : t.score));
+    const numbered = !!scr.cards.numbered;
+    box.replaceChildren(...scr.cards.items.map((c) => {
+      const held = c.holder || c.active;
+      const card = el("div", "team" + (held ? " is-holder" : "") + (c.dim ? " is-out" : ""));
+      if (c.colour) card.style.setProperty("--team", c.colour);
+      const name = (numbered && c.number !== null ? c.number + ". " : "") + (c.name || "");
+      const score = numbered ? "\u26a0".repeat(c.dots || 0) : (c.score === null ? "" : c.score);
+      card.append(el("span", "name", name), el("span", "score", score));
       // a programme's running total, every game so far (as the projector's card shows it)
-      if (t.total !== undefined && t.total !== null) {
+      if (c.total !== null) {
         card.classList.add("has-total");
-        card.append(el("span", "total", (L.total || "") + " " + t.total));
+        card.append(el("span", "total", (L.total || "") + " " + c.total));
       }
       return card;
     }));
   }
-  function renderHeader(vm, g) {
-    const title = $("title");
-    // a programme: which of its games is on («Игра 2 из 3»), after the game's title
-    const series = (vm.audience && vm.audience.series_head) || "";
-    if (title) title.textContent = (vm.title || "") + (series ? " · " + series : "");
-    const q = g.question || null, parts = [];
-    if (g.stage === "finished") {   // the end of the game: said as the projector says it
+  function renderHeader(scr) {
+    const head = scr.header, title = $("title");
+    // a series: which of its games is on («Игра 2 из 3»), after the game's title
+    if (title) title.textContent = (head.title || "") + (head.series ? " · " + head.series : "");
+    const q = head.question, parts = [];
+    if (head.finished) {   // the end of the game: said as the projector says it
       // and what the final table leaves open (ЧГК: places shared, a shoot-out due)
-      const scr = (vm.audience && vm.audience.screen) || {};
-      const note = (scr.standings && scr.standings.note) || "";
+      const note = scr.standings.note || "";
       if ($("question")) $("question").textContent = (L.game_over || "") + (note ? " · " + note : "");
       return;
     }
-    // the question as the projector names it (the view model's one derivation: «Вопрос 1/5»)
-    if (q && vm.audience && vm.audience.question_head) parts.push(vm.audience.question_head);
+    // the question as every screen names it («Вопрос 1/5»), its nominal, its theme
+    if (q) parts.push(q.head);
     if (q && q.nominal) parts.push(String(q.nominal));
-    const theme = (q && q.theme) || g.theme;
+    const theme = (q && q.theme) || head.theme;
     if (theme) parts.push(theme);
     if ($("question")) $("question").textContent = parts.join(" · ");
   }
-  function renderHolder(g) {
+  function renderHolder(scr) {
     const box = $("holder");
     if (!box) return;
-    const h = (g.teams || []).find((t) => t.holder);
+    const h = scr.cards.items.find((c) => c.holder);
     show(box, !!h);
     if (h) {
       box.replaceChildren(el("span", "label", L.answering || ""), el("span", "name", h.name));
-      box.style.setProperty("--team", h.color || "#888");
+      box.style.setProperty("--team", h.colour || "#888");
     }
   }
-  function seconds(cd) {
-    const left = Math.max(0, cd.remaining_ms || 0);
+  function seconds(clock) {
+    const left = Math.max(0, clock.remaining_ms || 0);
     return (left / 1000).toFixed(left < 10000 ? 1 : 0);
   }
-  // The question's countdown; without one, Эрудит-квартет's captain's timer in its place (with
-  // its name), as the projector shows it. The captain's timer never takes the holder's place:
-  // beside a question's countdown it is a small line of its own.
-  function renderCountdown(g) {
+  // The game's own countdown; without one, the clock beside it (a captain's timer) in its
+  // place, with its name, as the projector shows it. That second clock never takes the
+  // holder's place: beside the game's own countdown it is a small line of its own.
+  function renderCountdown(scr) {
     const box = $("countdown");
     if (!box) return;
-    const own = g.countdown || (g.timer && g.timer.total_ms ? g.timer : null);
-    const captain = g.captain || null;
-    const cd = own || captain;
+    const own = scr.main.clock, aside = scr.main.aside;
+    const cd = own || aside;
     show(box, !!cd);
     if (!cd) return;
     const label = box.querySelector(".cd-label"), small = box.querySelector(".cd-captain");
     show(label, !own);
-    if (label) label.textContent = !own ? (L.captain_timer || "") : "";
-    show(small, !!(own && captain));
-    if (small) small.textContent = own && captain ? (L.captain_timer || "") + " " + seconds(captain) : "";
+    if (label) label.textContent = !own ? (cd.label_text || "") : "";
+    show(small, !!(own && aside));
+    if (small) small.textContent = own && aside ? (aside.label_text || "") + " " + seconds(aside) : "";
     box.querySelector(".cd-number").textContent = seconds(cd);
     const total = cd.total_ms || 1;
     box.querySelector(".fill").style.width = Math.min(100, 100 * Math.max(0, cd.remaining_ms || 0) / total) + "%";
@@ -101,44 +99,39 @@
   // The press order as the projector draws it: a number in its wave's race, the gap to the
   // wave's first press in seconds (the catalog's unit), a tag for a press that did not count;
   // a line between waves, the earlier waves faint.
-  const COUNTED = (L.counted || "").split(",");
   function fmtGap(ms) {
     const s = Number(ms || 0) / 1000;
     return (L.gap_s || "{s}").replace("{s}", (s < 0 ? "\u2212" : "+") + Math.abs(s).toFixed(3));
   }
-  function renderPresses(g) {
+  function renderPresses(scr) {
     const box = $("presses-box"), list = $("presses");
     if (!box || !list) return;
-    const q = g.question || {};
-    const presses = q.presses || [];
+    const presses = scr.presses.entries;
     show(box, presses.length > 0);
-    const wave = q.wave !== undefined ? q.wave : Math.max(0, ...presses.map((p) => p.wave || 0));
-    const places = {};
+    const wave = scr.presses.wave;
     let prev = null;
     list.replaceChildren(...presses.map((p) => {
       const w = p.wave || 0;
-      const counted = COUNTED.includes(p.kind);
-      const place = counted ? (places[w] = (places[w] || 0) + 1) : null;
       const li = el("li", "press" + (p.kind ? " press-" + p.kind : "") + (w === wave ? "" : " press-old")
         + (prev !== null && w !== prev ? " press-wave" : ""));
       prev = w;
       li.dataset.wave = String(w);
-      const tag = L["press_" + p.kind] || (p.tie ? (p.tie_ms ? fillIn(L.tie_within, { ms: p.tie_ms }) : L.press_tie) : "");
-      li.append(el("span", "place", place ? place + "." : "·"), el("span", "who", p.team || p.button),
+      // a tie within the stamps' uncertainty (a phone's press) says its ±N ms
+      const tag = p.tag ? p.tag.text : (p.tie ? (p.tie_ms ? fillIn(L.tie_within, { ms: p.tie_ms }) : L.press_tie) : "");
+      li.append(el("span", "place", p.number ? p.number + "." : "·"), el("span", "who", p.name || p.button),
         tag ? el("span", "tag", tag) : el("span", "gap", fmtGap(p.gap_ms)));
       return li;
     }));
   }
-  function renderStandings(g) {
+  function renderStandings(scr) {
     const box = $("standings-box"), table = $("standings");
     if (!box || !table) return;
-    const rows = g.standings || [];
+    const rows = scr.standings.rows;
     show(box, rows.length > 0);
     table.replaceChildren(...rows.map((r) => {
       const tr = el("tr");
       // a shared place as its range where the game names one («1–2»), as the projector shows it
-      tr.append(el("td", "place", r.tied && r.place_label ? r.place_label : r.place), el("td", "st-team", r.team),
-        el("td", "points", r.points));
+      tr.append(el("td", "place", r.shared || r.place), el("td", "st-team", r.name), el("td", "points", r.points));
       return tr;
     }));
   }
@@ -171,37 +164,36 @@
     n.dataset.member = m.member || m.name;
     return n;
   }
-  function packPart(part, box, cls) {
+  function packPart(c, box, cls) {
     // the picture showing now, and every video and page (sounds play through the hall's speakers)
     const items = [];
-    const img = part.media && part.media.image;
-    if (img) items.push(Object.assign({ kind: "image" }, img));
-    (part.items || []).forEach((m) => { if (m.kind === "video" || m.kind === "html") items.push(m); });
+    if (c.image) items.push(c.image);
+    c.items.forEach((m) => { if (m.kind === "video" || m.kind === "html") items.push(m); });
     const want = items.map((m) => m.kind + ":" + (m.member || m.name)).join("|");
     if (box.dataset.items !== want) {   // a playing video is not restarted by the next snapshot
       box.dataset.items = want;
       box.replaceChildren(...items.map(mediaNode));
     }
     box.className = "pack-media " + cls;
-    if (part.images && part.images.length > 1) box.dataset.count = (part.image_index + 1) + "/" + part.images.length;
+    if (c.images > 1) box.dataset.count = (c.image_index + 1) + "/" + c.images;
     else delete box.dataset.count;
   }
-  function renderPack(g) {
+  function renderPack(scr) {
     const box = $("pack-box");
     if (!box) return;
-    const q = g.pack && g.pack.question;
-    show(box, !!(q && q.live));
-    if (!q || !q.live) { $("pack-media").dataset.items = ""; $("pack-media").replaceChildren(); return; }
-    const a = q.answer;
-    box.classList.toggle("is-answer", !!a);
+    const c = scr.main.content;
+    show(box, !!c);
+    if (!c) { $("pack-media").dataset.items = ""; $("pack-media").replaceChildren(); return; }
+    const a = c.answer_shown;
+    box.classList.toggle("is-answer", a);
     // the price it is played for once known (a cat's, a bid, «без риска»'s), never the cell's beside it
-    $("pack-theme").textContent = q.theme + (q.nominal != null ? " · " + q.nominal : "");
-    $("pack-comment").textContent = a ? (a.comment || "") : (q.theme_comment || "");
-    $("pack-text").textContent = a ? (L.right_answer || "") + ": " + (a.answer || "") : (q.text || "");
-    $("pack-answer-text").textContent = a ? (a.text || "") : "";
-    $("pack-options").replaceChildren(...(a ? [] : (q.options || []).map((o) =>
-      el("li", "pack-option", o.label + ". " + (o.text || (o.media || []).map((m) => m.name).join(", "))))));
-    packPart(a || q, $("pack-media"), a ? "answer" : "question");
+    $("pack-theme").textContent = c.theme + (c.nominal !== null ? " · " + c.nominal : "");
+    $("pack-comment").textContent = a ? c.answer_comment : (c.theme_comment || "");
+    $("pack-text").textContent = a ? (L.right_answer || "") + ": " + (c.answer || "") : c.text;
+    $("pack-answer-text").textContent = a ? c.answer_text : "";
+    $("pack-options").replaceChildren(...(a ? [] : c.options.map((o) =>
+      el("li", "pack-option", o.label + ". " + (o.text || o.media.join(", "))))));
+    packPart(c, $("pack-media"), a ? "answer" : "question");
   }
   function renderFlash(flash) {
     const box = $("flash");
@@ -219,11 +211,11 @@
     show(box, !!race);
     if (!race) return;
     $("race").replaceChildren(...race.presses.map((p) => el("li", "race-" + p.rule,
-      [p.team, fmtGap(p.gap_ms), L["race_rule_" + p.rule] || p.rule]
+      [p.name, fmtGap(p.gap_ms), L["race_rule_" + p.rule] || p.rule]
         .concat(p.resolution_us > 0 ? ["±" + p.resolution_us + " µs"] : []).join(" · "))));
     const lot = $("race-lot");
     show(lot, !!race.tie);
-    if (race.tie) lot.textContent = (L.race_seed || "{seed} {salt}").replace("{seed}", race.tie.seed).replace("{salt}", race.tie.salt);
+    if (race.tie) lot.textContent = (L.race_seed || "{seed} {salt}").replace("{seed}", race.seed).replace("{salt}", race.salt);
   }
   // Each team's phone link (/play#t=…) with its QR code, a «new link» button, and the phones
   // joined with it: how well each one's clock is known, its delay, a mark past the limit.
@@ -243,6 +235,9 @@
     show(box, !!p);
     if (!p) return;
     $("phone-wait").textContent = p.wait_ms > 0 ? fillIn(L.phone_wait, { ms: p.wait_ms }) : "";
+    const local = $("phone-local");
+    show(local, !!p.local_only);   // 127.0.0.1 links: no phone opens them; how to bind is in the words
+    if (local) local.textContent = p.local_only ? (L.phones_local_only || "") : "";
     const list = $("phones");
     const want = p.teams.map((t) => t.url).join("|");
     if (list.dataset.urls !== want) {   // the links and their codes change only when renewed
@@ -296,20 +291,19 @@
     const entry = $("entry");
     show(entry, !!h.entry);
     if (h.entry) entry.replaceChildren(el("div", "title", h.entry.title), el("div", "text", h.entry.text + "▏"), el("div", "hint", h.entry.hint));
-    // a game's host-only data: the question's text (an event file's, a package's) and its
-    // answer, at the top of it or in its package's part
-    const hg = h.game || {}, pack = hg.pack || {};
-    const qtext = hg.question_text || pack.text || "";
-    const answer = hg.answer || hg.answers || pack.answer;
+    // the host's part of the screen: the question's text (an event file's, a package's) and
+    // its answer, a package's answer content and comment under it, the last race's record
+    const hs = h.screen || {};
+    const qtext = hs.text || "";
+    const answer = hs.answer;
     show($("answer-box"), !!(qtext || answer));
     show($("q-text-box"), !!qtext);
     $("q-text").textContent = qtext;
     show($("answer-line"), !!answer);
-    $("answer").textContent = !answer ? "" : Array.isArray(answer) ? answer.join(" / ") : String(answer);
-    // a package's answer content and comment, under the answer
-    const extra = [pack.answer_text, pack.comment].filter((x) => x);
+    $("answer").textContent = answer ? String(answer) : "";
+    const extra = [hs.answer_text, hs.comment].filter((x) => x);
     if ($("answer-more")) $("answer-more").replaceChildren(...(answer ? extra.map((x) => el("div", "answer-line", x)) : []));
-    renderRace(hg.race);
+    renderRace(hs.race);
     const undo = $("undo");
     if (!h.undo) undo.textContent = L.undo_none || "";
     else undo.replaceChildren(...(h.undo.changes.length ? h.undo.changes.map((c) => el("div", "change", c.team + ": " + c.score + " → " + c.after))
@@ -461,16 +455,16 @@
   }
   function render(vm) {
     window.buzzer.last = vm;
-    const g = (vm.audience && vm.audience.game) || {};
-    renderHeader(vm, g);
-    renderHolder(g);
-    renderCountdown(g);
-    show($("paused"), !!g.paused);
+    const scr = vm.audience.screen;
+    renderHeader(scr);
+    renderHolder(scr);
+    renderCountdown(scr);
+    show($("paused"), !!scr.header.paused);
     if ($("paused")) $("paused").textContent = L.paused || "";
-    renderTeams(g);
-    renderPresses(g);
-    renderStandings(g);
-    renderPack(g);
+    renderTeams(scr);
+    renderPresses(scr);
+    renderStandings(scr);
+    renderPack(scr);
     renderFlash(vm.audience && vm.audience.flash);
     if (page === "host") {
       // the host's sections only with the host's part (never empty headings under a refused key)

@@ -3,7 +3,8 @@
 // WebSocket (/api/play): the join, clock exchanges (several at once, then every few seconds),
 // presses stamped with the pointer event's own timeStamp, and the audience's view model, from
 // which the answer to this phone is derived without knowing the game: who holds the answer, this
-// team's card (locked …) and its presses in the press order.
+// team's card (locked …), its presses in the press order and the screen model's (audience.screen)
+// word on whether a press now races for the answer (presses.armed) and how a question ended.
 "use strict";
 (function () {
   const L = JSON.parse(document.getElementById("labels").textContent || "{}");
@@ -11,7 +12,7 @@
   const token = decodeURIComponent((location.hash.match(/[#&]t=([^&]+)/) || [])[1] || "");
   const buzz = $("buzz");
   let ws = null, me = null, vm = null, done = null, n = 0, retry = 500, timer = null, dead = false;
-  let bound = null, refused = "", said = "";
+  let bound = null, refused = "", said = "", acked = false;
   window.buzzer = { me: () => me, bound: () => bound, presses: [] };
 
   document.querySelectorAll("[data-label]").forEach((e) => { e.textContent = L[e.dataset.label] || ""; });
@@ -46,6 +47,7 @@
     const at = stampOf(ev);              // the touch, as the browser stamped it
     buzz.classList.add("is-down");
     refused = "";
+    acked = false;
     const msg = { t: "press", at: at, sent: clock(), n: ++n };
     if (send(msg)) {
       window.buzzer.presses.push(msg);
@@ -60,7 +62,7 @@
     return (g.teams || []).find((t) => me && t.button === me.button) || null;
   }
   // The answer to this phone, from the audience state alone (never a game's name).
-  function answer(g) {
+  function answer(g, sc) {
     const mine = myTeam(g);
     if (!mine) return { text: L.play_wait || "", kind: "" };
     const q = g.question || null;
@@ -76,24 +78,34 @@
       return { text: fill(L.play_before, { team: holder.name }) + tie, kind: "bad" };
     if (mine.locked || mine.disabled || mine.out || mine.blocked || mine.stuck || (last && ["locked", "out", "blocked", "disabled", "stuck"].includes(last.kind)))
       return { text: L.play_locked || "", kind: "bad" };
-    if (last && last.kind === "rearmed") return { text: fill(L.play_rearm, { ms: last.tie_ms || "?" }), kind: "" };
-    if (last && last.kind === "early") return { text: L.play_early || "", kind: "bad" };
+    // re-armed after a tie: press again, until another team answers in the new race
+    if (last && last.kind === "rearmed" && !holder) return { text: fill(L.play_rearm, { ms: last.tie_ms || "?" }), kind: "" };
+    // a press while another team answers is «early» for the next race: say who answers, not «not armed»
+    if (last && last.kind === "early" && !holder) return { text: L.play_early || "", kind: "bad" };
     if (holder) return { text: fill(L.play_holder, { team: holder.name }), kind: "" };
     if (last && last.kind === "pending") return { text: L.play_pressed || "", kind: "" };
-    if (g.countdown && g.countdown.running) return { text: L.play_armed || "", kind: "" };
+    if (sc.presses && sc.presses.armed) return { text: L.play_armed || "", kind: "" };
+    // this phone's press came after the question's time ran out: the game did not take it
+    const main = sc.main || {};
+    if (acked && !last && main.kind === "outcome" && main.outcome && main.outcome.kind === "time_up")
+      return { text: L.play_late || "", kind: "bad", late: true };
     return { text: L.play_wait || "", kind: "" };
   }
   function render() {
     const g = (vm && vm.audience && vm.audience.game) || {};
+    const sc = (vm && vm.audience && vm.audience.screen) || {};
     const mine = myTeam(g);
     if (mine) {
       $("team").textContent = mine.name;
       if (mine.color) document.body.style.setProperty("--team", mine.color);
     }
-    const a = answer(g);
+    if (sc.presses && sc.presses.armed) acked = false;   // a race on: an earlier press is no longer the news
+    const a = answer(g, sc);
     const box = $("answer");
     const text = refused || a.text;
     box.textContent = text;
+    // «Нажатие принято: ±N мс» only for a press the game could take
+    if (a.late) $("detail").textContent = "";
     box.className = "answer" + (refused ? " is-bad" : a.kind ? " is-" + a.kind : "");
     if (a.kind === "you" && said !== "you" && navigator.vibrate) navigator.vibrate([90, 50, 90]);
     said = a.kind;
@@ -121,6 +133,7 @@
         render();
       } else if (msg.t === "press") {
         refused = msg.ok ? "" : (msg.why === "bound" ? L.play_refused_bound : L.play_refused_sync) || "";
+        acked = !!msg.ok;
         $("detail").textContent = msg.ok ? fill(L.play_unc, { ms: msg.unc_ms }) : "";
         render();
       } else if (msg.t === "error") {

@@ -22,7 +22,7 @@ import pytest
 from controller.app import config
 from controller.app.loop import Loop
 from controller.core import engine
-from controller.core.clock import EngineClock
+from controller.inputs.clock import EngineClock
 from controller.core.events import HostKey
 from controller.inputs import create_backend
 from kernel import gpiosim

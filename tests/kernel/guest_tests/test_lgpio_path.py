@@ -92,7 +92,7 @@ def test_the_program_opens_lgpio_from_a_read_only_working_directory(chip):
     the gpio backend still opens lgpio (it points LG_WD at a private writable folder)."""
     code = (
         "from controller.app import config\n"
-        "from controller.core.clock import EngineClock\n"
+        "from controller.inputs.clock import EngineClock\n"
         "from controller.inputs.base import create_backend\n"
         f"cfg = config.build({{'buttons': 'gpio', 'gpio': {{'pin_factory': 'lgpio', 'board_revision': '{PI4}'}}}})\n"
         "b = create_backend('gpio', ['A', 'B', 'C', 'D'], EngineClock(), lambda ev: None, cfg['gpio'])\n"
@@ -110,8 +110,8 @@ def test_lgpio_factory_without_a_board_is_one_line_naming_the_key(chip):
     backend says so in one line that names [gpio] board_revision (what `buzzer run` and
     `buzzer test-buttons` show, in the host's language, around it)."""
     from controller.app import config
-    from controller.core.clock import EngineClock
-    from controller.core.errors import NoPinFactory
+    from controller.inputs.clock import EngineClock
+    from controller.inputs.base import NoPinFactory
     from controller.inputs.gpio import GPIOBackend
     cfg = config.build({"buttons": "gpio", "gpio": {"pin_factory": "lgpio"}})
     with pytest.raises(NoPinFactory) as err:
@@ -128,7 +128,7 @@ def _game(extra_gpio=None):
     from controller.app import config
     from controller.app.loop import Loop
     from controller.core import engine
-    from controller.core.clock import EngineClock
+    from controller.inputs.clock import EngineClock
     from controller.inputs.base import create_backend
 
     cfg = config.build({"buttons": "gpio",

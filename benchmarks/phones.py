@@ -73,7 +73,7 @@ sys.path.insert(0, str(ROOT))
 from controller.app import config as config_mod  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.core import engine  # noqa: E402
-from controller.core.clock import EngineClock  # noqa: E402
+from controller.inputs.clock import EngineClock  # noqa: E402
 from controller.core.effects import Log  # noqa: E402
 from controller.core.events import NS_PER_MS, Host, Press, Release  # noqa: E402
 from controller.web.attach import PhoneBridge, Publisher  # noqa: E402
@@ -469,10 +469,13 @@ def judge(rig: Rig, cell: dict, buttons: list[str], first: int, trues: list[int]
     rec["within_ms"] = log.get("within_ms")
     # where each touch truly was against what its press declared
     rec["outside"] = 0
+    rec["flags"] = sorted({f for ph, s in zip(phones, sent) for f in ph.answers.get(s["n"], {}).get("flags", ())})
+    rec["outside_flags"] = []
     for i, b in enumerate(buttons):
         p = by.get(b)
         if p is not None and abs(p.at - rig.engine_ns(trues[i])) > p.unc:
             rec["outside"] += 1
+            rec["outside_flags"].append(list(phones[i].answers.get(sent[i]["n"], {}).get("flags", ())))
     a, b_ = by.get(buttons[0]), by.get(buttons[1])
     rec["unc_ms"] = [round(p.unc / MS, 2) for p in (a, b_) if p is not None]
     rec["above_unc"] = bool(a and b_ and abs(trues[0] - trues[1]) > a.unc + b_.unc)
@@ -637,6 +640,9 @@ def fairness(quick: bool) -> dict:
         "phones_beyond_tie": {"pairs": len(beyond_tie), "right": sum(r["ours"] == "right" for r in beyond_tie)},
         "phones_wrong_calls": sum(r["ours"] == "wrong" for r in done),
         "phones_outside_unc": sum(r["outside"] for r in done),
+        "phones_outside_unc_flags": sorted({f for r in done for fl in r["outside_flags"] for f in fl}),
+        "phones_flagged_presses": {f: sum(f in r["flags"] for r in done)
+                                   for f in sorted({f for r in done for f in r["flags"]})},
         "phones_presses": 2 * len(done),
         "phones_unc_ms_p50": round(percentile([u for r in done for u in r["unc_ms"]], 50), 1),
     }

@@ -91,6 +91,18 @@ class State:
     stage: str = "play"                  # play | finished
     renames: tuple[tuple[str, str], ...] = ()   # (a name a team had, the name it has now)
 
+    @property
+    def entry(self) -> str:
+        """What the host's number keys typed in the current round's game (ЧГК's team number, a
+        package's cell), echoed to the host as when that game is played alone."""
+        return getattr(self.game, "entry", "") if self.stage == "play" else ""
+
+    @property
+    def entry_label(self):
+        """The current round's game's words for what the number keys type (False: it has none
+        of its own, the loop echoes «№ …»), as when that game is played alone."""
+        return getattr(self.game, "entry_label", False) if self.stage == "play" else False
+
 
 def _module(mode: str) -> Game:
     return games.get(mode)
@@ -329,7 +341,13 @@ class Programme(Game):
         return _current(state) if state.stage == "play" else self
 
     def key_action(self, state: State, action: str) -> str:
-        return _current(state).key_action(state.game, action) if state.stage == "play" else action
+        """As the round's game's; ``next_round`` where it moves on (the round's mode has no next
+        round of its own, or its game is finished) stands for ``next_game``: one move, not two."""
+        if state.stage != "play":
+            return action
+        if action != "next_game" and _moves_on(state, Host(action, 0, {})):
+            return "next_game"
+        return _current(state).key_action(state.game, action)
 
     def confirm(self, state: State, action: str) -> tuple[str, dict] | None:
         """Moving on to the next game (or to the programme's totals) ends the game on: a key asks

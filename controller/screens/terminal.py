@@ -153,6 +153,8 @@ def _cards(cards: Cards, lang: str) -> list[str]:
             out.append(text)
             continue
         text = f"{c.name} {screen.fmt_score(0 if c.score is None else c.score)}"   # a card without one: 0
+        if c.entry:   # the number the host types for it, as the projector's card shows it
+            text = f"№{c.entry} {text}"
         if c.place:
             text += f" ({t('place_n', lang, n=c.place)})"
         if c.total is not None:   # a programme's running total
@@ -545,7 +547,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
         teams = team_keys(loop.cfg)
         first = "  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams) if teams else ""
         hint = f"({help_hint(loop.cfg, lang)})" if is_tty else ""
-        out.history(f"{first}   {hint}" if first and hint else first or ("  " + hint if hint else ""))
+        out.history(f"{first}   {hint}" if first and hint else first or hint)
     try:
         while loop.running and (end is None or time.monotonic() < end):
             wait = loop.timeout_s(0.1)

@@ -87,7 +87,7 @@ def test_start_clock_moves_to_the_next_question_after_the_clock_has_run():
     g.host("start_clock", 80)
     assert g.view()["question"]["label"] == "1.2"
     fx = g.host("start_clock", 81)
-    assert any(isinstance(f, Notice) and f.key == "clock_running" for f in fx)
+    assert any(isinstance(f, Notice) and f.key == "chgk.clock_running" for f in fx)
 
 
 def test_a_tournament_is_four_tours_of_twelve_questions():
@@ -304,3 +304,20 @@ def test_the_example_script_runs(capsys):
     example = Path(__file__).resolve().parent.parent / "examples" / "chgk.jsonl"
     assert main(["simulate", str(example)]) == 0
     assert json.loads(capsys.readouterr().out)["mode"] == "chgk"
+
+
+def test_undo_takes_back_the_last_result_entry_and_reopens_a_shootout_it_settled():
+    g = Game(teams=3)
+    g.play([["Альфа", "Бета"]])
+    g.host("shootout", 10)
+    g.host("start_clock", 11)
+    g.host("result", 80, team="Альфа", value=True)
+    g.host("result", 81, team="Бета", value=False)
+    assert g.view()["stage"] == "finished"
+    g.host("undo", 82)                                   # Бета's mark was a slip: the shoot-out goes on
+    assert g.view()["stage"] == "shootout" and g.view()["question"]["results"] == {"Альфа": True}
+    assert g.logs("undo")[-1]["changes"] == [{"question": "s1", "team": "Бета", "result": None}]
+    g.host("appeal", 83, team="Гамма", question=1, accepted=True)   # the jury's decision: no undo past it
+    g.host("undo", 84)
+    assert g.view()["question"]["results"] == {"Альфа": True}
+    assert g.logs("refused")[-1]["reason"] == "nothing_to_undo"

@@ -150,7 +150,7 @@ def test_chgk_a_team_number_typed_before_the_next_question_is_forgotten_with_it(
     type_keys(loop, clock, "n2")
     assert loop.notice_now() == "№ 2"
     type_keys(loop, clock, "n")                       # the next question: the «2» was for the last one
-    assert loop.notice_now() == "" and "№" not in terminal(loop)
+    assert loop.notice_now() == "" and "№ 2" not in terminal(loop)
     type_keys(loop, clock, "3=")                      # Гамма, not «team 23»
     assert loop.notice_now() == "Гамма: ответ засчитан ✓"
     assert engine.view(loop.state)["question"]["results"] == {"Гамма": True}
@@ -372,3 +372,84 @@ def test_mafia_a_role_entered_is_told_to_the_judge_but_never_drawn_on_the_projec
     assert viewmodel.from_loop(loop)["host"]["notice"] == loop.notice_now()       # the host page's line
     drawn = " ".join(projector_texts(loop, "mafia-role"))
     assert "Игрок 9:" not in drawn and loop.notice_now() not in drawn, drawn
+
+
+# ---------------------------------------------------------------------------
+# Walk 1, items 9-12: ЧГК's team numbers, shared places, the running clock, undo
+
+def programme_chgk(tmp_path):
+    """examples/programme.toml played on to its ЧГК round (Бета, Альфа, Гамма: «1» is Бета)."""
+    from test_programme import type_keys as programme_keys
+
+    loop, clock = game(tmp_path, "examples/programme.toml")
+    programme_keys(loop, clock, "rr<F4><F4>rr")           # Своя игра, Брейн-ринг ended at once, on to game 3
+    assert engine.view(loop.state)["mode"] == "chgk"
+    return loop, clock
+
+
+def test_programme_chgk_the_typed_team_number_shows_as_when_played_alone(tmp_path):
+    loop, clock = programme_chgk(tmp_path)
+    type_keys(loop, clock, "n2")
+    assert loop.notice_now() == "№ 2"
+    assert "№ 2" in terminal(loop)
+    type_keys(loop, clock, "=")
+    assert loop.notice_now() == "Альфа: ответ засчитан ✓"
+
+
+def test_chgk_each_card_shows_the_number_the_host_types_for_the_team(tmp_path):
+    loop, clock = programme_chgk(tmp_path)
+    line = terminal(loop)
+    assert "№1 Бета 0" in line and "№2 Альфа 0" in line and "№3 Гамма 0" in line
+    _, drawn = frame(loop, "programme-chgk-numbers")
+    assert "№1 Бета" in drawn and "№2 Альфа" in drawn and "№3 Гамма" in drawn
+    cards = viewmodel.from_loop(loop)["audience"]["screen"]["cards"]["items"]   # what the pages get
+    assert [(c["entry"], c["name"]) for c in cards] == [(1, "Бета"), (2, "Альфа"), (3, "Гамма")]
+    alone, clock = game(tmp_path / "alone", "config/chgk.toml")
+    assert "№1 Альфа 0" in terminal(alone) and "№3 Гамма 0" in terminal(alone)
+
+
+def test_chgk_tied_teams_cards_show_the_shared_range_as_the_table_does(tmp_path):
+    loop, clock = chgk_tied(tmp_path)
+    settle(loop, clock)
+    line = terminal(loop)
+    assert "Альфа 1 (место 1–2)" in line and "Бета 1 (место 1–2)" in line and "Гамма 0 (место 3)" in line
+    _, drawn = frame(loop, "chgk-tied-cards")
+    assert drawn.count("1–2") == 2 and "3" in drawn
+    cards = viewmodel.from_loop(loop)["audience"]["screen"]["cards"]["items"]
+    assert [c["place"] for c in cards] == ["1–2", "1–2", 3]
+
+
+def test_chgk_the_clock_running_notice_names_the_keys_that_go_on(tmp_path):
+    loop, clock = game(tmp_path, "config/chgk.toml")
+    type_keys(loop, clock, "n ")                          # the question, «Время!»
+    type_keys(loop, clock, "n")
+    assert loop.notice_now() == ("Отсчёт уже идёт: дождитесь его конца или остановите его (S / Num .), "
+                                 "затем N — следующий вопрос")
+    type_keys(loop, clock, "s")                           # as it says: the pause, then N
+    type_keys(loop, clock, "n")
+    assert engine.view(loop.state)["question"]["label"] == "1.2"
+    cfg = config.load("config/chgk.toml")                 # the words follow the key map
+    cfg["journal"]["dir"] = str(tmp_path / "own-keys")
+    cfg["chgk"]["keys"]["question"] = ["q"]
+    cfg["keys"]["pause"] = ["p"]
+    loop, clock = make_loop(cfg)
+    type_keys(loop, clock, "q q")
+    assert loop.notice_now().endswith("остановите его (P), затем N / Q — следующий вопрос")
+
+
+def test_chgk_undo_takes_back_the_last_mark(tmp_path):
+    loop, clock = game(tmp_path, "config/chgk.toml")
+    type_keys(loop, clock, "n1=2=")
+    assert "Альфа 1" in terminal(loop) and "Бета 1" in terminal(loop)
+    preview = viewmodel.from_loop(loop)["host"]["undo"]     # the host page says what it would change
+    assert preview == {"changes": [{"team": "Бета", "score": 1, "after": 0}]}
+    type_keys(loop, clock, "u")
+    assert "Отменено" in terminal(loop)
+    assert engine.view(loop.state)["question"]["results"] == {"Альфа": True}
+    type_keys(loop, clock, "u")
+    assert engine.view(loop.state)["question"]["results"] == {}
+    type_keys(loop, clock, "u")
+    assert loop.notice_now() == "Нечего отменять"
+    type_keys(loop, clock, "1=n")                         # the next question: the last one's marks stay
+    type_keys(loop, clock, "u")
+    assert loop.notice_now() == "Нечего отменять" and "Альфа 1" in terminal(loop)

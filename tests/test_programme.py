@@ -289,7 +289,7 @@ def test_a_programmes_brain_ring_keeps_its_next_fight_key_and_then_r_moves_on():
     type_keys(loop, clock, "<F4><F4>")                # this Брейн-ринг is over: R moves on now
     assert help_rows(loop)["Следующая игра программы"] == ["R"] and "Следующий бой" not in help_rows(loop)
     type_keys(loop, clock, "rr")
-    assert "Игра 3 из 3" in screen(loop) and "Бета 0 (место 1) [Всего 1]" in screen(loop)   # fight 1 counted
+    assert "Игра 3 из 3" in screen(loop) and "№1 Бета 0 (место 1–3) [Всего 1]" in screen(loop)   # fight 1 counted
 
 
 def test_the_projectors_key_help_is_the_current_rounds(monkeypatch):

@@ -32,6 +32,7 @@ from controller.app import dialogues as dialogues_mod
 from controller.app.feedback import Confirmations, Flashes, Notices, ShownLink
 from controller.app.parts import Buttons, PackMedia, Speakers
 from controller.screens import notices
+from controller.screens.common import key_label
 from controller.inputs import KeyInput
 from controller.inputs.clock import EngineClock
 from controller.core.effects import Flash, Log, Notice
@@ -670,6 +671,13 @@ class Loop:
     def _notice(self, key: str, _screen: str | None = None, **params) -> None:
         """The notice ``key`` in the host's language; ``_screen``: the projector's words for it
         (``""``: a host-only notice, never drawn there)."""
+        keys = None
+        for name, value in params.items():
+            if name.endswith("_key") and isinstance(value, str):   # a host action: its keys now
+                keys = self.key_map() if keys is None else keys
+                if keys.get(value):
+                    labels = list(dict.fromkeys(key_label(str(k), self.cfg["language"]) for k in keys[value]))
+                    params[name] = " / ".join(labels[:2])
         try:
             text = notice(key, self.cfg["language"], **params)
         except Exception:

@@ -69,7 +69,9 @@ class Flash:
 @dataclass(frozen=True, slots=True)
 class Notice:
     """A message for the host (not the audience), e.g. an early press, a
-    refused action or a stuck button.  ``key`` names a UI string."""
+    refused action or a stuck button.  ``key`` names a UI string.  A parameter whose name
+    ends in ``_key`` and whose value names a host action («pause») is said as that action's
+    keys in the host's key map now («S / Num .»): a pure game names its keys so."""
 
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)

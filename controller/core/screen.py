@@ -338,7 +338,8 @@ class MainPanel:
 @dataclass(frozen=True)
 class Card:
     """A team's (or a seat's) card: ``name``, ``score`` (None: none shown), ``index`` and
-    ``colour`` (its palette colour), its ``place``, a series' running ``total``, the
+    ``colour`` (its palette colour), its ``place`` (a shared one as its range, «1–2», where the
+    game names one), a series' running ``total``, the
     ``tags``, whether it holds the answer (``holder``), is out of the question (``dim``),
     ``extra`` (the extra fight's score), the ``player`` at its button, the ``entry`` number
     the host types for it; a seat's ``number``, its ``dots`` (fouls) out of ``dots_of``

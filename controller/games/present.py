@@ -493,11 +493,20 @@ def host_part(view: Mapping[str, Any]) -> HostPart:
                     race=race(own.get("race")))
 
 
+def card_place(tm: Mapping[str, Any]) -> Any:
+    """A card's place: a shared one as its range where the game names one (``place_label``
+    «1–2», as the standings show it), else the place (None: none shown)."""
+    label = tm.get("place_label")
+    if label and str(label) != str(tm.get("place")):
+        return str(label)
+    return tm.get("place") or None
+
+
 def cards(view: Mapping[str, Any]) -> Cards:
     out = []
     for i, tm in enumerate(teams_of(view)):
         out.append(Card(name=str(tm.get("name", "")), index=i, score=tm.get("score"), colour=tm.get("color"),
-                        place=tm.get("place") or None, total=tm.get("series_total"),
+                        place=card_place(tm), total=tm.get("series_total"),
                         tags=tuple(Tag(TAG_KEYS[m], TAG_TONES[m]) for m in team_marks(tm)),
                         holder=bool(tm.get("holder")), dim=bool(tm.get("locked") or tm.get("disabled")),
                         extra=tm.get("tiebreak_score"), player=tm.get("player") or None,

@@ -90,6 +90,18 @@ class State:
     stage: str = "play"                  # play | finished
     renames: tuple[tuple[str, str], ...] = ()   # (a name a team had, the name it has now)
 
+    @property
+    def entry(self) -> str:
+        """What the host's number keys typed in the current round's game (ЧГК's team number, a
+        package's cell), echoed to the host as when that game is played alone."""
+        return getattr(self.game, "entry", "") if self.stage == "play" else ""
+
+    @property
+    def entry_label(self):
+        """The current round's game's words for what the number keys type (False: it has none
+        of its own, the loop echoes «№ …»), as when that game is played alone."""
+        return getattr(self.game, "entry_label", False) if self.stage == "play" else False
+
 
 def _module(mode: str) -> Game:
     return games.get(mode)

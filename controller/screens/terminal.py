@@ -153,6 +153,8 @@ def _cards(cards: Cards, lang: str) -> list[str]:
             out.append(text)
             continue
         text = f"{c.name} {screen.fmt_score(0 if c.score is None else c.score)}"   # a card without one: 0
+        if c.entry:   # the number the host types for it, as the projector's card shows it
+            text = f"№{c.entry} {text}"
         if c.place:
             text += f" ({t('place_n', lang, n=c.place)})"
         if c.total is not None:   # a programme's running total

@@ -106,6 +106,7 @@ class State:
     blitz: bool = False
     paused: bool = False
     entry: str = ""                      # a team number being typed on the keypad
+    undo: tuple = ()                     # the states before the question's last result entries, newest first
 
 
 def initial(config: dict, seed: int) -> State:
@@ -232,6 +233,15 @@ def _set_result(s: State, key: tuple[str, int], team: int, value: bool, t: int, 
     return replace(s, results=results)
 
 
+UNDO_DEPTH = 10
+"""How many result entries of a question ``undo`` takes back, newest first."""
+
+
+def _undoable(before: State, after: State) -> State:
+    """``after`` with ``before`` (the state before a result entry) on its undo history."""
+    return replace(after, undo=(replace(before, undo=()),) + before.undo[:UNDO_DEPTH - 1])
+
+
 def _after_results(s: State, keys: set, t: int, fx: list) -> State:
     """A shoot-out question whose results are all in may settle places 1..prize_places."""
     if s.stage != SHOOTOUT or (SHOOTOUT, s.shootout_count) not in keys:
@@ -290,12 +300,19 @@ def _fire(s: State, t: int, what: str, fx: list) -> State:
 # ---------------------------------------------------------------------------
 # host actions
 
+def _clock_running(fx: list, at: int) -> None:
+    """The next question (or another start) while the clock runs: refused, and the host is told
+    how to go on: wait for its end, or pause it, then the next question."""
+    fx.append(Notice("chgk.clock_running", {"pause_key": "pause", "question_key": "question"}))
+    b.log(fx, at, "refused", reason="clock_running")
+
+
 def _h_question(s: State, h: Host, fx: list) -> State:
     if s.stage == "finished":
         b.refuse(fx, h.at, "game_over")
         return s
     if s.countdown is not None and s.countdown.running:
-        b.refuse(fx, h.at, "clock_running")
+        _clock_running(fx, h.at)
         return s
     if s.stage == SHOOTOUT:
         key = (SHOOTOUT, s.shootout_count + 1)
@@ -308,14 +325,14 @@ def _h_question(s: State, h: Host, fx: list) -> State:
             return s
         s = replace(s, last_main=max(s.last_main, key[1]))
     # a team number typed for the last question is forgotten with it
-    s = replace(s, current=key, phase="idle", countdown=None, blitz=False, entry="")
+    s = replace(s, current=key, phase="idle", countdown=None, blitz=False, entry="", undo=())
     b.log(fx, h.at, "question", question=label(s.rules, key), number=key[1], shootout=key[0] == SHOOTOUT)
     return s
 
 
 def _start(s: State, h: Host, fx: list, seconds: Any, blitz: bool) -> State:
     if s.countdown is not None and s.countdown.running:
-        b.refuse(fx, h.at, "clock_running")
+        _clock_running(fx, h.at)
         return s
     if s.current is None or s.phase != "idle":
         before = s.current
@@ -355,13 +372,15 @@ def _h_result(s: State, h: Host, fx: list) -> State:
     key = _question_key(s, h.params.get("question"))
     if "value" not in h.params and "result" not in h.params:
         raise GameError("\"result\" needs \"value\": true (right) or false")
+    before = s
     s = _set_result(s, key, team, _value(h.params.get("value", h.params.get("result"))), h.at, fx)
-    return _after_results(s, {key}, h.at, fx)
+    return _undoable(before, _after_results(s, {key}, h.at, fx))
 
 
 def _h_results(s: State, h: Host, fx: list) -> State:
     data = h.params.get("results")
     keys = set()
+    before = s
     if isinstance(data, dict):
         key = _question_key(s, h.params.get("question"))
         for ref, v in data.items():
@@ -384,7 +403,7 @@ def _h_results(s: State, h: Host, fx: list) -> State:
     else:
         raise GameError("\"results\" must be a list of teams that answered right, a team -> result "
                         "table, or rows {team, question, result}")
-    return _after_results(s, keys, h.at, fx)
+    return _undoable(before, _after_results(s, keys, h.at, fx))
 
 
 def _h_appeal(s: State, h: Host, fx: list) -> State:
@@ -402,7 +421,7 @@ def _h_appeal(s: State, h: Host, fx: list) -> State:
              "at": h.at / 1e9, "before": s.results.get((key, team))}
     b.log(fx, h.at, "appeal", team=entry["team"], question=entry["question"], accepted=accepted,
           before=entry["before"])
-    s = replace(s, appeals=s.appeals + (entry,))
+    s = replace(s, appeals=s.appeals + (entry,), undo=())   # the jury's decision: no undo past it
     if accepted:
         s = _set_result(s, key, team, True, h.at, fx, appeal=True)
     return s
@@ -424,7 +443,7 @@ def _h_shootout(s: State, h: Host, fx: list) -> State:
     # earlier shoot-out questions keep deciding what they decided, the new
     # questions follow them (s2, s3 ...)
     s = replace(s, stage=SHOOTOUT, shootout_teams=tuple(sorted(set(s.shootout_teams) | set(teams))),
-                current=None, phase="idle", countdown=None, entry="")
+                current=None, phase="idle", countdown=None, entry="", undo=())
     b.log(fx, h.at, "shootout", teams=[s.teams[i].name for i in teams])
     return s
 
@@ -449,7 +468,8 @@ def _h_end_game(s: State, h: Host, fx: list) -> State:
         fx.append(Notice("chgk.shootout_due", {"places": shared_places(s)}))
     b.log(fx, h.at, "game_over", standings=[r["team"] for r in standings(s)],
           shootout_needed=bool(contested(s)))
-    return replace(s, stage="finished", countdown=None, phase="done" if s.current else "idle", entry="")
+    return replace(s, stage="finished", countdown=None, phase="done" if s.current else "idle", entry="",
+                   undo=())
 
 
 def _h_digit(s: State, h: Host, fx: list) -> State:
@@ -484,10 +504,26 @@ def _mark(value: bool):
         if s.current is None:
             fx.append(Notice("no_question", {}))
             return s
+        before = s
         s = _set_result(s, s.current, n - 1, value, h.at, fx)
         fx.append(Notice("chgk.marked_right" if value else "chgk.marked_wrong", {"team": s.teams[n - 1].name}))
-        return _after_results(s, {s.current}, h.at, fx)
+        return _undoable(before, _after_results(s, {s.current}, h.at, fx))
     return mark
+
+
+def _h_undo(s: State, h: Host, fx: list) -> State:
+    """Take back the last result entry of the question (a mark, a ``result``, the jury's sheet):
+    the results it changed are as before, and a shoot-out it settled is open again."""
+    if not s.undo:
+        b.refuse(fx, h.at, "nothing_to_undo")
+        return s
+    prev = s.undo[0]
+    changed = sorted({cell for cell in set(s.results) | set(prev.results)
+                      if s.results.get(cell) != prev.results.get(cell)}, key=lambda c: (c[0][0] == SHOOTOUT, c[0][1], c[1]))
+    fx += [Flash("undo"), Notice("undone", {})]   # the mark's «ответ засчитан» is over
+    b.log(fx, h.at, "undo", changes=[{"question": label(s.rules, key), "team": s.teams[team].name,
+                                      "result": prev.results.get((key, team))} for key, team in changed])
+    return replace(s, results=prev.results, stage=prev.stage, undo=s.undo[1:])
 
 
 def _h_rename(s: State, h: Host, fx: list) -> State:
@@ -510,6 +546,7 @@ HOST_ACTIONS: dict[str, Callable[[State, Host, list], State]] = {
     "pause": _h_pause,
     "resume": _h_resume,
     "rename": _h_rename,
+    "undo": _h_undo,
     "end_game": _h_end_game,
 }
 """Every host action of ЧГК (documented in docs/modes.md)."""
@@ -562,7 +599,9 @@ def question_summary(s: State, key: tuple[str, int]) -> dict:
 def view(s: State, now: int | None = None) -> dict:
     now = s.now if now is None else now
     rows = {r["team"]: r for r in standings(s)}
+    # ``number``: the host types a team's number to mark it, so each card shows its own
     teams = [{"name": t.name, "button": t.button, "color": t.color, "score": rows[t.name]["right"],
+              "number": i + 1,
               "place": rows[t.name]["place"], "place_label": rows[t.name]["place_label"],
               "holder": False, "locked": False, "disabled": None, "early": False, "blocked": False,
               "in_shootout": i in s.shootout_teams and s.stage == SHOOTOUT}
@@ -624,6 +663,7 @@ class Chgk(Game):
     actions = ACTIONS
     notices = {**b.NOTICES, "no_more_questions": "question", "appeal_not_allowed": "question",
                "shootout_running": "clock", "refused": "question", "chgk.no_such_team": "entry",
+               "chgk.clock_running": "clock", "undone": "question",
                "chgk.shootout_due": "stage", "chgk.reopened": "stage"}
     buttons_play = False
     in_programme = True

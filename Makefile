@@ -38,7 +38,7 @@ test: deps venv kernel
 	$(PIP_QUIET) $(BIN)/pip install -q -e '.[test,keypad]'
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 
-bench: venv
+bench: deps venv
 	$(BIN)/python benchmarks/run.py --quick
 
 clean:

@@ -26,6 +26,8 @@ What is measured (each function's docstring says how):
 * ``journal``      -- ``Journal.append`` with fsync on this disk, vs group commit;
 * ``e2e``          -- who wins a press pair through ``buzzer run``'s real loop, on each input
   path, plain and CPU-throttled (``benchmarks/e2e_fairness.py``);
+* ``phones``       -- phones as buttons through a delaying proxy: ours vs arrival order, random
+  within 300 ms, client-measured reaction time, on the same traces (``benchmarks/phones.py``);
 * ``festival_day`` -- a 10-hour festival day, accelerated: every process's memory growth
   (``benchmarks/festival_day.py``).
 """
@@ -752,6 +754,32 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
              "", ""),
             ("e2e throttle", str(r.get("e2e_throttle", "null")).split(", group")[0], "", ""),
         ]
+    if "phones_fairness" in r:
+        above = r.get("phones_above_unc") or {}
+        rows += [
+            ("phones: right calls, gap > both uncertainties (the rest: declared ties)",
+             f"{above.get('right')} / {above.get('pairs')}" if above.get("pairs") else "null", ">= 99.9 %",
+             _verdict(None if not above.get("pairs") else above["right"] >= 0.999 * above["pairs"])),
+            ("phones: right calls where no tie is possible (gap > 2 × both uncertainties)",
+             f"{(r.get('phones_beyond_tie') or {}).get('right')} / {(r.get('phones_beyond_tie') or {}).get('pairs')}",
+             ">= 99.9 %", _verdict(None if not (r.get("phones_beyond_tie") or {}).get("pairs") else
+                                   r["phones_beyond_tie"]["right"] >= 0.999 * r["phones_beyond_tie"]["pairs"])),
+            ("phones: a winner named wrongly without a tie (all races)", _fmt(r.get("phones_wrong_calls")), "0",
+             _verdict(None if r.get("phones_wrong_calls") is None else r["phones_wrong_calls"] == 0)),
+            ("phones: touches outside their declared uncertainty", _fmt(r.get("phones_outside_unc")), "0",
+             _verdict(None if r.get("phones_outside_unc") is None else r["phones_outside_unc"] == 0)),
+            ("phones: decision after the last press p50 / p99",
+             f"{_fmt(r.get('phones_decision_p50_ms'))} / {_fmt(r.get('phones_decision_p99_ms'), ' ms')}",
+             f"includes the wait (up to {_fmt(r.get('phones_wait_ms_max'), ' ms')})", ""),
+            ("phones: decision beyond the race's phone wait p99", _fmt(r.get("phones_decision_beyond_wait_p99_ms"), " ms"),
+             "<= 20 ms", _verdict(le("phones_decision_beyond_wait_p99_ms", 20))),
+            ("phones: 40 joined, wired decision p99 delta (beyond the wait)",
+             _fmt(r.get("phones_wired_decision_p99_delta_ms"), " ms"), "<= 1 ms",
+             _verdict(le("phones_wired_decision_p99_delta_ms", 1))),
+            ("phones: 40 joined, wired decision p99 delta with the wait",
+             _fmt(r.get("phones_wired_decision_p99_delta_with_wait_ms"), " ms"),
+             f"the wait: {_fmt(r.get('phones_wired_wait_ms'), ' ms')}", ""),
+        ]
     kernel_p99 = r.get("e2e_kernel_decision_p99_ms") or {}
     for path, loads in kernel_p99.items():
         rows_k = [x for x in r.get("e2e_fairness", []) if x.get("path") == path and x.get("ours") is not None
@@ -809,6 +837,11 @@ def markdown(r: dict) -> str:
         if kmod is not None and any(x.get("path") in KERNEL_PATHS for x in r["e2e_fairness"]):
             lines += ["", f"On a real kernel's GPIO chip (gpio-sim, {r.get('e2e_kernel_guest')}); "
                       f"tie resolution {r.get('gpio_tie_us')} µs:", *kmod.markdown_table(r["e2e_fairness"])]
+    if r.get("phones_fairness"):
+        pmod = _import_bench("phones")
+        if pmod is not None:
+            lines += ["", "Phones (benchmarks/phones.py): fraction of pairs won by the true first presser.", "",
+                      *pmod.markdown_table(r["phones_fairness"])]
     return "\n".join(lines) + "\n"
 
 
@@ -832,6 +865,11 @@ def print_table(r: dict) -> None:
             print(line)
         kmod = _import_bench("e2e_kernel")
         for line in kmod.table(r["e2e_fairness"]) if kmod else []:
+            print(line)
+    if r.get("phones_fairness"):
+        print()
+        pmod = _import_bench("phones")
+        for line in pmod.table(r["phones_fairness"]) if pmod else []:
             print(line)
 
 
@@ -888,6 +926,17 @@ def stall(quick: bool) -> dict:
             "stall_threads": len(idle) + 1, "stall_available": bool(s.available)}
 
 
+def phones(quick: bool) -> dict:
+    """benchmarks/phones.py run(quick): simulated phones (the /play protocol, their own drifting
+    clocks) behind a loopback proxy that delays and jitters each direction, through the real web
+    process and loop; each race decided by ours and by the peers' rules on the same trace; the
+    wired buttons' decision with 40 phones joined vs none."""
+    mod = _import_bench("phones")
+    if mod is None:
+        return {"phones_note": "benchmarks/phones.py not importable"}
+    return mod.run(quick)
+
+
 def pack_media(quick: bool) -> dict:
     """A ~100 MB SIGame package with 500 pictures played through: load time and peak memory,
     plain and under the e2e benchmark's CPU quota (benchmarks/pack_media.py)."""
@@ -901,7 +950,7 @@ MEASURES: list[tuple[str, Callable[[bool], dict]]] = [
     ("sound", sound), ("drift", drift), ("serial", serial), ("startup", startup), ("journal", journal),
     ("stall", stall),
     ("e2e", e2e), ("kernel", kernel), ("web", web), ("festival", festival), ("festival_day", festival_day),
-    ("pack_media", pack_media),
+    ("pack_media", pack_media), ("phones", phones),
 ]
 
 

@@ -498,3 +498,13 @@ def test_no_game_is_named_outside_its_own_package():
                 found += [f"{p.relative_to(PACKAGE.parent)}:{line}: {value!r} ({name})"
                           for line, value in _game_name_literals(p, words)]
     assert not found, "a game named outside its own package: " + ", ".join(found)
+
+
+def test_the_programs_output_folders_are_ignored_by_git():
+    """Walk 1, item 19: playing «Мафия» left an untracked protocols/ folder in the clone."""
+    from controller.app import config as config_mod
+
+    ignored = set((PACKAGE.parent / ".gitignore").read_text(encoding="utf-8").split())
+    cfg = config_mod.defaults()
+    for folder in (cfg["journal"]["dir"], cfg["mafia"]["protocol_dir"]):
+        assert f"/{folder}/" in ignored, folder

@@ -273,6 +273,14 @@ def test_csv_load_reads_a_real_file(tmp_path):
         chgk_results.load(tmp_path / "missing.csv")
 
 
+def test_a_missing_csv_is_named_with_the_folder_it_was_looked_for_in(tmp_path, monkeypatch):
+    """«results.csv: файл не найден» left the host guessing where the program looked."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(chgk_results.ResultsError) as exc:
+        chgk_results.load("results.csv")
+    assert str(exc.value) == f"{tmp_path / 'results.csv'}: file not found"
+
+
 # ---------------------------------------------------------------- buzzer simulate
 
 def test_buzzer_simulate_plays_a_chgk_script(tmp_path, capsys):

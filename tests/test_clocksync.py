@@ -174,6 +174,26 @@ def test_a_press_message_held_back_or_dated_back_is_moved_up_to_the_path_and_fla
     assert honest.flags == ()
 
 
+def test_an_honest_press_slower_than_every_round_trip_keeps_its_touch_inside_its_uncertainty():
+    # found by benchmarks/phones.py: a press whose message met a Wi-Fi spike (its path longer than
+    # every round trip measured so far, plus the bound and the margin) was moved up as «held» with
+    # its uncertainty unchanged: its true touch fell outside ``at ± unc``, and the arbiter could
+    # name the other team without a tie
+    phone = Phone(offset_ns=-42 * MS)
+    sync, t = run(phone, [(8 * MS, 3 * MS)] * 5)
+    touch = t + 500 * MS
+    est = cs.estimate(sync, touch, RULES)
+    allowed = cs.upstream(sync, est) + est.bound + RULES.held_margin_ns
+    c, received = press(phone, sync, touch, 10 * MS, handler=2 * MS, up=allowed + 60 * MS)
+    assert "held" in c.flags                        # still bounded and said
+    assert abs(c.at - touch) <= c.unc               # and honest: the touch is inside
+    # a message dated back seconds reaches back at most handler_max more: never seconds
+    forged = cs.convert(sync, phone.clock(received - 3 * S), phone.clock(received - 3 * S), received, RULES)
+    assert "held" in forged.flags
+    reach = allowed + RULES.handler_max_ns + RULES.touch_latency_ns + 2 * est.bound + MS
+    assert received - (forged.at - forged.unc) <= reach < 1 * S
+
+
 def test_upstream_delay_is_the_longest_of_the_window():
     phone = Phone(offset_ns=3 * MS)
     sync, t = run(phone, [(10 * MS, 2 * MS), (80 * MS, 2 * MS), (12 * MS, 2 * MS)] * 3)

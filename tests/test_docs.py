@@ -88,3 +88,24 @@ def test_every_rule_names_its_clause_and_its_key():
     for rule, clause, key in rows:
         assert re.search(r"§\d|app\. \d|practice|default", clause), f"no clause for: {rule}"
         assert key == "—" or key.startswith("`"), f"no config key (or —) for: {rule}"
+
+
+def test_a_key_that_must_be_positive_documents_so():
+    """docs/config.md gave `blitz_s` «Range: -1000000 .. 1000000» while -5 and 0 are refused
+    («must be > 0»): every key whose check is ``positive`` says «> 0», and its check agrees."""
+    from controller.app import config
+    from controller.core.errors import ConfigError
+    from controller.core.schema import positive
+
+    text = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `blitz_s` |"))
+    assert "Range: > 0 .." in row
+    keys = [(s.name, k) for s in config.schema() for k in s.keys if k.check is positive]
+    assert len(keys) >= 10
+    for section, k in keys:
+        bad = 0 if k.kind == "int" else 0.0
+        try:
+            config.build({section: {k.name: bad}})
+        except ConfigError:
+            continue
+        raise AssertionError(f"{section}.{k.name} = 0 was taken")

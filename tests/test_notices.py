@@ -141,3 +141,29 @@ def test_a_key_of_another_game_is_named_in_words_without_its_internal_id():
     loop, clock = make_loop("config/chgk.toml")
     keys(loop, clock, "return")                 # «right»: ЧГК has no host ruling by key
     assert shown(loop) == "Ответ верный — не в этой игре"
+
+
+def test_the_busy_port_notice_leaves_after_six_seconds_like_any_notice():
+    """Walk 1, item 18: «Занят порт 8080: веб-страницы на порту 8081» stayed on the host's status
+    line through several actions (a minute), against docs/screen.md's «at the latest after 6 s»."""
+    import socket
+
+    from controller.web import attach
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        cfg = config.build({"web": {"port": port, "next_free_port": True}})
+        clock = ManualClock(1_000 * MS)
+        loop = Loop(cfg, engine.new_game(cfg, 1), clock, out=io.StringIO())
+        server = attach.attach(loop, out=io.StringIO())
+    try:
+        assert server is not None and server.port != port
+        assert f"Занят порт {port}" in shown(loop)
+        clock.advance(5_900 * MS)
+        assert f"Занят порт {port}" in shown(loop)
+        clock.advance(200 * MS)
+        assert shown(loop) == ""
+    finally:
+        server.stop()

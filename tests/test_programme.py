@@ -312,3 +312,31 @@ def test_the_projectors_key_help_is_the_current_rounds(monkeypatch):
     run_window(loop, 0.5)
     assert "Клавиши ведущего" in drawn
     assert "Номер команды" in drawn and "Набранная команда: верно" in drawn and "Следующая игра программы" in drawn
+
+
+def host_buttons(loop) -> list[str]:
+    """The host page's buttons now (their labels)."""
+    from controller.screens import viewmodel
+
+    return [a["label"] for a in viewmodel.from_loop(loop)["host"]["actions"]]
+
+
+def test_the_host_page_offers_one_button_for_moving_on_where_two_actions_do_the_same():
+    """Walk 1, item 14: in a programme's ЧГК round «Следующая игра программы» and «Следующий
+    раунд» stood side by side, two buttons for one move; where the round's game has a next round
+    of its own (Эрудит-квартет) both stay, until that game is finished."""
+    loop, clock = keyboard_loop(config.load(str(ROOT / "examples" / "programme.toml")))
+    type_keys(loop, clock, "rr")
+    type_keys(loop, clock, "<F4><F4>")
+    type_keys(loop, clock, "rr")                          # game 3: ЧГК
+    buttons = host_buttons(loop)
+    assert "Следующая игра программы" in buttons and "Следующий раунд" not in buttons
+    from controller.screens import viewmodel
+
+    def labels(g):
+        return [a["label"] for a in viewmodel.web_actions(g.state, "ru", g.view())]
+
+    g = Game([{"mode": "erudite", "title": "Эрудит"}, {"mode": "own-game", "title": "Своя игра"}])
+    assert {"Следующая игра программы", "Следующий раунд"} <= set(labels(g))   # two moves
+    g.host("end_game", 1)                                                     # Эрудит-квартет is over
+    assert "Следующая игра программы" in labels(g) and "Следующий раунд" not in labels(g)

@@ -395,3 +395,14 @@ def test_a_terminal_left_without_echo_by_a_killed_run_gets_its_echo_back_at_the_
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_own_games_press_window_is_named_as_the_rules_name_it():
+    """Walk 1, item 19: Своя игра called its press window (docs/rules.md) «Время на размышление»."""
+    text = """
+{"setup": {"mode": "own-game", "seed": 1}}
+{"at": 1.0, "host": "question", "nominal": 100}
+{"at": 2.0, "host": "reading_done"}
+"""
+    assert lines_at(text, 3.0)[1].startswith("Время на нажатие: ")
+    assert lines_at(text, 3.0, "en")[1].startswith("Press window: ")

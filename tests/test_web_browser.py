@@ -495,11 +495,11 @@ def test_chgk_on_the_host_page_a_result_is_given_to_a_team_picked_from_the_teams
                                     ".map(o => o.textContent)")
             await page.eval("(() => { const f = document.querySelector('form[data-action=mark_right]');"
                             " f.querySelector('select[name=team]').value = '2'; f.querySelector('.send').click(); })()")
-            await page.wait_for(f"{SCORES} === 'Альфа 0, Бета 1, Гамма 0'")
+            await page.wait_for(f"{SCORES} === '№1 Альфа 0, №2 Бета 1, №3 Гамма 0'")
             await page.eval("document.querySelector('button[data-action=mark_wrong]').click()")
             await page.eval("(() => { const f = document.querySelector('form[data-action=mark_wrong]');"
                             " f.querySelector('select[name=team]').value = '2'; f.querySelector('.send').click(); })()")
-            await page.wait_for(f"{SCORES} === 'Альфа 0, Бета 0, Гамма 0'")
+            await page.wait_for(f"{SCORES} === '№1 Альфа 0, №2 Бета 0, №3 Гамма 0'")
             reply = await page.eval("document.getElementById('result').textContent")
             await page.screenshot(tmp_path / "host-chgk-picked.png")
             await page.close()
@@ -524,7 +524,7 @@ def test_chgk_on_the_host_page_end_game_warns_of_a_tie_and_shows_the_final_table
             for body in ({"host": "question"}, {"host": "result", "team": 1, "value": True},
                          {"host": "result", "team": 2, "value": True}):
                 assert post(game, json.dumps(body).encode(), auth) == 202
-            await page.wait_for(f"{SCORES} === 'Альфа 1, Бета 1, Гамма 0'")
+            await page.wait_for(f"{SCORES} === '№1 Альфа 1, №2 Бета 1, №3 Гамма 0'")
             await page.eval("document.querySelector('button[data-action=end_game]').click()")
             asked = await page.eval("document.querySelector('button[data-action=end_game]').textContent")
             await page.eval("document.querySelector('button[data-action=end_game]').click()")
@@ -537,5 +537,46 @@ def test_chgk_on_the_host_page_end_game_warns_of_a_tie_and_shows_the_final_table
         asked, rows = run(scenario())
         assert asked == "Поделены места 1–2: их решила бы перестрелка. Нажмите ещё раз, чтобы закончить игру без неё"
         assert rows == ["1–2Альфа1", "1–2Бета1", "3Гамма0"]
+    finally:
+        game.close()
+
+
+def test_chgk_cards_on_the_audience_page_show_the_number_the_host_types_as_the_projector_does(tmp_path, chromium):
+    """A card's ``entry`` (ЧГК's «№1», the number the host types for the team) is in the screen
+    model; the projector draws it before the name, the live pages left it out."""
+    game = Game(tmp_path, top=CHGK_TEAMS)
+    try:
+        async def scenario():
+            page = await chromium.page(game.base + "/")
+            await page.wait_for("document.querySelectorAll('#teams .team').length === 3")
+            names = await page.eval("[...document.querySelectorAll('#teams .team .name')].map(e => e.textContent)")
+            await page.close()
+            return names
+
+        assert run(scenario()) == ["№1 Альфа", "№2 Бета", "№3 Гамма"]
+    finally:
+        game.close()
+
+
+def test_the_audience_page_titles_a_finished_programmes_table_as_the_projector_does(tmp_path, chromium):
+    """Walk 1, item 19: at the end of a programme the projector says «Итоги программы», the
+    audience page titled the same table «Таблица»."""
+    top = ('mode = "programme"\n[[programme.rounds]]\nmode = "chgk"\ntitle = "ЧГК"\n'
+           + "".join(f'[[teams]]\nname = "{n}"\n' for n in ("Альфа", "Бета")))
+    game = Game(tmp_path, top=top)
+    try:
+        async def scenario():
+            page = await chromium.page(game.base + "/")
+            await page.wait_for("document.body.dataset.seq !== undefined")
+            assert post(game, json.dumps({"host": "next_game"}).encode(),
+                        {"Authorization": "Bearer " + game.token}) == 202
+            await page.wait_for("document.getElementById('question').textContent === 'Игра окончена'")
+            await page.wait_for("!document.getElementById('standings-box').hidden")
+            title = await page.eval("document.querySelector('#standings-box h2').textContent")
+            await page.screenshot(tmp_path / "audience-programme-end.png")
+            await page.close()
+            return title
+
+        assert run(scenario()) == "Итоги программы"
     finally:
         game.close()

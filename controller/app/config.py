@@ -537,8 +537,10 @@ def _range_doc(k) -> str:
     kind = k.items if k.kind == "list" else k.kind
     if kind not in ("int", "float", "number") or k.choices:
         return ""
-    low = k.minimum if k.minimum is not None else -NUMBER_LIMIT
     high = k.maximum if k.maximum is not None else NUMBER_LIMIT
+    if k.check is positive and (k.minimum is None or k.minimum <= 0):   # its check says more than its limits
+        return f" Range: > 0 .. {_toml_value(high)}."
+    low = k.minimum if k.minimum is not None else -NUMBER_LIMIT
     return f" Range: {_toml_value(low)} .. {_toml_value(high)}."
 
 

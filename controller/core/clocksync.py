@@ -36,7 +36,9 @@ sent the press message (the page sends it from the event's handler: an older sta
 by a touch then) is moved up to that limit, and a message that claims to have been sent longer
 before its receipt than the phone's path allows (the slowest phone-to-server delay of the kept
 round trips, :func:`upstream`, plus the bound and ``held_margin``: a press held back, or a sending
-time made up to date a press back) is taken as sent at that limit, its stamp moved up with it;
+time made up to date a press back) is taken as sent at that limit, its stamp moved up with it
+and its uncertainty widened by as much (at most ``handler_max``: an honest message may have met a
+spike of the Wi-Fi slower than every round trip, and its touch must stay inside);
 all three are flagged.  A press is thus never earlier than ``handler_max`` plus the phone's
 delay before this computer had it, nor later than that.
 """
@@ -220,11 +222,18 @@ def convert(sync: Sync, stamp: int, sent: int, received: int, rules: SyncRules) 
     # the message left at sent + θ, θ ≤ first.hi, and the path takes at most ``held`` to here
     held = upstream(sync, first) + first.bound + rules.held_margin_ns
     late = received - held - (sent + first.hi)
+    widen = 0
     if late > 0:
         flags.append("held")
         stamp, sent = stamp + late, sent + late
+        # an honest message may truly have been that slow (a spike of the Wi-Fi beyond every
+        # round trip measured): its touch may be up to ``late`` earlier than the moved stamp.
+        # The uncertainty says so, believed up to ``handler_max`` as a late handler is: a press
+        # moved up never names a winner its true touch would not have, a dated-back one gains a
+        # tie at most, within that limit
+        widen = min(late, rules.handler_max_ns)
     est = estimate(sync, stamp + first.offset, rules)
-    at, unc = stamp + est.offset, est.bound + rules.touch_latency_ns
+    at, unc = stamp + est.offset, est.bound + rules.touch_latency_ns + widen
     if sent + est.lo > received or at - est.bound > received:
         # the press cannot have been made (or sent) after the server had it: its stamp is the
         # receipt at the latest, with the same uncertainty

@@ -49,7 +49,7 @@ TIE_WITHIN_KEY = "press_tie_within"
 
 COUNTDOWN_LABELS = {"think": "think_time", "answer": "answer_time", "captain": "captain_timer",
                     "minute": "speech", "defence": "defence", "last_word": "last_word",
-                    "discussion": "discussion", "press_window": "think_time", "answers": "hand_in",
+                    "discussion": "discussion", "press_window": "press_window", "answers": "hand_in",
                     "main": "think_time", "after_wrong": "think_time"}
 """Countdown kind -> catalog key of its label."""
 

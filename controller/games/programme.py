@@ -340,7 +340,13 @@ class Programme(Game):
         return _current(state) if state.stage == "play" else self
 
     def key_action(self, state: State, action: str) -> str:
-        return _current(state).key_action(state.game, action) if state.stage == "play" else action
+        """As the round's game's; ``next_round`` where it moves on (the round's mode has no next
+        round of its own, or its game is finished) stands for ``next_game``: one move, not two."""
+        if state.stage != "play":
+            return action
+        if action != "next_game" and _moves_on(state, Host(action, 0, {})):
+            return "next_game"
+        return _current(state).key_action(state.game, action)
 
     def confirm(self, state: State, action: str) -> tuple[str, dict] | None:
         """Moving on to the next game (or to the programme's totals) ends the game on: a key asks

@@ -547,7 +547,7 @@ def run_headless(loop, seconds: float | None = None, stream=None) -> None:
         teams = team_keys(loop.cfg)
         first = "  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams) if teams else ""
         hint = f"({help_hint(loop.cfg, lang)})" if is_tty else ""
-        out.history(f"{first}   {hint}" if first and hint else first or ("  " + hint if hint else ""))
+        out.history(f"{first}   {hint}" if first and hint else first or hint)
     try:
         while loop.running and (end is None or time.monotonic() < end):
             wait = loop.timeout_s(0.1)

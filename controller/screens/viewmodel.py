@@ -125,6 +125,9 @@ def web_actions(state: Any, lang: str, view: Mapping[str, Any] | None = None) ->
     game = games.of_state(state)
     declared = game.declared(state)
     acts = [a for a in engine.actions_now(state) if a != "resume"]
+    # an action whose key stands for another one offered here now is that one's button already
+    # (a programme's next round where it moves on to the next game): one button per move
+    acts = [a for a in acts if game.key_action(state, a) == a or game.key_action(state, a) not in acts]
     decls = [declared[a] for a in acts if a in declared]
     decls += [program_action(a) for a in ON_THE_PAGE if a not in acts]
     out = []

@@ -34,8 +34,6 @@ if TYPE_CHECKING:   # the pages' server: aiohttp, in the web process only
 
 log = logging.getLogger(__name__)
 
-LINKS_NOTICE_NS = 60 * NS_PER_S
-
 LINK_ON_SCREEN_NS = 60 * NS_PER_S
 """How long the host_link key keeps the host link on the projector."""
 
@@ -216,7 +214,8 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     except WebError as exc:
         line = t("web_unavailable", lang, problem=str(exc))
         print(line, file=out, flush=True)
-        loop.say_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
+        # printed just above; on the status line for as long as any notice (docs/screen.md)
+        loop.say_text(line, "web_unavailable", echo=False)
         return None
     publisher = Publisher(loop, server, interval_s=settings["update_ms"] / 1000)
 
@@ -259,7 +258,8 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     if server.port != settings["port"]:
         line = t("web_port_moved", lang, port=settings["port"], used=server.port)
         print(line, file=out, flush=True)
-        loop.say_text(line, hold_ns=LINKS_NOTICE_NS, echo=False)   # printed just above
+        # printed just above; on the status line for as long as any notice (docs/screen.md)
+        loop.say_text(line, "web_port_moved", echo=False)
     print_links(server, publisher.links(), lang, out, link_dir(loop))
     publisher(force=True)
     return server

@@ -22,6 +22,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass
+import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -150,7 +151,8 @@ def load(path: str | Path, **kwargs) -> list[Row]:
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise ResultsError(f"{path}: file not found", "chgk.csv_not_found", path=str(path)) from None
+        where = os.path.abspath(path)   # the folder it looked in, not only the name the config gave
+        raise ResultsError(f"{where}: file not found", "chgk.csv_not_found", path=where) from None
     except IsADirectoryError:
         raise ResultsError(f"{path}: is a folder, not a file", "chgk.csv_is_folder", path=str(path)) from None
     except UnicodeDecodeError:

@@ -33,7 +33,9 @@
       const held = c.holder || c.active;
       const card = el("div", "team" + (held ? " is-holder" : "") + (c.dim ? " is-out" : ""));
       if (c.colour) card.style.setProperty("--team", c.colour);
-      const name = (numbered && c.number !== null ? c.number + ". " : "") + (c.name || "");
+      // the number the host types for it (ЧГК's «№1»), before the name as the projector draws it
+      const name = (numbered && c.number !== null ? c.number + ". " : "") + (c.entry ? "№" + c.entry + " " : "")
+        + (c.name || "");
       const score = numbered ? "\u26a0".repeat(c.dots || 0) : (c.score === null ? "" : c.score);
       card.append(el("span", "name", name), el("span", "score", score));
       // a programme's running total, every game so far (as the projector's card shows it)
@@ -128,6 +130,9 @@
     if (!box || !table) return;
     const rows = scr.standings.rows;
     show(box, rows.length > 0);
+    // the table's title as the projector says it («Итоги программы»), else the page's own word
+    const head = box.querySelector("h2");
+    if (head) head.textContent = scr.standings.title || L.standings || "";
     table.replaceChildren(...rows.map((r) => {
       const tr = el("tr");
       // a shared place as its range where the game names one («1–2»), as the projector shows it
@@ -284,6 +289,7 @@
       result.className = "result bad";
     }
   }
+  let latestActions = {};
   function renderHost(h) {
     renderPhones(h.phones);
     show($("notice"), !!h.notice);
@@ -309,6 +315,8 @@
     else undo.replaceChildren(...(h.undo.changes.length ? h.undo.changes.map((c) => el("div", "change", c.team + ": " + c.score + " → " + c.after))
       : [el("div", "change", "✓")]));
     const acts = $("actions");
+    // the latest words of each action (a confirm's warning follows the game: places shared now)
+    latestActions = Object.fromEntries(h.actions.map((a) => [a.action, a]));
     const want = h.actions.map((a) => a.action + (a.params ? "(" + a.params.map((p) => p.name).join(" ") + ")" : "")).join(",");
     if (acts.dataset.actions !== want) {
       acts.dataset.actions = want;
@@ -329,7 +337,7 @@
           b.addEventListener("click", () => {
             if (b.classList.contains("armed")) { disarm(b, a); send({ host: a.action }); return; }
             b.classList.add("armed");
-            b.textContent = a.confirm;
+            b.textContent = (latestActions[a.action] || a).confirm || a.confirm;
             b.dataset.timer = String(setTimeout(() => disarm(b, a), CONFIRM_MS));
           });
         } else {

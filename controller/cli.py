@@ -18,6 +18,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 
 from controller import __version__
@@ -62,9 +63,58 @@ def modules_for(argv: list[str]) -> list[str]:
     return list(COMMANDS)
 
 
+ARGUMENT_PROBLEMS = (
+    # argparse's English message -> the catalog key of the host's words (in this order)
+    (r"argument (?P<arg>\S+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.*)\)", "args.bad_choice"),
+    (r"argument (?P<arg>\S+): invalid (?:float|int) value: (?P<value>.+)", "args.not_a_number"),
+    (r"argument (?P<arg>\S+): expected one argument", "args.needs_value"),
+    (r"unrecognized arguments: (?P<words>.+)", "args.unrecognized"),
+    (r"the following arguments are required: (?P<words>.+)", "args.required"),
+)
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of ``buzzer`` and its subcommands: a mistake in the words is one line in the
+    host's language naming it and the ``--help`` to read, exit code 2 (not argparse's usage block
+    and its English)."""
+
+    argv: list[str] = []
+    """The words being parsed (set by :func:`main`): their ``--lang`` / ``--config`` pick the language."""
+
+    def error(self, message: str):  # type: ignore[override]
+        sys.stderr.write(f"buzzer: {self.problem(message, error_lang(None, self.argv))}\n")
+        sys.exit(2)
+
+    def problem(self, message: str, lang: str) -> str:
+        from controller.i18n import t
+
+        commands = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+        prog = self.prog
+        if prog == "buzzer":   # unrecognized words are said by the top parser: point at the command's help
+            word = next((w for w in self.argv if not w.startswith("-")), None)
+            prog = f"buzzer {word}" if word in SUBCOMMANDS else prog
+        for pattern, key in ARGUMENT_PROBLEMS:
+            found = re.fullmatch(pattern, message)
+            if not found:
+                continue
+            words = {name: _unquoted(value) for name, value in found.groupdict().items()}
+            if key == "args.bad_choice" and any(words["arg"] in (a.metavar, a.dest) for a in commands):
+                return t("args.unknown_command", lang, value=words["value"], prog=prog)
+            line = t(key, lang, **words)
+            break
+        else:
+            line = message
+        return t("args.help_hint", lang, line=line, prog=prog)
+
+
+def _unquoted(words: str) -> str:
+    """argparse's quoted value or list of choices without its quotes: ``'ru', 'en'`` -> ``ru, en``."""
+    return re.sub(r"'([^']*)'", r"\1", words)
+
+
 def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     """The ``buzzer`` parser with the subcommands of ``modules`` (default: every one)."""
-    parser = argparse.ArgumentParser(prog="buzzer", description="Buzzer and timer controller for quiz games.")
+    parser = Parser(prog="buzzer", description="Buzzer and timer controller for quiz games.")
     parser.add_argument("--version", action="version", version=f"buzzer-controller {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if modules is None else modules:
@@ -83,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     # SDL must not take SIGTERM (it would become a quit event only the window reads):
     # `buzzer run` handles SIGTERM, SIGINT and SIGHUP itself (controller/app/startup.py)
     os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
-    parser = build_parser(modules_for(sys.argv[1:] if argv is None else argv))
+    Parser.argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(modules_for(Parser.argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -91,12 +142,55 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except BuzzerError as exc:
-        print(f"buzzer: {exc}", file=sys.stderr)
+        print(f"buzzer: {exc.words(error_lang(args))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def error_lang(args: argparse.Namespace | None = None, argv: list[str] | None = None) -> str:
+    """The language of an error line: the command's ``--lang``, else the ``language`` of the
+    config it was given (or of the default config), else Russian.  A config that cannot be
+    read leaves the default; one that is not TOML still has its top-level ``language`` line
+    read (the error line is about that file).  ``argv``: the words when argparse has not made
+    ``args`` (an error in them)."""
+    from pathlib import Path
+    import tomllib
+
+    from controller.i18n import DEFAULT_LANG, LANGUAGES
+
+    lang = getattr(args, "lang", None)
+    words = list(argv or ())
+    for i, word in enumerate(words):
+        if word == "--lang" and i + 1 < len(words):
+            lang = words[i + 1]
+        elif word.startswith("--lang="):
+            lang = word.partition("=")[2]
+    if lang in LANGUAGES:
+        return lang
+    command = getattr(args, "command", None)
+    config = getattr(args, "config", None) or (getattr(args, "file", None) if command == "check-config" else None)
+    for i, word in enumerate(words if args is None else ()):
+        if word in ("-c", "--config") and i + 1 < len(words):
+            config = words[i + 1]
+        elif word.startswith("--config="):
+            config = word.partition("=")[2]
+    if args is None and words:
+        command = next((w for w in words if not w.startswith("-")), None)
+    if config is None and command in ("run", "check-config"):
+        config = Path(__file__).resolve().parent.parent / "config" / "default.toml"
+    try:
+        text = Path(config).read_text(encoding="utf-8") if config else ""
+    except (OSError, UnicodeDecodeError, ValueError):
+        text = ""
+    try:
+        found = tomllib.loads(text).get("language")
+    except tomllib.TOMLDecodeError:   # the error is about the file: its top-level language line still counts
+        top = re.split(r"^\s*\[", text, maxsplit=1, flags=re.M)[0]
+        found = next(iter(re.findall(r"""^\s*language\s*=\s*["'](\w+)["']""", top, re.M)), None)
+    return found if found in LANGUAGES else DEFAULT_LANG
 
 
 def command_name() -> str:

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def broken_configs():
     """(name, TOML text, a word the message must contain)."""
     cases = [
-        ("bad-toml", "mode = \n", "bad TOML"),
-        ("unclosed-table", "[erudite\nthink_time_s = 7\n", "bad TOML"),
+        ("bad-toml", "mode = \n", "ошибка в TOML"),
+        ("unclosed-table", "[erudite\nthink_time_s = 7\n", "ошибка в TOML"),
         ("unknown-section", "[erudit]\nthink_time_s = 7\n", "erudit"),
         ("unknown-top", "modes = \"erudite\"\n", "modes"),
         ("unknown-mode", "mode = \"quiz\"\n", "mode"),
@@ -65,7 +65,7 @@ def test_broken_config_one_line_exit_2(tmp_path, capsys, name, text, word):
 
 def test_missing_config_file(capsys, tmp_path):
     assert main(["check-config", str(tmp_path / "nope.toml")]) == 2
-    assert "not found" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"buzzer: {tmp_path / 'nope.toml'}: нет такого файла\n"
 
 
 def test_config_that_is_not_utf8(capsys, tmp_path):
@@ -126,7 +126,7 @@ def test_broken_setup(tmp_path, capsys, setup, word):
 
 def test_missing_script_file(tmp_path, capsys):
     assert main(["simulate", str(tmp_path / "none.jsonl")]) == 2
-    assert "not found" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"buzzer: {tmp_path / 'none.jsonl'}: нет такого файла\n"
 
 
 def test_real_process_prints_no_traceback(tmp_path):
@@ -135,4 +135,4 @@ def test_real_process_prints_no_traceback(tmp_path):
     out = subprocess.run([sys.executable, "-m", "controller.cli", "check-config", str(p)], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 2
-    assert out.stderr.strip() == f"buzzer: {p}: arbiter.settle_ms: expected a number, got 'fast'"
+    assert out.stderr.strip() == f"buzzer: {p}: arbiter.settle_ms: нужно число, а не 'fast'"

@@ -196,7 +196,7 @@ def test_english_plurals_by_ngettext(n, word):
 # --- every key the code uses is in both catalogs ------------------------------------------------------
 
 KEY_ARGS = {"t": 0, "tn": 0, "notice": 0, "template": 0, "_notice": 0, "Notice": 0, "refuse": 2, "_refuse": 2,
-            "BadCell": 1, "ResultsError": 1}
+            "BadCell": 1, "ResultsError": 1, "Text": 0}
 """Functions whose argument at this position is a message key."""
 
 
@@ -247,6 +247,9 @@ def _keys_in_code():
         + [f"role_{r}" for r in ROLES],
         "notices.py": [k for k in (*notices.scopes(), *notices.LIFETIME_NS) if k != "entry"],
     }
+    from controller.core import schema
+    tables["schema.py"] = [f"config.expected_{k}" for k in schema._KIND_KEY.values()]
+    tables["config.py"] = [f"config.team_duplicate_{what}" for what in ("name", "button", "key")]
     for where, found in tables.items():
         for key in found:
             keys.setdefault(key, where)
@@ -272,7 +275,8 @@ def test_the_code_scan_finds_keys_everywhere():
     keys = _keys_in_code()
     for key in ("right", "mafia.bad_seat", "chgk.csv_fields", "protocol.role_twice", "no_answer_holder",
                 "winner", "think_time", "rename_too_long", "test_buttons.pair_fair", "tournament.lot",
-                "protocol_html.signature", "hand_in", "backend_serial", "role_don", "action_pause"):
+                "protocol_html.signature", "hand_in", "backend_serial", "role_don", "action_pause",
+                "config.not_found", "config.expected_int", "config.team_duplicate_key"):
         assert key in keys, key
 
 

@@ -94,16 +94,33 @@ def test_simulate_a_malformed_line_is_one_line_naming_it_exit_2(tmp_path, capsys
 def test_simulate_a_missing_script(capsys, tmp_path):
     rc, _, err = buzzer(capsys, "simulate", tmp_path / "nope.jsonl")
     assert rc == 2
-    assert one_error_line(err) == f"buzzer: {tmp_path / 'nope.jsonl'}: file not found"
+    assert one_error_line(err) == f"buzzer: {tmp_path / 'nope.jsonl'}: нет такого файла"
+
+
+@pytest.mark.parametrize("config, line", [
+    (None, 'ошибка в JSON (Expecting \',\' delimiter, столбец 21)'),
+    ('language = "en"\n', 'not valid JSON (Expecting \',\' delimiter at column 21)'),
+])
+def test_a_bad_script_line_is_named_in_the_hosts_language(tmp_path, capsys, config, line):
+    script = tmp_path / "game.jsonl"
+    script.write_text('{"at": 0, "press": "A"}\n{"at":0,"host":"zap"\n', encoding="utf-8")
+    extra = []
+    if config:
+        (tmp_path / "en.toml").write_text(config, encoding="utf-8")
+        extra = ["--config", tmp_path / "en.toml"]
+    rc, out, err = buzzer(capsys, "simulate", script, *extra)
+    assert rc == 2 and out == "" and one_error_line(err) == f"buzzer: {script}:2: {line}"
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["simulate", "{tmp}/nope.jsonl"], "{tmp}/nope.jsonl: file not found"),
-    (["simulate", "{tmp}"], "{tmp}: is a folder, not a file"),
-    (["screenshot", "{tmp}/nope.jsonl", "--at", "1", "--out", "{tmp}/x.png"], "{tmp}/nope.jsonl: file not found"),
+    (["simulate", "{tmp}/nope.jsonl"], "{tmp}/nope.jsonl: нет такого файла"),
+    (["simulate", "{tmp}"], "{tmp}: это папка, а не файл"),
+    (["screenshot", "{tmp}/nope.jsonl", "--at", "1", "--out", "{tmp}/x.png"], "{tmp}/nope.jsonl: нет такого файла"),
+    (["screenshot", "{tmp}/nope.jsonl", "--at", "1", "--out", "{tmp}/x.png", "--lang", "en"],
+     "{tmp}/nope.jsonl: file not found"),
     (["simulate", str(ROOT / "examples" / "erudite-round.jsonl"), "--config", "{tmp}/nope.toml"],
-     "{tmp}/nope.toml: config file not found"),
-    (["check-config", "{tmp}/nope.toml"], "{tmp}/nope.toml: config file not found"),
+     "{tmp}/nope.toml: нет такого файла"),
+    (["check-config", "{tmp}/nope.toml"], "{tmp}/nope.toml: нет такого файла"),
     (["tournament", "{tmp}/nope"], "{tmp}/nope: folder not found"),
     (["protocol", "check", "{tmp}/nope.json"], "{tmp}/nope.json: file not found"),
 ])
@@ -291,7 +308,7 @@ def test_run_with_an_infinite_flash_is_refused_at_start_in_one_line(tmp_path):
                           cwd=tmp_path, capture_output=True,
                           text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "display.flash_s: must be a finite number" in one_error_line(proc.stderr)
+    assert "display.flash_s: должно быть конечным числом, а не inf" in one_error_line(proc.stderr)
 
 
 def test_check_config_bad_toml(tmp_path, capsys):
@@ -300,13 +317,45 @@ def test_check_config_bad_toml(tmp_path, capsys):
     rc, _, err = buzzer(capsys, "check-config", path)
     assert rc == 2
     msg = one_error_line(err)
-    assert "bad TOML" in msg and "line 1" in msg
+    assert f"{path}: ошибка в TOML, строка 1, столбец 9: " in msg
+
+
+def test_check_config_bad_toml_in_english_when_the_config_says_so(tmp_path, capsys):
+    path = tmp_path / "bad.toml"
+    path.write_text('language = "en"\n[erudite\n', encoding="utf-8")
+    rc, _, err = buzzer(capsys, "check-config", path)
+    assert rc == 2 and f"{path}: bad TOML: " in one_error_line(err) and "(at line 2, column 9)" in err
 
 
 def test_check_config_missing_file(tmp_path, capsys):
     rc, _, err = buzzer(capsys, "check-config", tmp_path / "missing.toml")
     assert rc == 2
-    assert "not found" in one_error_line(err)
+    assert one_error_line(err) == f"buzzer: {tmp_path / 'missing.toml'}: нет такого файла"
+
+
+def test_a_missing_config_in_english_with_lang_en(tmp_path, capsys):
+    rc, _, err = buzzer(capsys, "run", "--headless", "--lang", "en", "-c", tmp_path / "missing.toml")
+    assert rc == 2 and one_error_line(err) == f"buzzer: {tmp_path / 'missing.toml'}: config file not found"
+
+
+@pytest.mark.parametrize("toml, lang, line", [
+    ("[erudite]\nthink_time_s = -1.0\n", None, "erudite.think_time_s: должно быть больше 0, а не -1.0"),
+    ("[erudite]\nthink_time_s = -1.0\n", "en", "erudite.think_time_s: must be > 0, got -1.0"),
+    ('language = "en"\n[erudite]\nthink_time_s = -1.0\n', None, "erudite.think_time_s: must be > 0, got -1.0"),
+    ("[erudit]\n", None, "erudit: неизвестный ключ или раздел; есть: arbiter, "),
+    ("[erudite]\nthink_time = 7\n", None, "erudite.think_time: неизвестный ключ; в [erudite] есть: "),
+    ('[erudite]\nthink_time_s = "seven"\n', None, "erudite.think_time_s: нужно число, а не 'seven'"),
+    ("[arbiter]\nsettle_ms = 5000\n", None, "arbiter.settle_ms: должно быть не больше 1000, а не 5000"),
+    ('[arbiter]\ntie_rule = "coin"\n', None, "arbiter.tie_rule: должно быть одно из: "),
+    ('[[teams]]\nname = "A"\n[[teams]]\nname = "A"\n', None, "teams[1].name: у другой команды уже есть имя 'A'"),
+])
+def test_a_config_problem_is_one_line_in_the_hosts_language_with_its_key(tmp_path, capsys, toml, lang, line):
+    """The key path stays as typed; the words are Russian unless --lang or the config says English."""
+    path = tmp_path / "bad.toml"
+    path.write_text(toml, encoding="utf-8")
+    rc, out, err = buzzer(capsys, "run", "--headless", "-c", path, *(["--lang", lang] if lang else []))
+    assert rc == 2 and out == ""
+    assert one_error_line(err).startswith(f"buzzer: {path}: {line}")
 
 
 def test_check_config_error_in_a_real_process_has_no_traceback(tmp_path):
@@ -421,3 +470,42 @@ def test_check_config_refuses_two_host_actions_on_one_key(tmp_path, capsys, keys
     assert rc == 2 and out == ""
     one_error_line(err)
     assert all(w in err for w in words), err
+
+
+@pytest.mark.parametrize("lang, line", [
+    (None, "пакет из --pack не сыграть (nope.siq: нет такого файла); ничего не изменено"),
+    ("en", "the package given with --pack cannot be played (nope.siq: file not found); nothing was changed"),
+])
+def test_a_missing_pack_is_one_line_in_one_language(tmp_path, capsys, monkeypatch, lang, line):
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = buzzer(capsys, "run", "--headless", "-c", ROOT / "config" / "own-game.toml", "--pack", "nope.siq",
+                          *(["--lang", lang] if lang else []))
+    assert rc == 2 and one_error_line(err) == f"buzzer: {line}"
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["x"], "неизвестная команда «x»; buzzer --help — список"),
+    (["run", "--lang", "de"], "--lang: нет варианта «de»; можно: ru, en; buzzer run --help — все параметры"),
+    (["screenshot", "a.jsonl", "--at", "abc", "--out", "x.png"],
+     "--at: «abc» — не число; buzzer screenshot --help — все параметры"),
+    (["run", "--bogus"], "неизвестные аргументы: --bogus; buzzer run --help — все параметры"),
+    (["simulate"], "не указано: script; buzzer simulate --help — все параметры"),
+    (["run", "-c"], "--config/-c: нужно значение; buzzer run --help — все параметры"),
+    (["run", "--lang", "en", "--bogus"], "unrecognized arguments: --bogus; see buzzer run --help"),
+    (["screenshot", "a.jsonl", "--at", "abc", "--out", "x.png", "--lang", "en"],
+     "--at: 'abc' is not a number; see buzzer screenshot --help"),
+])
+def test_a_mistyped_command_line_is_one_line_in_the_hosts_words(capsys, argv, line):
+    """Not argparse's usage block in English: one line naming the mistake and the help to read."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == "" and err == f"buzzer: {line}\n"
+
+
+def test_a_mistyped_option_speaks_the_language_of_the_config_it_names(tmp_path, capsys):
+    cfg = tmp_path / "en.toml"
+    cfg.write_text('language = "en"\n', encoding="utf-8")
+    with pytest.raises(SystemExit):
+        cli.main(["run", "-c", str(cfg), "--lang", "de"])
+    assert capsys.readouterr().err == "buzzer: --lang: no such choice 'de'; choose from ru, en; see buzzer run --help\n"

@@ -153,7 +153,7 @@ def test_the_resume_notice_says_22_sobytiya_not_22_sobytiy():
     assert "1 event " in t("resumed", "en", n=1) and "5 events" in t("resumed", "en", n=5)
 
 
-NOT_COUNTS = {"team", "seat", "button", "name", "label", "action", "path", "problem", "b", "first", "second"}
+NOT_COUNTS = {"team", "seat", "button", "name", "label", "action", "path", "problem", "b", "first", "second", "key"}
 """Placeholders that name something (a team, a seat number) rather than count it."""
 
 
@@ -165,3 +165,18 @@ def test_a_number_before_a_russian_noun_is_always_a_counted_message():
             continue
         for name, word in re.findall(r"\{(\w+)\}\s+([а-яё]+)", text):
             assert name in NOT_COUNTS or word in ("с", "из", "в", "мин", "мс", "мкс"), f"{key}: «{text}» needs plural forms"
+
+
+def test_a_text_is_english_as_a_string_and_the_hosts_language_on_request():
+    import pickle
+
+    from controller.core.errors import ConfigError
+    from controller.i18n import Text
+
+    problem = Text("config.positive", value="-1.0")
+    exc = ConfigError("erudite.think_time_s", problem, "a.toml")
+    assert str(exc) == "a.toml: erudite.think_time_s: must be > 0, got -1.0"
+    assert exc.words("ru") == "a.toml: erudite.think_time_s: должно быть больше 0, а не -1.0"
+    nested = Text("script.setup", problem=exc)   # an error inside a message speaks the same language
+    assert nested.in_lang("ru") == "setup: " + exc.words("ru") and str(nested) == "setup: " + str(exc)
+    assert pickle.loads(pickle.dumps(problem)).in_lang("ru") == "должно быть больше 0, а не -1.0"

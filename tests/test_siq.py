@@ -120,10 +120,10 @@ def test_media_are_read_when_first_needed_under_generated_names_only(packs, tmp_
 
 
 @pytest.mark.parametrize("key, words", [
-    ("bomb", "zip bomb"), ("huge", "more than the 300 MB allowed for one file"),
-    ("traversal", "unsafe file name in the archive: '../../evil.png'"), ("entity", "DTD or entities"),
-    ("laughs", "DTD or entities"), ("notzip", "not a zip archive"), ("nocontent", "no content.xml"),
-    ("badxml", "not well-formed XML")])
+    ("bomb", "zip bomb"), ("huge", "Video/big.mp4: распакованный — 3072 МБ, а одному файлу можно не больше 300 МБ"),
+    ("traversal", "unsafe file name in the archive: '../../evil.png'"), ("entity", "DTD или сущности"),
+    ("laughs", "DTD или сущности"), ("notzip", "не пакет .siq (не архив zip: "),
+    ("nocontent", "в архиве нет content.xml: это не пакет SIGame"), ("badxml", "content.xml: ошибка в XML (")])
 def test_hostile_or_broken_package_is_one_line_and_exit_2(packs, key, words, tmp_path):
     before = set(os.listdir(tmp_path))
     r = subprocess.run([sys.executable, "-m", "controller.cli", "pack", "show", str(packs[key])],
@@ -152,7 +152,9 @@ def test_limits_come_from_the_config(packs, tmp_path, capsys):
         z.writestr("content.xml", make_packs.V5)
         z.writestr("Video/long.mp4", b"\0" * (2 * 1024 * 1024))
     rc, out, err = run(capsys, "pack", "show", str(big), "-c", str(cfg))
-    assert rc == 2 and "more than the 1 MB allowed for a package" in err
+    assert rc == 2 and f"{big}: распакованный — 2 МБ, а пакету можно не больше 1 МБ" in err
+    rc, out, err = run(capsys, "pack", "show", str(big), "-c", str(cfg), "--lang", "en")
+    assert rc == 2 and f"{big}: 2 MB unpacked, more than the 1 MB allowed for a package" in err
     rc, out, err = run(capsys, "pack", "show", str(big))
     assert rc == 0
 
@@ -186,8 +188,7 @@ def test_a_290_mb_content_xml_is_refused_for_its_size_not_as_a_zip_bomb(tmp_path
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 2, r.stderr
     line = r.stderr.strip()
-    assert line == (f"buzzer: {big}: content.xml: 290 MB unpacked, more than the 32 MB a package's text "
-                    f"may have"), line
+    assert line == f"buzzer: {big}: content.xml: распакованный — 290 МБ, а тексту пакета можно не больше 32 МБ", line
 
 
 READ_PEAK = r"""

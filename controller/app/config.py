@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from controller.core.errors import ConfigError
-from controller.i18n import LANGUAGES
+from controller.i18n import LANGUAGES, Text
 from controller import games
 from controller.inputs.base import BACKENDS
 from controller.inputs.options import GPIO, KEYPAD, KEYS, SERIAL, gpio_covers_teams
 from controller.screens.layouts import LAYOUTS
 
-from controller.core.schema import _KIND_OK, _KIND_WORD, NUMBER_LIMIT, Key, Section, _num, _show, check_value, positive  # noqa: F401
+from controller.core.schema import _KIND_OK, _KIND_WORD, NUMBER_LIMIT, Key, Section, _num, _show, check_value, expected, positive  # noqa: F401
 
 _positive = positive
 
@@ -192,7 +192,7 @@ def __getattr__(name: str):
 def _team_checks(teams: Any) -> list[dict]:
     """Validate the ``[[teams]]`` array; return a normalised list."""
     if not isinstance(teams, list) or not all(isinstance(t, dict) for t in teams):
-        raise ConfigError("teams", "expected an array of tables ([[teams]])")
+        raise ConfigError("teams", Text("config.teams_array"))
     allowed = {"name", "button", "key", "color", "players", "sound", "roster"}
     out = []
     seen_names, seen_buttons, seen_keys = set(), set(), set()
@@ -200,26 +200,26 @@ def _team_checks(teams: Any) -> list[dict]:
         path = f"teams[{i}]"
         unknown = sorted(set(t) - allowed)
         if unknown:
-            raise ConfigError(f"{path}.{unknown[0]}", f"unknown key; allowed: {', '.join(sorted(allowed))}")
+            raise ConfigError(f"{path}.{unknown[0]}", Text("config.team_unknown_key", allowed=", ".join(sorted(allowed))))
         name = t.get("name")
         if not isinstance(name, str) or not name.strip():
-            raise ConfigError(f"{path}.name", "expected a non-empty string")
+            raise ConfigError(f"{path}.name", Text("config.nonempty_string"))
         button = t.get("button", chr(ord("A") + i) if i < 26 else str(i + 1))
         if not isinstance(button, str) or not button:
-            raise ConfigError(f"{path}.button", "expected a non-empty string")
+            raise ConfigError(f"{path}.button", Text("config.nonempty_string"))
         key = t.get("key", DEFAULT_KEYS[i] if i < len(DEFAULT_KEYS) else "")
         if not isinstance(key, str):
-            raise ConfigError(f"{path}.key", "expected a key name string")
+            raise ConfigError(f"{path}.key", Text("config.team_key"))
         color = t.get("color", DEFAULT_COLORS[i % len(DEFAULT_COLORS)])
         if not isinstance(color, str) or not re.fullmatch(r"#[0-9a-fA-F]{6}", color):
-            raise ConfigError(f"{path}.color", f"expected a colour like \"#1e88e5\", got {_show(color)}")
+            raise ConfigError(f"{path}.color", Text("config.team_color", value=_show(color)))
         players = t.get("players", 4)
         if not isinstance(players, int) or isinstance(players, bool) or players < 1:
-            raise ConfigError(f"{path}.players", f"expected a whole number >= 1, got {_show(players)}")
+            raise ConfigError(f"{path}.players", Text("config.team_players", value=_show(players)))
         for value, seen, what in ((name, seen_names, "name"), (button, seen_buttons, "button"),
                                   (key, seen_keys, "key")):
             if value and value in seen:
-                raise ConfigError(f"{path}.{what}", f"duplicate {what} {value!r}")
+                raise ConfigError(f"{path}.{what}", Text(f"config.team_duplicate_{what}", value=repr(value)))
             seen.add(value)
         row = {"name": name, "button": button, "key": key, "color": color.lower(), "players": players}
         extra = _team_extras(t, path)
@@ -235,7 +235,7 @@ def _team_extras(t: dict, path: str) -> dict:
     out = {}
     if "sound" in t:
         if not isinstance(t["sound"], str) or not t["sound"].strip():
-            raise ConfigError(f"{path}.sound", f"expected a sound name or a WAV file, got {_show(t['sound'])}")
+            raise ConfigError(f"{path}.sound", Text("config.team_sound", value=_show(t["sound"])))
         from controller.sound.names import team_sound_problem
         problem = team_sound_problem(t["sound"].strip())
         if problem:
@@ -244,7 +244,7 @@ def _team_extras(t: dict, path: str) -> dict:
     if "roster" in t:
         r = t["roster"]
         if not isinstance(r, list) or not all(isinstance(n, str) and n for n in r):
-            raise ConfigError(f"{path}.roster", "expected a list of player names")
+            raise ConfigError(f"{path}.roster", Text("config.team_roster"))
         out["roster"] = list(r)
     return out
 
@@ -296,7 +296,7 @@ def _merge(cfg: dict, data: Mapping[str, Any], prefix: str = "") -> None:
         if name in sections and name != "":
             sec = sections[name]
             if not isinstance(value, dict):
-                raise ConfigError(f"{prefix}{name}", "expected a table")
+                raise ConfigError(f"{prefix}{name}", Text("config.expected_table"))
             keys = {k.name: k for k in sec.keys}
             for kname, kvalue in value.items():
                 path = f"{prefix}{name}.{kname}"
@@ -304,17 +304,17 @@ def _merge(cfg: dict, data: Mapping[str, Any], prefix: str = "") -> None:
                     cfg[name][kname] = check_value(keys[kname], kvalue, path)
                 elif sec.open_keys:
                     if sec.open_kind and not _KIND_OK[sec.open_kind](kvalue):
-                        raise ConfigError(path, f"expected {_KIND_WORD[sec.open_kind]}, got {_show(kvalue)}")
+                        raise ConfigError(path, expected(sec.open_kind, kvalue))
                     cfg[name][kname] = kvalue
                 else:
-                    raise ConfigError(path, f"unknown key; known keys in [{name}]: {', '.join(keys)}")
+                    raise ConfigError(path, Text("config.unknown_key_in", section=name, known=", ".join(keys)))
             continue
         top = {k.name: k for k in sections[""].keys}
         if name in top:
             cfg[name] = check_value(top[name], value, f"{prefix}{name}")
             continue
         known = sorted([s.name for s in schema() if s.name] + list(top) + ["teams"])
-        raise ConfigError(f"{prefix}{name}", f"unknown key or section; known: {', '.join(known)}")
+        raise ConfigError(f"{prefix}{name}", Text("config.unknown_key_or_section", known=", ".join(known)))
 
 
 def _unflatten(settings: Mapping[str, Any]) -> dict:
@@ -322,12 +322,12 @@ def _unflatten(settings: Mapping[str, Any]) -> dict:
     out: dict[str, Any] = {}
     for key, value in settings.items():
         if not isinstance(key, str):
-            raise ConfigError(str(key), "setting names must be strings")
+            raise ConfigError(str(key), Text("config.names_strings"))
         if "." in key:
             sec, _, name = key.partition(".")
             target = out.setdefault(sec, {})
             if not isinstance(target, dict):
-                raise ConfigError(sec, "expected a table")
+                raise ConfigError(sec, Text("config.expected_table"))
             target[name] = value
         elif isinstance(value, dict) and key != "teams":
             out.setdefault(key, {}).update(value)
@@ -360,8 +360,7 @@ def _one_action_per_key(path: str, keymap: Mapping[str, Any]) -> None:
                 continue
             first = owner.setdefault(k.lower(), action)
             if first != action:
-                raise ConfigError(f"{path}.{action}", f"key {k!r} is already the \"{first}\" key: "
-                                  f"one key, one action (change \"{first}\" or \"{action}\")")
+                raise ConfigError(f"{path}.{action}", Text("config.key_twice", key=repr(k), first=first, action=action))
 
 
 def _program_keys_kept(cfg: dict) -> None:
@@ -382,9 +381,8 @@ def _program_keys_kept(cfg: dict) -> None:
                     if isinstance(k, str) and k.lower() in owner:
                         where = f"{name}.keys.{action}" if isinstance((cfg.get(name) or {}).get("keys"), dict) \
                             and action in cfg[name]["keys"] else f"keys.{owner[k.lower()]}"
-                        raise ConfigError(where, f"key {k!r} is already the program's \"{owner[k.lower()]}\" key "
-                                          f"([keys] {owner[k.lower()]}): one key, one action (change \"{action}\" "
-                                          f"or \"{owner[k.lower()]}\")")
+                        raise ConfigError(where, Text("config.key_program", key=repr(k), owner=owner[k.lower()],
+                                                      action=action))
 
 
 def _cross_checks(cfg: dict) -> None:
@@ -397,8 +395,8 @@ def _cross_checks(cfg: dict) -> None:
     host_keys = {k.lower(): action for action, names in cfg["keys"].items() for k in names}
     for i, t in enumerate(cfg["teams"]):
         if t["key"] and t["key"].lower() in host_keys:
-            raise ConfigError(f"teams[{i}].key", f"key {t['key']!r} is already the host's "
-                              f"\"{host_keys[t['key'].lower()]}\" key")
+            raise ConfigError(f"teams[{i}].key", Text("config.key_host", key=repr(t["key"]),
+                                                      action=host_keys[t["key"].lower()]))
     for hook in CROSS_CHECKS:
         hook(cfg)
     for name in games.names():      # each game's rules between its own keys, whatever is played
@@ -429,17 +427,17 @@ def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = N
         source = str(path)
         p = Path(path)
         if not p.exists():
-            raise ConfigError("", f"{path}: config file not found")
+            raise ConfigError("", Text("config.not_found", path=str(path)))
         if p.is_dir():
-            raise ConfigError("", f"{path}: is a folder, not a config file")
+            raise ConfigError("", Text("config.is_folder", path=str(path)))
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
-            raise ConfigError("", f"{path}: not UTF-8 text") from None
+            raise ConfigError("", Text("config.not_utf8", path=str(path))) from None
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError("", f"{path}: bad TOML: {exc}") from None
+            raise ConfigError("", bad_toml(str(path), exc)) from None
         except OSError as exc:
-            raise ConfigError("", f"{path}: cannot read: {exc.strerror}") from None
+            raise ConfigError("", Text("config.cannot_read", path=str(path), problem=exc.strerror)) from None
     try:
         cfg = build(data)
         if overrides:
@@ -457,6 +455,16 @@ def load(path: str | Path | None = None, overrides: Mapping[str, Any] | None = N
         base = Path(path).resolve().parent if path is not None else Path.cwd()
         cfg = attach_event(cfg, base / Path(cfg["event_file"]).expanduser(), source)
     return cfg
+
+
+def bad_toml(path: str, exc: tomllib.TOMLDecodeError) -> Text:
+    """The problem of a file that is not TOML, with the line and column the parser names."""
+    found = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc), re.S)
+    if found:
+        return Text("config.bad_toml_at", path=path, detail=found[1], line=found[2], column=found[3])
+    if str(exc).endswith(" (at end of document)"):
+        return Text("config.bad_toml_end", path=path, detail=str(exc)[:-len(" (at end of document)")])
+    return Text("config.bad_toml", path=path, detail=str(exc))
 
 
 def event_mode(event_path: str | Path, mode: str) -> str:

@@ -36,6 +36,7 @@ from controller.core.arbiter import ArbiterRules
 from controller.core.effects import Flash, Log
 from controller.core.errors import ConfigError, GameError, ScriptError
 from controller.core.events import Host, Press, Release, Tick, seconds_to_ns
+from controller.i18n import Text
 
 TAP_NS = 50_000_000
 """A scripted press without ``hold`` is released this long after its edge."""
@@ -67,11 +68,11 @@ MAX_SECONDS = 1_000_000_000
 
 def _number(value: Any, line: int, name: str, source: str) -> float:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise ScriptError(line, f"\"{name}\" must be a number of seconds, got {value!r}", source)
+        raise ScriptError(line, Text("script.seconds", field=name, value=repr(value)), source)
     if value < 0:
-        raise ScriptError(line, f"\"{name}\" must be >= 0, got {value!r}", source)
+        raise ScriptError(line, Text("script.not_negative", field=name, value=repr(value)), source)
     if value > MAX_SECONDS:
-        raise ScriptError(line, f"\"{name}\" must be at most {MAX_SECONDS} seconds, got {value!r}", source)
+        raise ScriptError(line, Text("script.at_most_s", field=name, most=MAX_SECONDS, value=repr(value)), source)
     return float(value)
 
 
@@ -103,8 +104,7 @@ def _sane_numbers(obj: dict, line: int, source: str) -> None:
             shown = json.dumps(value)
             if len(shown) > 40:
                 shown = shown[:37] + "..."
-            raise ScriptError(line, f"\"{name}\" must hold finite numbers between -{MAX_NUMBER} and {MAX_NUMBER}, "
-                              f"got {shown}", source)
+            raise ScriptError(line, Text("script.finite", field=name, most=MAX_NUMBER, value=shown), source)
 
 
 def parse(lines: Iterable[str], source: str = "<script>") -> Script:
@@ -117,22 +117,22 @@ def parse(lines: Iterable[str], source: str = "<script>") -> Script:
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ScriptError(n, f"not valid JSON ({exc.msg} at column {exc.colno})", source) from None
+            raise ScriptError(n, Text("script.bad_json", detail=exc.msg, column=exc.colno), source) from None
         if not isinstance(obj, dict):
-            raise ScriptError(n, "each line must be a JSON object", source)
+            raise ScriptError(n, Text("script.not_object"), source)
         if "setup" in obj and isinstance(obj["setup"], dict):
             _sane_numbers(obj["setup"], n, source)
         else:
             _sane_numbers(obj, n, source)
         if "setup" in obj:
             if script.events or script.setup:
-                raise ScriptError(n, "\"setup\" is allowed only on the first line", source)
+                raise ScriptError(n, Text("script.setup_first"), source)
             if set(obj) != {"setup"} or not isinstance(obj["setup"], dict):
-                raise ScriptError(n, "the setup line is {\"setup\": {...}}", source)
+                raise ScriptError(n, Text("script.setup_line"), source)
             unknown = sorted(set(obj["setup"]) - SETUP_KEYS)
             if unknown:
-                raise ScriptError(n, f"unknown setup field \"{unknown[0]}\"; known: {', '.join(sorted(SETUP_KEYS))}",
-                                  source)
+                raise ScriptError(n, Text("script.unknown_setup_field", field=unknown[0],
+                                          known=", ".join(sorted(SETUP_KEYS))), source)
             script.setup = obj["setup"] or {"mode": games.DEFAULT}
             continue
         script.events.append((n, _event(obj, n, source)))
@@ -141,46 +141,46 @@ def parse(lines: Iterable[str], source: str = "<script>") -> Script:
 
 def _event(obj: dict, n: int, source: str) -> Any:
     if "at" not in obj:
-        raise ScriptError(n, "missing \"at\" (seconds)", source)
+        raise ScriptError(n, Text("script.no_at"), source)
     at = seconds_to_ns(_number(obj["at"], n, "at", source))
     kinds = [k for k in ("press", "release", "host", "tick") if k in obj]
     if len(kinds) != 1:
-        raise ScriptError(n, "a line needs exactly one of \"press\", \"release\", \"host\", \"tick\"", source)
+        raise ScriptError(n, Text("script.one_kind"), source)
     kind = kinds[0]
     if kind in ("press", "release"):
         unknown = sorted(set(obj) - {"at", kind, "delivered", "hold"} - ({"quiet", "stream", "tie", "unc"} if kind == "press" else set()))
         if unknown:
-            raise ScriptError(n, f"unknown field \"{unknown[0]}\" in a {kind} line", source)
+            raise ScriptError(n, Text("script.unknown_field", field=unknown[0], kind=kind), source)
         button = obj[kind]
         if not isinstance(button, str) or not button:
-            raise ScriptError(n, f"\"{kind}\" must be a button id string", source)
+            raise ScriptError(n, Text("script.button_id", kind=kind), source)
         delivered = at
         if "delivered" in obj:
             delivered = seconds_to_ns(_number(obj["delivered"], n, "delivered", source))
             if delivered < at:
-                raise ScriptError(n, "\"delivered\" cannot be before \"at\"", source)
+                raise ScriptError(n, Text("script.delivered_early"), source)
         if "hold" in obj and not isinstance(obj["hold"], bool):
-            raise ScriptError(n, "\"hold\" must be true or false", source)
+            raise ScriptError(n, Text("script.bool", field="hold"), source)
         if kind == "release":
             return Release(button, at, delivered)
         quiet = seconds_to_ns(_number(obj.get("quiet", 0), n, "quiet", source))
         if "stream" in obj and not isinstance(obj["stream"], bool):
-            raise ScriptError(n, "\"stream\" must be true or false", source)
+            raise ScriptError(n, Text("script.bool", field="stream"), source)
         tie = seconds_to_ns(_number(obj.get("tie", 0), n, "tie", source))
         if tie < 0:
-            raise ScriptError(n, "\"tie\" cannot be below 0", source)
+            raise ScriptError(n, Text("script.below_zero", field="tie"), source)
         unc = seconds_to_ns(_number(obj.get("unc", 0), n, "unc", source))
         if unc < 0:
-            raise ScriptError(n, "\"unc\" cannot be below 0", source)
+            raise ScriptError(n, Text("script.below_zero", field="unc"), source)
         return (Press(button, at, delivered, quiet, bool(obj.get("stream", False)), tie, unc),
                 bool(obj.get("hold", False)))
     if kind == "tick":
         if obj["tick"] is not True or set(obj) != {"at", "tick"}:
-            raise ScriptError(n, "a tick line is {\"at\": seconds, \"tick\": true}", source)
+            raise ScriptError(n, Text("script.tick_line"), source)
         return Tick(at)
     action = obj["host"]
     if not isinstance(action, str) or not action:
-        raise ScriptError(n, "\"host\" must be an action name", source)
+        raise ScriptError(n, Text("script.host_action"), source)
     params = {k: v for k, v in obj.items() if k not in ("at", "host")}
     # the fields the action's declaration names (controller/games/actions.py), in any game;
     # an action no game declares is the game's to refuse: its fields are any game's.  Their
@@ -190,7 +190,7 @@ def _event(obj: dict, n: int, source: str) -> Any:
              {p.name: p for a in games.declared_actions().values() for p in a.params})
     unknown = sorted(set(params) - set(taken) - FORMAT_FIELDS)
     if unknown:
-        raise ScriptError(n, f"unknown field \"{unknown[0]}\" in a host line", source)
+        raise ScriptError(n, Text("script.unknown_field", field=unknown[0], kind="host"), source)
     return Host(action, at, params)
 
 
@@ -199,13 +199,13 @@ def load(path: str | Path) -> Script:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ScriptError(None, "file not found", str(path)) from None
+        raise ScriptError(None, Text("file.not_found"), str(path)) from None
     except IsADirectoryError:
-        raise ScriptError(None, "is a folder, not a file", str(path)) from None
+        raise ScriptError(None, Text("file.is_folder"), str(path)) from None
     except UnicodeDecodeError:
-        raise ScriptError(None, "not UTF-8 text", str(path)) from None
+        raise ScriptError(None, Text("file.not_utf8"), str(path)) from None
     except OSError as exc:
-        raise ScriptError(None, f"cannot read: {exc.strerror}", str(path)) from None
+        raise ScriptError(None, Text("file.cannot_read", problem=exc.strerror), str(path)) from None
     return parse(text.splitlines(), source=str(path))
 
 
@@ -226,28 +226,28 @@ def config_for(script: Script, config_path: str | None = None) -> dict:
             cfg = config_mod.build(data, base=cfg)
         settings = setup.get("settings") or {}
         if not isinstance(settings, dict):
-            raise ConfigError("settings", "expected an object of config keys")
+            raise ConfigError("settings", Text("script.settings_object"))
         if settings:
             cfg = config_mod.build(settings, base=cfg)
     except ConfigError as exc:
-        raise ScriptError(1, f"setup: {exc}", script.source) from None
+        raise ScriptError(1, Text("script.setup", problem=exc), script.source) from None
     if "event" in setup:
         # an event file (docs/event-file.md), relative to the script: its teams and themes
         event = setup["event"]
         if not isinstance(event, str) or not event:
-            raise ScriptError(1, "setup: \"event\" must be the path of an event file", script.source)
+            raise ScriptError(1, Text("script.setup_event"), script.source)
         base = Path(script.source).resolve().parent if script.source != "<script>" else Path.cwd()
         try:
             cfg = config_mod.attach_event(cfg, base / event)
         except ConfigError as exc:
-            raise ScriptError(1, f"setup: {exc}", script.source) from None
+            raise ScriptError(1, Text("script.setup", problem=exc), script.source) from None
     return cfg
 
 
 def seed_for(script: Script, cfg: dict) -> int:
     seed = script.setup.get("seed", cfg["arbiter"]["tie_seed"])
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ScriptError(1, "setup: \"seed\" must be a whole number", script.source)
+        raise ScriptError(1, Text("script.setup_seed"), script.source)
     return 0 if seed < 0 else seed
 
 
@@ -258,8 +258,8 @@ def timeline(script: Script, buttons: set[str] | None = None) -> list[tuple[int,
         if isinstance(ev, tuple):
             press, hold = ev
             if buttons is not None and press.button not in buttons:
-                raise ScriptError(line, f"unknown button \"{press.button}\"; buttons: {', '.join(sorted(buttons))}",
-                                  script.source)
+                raise ScriptError(line, Text("script.unknown_button_of", button=press.button,
+                                             buttons=", ".join(sorted(buttons))), script.source)
             out.append((press.delivered, order, line, press))
             if not hold:
                 release_at = press.at + TAP_NS
@@ -267,7 +267,7 @@ def timeline(script: Script, buttons: set[str] | None = None) -> list[tuple[int,
                             Release(press.button, release_at, max(release_at, press.delivered))))
         else:
             if isinstance(ev, Release) and buttons is not None and ev.button not in buttons:
-                raise ScriptError(line, f"unknown button \"{ev.button}\"", script.source)
+                raise ScriptError(line, Text("script.unknown_button", button=ev.button), script.source)
             out.append((ev.now, order, line, ev))
     out.sort(key=lambda x: (x[0], x[1]))
     return [(line, ev) for _, _, line, ev in out]
@@ -322,7 +322,7 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
     try:
         state = engine.new_game(cfg, seed)
     except GameError as exc:
-        raise ScriptError(1, f"setup: {exc}", script.source) from None
+        raise ScriptError(1, Text("script.setup", problem=exc), script.source) from None
     log: list[Log] = []
     flashes: list[tuple[int, Flash]] = []
     limit = None if until is None else seconds_to_ns(until)
@@ -336,7 +336,7 @@ def run(script: Script, config_path: str | None = None, until: float | None = No
             if stepped is not None:
                 stepped.append(ev)
         except GameError as exc:
-            raise ScriptError(line, str(exc), script.source) from None
+            raise ScriptError(line, exc, script.source) from None
         log.extend(f for f in fx if isinstance(f, Log))
         flashes.extend(_flashes(fx, ev.now))
         last = max(last, ev.now)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from controller.content import siq
 from controller.core.errors import BuzzerError, ConfigError
-from controller.i18n import LANGUAGES, t
+from controller.i18n import LANGUAGES, Text, t, words
 
 log = logging.getLogger(__name__)
 
@@ -143,10 +143,10 @@ def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = Fals
         package = siq.read(path, siq.Limits.from_config(cfg))
     except siq.PackageError as exc:
         if required and pack_path:
-            raise siq.PackageError(None, t("pack.bad_arg", lang, problem=exc)) from None
+            raise siq.PackageError(None, Text("pack.bad_arg", problem=exc)) from None
         if strict:
             raise
-        print(f"buzzer: {t('pack.unusable', cfg['language'], problem=exc)}", file=out)
+        print(f"buzzer: {t('pack.unusable', cfg['language'], problem=words(exc, cfg['language']))}", file=out)
         cfg["own_game"]["pack"] = ""
         return False
     cfg["own_game"]["pack"] = str(Path(path).resolve())
@@ -213,7 +213,8 @@ def open_media(cfg: dict, out=sys.stderr) -> PackMedia | None:
     try:
         return PackMedia(siq.MediaStore(path, members_of(data), siq.Limits.from_config(cfg)))
     except BuzzerError as exc:
-        print(f"buzzer: {t('pack.no_media', cfg.get('language', 'ru'), problem=exc)}", file=out)
+        print(f"buzzer: {t('pack.no_media', cfg.get('language', 'ru'), problem=words(exc, cfg.get('language', 'ru')))}",
+              file=out)
         return PackMedia(None)
 
 

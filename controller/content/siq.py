@@ -50,6 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from controller.core.errors import BuzzerError
+from controller.i18n import DEFAULT_LANG, Text, words as _words
 
 MB = 1024 * 1024
 
@@ -67,8 +68,13 @@ class PackageError(BuzzerError):
     """A package that cannot be read or is refused; the message is one line naming the problem."""
 
     def __init__(self, path, problem: str):
+        self.path = path
         self.problem = problem
-        super().__init__(f"{path}: {problem}" if path else problem)
+        super().__init__(f"{path}: {problem}" if path else str(problem))
+
+    def words(self, lang: str = DEFAULT_LANG) -> str:
+        problem = _words(self.problem, lang)
+        return f"{self.path}: {problem}" if self.path else str(problem)
 
 
 @dataclass(frozen=True)
@@ -235,14 +241,14 @@ class _Archive:
         try:
             self.zip = zipfile.ZipFile(path)
         except FileNotFoundError:
-            raise PackageError(path, "file not found") from None
+            raise PackageError(path, Text("file.not_found")) from None
         except IsADirectoryError:
-            raise PackageError(path, "is a folder, not a .siq file") from None
+            raise PackageError(path, Text("pack.is_folder")) from None
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-            raise PackageError(path, f"not a .siq package (not a zip archive: {exc})") from None
+            raise PackageError(path, Text("pack.not_zip", detail=str(exc))) from None
         infos = self.zip.infolist()
         if len(infos) > MEMBERS_MAX:
-            raise PackageError(path, f"too many files in the archive ({len(infos)} > {MEMBERS_MAX})")
+            raise PackageError(path, Text("pack.too_many_files", found=len(infos), most=MEMBERS_MAX))
         self.by_name: dict[str, zipfile.ZipInfo] = {}
         self.by_lower: dict[str, zipfile.ZipInfo] = {}
         total = 0
@@ -251,14 +257,13 @@ class _Archive:
             if _unsafe(info.filename.replace("\\", "/")) or _unsafe(name):
                 raise PackageError(path, f"unsafe file name in the archive: {info.filename!r} (refused)")
             if info.file_size > limits.file:
-                raise PackageError(path, f"{name}: {info.file_size // MB} MB unpacked, more than the "
-                                   f"{limits.file // MB} MB allowed for one file")
+                raise PackageError(path, Text("pack.file_too_big", name=name, mb=info.file_size // MB,
+                                              most=limits.file // MB))
             total += info.file_size
             self.by_name.setdefault(name, info)
             self.by_lower.setdefault(name.lower(), info)
         if total > limits.total:
-            raise PackageError(path, f"{total // MB} MB unpacked, more than the {limits.total // MB} MB "
-                               f"allowed for a package")
+            raise PackageError(path, Text("pack.too_big_unpacked", mb=total // MB, most=limits.total // MB))
 
     def find(self, name: str) -> zipfile.ZipInfo | None:
         for n in (name, _decoded(name)):
@@ -382,14 +387,14 @@ class _StreamParser:
                 return
             self._feed(self.decoder.decode(chunk))
         except UnicodeDecodeError as exc:
-            raise PackageError(self.path, f"content.xml: not readable as {self.enc} text ({exc})") from None
+            raise PackageError(self.path, Text("pack.xml_encoding", encoding=self.enc, detail=str(exc))) from None
 
     def _start(self, data: bytes) -> None:
         enc, data = _encoding(data)
         try:
             self.decoder = codecs.getincrementaldecoder(enc)()
         except LookupError as exc:
-            raise PackageError(self.path, f"content.xml: not readable as {enc} text ({exc})") from None
+            raise PackageError(self.path, Text("pack.xml_encoding", encoding=enc, detail=str(exc))) from None
         self.enc = enc
         self._feed(self.decoder.decode(data))
 
@@ -406,14 +411,14 @@ class _StreamParser:
             self.pre = ""
             self.declaration = False
         if DTD.search(self.tail + text):
-            raise PackageError(self.path, "content.xml declares a DTD or entities (<!DOCTYPE/<!ENTITY): refused")
+            raise PackageError(self.path, Text("pack.xml_dtd"))
         if not self.namespaced and ("xmlns" in text or "xml:" in text):
             self.namespaced = True    # another namespace somewhere: stripped after parsing
         self.tail = text[-16:]
         try:
             self.parser.feed(text)
         except ET.ParseError as exc:
-            raise PackageError(self.path, f"content.xml: not well-formed XML ({exc})") from None
+            raise PackageError(self.path, Text("pack.xml_malformed", detail=str(exc))) from None
 
     def close(self) -> ET.Element:
         try:
@@ -425,11 +430,11 @@ class _StreamParser:
                 self.declaration, text, self.pre = False, self.pre, ""
                 self._feed(text)
         except UnicodeDecodeError as exc:
-            raise PackageError(self.path, f"content.xml: not readable as {self.enc} text ({exc})") from None
+            raise PackageError(self.path, Text("pack.xml_encoding", encoding=self.enc, detail=str(exc))) from None
         try:
             root = self.parser.close()
         except ET.ParseError as exc:
-            raise PackageError(self.path, f"content.xml: not well-formed XML ({exc})") from None
+            raise PackageError(self.path, Text("pack.xml_malformed", detail=str(exc))) from None
         if self.namespaced:
             for el in root.iter():
                 if isinstance(el.tag, str) and "}" in el.tag:
@@ -693,7 +698,7 @@ class _Reader:
 
     def package(self, root: ET.Element) -> Package:
         if root.tag.lower() != "package":
-            raise PackageError(self.path, f"content.xml: the root element is <{root.tag}>, not <package>")
+            raise PackageError(self.path, Text("pack.xml_root", tag=root.tag))
         version = _int(_attr(root, "version"), 4)
         rounds = []
         rounds_el = _child(root, "rounds")
@@ -726,21 +731,20 @@ def read(path, limits: Limits | None = None) -> Package:
     try:
         size = os.path.getsize(path)
     except FileNotFoundError:
-        raise PackageError(path, "file not found") from None
+        raise PackageError(path, Text("file.not_found")) from None
     except OSError as exc:
-        raise PackageError(path, f"cannot be read ({exc.strerror or exc})") from None
+        raise PackageError(path, Text("pack.cannot_read", problem=str(exc.strerror or exc))) from None
     if size > limits.total:
-        raise PackageError(path, f"{size // MB} MB, more than the {limits.total // MB} MB allowed for a package")
+        raise PackageError(path, Text("pack.too_big", mb=size // MB, most=limits.total // MB))
     archive = _Archive(path, limits)
     try:
         info = archive.find("content.xml")
         if info is None:
-            raise PackageError(path, "no content.xml in the archive: not a SIGame package")
+            raise PackageError(path, Text("pack.no_content_xml"))
         if info.file_size > CONTENT_XML_MAX:
             # declared too big: said as it is, before a byte is read (reading up to the cap
             # would end in "more than its declared size", which is not the problem)
-            raise PackageError(path, f"content.xml: {info.file_size // MB} MB unpacked, more than the "
-                               f"{CONTENT_XML_MAX // MB} MB a package's text may have")
+            raise PackageError(path, Text("pack.xml_too_big", mb=info.file_size // MB, most=CONTENT_XML_MAX // MB))
         parser = _StreamParser(path)      # parsed as it is read: never held whole
         archive.read(info, CONTENT_XML_MAX, out=parser)
         return _Reader(archive, path).package(parser.close())

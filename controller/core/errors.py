@@ -3,13 +3,23 @@
 Every error a user can cause (a bad config, a malformed script, a missing
 device) is a :class:`BuzzerError`; the command line prints its message as one
 line and exits with code 2 instead of showing a traceback.
+
+A message may be a :class:`~controller.i18n.Text` (a catalog key and its
+parameters): ``str(exc)`` is then the English text and :meth:`BuzzerError.words`
+the text in the host's language, which the command line prints.
 """
+
+from controller.i18n import DEFAULT_LANG, words as _words
 
 
 class BuzzerError(Exception):
     """Base class of every error this package raises on purpose."""
 
     exit_code = 2
+
+    def words(self, lang: str = DEFAULT_LANG) -> str:
+        """The message in ``lang`` (English for a message that is not a catalog text)."""
+        return str(_words(self.args[0], lang)) if len(self.args) == 1 else str(self)
 
 
 class ConfigError(BuzzerError):
@@ -23,8 +33,14 @@ class ConfigError(BuzzerError):
         self.key = key
         self.problem = problem
         self.source = source
-        where = f"{source}: " if source else ""
-        super().__init__(f"{where}{key}: {problem}" if key else f"{where}{problem}")
+        super().__init__(self._line(str(problem)))
+
+    def _line(self, problem: str) -> str:
+        where = f"{self.source}: " if self.source else ""
+        return f"{where}{self.key}: {problem}" if self.key else f"{where}{problem}"
+
+    def words(self, lang: str = DEFAULT_LANG) -> str:
+        return self._line(str(_words(self.problem, lang)))
 
 
 class ScriptError(BuzzerError):
@@ -36,11 +52,18 @@ class ScriptError(BuzzerError):
     def __init__(self, line: int | None, problem: str, source: str | None = None):
         self.line = line
         self.problem = problem
-        if line is None:  # the file as a whole: missing, a folder, not text
-            super().__init__(f"{source}: {problem}" if source else problem)
-            return
-        where = f"{source}:" if source else "line "
-        super().__init__(f"{where}{line}: {problem}")
+        self.source = source
+        super().__init__(self._line(str(problem), "line "))
+
+    def _line(self, problem: str, line_word: str) -> str:
+        if self.line is None:  # the file as a whole: missing, a folder, not text
+            return f"{self.source}: {problem}" if self.source else problem
+        where = f"{self.source}:" if self.source else line_word
+        return f"{where}{self.line}: {problem}"
+
+    def words(self, lang: str = DEFAULT_LANG) -> str:
+        from controller.i18n import t
+        return self._line(str(_words(self.problem, lang)), t("script.line", lang) + " ")
 
 
 class GameError(BuzzerError):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from controller.core.errors import ConfigError
+from controller.i18n import Text
 
 # --------------------------------------------------------------------------
 # key types
@@ -84,14 +85,24 @@ Every number must be finite: NaN and infinities are refused (docs/config.md)."""
 def _range_problem(key: Key, value: Any) -> str | None:
     """Why a number is out of ``key``'s range (its own, else the implicit one), or None."""
     if isinstance(value, float) and not math.isfinite(value):
-        return f"must be a finite number, got {_show(value)}"
+        return Text("config.finite", value=_show(value))
     low = key.minimum if key.minimum is not None else -NUMBER_LIMIT
     high = key.maximum if key.maximum is not None else NUMBER_LIMIT
     if value < low:
-        return f"must be >= {low:g}, got {_show(value)}"
+        return Text("config.at_least", low=f"{low:g}", value=_show(value))
     if value > high:
-        return f"must be <= {high:g}, got {_show(value)}"
+        return Text("config.at_most", high=f"{high:g}", value=_show(value))
     return None
+
+
+def expected(kind: str, value: Any) -> Text:
+    """The problem of ``value`` not being of ``kind`` (``expected a whole number, got 'x'``)."""
+    return Text(f"config.expected_{_KIND_KEY[kind]}", value=_show(value))
+
+
+_KIND_KEY = {"bool": "bool", "int": "int", "float": "number", "number": "number", "str": "str",
+             "list": "list", "dict": "dict"}
+"""The catalog key (``config.expected_<…>``) of each kind's «expected …» problem."""
 
 
 def _show(value: Any) -> str:
@@ -102,7 +113,7 @@ def _show(value: Any) -> str:
 def check_value(key: Key, value: Any, path: str) -> Any:
     """Validate ``value`` for ``key``; return it normalised (floats for float keys)."""
     if not _KIND_OK[key.kind](value):
-        raise ConfigError(path, f"expected {_KIND_WORD[key.kind]}, got {_show(value)}")
+        raise ConfigError(path, expected(key.kind, value))
     if key.kind == "float":
         value = float(value)
     if _num(value):
@@ -110,11 +121,11 @@ def check_value(key: Key, value: Any, path: str) -> Any:
         if problem:
             raise ConfigError(path, problem)
     if key.choices is not None and value not in key.choices:
-        raise ConfigError(path, f"must be one of {', '.join(map(str, key.choices))}; got {_show(value)}")
+        raise ConfigError(path, Text("config.one_of", choices=", ".join(map(str, key.choices)), value=_show(value)))
     if key.kind == "list" and key.items:
         for i, item in enumerate(value):
             if not _KIND_OK[key.items](item):
-                raise ConfigError(f"{path}[{i}]", f"expected {_KIND_WORD[key.items]}, got {_show(item)}")
+                raise ConfigError(f"{path}[{i}]", expected(key.items, item))
             if _num(item):
                 problem = _range_problem(key, item)
                 if problem:
@@ -128,22 +139,22 @@ def check_value(key: Key, value: Any, path: str) -> Any:
 
 
 def positive(v):
-    return None if v > 0 else f"must be > 0, got {_show(v)}"
+    return None if v > 0 else Text("config.positive", value=_show(v))
 
 
 def nominals(v):
     """A list of nominals: at least one, each > 0."""
     if not v:
-        return "needs at least one nominal"
+        return Text("config.nominals_none")
     if any(n <= 0 for n in v):
-        return "nominals must be > 0"
+        return Text("config.nominals_positive")
     return None
 
 
 def warn_marks(v):
     """Seconds left at which a warning sounds: each > 0."""
     if any(m <= 0 for m in v):
-        return "warning marks are seconds left and must be > 0"
+        return Text("config.warn_marks")
     return None
 
 
@@ -151,5 +162,5 @@ def action_keys(value):
     """A map host action -> list of key names (a game's own keys)."""
     for action, names in value.items():
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            return f"{action}: expected a list of key names"
+            return Text("config.action_keys", action=action)
     return None

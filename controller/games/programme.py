@@ -22,6 +22,7 @@ from typing import Any
 from controller import games
 from controller.core.effects import Flash
 from controller.core.errors import ConfigError, GameError
+from controller.i18n import Text
 from controller.core.events import Host, Tick
 from controller.core.schema import Key, Section, _show
 from controller.games import race as b
@@ -233,8 +234,8 @@ def step(s: State, event) -> tuple[State, list]:
     if isinstance(event, Host) and event.action == "rename":
         return _rename(s, replace(event, at=max(event.at, s.now)), fx), fx
     if isinstance(event, Host) and event.action not in _current(s).host_actions:
-        raise GameError(f"unknown host action {event.action!r} in round {s.index + 1} "
-                        f"({s.rounds[s.index].mode}); known: {', '.join(host_actions(s))}")
+        raise GameError(Text("script.unknown_action_round", action=repr(event.action), round=s.index + 1,
+                             mode=s.rounds[s.index].mode, known=", ".join(host_actions(s))))
     game, fx = _current(s).step(s.game, event)
     return replace(s, game=game), fx
 

@@ -18,6 +18,7 @@ from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Lamp, Log, Notice
 from controller.core.errors import GameError
+from controller.i18n import Text
 from controller.core.events import NS_PER_MS, Host, Press, Release, Tick
 from controller.games.actions import Param, Spec
 
@@ -451,7 +452,8 @@ def dispatch(s: Any, event: Any, *, actions: Mapping[str, Any], advance: Any, mo
     time.
     """
     if isinstance(event, Host) and event.action not in actions:
-        raise GameError(f"unknown host action {event.action!r} in {mode_name}; known: {', '.join(actions)}")
+        raise GameError(Text("script.unknown_action", action=repr(event.action), mode=mode_name,
+                              known=", ".join(actions)))
     if not isinstance(event, (Press, Release, Host, Tick)):
         raise GameError(f"not an event: {event!r}")
     fx: list = []

@@ -152,6 +152,49 @@ def t(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
     return _format(template(key, lang, count=params.get(COUNT_PARAMS.get(key, "n"))), params)
 
 
+class Text(str):
+    """A message for the user kept as its catalog key and parameters, so that it can be
+    shown in the host's language where it is printed (the command line's error line):
+    ``Text("config.must_be_positive", value="-1.0")``.  As a ``str`` it is the English
+    text (logs, ``str(exc)``, the simulate JSON); :meth:`in_lang` gives it in ``lang``.
+    A parameter that is itself a :class:`Text` (or an error with ``words``) is put in
+    the same language."""
+
+    key: str
+    params: dict[str, Any]
+
+    def __new__(cls, key: str, /, **params: Any) -> "Text":
+        self = super().__new__(cls, _text_in(key, params, FALLBACK_LANG))
+        self.key = key
+        self.params = params
+        return self
+
+    def __reduce__(self):
+        return _rebuilt_text, (self.key, self.params)
+
+    def in_lang(self, lang: str) -> str:
+        return _text_in(self.key, self.params, lang)
+
+
+def _rebuilt_text(key: str, params: dict[str, Any]) -> Text:
+    return Text(key, **params)
+
+
+def _text_in(key: str, params: Mapping[str, Any], lang: str) -> str:
+    return t(key, lang, **{name: words(value, lang) for name, value in params.items()})
+
+
+def words(value: Any, lang: str = DEFAULT_LANG) -> Any:
+    """``value`` as the user reads it in ``lang``: a :class:`Text` or an error that can say
+    itself in a language (``BuzzerError.words``) in ``lang``; anything else as it is."""
+    if isinstance(value, Text):
+        return value.in_lang(lang)
+    say = getattr(value, "words", None)
+    if isinstance(value, BaseException) and callable(say):
+        return say(lang)
+    return value
+
+
 PARAM_WORDS: dict[str, dict[str, str]] = {
     "kind": {"minute": "speech", "defence": "defence", "last_word": "last_word"},
 }

@@ -21,7 +21,6 @@ import argparse
 import math
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,11 +128,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--layout", choices=("wide", "compact"),
                    help="the projector's layout (default: the config's [display] layout)")
 
-    def one_line_error(message: str) -> None:
-        print(f"buzzer screenshot: {message}", file=sys.stderr)
-        sys.exit(2)
-
-    p.error = one_line_error  # type: ignore[method-assign]
     p.set_defaults(func=cmd_screenshot)
 
 

@@ -33,6 +33,7 @@ from typing import Any, Mapping, Sequence
 from controller.core.effects import Effect, Flash, Log, Notice, Sound
 from controller.core.screen import Words
 from controller.core.errors import ConfigError, GameError
+from controller.i18n import Text
 from controller.core.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
 from controller.games.actions import Param, Spec, declare
 from controller.games.race import NAME_MAX, clean_name, name_problem
@@ -403,7 +404,8 @@ def step(state: MafiaState, event) -> tuple[MafiaState, list[Effect]]:
         raise GameError(f"mafia: cannot handle event {event!r}")
     handler = _ACTIONS.get(event.action)
     if handler is None:
-        raise GameError(f"mafia: unknown host action {event.action!r}; known: {', '.join(sorted(_ACTIONS))}")
+        raise GameError(Text("script.unknown_action_of", action=repr(event.action), mode="mafia",
+                              known=", ".join(sorted(_ACTIONS))))
     state, effects = _advance(state, event.at)
     if state.started is None:
         state = replace(state, started=state.now)

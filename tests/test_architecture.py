@@ -239,9 +239,10 @@ PAGE_OWN_NAMES = {"open", "status"}
 ``dataset.open``, a fetch response's ``status``."""
 
 
-def _model_names() -> set[str]:
+def _model_names(phones: bool = True) -> set[str]:
     """Every name the pages may read: the screen model's fields (and what ``to_json`` adds),
-    the view model's own keys (not the game's view under ``game``), the web server's phones part."""
+    the view model's own keys (not the game's view under ``game``) and, with ``phones``, the web
+    server's phones part (the host page's)."""
     import dataclasses
 
     from controller.core import screen as model
@@ -271,7 +272,9 @@ def _model_names() -> set[str]:
              "over": False, "stalls": 0, "presses": 0, "flagged": False, "refused": 0, "silent_s": 0.0}
     hub = SimpleNamespace(status=lambda: {"q": [phone]}, tokens={"q": "tok"}, wait=0,
                           settings={"bound_max_ms": 10, "exclude_over_bound": True})
-    walk({"phones": WebServer.phones_view(SimpleNamespace(hub=hub, snapshot={}, play_base="http://x", _qr={}, bind="127.0.0.1"))})
+    if phones:
+        walk({"phones": WebServer.phones_view(SimpleNamespace(hub=hub, snapshot={}, play_base="http://x", _qr={},
+                                                            bind="127.0.0.1"))})
     walk(viewmodel.build({"mode": "erudite", "teams": []}, flash={"kind": "right", "team": "A"},
                          keys={"right": ["return"]}, undo={"changes": [{"team": "A", "score": 0, "after": 10}]},
                          actions=[{"action": "rename", "label": "x", "confirm": "y",
@@ -306,6 +309,27 @@ def test_the_live_pages_read_no_view_keys():
     found = [f"app.js:{line}: {key!r}" for line, key in _js_reads(APP_JS.read_text(encoding="utf-8"))
              if key in forbidden]
     assert not found, "view keys read by the live pages: " + ", ".join(found)
+
+
+PLAY_JS = PACKAGE / "web" / "static" / "play.js"
+
+PLAY_OWN_NAMES = {"disabled"}
+"""Names play.js reads from the browser's objects that a view happens to use too: the big
+button's ``disabled``."""
+
+
+def test_the_phone_page_reads_no_view_keys():
+    """``/play`` answers a team's phone from the audience's screen model alone (its card by its
+    button, the press order, the big panel): play.js reads no key of a game's view that is not a
+    widget's field nor the view model's own, never the host page's phones part (``teams``), and
+    never the view itself (``audience.game``)."""
+    view_keys = _view_keys()
+    assert {"teams", "locked", "countdown"} <= view_keys
+    forbidden = (view_keys - _model_names(phones=False) - PLAY_OWN_NAMES) | {"game"}
+    assert {"teams", "game", "locked", "countdown"} <= forbidden   # what the page read before the model
+    found = [f"play.js:{line}: {key!r}" for line, key in _js_reads(PLAY_JS.read_text(encoding="utf-8"))
+             if key in forbidden]
+    assert not found, "view keys read by the phone page: " + ", ".join(found)
 
 
 def test_the_page_check_finds_a_view_read():

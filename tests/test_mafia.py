@@ -10,6 +10,7 @@ from controller.core.effects import Flash, Log, Notice
 from controller.core.errors import ConfigError, GameError
 from controller.core.events import NS_PER_S, Host
 from controller.games.mafia import game as mafia
+from controller.screens.common import flash_dict, flash_words
 
 S = NS_PER_S
 NAMES = [f"Игрок {i}" for i in range(1, 11)]
@@ -245,7 +246,11 @@ def test_fourth_foul_removes_the_player_with_no_last_word():
     for _ in range(4):
         effects = t.host("foul", at=10 * S, seat=5)
     assert t.seat(5)["status"] == "removed" and t.seat(5)["reason"] == "fouls"
-    assert Flash("mafia.removed", "5") in effects
+    flash = next(f for f in effects if isinstance(f, Flash))
+    assert (flash.kind, flash.team) == ("mafia.removed", "5")
+    # the table says its flash's words itself: the screens name no «Мафия» flash
+    assert flash_words(flash_dict(flash.kind, flash.team, text=flash.text, line=flash.line), "ru") == \
+        ("Удалён", "Игрок 5")
     assert t.view()["timer"]["state"] == "stopped" and not t.seat(5)["speaking"]
     assert t.notices(t.host("speech", seat=5, kind="last_word")) == ["mafia.no_last_word"]
     assert t.notices(t.host("foul", seat=5)) == ["mafia.not_in_game"]
@@ -434,9 +439,12 @@ def test_nothing_to_undo():
 def test_end_game_records_winner_and_refuses_play_after():
     t = Table()
     t.host("speech", at=0, seat=1)
-    t.host("end_game", at=30 * S, winner="mafia")
+    flash = next(f for f in t.host("end_game", at=30 * S, winner="mafia") if isinstance(f, Flash))
     v = t.view()
     assert v["phase"] == "ended" and v["winner"] == "mafia" and t.state.ended_at == 30 * S
+    # the big words only: no line under them (the winner's side is not a team's name)
+    assert flash_words(flash_dict(flash.kind, flash.team, text=flash.text, line=flash.line), "en") == \
+        ("Mafia wins", None)
     assert not v["timer"]["running"]
     assert t.notices(t.host("next_speaker")) == ["mafia.game_over"]
     assert t.notices(t.host("foul", seat=2)) == ["mafia.game_over"]

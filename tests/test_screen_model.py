@@ -225,3 +225,23 @@ def test_a_tie_within_the_uncertainty_carries_its_bound_in_the_press_order():
 {"at": 3.0, "press": "C"}
 """, 3.5)
     assert exact.presses.entries[1].tie and exact.presses.entries[1].tie_ms is None   # an exact tie: no bound
+
+
+def test_a_card_names_its_button_and_whether_its_presses_race():
+    """A team's phone finds its card by its button and says «Кнопка заблокирована» while it is
+    barred: here Бета, locked out of the question after its wrong answer."""
+    text = """
+{"at": 1.0, "host": "captain"}
+{"at": 70.0, "host": "question", "nominal": 30}
+{"at": 71.0, "host": "reading_done"}
+{"at": 72.0, "press": "B"}
+{"at": 73.0, "host": "wrong"}
+"""
+    before = present_at(text, 71.5)
+    assert [c.button for c in before.cards.items] == ["A", "B", "C", "D"][:len(before.cards.items)]
+    assert not any(c.barred for c in before.cards.items) and before.presses.armed
+    after = present_at(text, 73.5)
+    assert card(after, "Бета").barred and card(after, "Бета").button == "B"
+    assert not card(after, "Альфа").barred
+    seats = present_at('{"setup": {"mode": "mafia"}}', 1.0)
+    assert all(c.button is None and not c.barred for c in seats.cards.items)

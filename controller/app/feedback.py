@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from controller.screens import notices
+from controller.screens.common import flash_dict
 
 CONFIRM_NS = notices.CONFIRM_NS
 """How long a key waits for its second press."""
@@ -90,18 +91,21 @@ class Notices:
 
 
 class Flashes:
-    """The flash on screen (``{"kind", "team"}``) until its time is over."""
+    """The flash on screen (``{"kind", "team"}``, with the game's own ``text``, ``line`` and
+    ``tone`` when its :class:`~controller.core.effects.Flash` says them) until its time is over."""
 
     def __init__(self, seconds: float) -> None:
         self.hold_ns = int(seconds * 1_000_000_000)
         self.flash: dict | None = None
         self.until = 0
 
-    def show(self, kind: str, team: str | None, now: int) -> bool:
-        """Show a flash; False when a quiet one gives way to a ruling flash still up."""
+    def show(self, kind: str, team: str | None, now: int, **words: Any) -> bool:
+        """Show a flash; False when a quiet one gives way to a ruling flash still up.  ``words``:
+        the game's own ``text``, ``line`` and ``tone`` for it
+        (:func:`~controller.screens.common.flash_dict`)."""
         if kind in QUIET_FLASHES and self.current(now) is not None:
             return False   # keep «Верно» on screen; the standings show by themselves
-        self.flash = {"kind": kind, "team": team}
+        self.flash = flash_dict(kind, team, **words)
         self.until = now + self.hold_ns
         return True
 

@@ -637,7 +637,7 @@ class Loop:
             part.stepped(now)
 
     def _flash(self, f: Flash, now: int) -> None:
-        self.flashes.show(f.kind, f.team, now)
+        self.flashes.show(f.kind, f.team, now, text=f.text, line=f.line, tone=f.tone)
 
     def _notice_effect(self, f: Notice, now: int) -> None:
         self._notice(f.key, _screen="" if f.host_only else None, **dict(f.params))

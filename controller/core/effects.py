@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from controller.core.screen import Words
+
 
 @dataclass(frozen=True, slots=True)
 class Sound:
@@ -51,10 +53,17 @@ class Lamp:
 @dataclass(frozen=True, slots=True)
 class Flash:
     """A short full-screen message: ``right``, ``wrong``, ``time_up``,
-    ``false_start``, ``withdrawn`` ..."""
+    ``false_start``, ``withdrawn`` ...; the catalog key of its words is its kind (or the
+    screens' usual one for it) and the line under them its ``team``, unless the game says
+    them itself: ``text`` (the big words), ``line`` (the line under them) and ``tone`` (its
+    colour, one of :data:`controller.core.screen.TONES`), so that no screen names a game's
+    flash."""
 
     kind: str
     team: str | None = None
+    text: Words | None = None
+    line: Words | None = None
+    tone: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

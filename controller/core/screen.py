@@ -343,7 +343,8 @@ class Card:
     ``tags``, whether it holds the answer (``holder``), is out of the question (``dim``),
     ``extra`` (the extra fight's score), the ``player`` at its button, the ``entry`` number
     the host types for it; a seat's ``number``, its ``dots`` (fouls) out of ``dots_of``
-    (``alarm`` from that many), ``active`` (speaking)."""
+    (``alarm`` from that many), ``active`` (speaking); the ``button`` its presses come from
+    (None: a card without one, a seat) and whether that button is ``barred`` now."""
 
     name: str
     index: int = 0
@@ -362,6 +363,12 @@ class Card:
     dots_of: int = 4
     alarm: int = 3
     active: bool = False
+    button: str | None = None
+    """The button (the config's id) whose presses are this card's: a team's phone finds its card by it."""
+    barred: bool = False
+    """Its presses take no part in the race now: locked out of the question, disqualified or not
+    in this fight, blocked after a false start, its button stuck (a team's phone says «Кнопка
+    заблокирована»)."""
 
 
 @dataclass(frozen=True)

@@ -510,7 +510,9 @@ def cards(view: Mapping[str, Any]) -> Cards:
                         tags=tuple(Tag(TAG_KEYS[m], TAG_TONES[m]) for m in team_marks(tm)),
                         holder=bool(tm.get("holder")), dim=bool(tm.get("locked") or tm.get("disabled")),
                         extra=tm.get("tiebreak_score"), player=tm.get("player") or None,
-                        entry=tm.get("number") or None))
+                        entry=tm.get("number") or None, button=tm.get("button") or None,
+                        barred=bool(tm.get("locked") or tm.get("disabled") or tm.get("blocked")
+                                    or tm.get("stuck"))))
     return Cards(tuple(out))
 
 

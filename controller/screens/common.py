@@ -37,7 +37,7 @@ def tie_words(tie_ms: int | None, lang: str) -> str:
 SEAT_STATUS = {"silenced": "silenced", "removed": "removed", "out": "out"}
 """A seat's status -> i18n key of its tag (the festival's board)."""
 
-FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "mafia.removed": "removed", "fight_over": "winner",
+FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "fight_over": "winner",
               "answers_closed": "hand_in", "answer_time_up": "time_up"}
 """Flash kind -> i18n key when the two differ."""
 
@@ -169,19 +169,30 @@ def fight_over_words(result: Mapping[str, Any], lang: str) -> tuple[str, str | N
     return say(head, lang), winner, " : ".join(fmt_score(p) for p in points)
 
 
+def flash_dict(kind: str, team: str | None, text: Words | None = None, line: Words | None = None,
+                tone: str | None = None) -> dict:
+    """A flash as the screens get it: ``{"kind", "team"}``, plus the game's own words for it
+    (``text``, ``line``: :class:`~controller.core.screen.Words`) and its ``tone`` when its
+    :class:`~controller.core.effects.Flash` says them."""
+    out: dict[str, Any] = {"kind": kind, "team": team}
+    out.update((k, v) for k, v in (("text", text), ("line", line), ("tone", tone)) if v is not None)
+    return out
+
+
 def flash_words(flash: Mapping[str, Any], lang: str) -> tuple[str, str | None]:
-    """A ruling flash's (big text, the line under it): («Верно», «Альфа»), («Время!», «Время капитана») …"""
+    """A ruling flash's (big text, the line under it): («Верно», «Альфа»), («Время!», «Время капитана») …;
+    a flash whose game says its words (``text``, and ``line`` or none) shows those."""
     kind = str(flash.get("kind", ""))
     team = flash.get("team")
-    if kind == "mafia.winner":
-        return t("town_wins" if team == "town" else "mafia_wins", lang), None
+    own = flash.get("text")
+    if isinstance(own, Words):
+        line = flash.get("line")
+        return say(own, lang), (say(line, lang) if isinstance(line, Words) else None)
     if kind == "fight_over" and not team:   # stopped before anyone reached the fight's points
         return t("fight_no_winner", lang), None
     text = t(FLASH_TEXT.get(kind, kind), lang)
     if kind == "captain_time_up":
         team = t("captain_timer", lang)
-    if kind == "mafia.removed" and team:
-        team = t("player_n", lang, n=team)
     return text, (str(team) if team else None)
 
 

@@ -65,10 +65,11 @@ PALETTE = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#8e24aa", "#fb8c00", "#0
 FLASH_COLOURS: dict[str, Colour] = {
     "right": GREEN, "wrong": RED, "time_up": AMBER, "captain_time_up": AMBER,
     "withdrawn": STEEL, "undo": STEEL, "false_start": ORANGE, "early": AMBER,
-    "mafia.removed": RED, "mafia.winner": AMBER, "fight_over": AMBER, "answers_closed": AMBER,
+    "fight_over": AMBER, "answers_closed": AMBER,
     "answer_time_up": AMBER,
 }
-"""Background colour of each ruling flash; other kinds are drawn in steel blue."""
+"""Background colour of each ruling flash; a flash with a tone of the game's own (``tone``) is drawn
+in that tone's colour (:data:`TONE_COLOURS`), other kinds in steel blue."""
 
 TAG_COLOURS: dict[str, Colour] = {
     "false_start": RED, "early": AMBER, "blocked": AMBER, "stuck": ORANGE, "locked": MUTED, "disqualified": RED,
@@ -980,7 +981,8 @@ class Scoreboard:
         lang = self.lang
         W, H = self.size
         kind = str(flash.get("kind", ""))
-        colour = FLASH_COLOURS.get(kind, STEEL)
+        tone = flash.get("tone")
+        colour = TONE_COLOURS[tone] if tone in TONE_COLOURS else FLASH_COLOURS.get(kind, STEEL)
         band = Rect(0, round(H * 0.30), W, round(H * 0.40))
         pygame.draw.rect(surface, mix(colour, BG, 0.55), band.inflate(0, max(H // 60, 4)))
         pygame.draw.rect(surface, colour, band)

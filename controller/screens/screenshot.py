@@ -58,6 +58,7 @@ def _headless() -> None:
 
 def latest_flash(flashes: list, now_ns: int, flash_s: float) -> dict | None:
     """The flash on screen at ``now_ns``: the latest one the screen draws, if younger than ``flash_s``."""
+    from controller.screens.common import flash_dict
     from controller.screens.scoreboard import SILENT_FLASHES
 
     window = int(round(flash_s * 1e9))
@@ -67,7 +68,7 @@ def latest_flash(flashes: list, now_ns: int, flash_s: float) -> dict | None:
     at, f = shown[-1]
     if now_ns - at >= window:
         return None
-    return {"kind": f.kind, "team": f.team}
+    return flash_dict(f.kind, f.team, text=f.text, line=f.line, tone=f.tone)
 
 
 def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), lang: str | None = None,

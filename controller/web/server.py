@@ -375,8 +375,7 @@ class WebServer:
         """The host page's part about phones: each team's link, its QR code, its phones."""
         hub = self.hub
         status = hub.status()
-        teams = {t.get("button"): t for t in ((self.snapshot or {}).get("audience", {}).get("game") or {}).get("teams")
-                 or () if isinstance(t, dict)}
+        teams = cards_by_button(self.snapshot or {})
         out = []
         for button, token in hub.tokens.items():
             url = f"{self.play_base}/play#t={token}"
@@ -385,7 +384,7 @@ class WebServer:
                 self._qr = {u: m for u, m in self._qr.items() if u.split("#t=")[1] in hub.tokens.values()}
                 self._qr[url] = ["".join("1" if c else "0" for c in row) for row in qr.matrix(url)]
             team = teams.get(button) or {}
-            out.append({"button": button, "name": team.get("name", button), "color": team.get("color"),
+            out.append({"button": button, "name": team.get("name", button), "color": team.get("colour"),
                         "url": url, "qr": self._qr[url], "phones": status.get(button, [])})
         return {"teams": out, "bound_max_ms": hub.settings["bound_max_ms"], "wait_ms": round(hub.wait / 1e6, 1),
                 "exclude_over_bound": bool(hub.settings["exclude_over_bound"]),
@@ -812,6 +811,13 @@ def byte_range(header: str | None, size: int) -> tuple[int, int] | None | bool:
     if first >= size:
         return False
     return first, min(int(last_s), size - 1) if last_s else size - 1
+
+
+def cards_by_button(vm: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The cards of the audience's screen model in ``vm`` (``audience.screen.cards``) by their
+    button: what the host page's phones part names each team's link by (its name, its colour)."""
+    items = (((vm.get("audience") or {}).get("screen") or {}).get("cards") or {}).get("items") or ()
+    return {c["button"]: c for c in items if isinstance(c, dict) and c.get("button") is not None}
 
 
 def shown_members(vm: Mapping[str, Any]) -> set[str]:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from controller.core.effects import Effect, Flash, Log, Notice, Sound
+from controller.core.screen import Words
 from controller.core.errors import ConfigError, GameError
 from controller.i18n import Text
 from controller.core.events import NS_PER_MS, Host, Press, Release, Tick, seconds_to_ns
@@ -597,7 +598,8 @@ def _remove(state: MafiaState, seat: Seat, reason: str) -> tuple[MafiaState, lis
     effects: list[Effect] = []
     if state.timer.seat == seat.seat:
         state, effects = _end_speech(state, "removed")
-    return state, effects + [Flash("mafia.removed", str(seat.seat)),
+    return state, effects + [Flash("mafia.removed", str(seat.seat), text=Words("removed"),
+                                   line=Words.of("player_n", n=str(seat.seat)), tone="bad"),
                              Notice("mafia.removed", {"seat": seat.seat, "reason": reason}),
                              Log(state.now, "mafia.removed", {"seat": seat.seat, "reason": reason,
                                                               "fouls": seat.fouls})]
@@ -733,7 +735,8 @@ def _end_game(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState,
     new = _checkpoint(state, "end_game")
     new, effects = _end_speech(new, "stopped")
     new = replace(new, phase="ended", winner=winner, ended_at=new.now)
-    return new, effects + [Flash("mafia.winner", winner), Log(new.now, "mafia.game_end", {"winner": winner})]
+    return new, effects + [Flash("mafia.winner", winner, text=Words("town_wins" if winner == "town" else "mafia_wins"),
+                                    tone="warn"), Log(new.now, "mafia.game_end", {"winner": winner})]
 
 
 def _undo(state: MafiaState, params: Mapping[str, Any]) -> tuple[MafiaState, list[Effect]]:

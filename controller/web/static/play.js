@@ -1,10 +1,11 @@
 // /play: one team's phone as its button (docs/web.md «/play», docs/inputs.md «Phones»).
 // The link's fragment holds the team's token (#t=…, never sent in a URL to the server). One
 // WebSocket (/api/play): the join, clock exchanges (several at once, then every few seconds),
-// presses stamped with the pointer event's own timeStamp, and the audience's view model, from
-// which the answer to this phone is derived without knowing the game: who holds the answer, this
-// team's card (locked …), its presses in the press order and the screen model's (audience.screen)
-// word on whether a press now races for the answer (presses.armed) and how a question ended.
+// presses stamped with the pointer event's own timeStamp, and the audience's view model, whose
+// screen model (audience.screen, controller/core/screen.py) the answer to this phone is derived
+// from without knowing the game: who holds the answer, this team's card (found by its button;
+// barred …), its presses in the press order, whether a press now races for the answer
+// (presses.armed), how a question ended, the game's countdown (main.clock).
 "use strict";
 (function () {
   const L = JSON.parse(document.getElementById("labels").textContent || "{}");
@@ -58,25 +59,27 @@
   ["pointerup", "pointercancel", "pointerleave"].forEach((k) => buzz.addEventListener(k, () => buzz.classList.remove("is-down")));
   buzz.addEventListener("contextmenu", (ev) => ev.preventDefault());
 
-  function myTeam(g) {
-    return (g.teams || []).find((t) => me && t.button === me.button) || null;
+  const cardsOf = (sc) => (sc.cards && sc.cards.items) || [];
+  // this phone's team: the card whose button the join named
+  function myCard(sc) {
+    return cardsOf(sc).find((c) => me && c.button === me.button) || null;
   }
-  // The answer to this phone, from the audience state alone (never a game's name).
-  function answer(g, sc) {
-    const mine = myTeam(g);
+  // The answer to this phone, from the audience's screen model alone (never a game's name).
+  function answer(sc) {
+    const mine = myCard(sc);
     if (!mine) return { text: L.play_wait || "", kind: "" };
-    const q = g.question || null;
-    const rows = (q && q.presses) || [];
-    const wave = q && q.wave !== undefined ? q.wave : Math.max(0, ...rows.map((r) => r.wave || 0));
+    const order = sc.presses || {};
+    const rows = order.entries || [];
+    const wave = order.wave || 0;
     const own = rows.filter((r) => r.button === me.button && (r.wave || 0) === wave);
     const last = own.length ? own[own.length - 1] : null;
-    const holder = (g.teams || []).find((t) => t.holder) || null;
+    const holder = cardsOf(sc).find((c) => c.holder) || null;
     const tie = last && last.tie && last.tie_ms ? " · " + fill(L.tie_within, { ms: last.tie_ms }) : "";
     if (mine.holder) return { text: (L.play_you || "") + tie, kind: "you" };
     if (last && last.kind === "false_start") return { text: L.play_false_start || "", kind: "bad" };
     if (holder && last && ["lockout", "late"].includes(last.kind))
       return { text: fill(L.play_before, { team: holder.name }) + tie, kind: "bad" };
-    if (mine.locked || mine.disabled || mine.out || mine.blocked || mine.stuck || (last && ["locked", "out", "blocked", "disabled", "stuck"].includes(last.kind)))
+    if (mine.barred || (last && ["locked", "out", "blocked", "disabled", "stuck"].includes(last.kind)))
       return { text: L.play_locked || "", kind: "bad" };
     // re-armed after a tie: press again, until another team answers in the new race
     if (last && last.kind === "rearmed" && !holder) return { text: fill(L.play_rearm, { ms: last.tie_ms || "?" }), kind: "" };
@@ -84,7 +87,7 @@
     if (last && last.kind === "early" && !holder) return { text: L.play_early || "", kind: "bad" };
     if (holder) return { text: fill(L.play_holder, { team: holder.name }), kind: "" };
     if (last && last.kind === "pending") return { text: L.play_pressed || "", kind: "" };
-    if (sc.presses && sc.presses.armed) return { text: L.play_armed || "", kind: "" };
+    if (order.armed) return { text: L.play_armed || "", kind: "" };
     // this phone's press came after the question's time ran out: the game did not take it
     const main = sc.main || {};
     if (acked && !last && main.kind === "outcome" && main.outcome && main.outcome.kind === "time_up")
@@ -92,15 +95,14 @@
     return { text: L.play_wait || "", kind: "" };
   }
   function render() {
-    const g = (vm && vm.audience && vm.audience.game) || {};
     const sc = (vm && vm.audience && vm.audience.screen) || {};
-    const mine = myTeam(g);
+    const mine = myCard(sc);
     if (mine) {
       $("team").textContent = mine.name;
-      if (mine.color) document.body.style.setProperty("--team", mine.color);
+      if (mine.colour) document.body.style.setProperty("--team", mine.colour);
     }
     if (sc.presses && sc.presses.armed) acked = false;   // a race on: an earlier press is no longer the news
-    const a = answer(g, sc);
+    const a = answer(sc);
     const box = $("answer");
     const text = refused || a.text;
     box.textContent = text;
@@ -110,7 +112,8 @@
     if (a.kind === "you" && said !== "you" && navigator.vibrate) navigator.vibrate([90, 50, 90]);
     said = a.kind;
     buzz.disabled = !me || dead;
-    const cd = g.countdown;
+    // the game's own countdown (the question's), whatever the big panel holds
+    const cd = (sc.main && sc.main.clock) || null;
     $("countdown").hidden = !cd;
     if (cd) $("countdown").textContent = (Math.max(0, cd.remaining_ms || 0) / 1000).toFixed(1);
     $("sync").textContent = bound === null ? (L.play_sync || "") : fill(L.play_bound, { ms: bound });

@@ -20,7 +20,7 @@ from tests.browser import WAIT_S, Chromium, Game, run, state, until  # noqa: E40
 
 # a touch latency of 200 ms (the most the config allows) makes each phone press ±200 ms or more:
 # two presses made by two DevTools calls at once are a tie unless a loaded machine lands them
-# further apart than that (tap_at_once then tries the next question); one 1.5 s later is not
+# further apart than that (tap_at_once then tries the next question); one later by more than both uncertainties is not
 CONFIG = "[erudite]\nthink_time_s = 300\n[phones]\ntouch_latency_ms = 200.0\n"
 ANSWER = "document.getElementById('answer').textContent"
 
@@ -52,6 +52,14 @@ async def tap(page):
                           " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
     await page.call("Input.dispatchMouseEvent", type="mousePressed", x=box[0], y=box[1], button="left", clickCount=1)
     await page.call("Input.dispatchMouseEvent", type="mouseReleased", x=box[0], y=box[1], button="left", clickCount=1)
+
+
+async def after_touch(first, then, ms: float):
+    """Wait until ``ms`` after ``first``'s last touch on the pages' shared clock (both pages read
+    ``performance.timeOrigin + performance.now()`` on this machine): the gap a test needs between
+    two touches, counted from the touch itself, however late this coroutine runs."""
+    at = await first.eval("window.buzzer.presses[window.buzzer.presses.length - 1].at")
+    await then.wait_for(f"performance.timeOrigin + performance.now() > {at + ms}")
 
 
 async def tap_at_once(game, a, b, tries: int = 5):
@@ -89,7 +97,10 @@ def test_two_phones_the_first_holds_and_a_press_within_the_uncertainty_is_a_tie(
         await tap(beta)
         await beta.wait_for(ANSWER + " === 'Вы отвечаете'")
         await alpha.wait_for(ANSWER + " === 'Отвечает команда Бета'")
-        await asyncio.sleep(1.5)         # Альфа presses 1.5 s after Бета (the press must come later)
+        # Альфа presses later than Бета by more than both presses' uncertainties (±200 ms touch
+        # latency plus each phone's sync bound), with a margin
+        bound = max(await alpha.eval("window.buzzer.bound()"), await beta.eval("window.buzzer.bound()"))
+        await after_touch(beta, alpha, 2 * (200 + bound) + 200)
         await tap(alpha)
         # later than Бета's beyond both uncertainties: no tie; Бета still answers (Альфа's press is
         # «lost» or queued for the next answer right, by how long after the decision it came)
@@ -246,7 +257,7 @@ def test_a_phone_behind_a_slow_path_still_wins_when_it_pressed_first_and_reconne
             await alpha.wait_for(ANSWER + " === 'Можно нажимать'")
             await beta.wait_for(ANSWER + " === 'Можно нажимать'")
             await tap(beta)
-            await asyncio.sleep(0.12)         # Альфа presses 120 ms after Бета (its press comes first)
+            await after_touch(beta, alpha, 120)   # Альфа presses 120 ms after Бета (its press comes first)
             await tap(alpha)
             await beta.wait_for(ANSWER + " === 'Вы отвечаете'")
             await alpha.wait_for(ANSWER + " === 'Раньше нажала команда Бета'")

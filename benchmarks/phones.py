@@ -49,7 +49,15 @@ Per cell: ``pairs`` and the fraction of pairs won by the true first presser unde
   receiving every view) minus with none.  With phones joined a wired race waits the phones'
   wait by design (an earlier phone press may still be on its way): that wait is taken out
   (each decision is measured from the arbiter's own deadline, ``max(at + settle, delivered +
-  quiet)``); ``phones_wired_decision_p99_delta_with_wait_ms`` keeps it in.
+  quiet)``); ``phones_wired_decision_p99_delta_with_wait_ms`` keeps it in;
+* ``phones_mixed_fairness``: races of a phone (through its proxy, ``delay_ms`` up, half of it
+  down) against a wired button (its exact stamp through the sink, uncertainty 0), true gaps both
+  ways (``first``: ``"phone"`` or ``"wired"``), the same fields as ``phones_fairness``; the
+  ``phones_mixed_*`` keys as the sweep's (``_wrong_calls``, ``_outside_unc``, ``_above_unc``: gap
+  > the phone's uncertainty, ``_beyond_tie``: gap > twice it), ``phones_mixed_wired_exact``: the
+  wired presses whose stamp stayed their true edge with no uncertainty, and
+  ``phones_mixed_wired_pairs``: two wired buttons µs to 10 ms apart, decided alone and with a
+  phone joined (``same_decisions``: the same winner, no tie said either way).
 """
 
 from __future__ import annotations
@@ -275,7 +283,7 @@ class SimPhone:
         self.n += 1
         msg = {"t": "press", "at": self.clock_ms(event_ns), "sent": self.clock_ms(), "n": self.n}
         await self.send(msg)
-        return {"n": self.n, "stamp_ms": msg["at"], "armed_ms": self.armed_seen}
+        return {"n": self.n, "stamp_ms": msg["at"], "sent_ms": msg["sent"], "armed_ms": self.armed_seen}
 
 
 # ---------------------------------------------------------------------------
@@ -471,11 +479,13 @@ def judge(rig: Rig, cell: dict, buttons: list[str], first: int, trues: list[int]
     rec["outside"] = 0
     rec["flags"] = sorted({f for ph, s in zip(phones, sent) for f in ph.answers.get(s["n"], {}).get("flags", ())})
     rec["outside_flags"] = []
+    rec["outside_detail"] = []
     for i, b in enumerate(buttons):
         p = by.get(b)
         if p is not None and abs(p.at - rig.engine_ns(trues[i])) > p.unc:
             rec["outside"] += 1
             rec["outside_flags"].append(list(phones[i].answers.get(sent[i]["n"], {}).get("flags", ())))
+            rec["outside_detail"].append(outside_detail(rig, p, trues[i], sent[i], phones[i]))
     a, b_ = by.get(buttons[0]), by.get(buttons[1])
     rec["unc_ms"] = [round(p.unc / MS, 2) for p in (a, b_) if p is not None]
     rec["above_unc"] = bool(a and b_ and abs(trues[0] - trues[1]) > a.unc + b_.unc)
@@ -500,6 +510,257 @@ def judge(rig: Rig, cell: dict, buttons: list[str], first: int, trues: list[int]
     rec["wait_ms"] = wait / MS
     rec["touch_to_decision_ms"] = (decided_at - rig.engine_ns(min(trues))) / MS
     return rec
+
+
+def outside_detail(rig: Rig, p: Press, true_ns: int, sent: dict, phone: "SimPhone") -> dict:
+    """Why a touch fell outside its press's ``at ± unc``: its flags, how long after the touch
+    event the phone's handler sent it (phone clock), how far the stamp was from the true touch."""
+    return {"flags": list(phone.answers.get(sent["n"], {}).get("flags", ())),
+            "handler_ms": round(sent["sent_ms"] - sent["stamp_ms"], 1),
+            "error_ms": round((p.at - rig.engine_ns(true_ns)) / MS, 1), "unc_ms": round(p.unc / MS, 1)}
+
+
+# ---------------------------------------------------------------------------
+# mixed races: a phone against a wired button
+
+MIXED_PHONE, MIXED_WIRED = "A", "B"
+
+
+def mixed_cells(quick: bool) -> list[dict]:
+    """A phone (``delay_ms`` up, half of it down, jittered) against a wired button (its µs stamp
+    through the sink, uncertainty 0): true gaps × who is first × the phone's delay."""
+    if quick:
+        return [dict(gap_ms=g, delay_ms=50.0, jitter_ms=10.0, drift_ppm=50.0, first=f)
+                for f in ("phone", "wired") for g in (5.0, 100.0)]
+    return [dict(gap_ms=g, delay_ms=d, jitter_ms=20.0, drift_ppm=50.0, first=f)
+            for d in (5.0, 50.0, 150.0) for f in ("phone", "wired") for g in (1.0, 10.0, 30.0, 60.0, 100.0, 200.0)]
+
+
+async def _wired_press(rig: Rig, button: str, true_ns: int) -> None:
+    """A wired button's edge at ``true_ns`` (CLOCK_MONOTONIC): stamped exactly then, delivered to
+    the sink when this coroutine gets there (as a GPIO callback's edge: exact stamp, late delivery)."""
+    wait = (true_ns - time.monotonic_ns()) / 1e9
+    if wait > 0:
+        await asyncio.sleep(wait)
+    at = rig.engine_ns(true_ns)
+    rig.loop.enqueue(Press(button, at, 0))
+    rig.loop.enqueue(Release(button, at + MS, 0))
+
+
+async def run_mixed_cell(rig: Rig, cell: dict, pairs: int, seed: int, records: list) -> dict:
+    """``pairs`` races of team A's phone (through its proxy) against team B's wired button, the
+    true first the cell's ``first``; judged by ours and the peers as :func:`run_cell`'s."""
+    rng = random.Random(seed)
+    d, j = cell["delay_ms"], cell["jitter_ms"]
+    proxy = Proxy(rig.server.port, Direction(d, j, rng), Direction(max(5.0, d / 2), j, rng))
+    port = await proxy.start()
+    phone = SimPhone(port, rig.tokens[MIXED_PHONE], offset_ms=rng.uniform(-3e9, 3e9), drift_ppm=cell["drift_ppm"],
+                     touch_ms=rng.uniform(*TOUCH_BASE_MS), rng=random.Random(seed * 7),
+                     sync_interval_s=float(rig.cfg["phones"]["sync_interval_s"]))
+    out = dict(cell, pairs=0, ours_right=0, ours_tie=0, ours_wrong=0, arrival=0.0, random300=0.0, client_rt=0.0)
+    async with aiohttp.ClientSession() as session:
+        task = asyncio.ensure_future(phone.run(session))
+        try:
+            if not await _wait_for(phone.joined.is_set, 10):
+                raise RuntimeError(f"the phone did not join: {task.exception() if task.done() else None!r}")
+            await asyncio.sleep(WARMUP_S)
+            rig.loop.take()
+            for _ in range(pairs):
+                rig.withdraw()
+                await _wait_for(lambda: not phone.armed, 1.5)
+                phone.armed_seen = None
+                armed_ns = time.monotonic_ns()
+                rig.arm()
+                if not await _wait_for(lambda: phone.armed_seen is not None, 1.5):
+                    if task.done():
+                        raise RuntimeError(f"the phone left: {task.exception()!r}")
+                    records.append({"cell": cell, "lost": True, "why": "not armed"})
+                    continue
+                t0 = time.monotonic_ns() + int(rng.uniform(20, 60) * MS)
+                later = t0 + int(cell["gap_ms"] * MS)
+                t_phone, t_wired = (t0, later) if cell["first"] == "phone" else (later, t0)
+                sent, _ = await asyncio.gather(phone.touch(t_phone), _wired_press(rig, MIXED_WIRED, t_wired))
+                got = await _wait_for(lambda: len(rig.loop.presses) >= 2 and rig.loop.decisions, 1.5)
+                await asyncio.sleep(0.12)
+                presses, decisions = rig.loop.take()
+                if not got or not decisions:
+                    records.append({"cell": cell, "lost": True, "why": "no decision"})
+                    continue
+                rec = judge_mixed(rig, cell, t_phone, t_wired, armed_ns, sent, presses, decisions, phone)
+                records.append(rec)
+                out["pairs"] += 1
+                out["ours_" + rec["ours"]] += 1
+                for m in ("arrival", "random300", "client_rt"):
+                    out[m] += rec[m]
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await proxy.close()
+    n = max(1, out["pairs"])
+    for k in ("ours_right", "ours_tie", "ours_wrong", "arrival", "random300", "client_rt"):
+        out[k] = round(out[k] / n, 4)
+    await asyncio.sleep(0.2)
+    return out
+
+
+def judge_mixed(rig: Rig, cell: dict, t_phone: int, t_wired: int, armed_ns: int, sent: dict,
+                presses: list[Press], decisions: list[tuple[int, dict]], phone: SimPhone) -> dict:
+    """A phone-vs-wired race decided by ours and by the peers on the same trace.  The peers'
+    client-measured reaction time of a wired button is its edge minus the arming (the server
+    measures it: a button has no clock of its own)."""
+    by = {p.button: p for p in presses if p.button in (MIXED_PHONE, MIXED_WIRED)}
+    truth = MIXED_PHONE if cell["first"] == "phone" else MIXED_WIRED
+    decided_at, log = decisions[0]
+    winner = log.get("button") if log["kind"] == "answer_right" else None
+    tie = bool(log.get("within_ms")) or log["kind"] == "tie_rearm"
+    rec: dict = {"cell": cell, "truth": truth, "lost": False, "mixed": True,
+                 "ours": "tie" if tie else ("right" if winner == truth else "wrong"), "within_ms": log.get("within_ms")}
+    a, w = by.get(MIXED_PHONE), by.get(MIXED_WIRED)
+    rec["flags"] = list(phone.answers.get(sent["n"], {}).get("flags", ()))
+    rec["outside"] = int(a is not None and abs(a.at - rig.engine_ns(t_phone)) > a.unc)
+    rec["outside_flags"] = [rec["flags"]] if rec["outside"] else []
+    rec["outside_detail"] = [outside_detail(rig, a, t_phone, sent, phone)] if rec["outside"] else []
+    # the wired press keeps its exact stamp: no uncertainty, and its stamp is its true edge
+    rec["wired_exact"] = bool(w is not None and w.unc == 0 and w.at == rig.engine_ns(t_wired))
+    rec["unc_ms"] = [round(a.unc / MS, 2)] if a is not None else []
+    gap = abs(t_phone - t_wired)
+    rec["above_unc"] = bool(a and w and gap > a.unc)
+    rec["beyond_tie"] = bool(a and w and gap > 2 * a.unc)
+    if a is not None and w is not None:
+        first_in = min((a, w), key=lambda p: p.delivered)
+        rec["arrival"] = 1.0 if first_in.button == truth else 0.0
+        rec["random300"] = 0.5 if abs(a.delivered - w.delivered) / MS <= RANDOM_WINDOW_MS else rec["arrival"]
+    else:
+        only = a or w
+        rec["arrival"] = rec["random300"] = 1.0 if only and only.button == truth else 0.0
+    rt_phone = sent["stamp_ms"] - sent["armed_ms"]
+    rt_wired = (t_wired - armed_ns) / MS
+    rt_first, rt_other = (rt_phone, rt_wired) if truth == MIXED_PHONE else (rt_wired, rt_phone)
+    rec["client_rt"] = 1.0 if rt_first < rt_other else (0.5 if rt_first == rt_other else 0.0)
+    came = [p for p in presses if p.delivered <= decided_at]
+    rec["decision_ms"] = (decided_at - max((p.delivered for p in came), default=decided_at)) / MS
+    rec["wait_ms"] = max((p.quiet for p in came), default=0) / MS
+    return rec
+
+
+# two wired buttons with a phone joined and without: the same decisions
+
+WIRED_GAPS_MS = (0.01, 0.1, 1.0, 10.0)
+"""Two wired presses this far apart (µs stamps through the sink; 0 would be an exact tie, decided
+by the seeded lot whose draw depends on the game's history, not on the phones)."""
+
+
+def _wired_pairs(rig: Rig, reps: int) -> list[dict]:
+    """Races of teams B and C's wired buttons, ``WIRED_GAPS_MS`` apart, each first in turn: the
+    engine's decision of each (its press order, whether it said a tie, the wait applied)."""
+    out = []
+    for _ in range(reps):
+        for gap in WIRED_GAPS_MS:
+            for first, second in (("B", "C"), ("C", "B")):
+                rig.arm()
+                time.sleep(0.03)
+                rig.loop.take()
+                now = rig.loop.clock.now()
+                rig.loop.enqueue(Press(first, now, 0))
+                later = now + int(gap * MS)
+                while rig.loop.clock.now() < later:
+                    time.sleep(0.0002)
+                rig.loop.enqueue(Press(second, later, 0))
+                for b, at in ((first, now), (second, later)):
+                    rig.loop.enqueue(Release(b, at + MS, 0))
+                end = time.monotonic() + 2
+                while time.monotonic() < end and not rig.loop.decisions:
+                    time.sleep(0.002)
+                time.sleep(0.01)
+                presses, decisions = rig.loop.take()
+                log = decisions[0][1] if decisions else {}
+                out.append({"gap_ms": gap, "first": first, "winner": log.get("button"),
+                            "order": log.get("order"), "tie": bool(log.get("tie")),
+                            "within_ms": log.get("within_ms"),
+                            "wait_ms": max((p.quiet for p in presses), default=0) / MS})
+    return out
+
+
+async def wired_with_phone(rig: Rig, reps: int, seed: int) -> list[dict]:
+    """:func:`_wired_pairs` while team A's phone is joined behind a 50 ms path (the races then
+    wait for it: an earlier phone press may be on its way)."""
+    rng = random.Random(seed)
+    proxy = Proxy(rig.server.port, Direction(50.0, 20.0, rng), Direction(25.0, 20.0, rng))
+    port = await proxy.start()
+    phone = SimPhone(port, rig.tokens[MIXED_PHONE], offset_ms=rng.uniform(-3e9, 3e9), drift_ppm=50.0,
+                     touch_ms=8.0, rng=random.Random(seed), sync_interval_s=float(rig.cfg["phones"]["sync_interval_s"]))
+    async with aiohttp.ClientSession() as session:
+        task = asyncio.ensure_future(phone.run(session))
+        try:
+            if not await _wait_for(phone.joined.is_set, 10):
+                raise RuntimeError("the phone did not join")
+            await asyncio.sleep(WARMUP_S)
+            return await asyncio.to_thread(_wired_pairs, rig, reps)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await proxy.close()
+
+
+def _wired_summary(rows: list[dict]) -> dict:
+    return {"pairs": len(rows), "right": sum(r["winner"] == r["first"] and not r["tie"] for r in rows),
+            "tie": sum(r["tie"] for r in rows),
+            "wrong": sum(r["winner"] not in (None, r["first"]) and not r["tie"] for r in rows),
+            "wait_ms_max": round(max((r["wait_ms"] for r in rows), default=0), 1)}
+
+
+def mixed(quick: bool) -> dict:
+    """The mixed cells (a phone against a wired button) and two wired buttons with and without
+    a phone joined."""
+    pairs = 4 if quick else 20
+    reps = 2 if quick else 10
+    rig = Rig(teams=4, phones=SWEEP_PHONES)
+    records: list[dict] = []
+    rows: list[dict] = []
+    errors: list[str] = []
+    try:
+        time.sleep(0.3)
+        alone = _wired_pairs(rig, reps)
+
+        async def sweep():
+            for i, cell in enumerate(mixed_cells(quick)):
+                try:
+                    rows.append(await run_mixed_cell(rig, cell, pairs, seed=2000 + i, records=records))
+                except RuntimeError as exc:
+                    errors.append(f"{cell}: {exc}"[:300])
+                    rows.append(dict(cell, pairs=0, ours_right=0.0, ours_tie=0.0, ours_wrong=0.0, arrival=0.0,
+                                     random300=0.0, client_rt=0.0))
+            return await wired_with_phone(rig, reps, seed=2999)
+        joined = asyncio.run(sweep())
+    finally:
+        rig.close()
+    done = [r for r in records if not r["lost"]]
+    above = [r for r in done if r["above_unc"]]
+    beyond_tie = [r for r in done if r["beyond_tie"]]
+    # the decision: who answers, and whether a tie was said (the press order may hold one press
+    # more with the phone joined: a race waits for the phone, so a wired press 10 ms later comes
+    # before its decision, where alone it came after it and was shown late)
+    same = sum((x["winner"], x["tie"], x["within_ms"]) == (y["winner"], y["tie"], y["within_ms"])
+               for x, y in zip(alone, joined))
+    return {
+        "phones_mixed_fairness": rows,
+        "phones_mixed_pairs_per_cell": pairs,
+        "phones_mixed_races_lost": len(records) - len(done),
+        "phones_mixed_cell_errors": errors,
+        "phones_mixed_wrong_calls": sum(r["ours"] == "wrong" for r in done),
+        "phones_mixed_outside_unc": sum(r["outside"] for r in done),
+        "phones_mixed_outside_unc_detail": [d for r in done for d in r["outside_detail"]][:20],
+        "phones_mixed_wired_exact": {"presses": len(done), "exact": sum(r["wired_exact"] for r in done)},
+        "phones_mixed_above_unc": {"pairs": len(above), "right": sum(r["ours"] == "right" for r in above),
+                                   "tie": sum(r["ours"] == "tie" for r in above),
+                                   "wrong": sum(r["ours"] == "wrong" for r in above)},
+        "phones_mixed_beyond_tie": {"pairs": len(beyond_tie), "right": sum(r["ours"] == "right" for r in beyond_tie)},
+        "phones_mixed_unc_ms_p50": round(percentile([u for r in done for u in r["unc_ms"]], 50), 1),
+        "phones_mixed_decision_beyond_wait_p99_ms": round(percentile([r["decision_ms"] - r["wait_ms"] for r in done], 99), 2),
+        "phones_mixed_wired_pairs": {"gaps_ms": list(WIRED_GAPS_MS), "without_phones": _wired_summary(alone),
+                                     "with_phone": _wired_summary(joined), "same_decisions": same,
+                                     "compared": min(len(alone), len(joined))},
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -641,6 +902,7 @@ def fairness(quick: bool) -> dict:
         "phones_wrong_calls": sum(r["ours"] == "wrong" for r in done),
         "phones_outside_unc": sum(r["outside"] for r in done),
         "phones_outside_unc_flags": sorted({f for r in done for fl in r["outside_flags"] for f in fl}),
+        "phones_outside_unc_detail": [d for r in done for d in r["outside_detail"]][:20],
         "phones_flagged_presses": {f: sum(f in r["flags"] for r in done)
                                    for f in sorted({f for r in done for f in r["flags"]})},
         "phones_presses": 2 * len(done),
@@ -652,6 +914,7 @@ def run(quick: bool = False) -> dict:
     load0 = [round(x, 2) for x in os.getloadavg()]
     out = fairness(quick)
     load1 = [round(x, 2) for x in os.getloadavg()]
+    out.update(mixed(quick))
     out.update(wired(quick))
     out["phones_loadavg"] = {"start": load0, "after_sweep": load1, "end": [round(x, 2) for x in os.getloadavg()]}
     return out
@@ -679,7 +942,32 @@ def markdown_table(rows: list[dict]) -> list[str]:
     return out
 
 
+def mixed_table(rows: list[dict]) -> list[str]:
+    """The mixed cells as text: a phone against a wired button, one line a cell."""
+    out = ["phones mixed with wired buttons: fraction won by the true first presser (ours: right / tie / wrong)",
+           f"{'first':>6} {'gap':>6} {'delay':>6} {'jit':>5} {'drift':>6} {'pairs':>5}  {'ours r/t/w':>17}  "
+           f"{'arrival':>7} {'rnd300':>6} {'cl_rt':>6}"]
+    for r in rows:
+        out.append(f"{r['first']:>6} {r['gap_ms']:>6g} {r['delay_ms']:>6g} {r['jitter_ms']:>5g} {r['drift_ppm']:>6g} "
+                   f"{r['pairs']:>5}  {r['ours_right']:.2f}/{r['ours_tie']:.2f}/{r['ours_wrong']:.2f}  "
+                   f"{r['arrival']:>7.2f} {r['random300']:>6.2f} {r['client_rt']:>6.2f}")
+    return out
+
+
+def markdown_mixed_table(rows: list[dict]) -> list[str]:
+    out = ["| first | gap ms | phone's delay ms | jitter ms | drift ppm | pairs | ours right | ours tie | "
+           "ours wrong | arrival | random 300 ms | client RT |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['first']} | {r['gap_ms']:g} | {r['delay_ms']:g} | {r['jitter_ms']:g} | {r['drift_ppm']:g} | "
+                   f"{r['pairs']} | {r['ours_right']:.2f} | {r['ours_tie']:.2f} | {r['ours_wrong']:.2f} | "
+                   f"{r['arrival']:.2f} | {r['random300']:.2f} | {r['client_rt']:.2f} |")
+    return out
+
+
 if __name__ == "__main__":
     res = run("--quick" in sys.argv)
     print("\n".join(table(res["phones_fairness"])))
-    print(json.dumps({k: v for k, v in res.items() if k != "phones_fairness"}, indent=1, ensure_ascii=False))
+    print("\n".join(mixed_table(res["phones_mixed_fairness"])))
+    print(json.dumps({k: v for k, v in res.items() if k not in ("phones_fairness", "phones_mixed_fairness")},
+                     indent=1, ensure_ascii=False))

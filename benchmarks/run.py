@@ -780,6 +780,31 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
              _fmt(r.get("phones_wired_decision_p99_delta_with_wait_ms"), " ms"),
              f"the wait: {_fmt(r.get('phones_wired_wait_ms'), ' ms')}", ""),
         ]
+    if "phones_mixed_fairness" in r:
+        m_beyond = r.get("phones_mixed_beyond_tie") or {}
+        m_above = r.get("phones_mixed_above_unc") or {}
+        m_wired = r.get("phones_mixed_wired_pairs") or {}
+        m_exact = r.get("phones_mixed_wired_exact") or {}
+        rows += [
+            ("phones vs wired: a winner named wrongly without a tie", _fmt(r.get("phones_mixed_wrong_calls")), "0",
+             _verdict(None if r.get("phones_mixed_wrong_calls") is None else r["phones_mixed_wrong_calls"] == 0)),
+            ("phones vs wired: right calls, gap > the phone's uncertainty (the rest: declared ties)",
+             f"{m_above.get('right')} / {m_above.get('pairs')}" if m_above.get("pairs") else "null", "", ""),
+            ("phones vs wired: right calls where no tie is possible (gap > 2 × its uncertainty)",
+             f"{m_beyond.get('right')} / {m_beyond.get('pairs')}" if m_beyond.get("pairs") else "null", ">= 99.9 %",
+             _verdict(None if not m_beyond.get("pairs") else m_beyond["right"] >= 0.999 * m_beyond["pairs"])),
+            ("phones vs wired: phone touches outside their declared uncertainty",
+             _fmt(r.get("phones_mixed_outside_unc")), "0",
+             _verdict(None if r.get("phones_mixed_outside_unc") is None else r["phones_mixed_outside_unc"] == 0)),
+            ("phones vs wired: wired presses kept exact (µs stamp, no uncertainty)",
+             f"{m_exact.get('exact')} / {m_exact.get('presses')}" if m_exact.get("presses") else "null", "all",
+             _verdict(None if not m_exact.get("presses") else m_exact["exact"] == m_exact["presses"])),
+            ("two wired buttons, a phone joined: the same decisions as without",
+             f"{m_wired.get('same_decisions')} / {m_wired.get('compared')}" if m_wired.get("compared") else "null",
+             "all, no tie", _verdict(None if not m_wired.get("compared") else
+                                     m_wired["same_decisions"] == m_wired["compared"]
+                                     and not (m_wired.get("with_phone") or {}).get("tie"))),
+        ]
     kernel_p99 = r.get("e2e_kernel_decision_p99_ms") or {}
     for path, loads in kernel_p99.items():
         rows_k = [x for x in r.get("e2e_fairness", []) if x.get("path") == path and x.get("ours") is not None
@@ -842,6 +867,9 @@ def markdown(r: dict) -> str:
         if pmod is not None:
             lines += ["", "Phones (benchmarks/phones.py): fraction of pairs won by the true first presser.", "",
                       *pmod.markdown_table(r["phones_fairness"])]
+            if r.get("phones_mixed_fairness") and hasattr(pmod, "markdown_mixed_table"):
+                lines += ["", "A phone against a wired button: fraction of pairs won by the true first presser.", "",
+                          *pmod.markdown_mixed_table(r["phones_mixed_fairness"])]
     return "\n".join(lines) + "\n"
 
 
@@ -871,6 +899,10 @@ def print_table(r: dict) -> None:
         pmod = _import_bench("phones")
         for line in pmod.table(r["phones_fairness"]) if pmod else []:
             print(line)
+        if r.get("phones_mixed_fairness") and pmod is not None and hasattr(pmod, "mixed_table"):
+            print()
+            for line in pmod.mixed_table(r["phones_mixed_fairness"]):
+                print(line)
 
 
 def festival(quick: bool) -> dict:

@@ -90,3 +90,33 @@ def test_tables_carry_every_cell(phones):
     md = phones.markdown_table([row])
     assert "1.00" in text[-1] and text[-1].split()[:5] == ["1", "50", "20", "50", "20"]
     assert md[-1].startswith("| 1 | 50 | 20 | 50 | 20 | 0.00 | 1.00 | 0.00 | 0.45 | 0.50 | 0.40 |")
+
+
+def test_a_phone_against_a_wired_button_both_ways_and_two_wired_buttons_decide_as_without_phones(phones):
+    """A mixed cell: a phone through its proxy against a wired button's exact stamp, 150 ms apart
+    each way round: beyond the phone's uncertainty, so the true first is named, and the wired
+    press keeps its stamp with no uncertainty.  Two wired buttons 10 µs to 10 ms apart with a
+    phone joined are decided as without it (the same winner, no tie)."""
+    rig = phones.Rig(teams=4, phones=phones.SWEEP_PHONES)
+    records: list = []
+    try:
+        alone = phones._wired_pairs(rig, 1)
+        rows = [asyncio.run(phones.run_mixed_cell(rig, dict(gap_ms=150.0, delay_ms=5.0, jitter_ms=2.0, drift_ppm=50.0,
+                                                            first=first), pairs=3, seed=5, records=records))
+                for first in ("phone", "wired")]
+        joined = asyncio.run(phones.wired_with_phone(rig, 1, seed=6))
+    finally:
+        rig.close()
+    for row, first in zip(rows, ("phone", "wired")):
+        assert set(row) == KEYS | {"first"} and row["first"] == first
+        assert row["pairs"] >= 2 and row["ours_right"] == 1.0, row
+    done = [r for r in records if not r["lost"]]
+    assert {r["truth"] for r in done} == {"A", "B"}
+    assert all(r["wired_exact"] and r["outside"] == 0 and r["above_unc"] for r in done)
+    assert len(alone) == len(joined) == 2 * len(phones.WIRED_GAPS_MS)
+    for x, y in zip(alone, joined):
+        assert x["winner"] == y["winner"] == x["first"] and not x["tie"] and not y["tie"]
+    assert max(r["wait_ms"] for r in joined) > 0 == max(r["wait_ms"] for r in alone)   # the phone was joined
+    row = dict(rows[0], pairs=20)
+    assert phones.mixed_table([row])[-1].split()[:2] == ["phone", "150"]
+    assert phones.markdown_mixed_table([row])[-1].startswith("| phone | 150 | 5 | 2 | 50 | 20 | 1.00 | 0.00 | 0.00 |")

@@ -545,3 +545,36 @@ def test_a_tie_within_the_phones_uncertainty_is_tagged_with_its_bound(tmp_path, 
     panel = game_layout(size)["presses"]
     tied = [r for text, r in tags if text == words]
     assert len(tied) == 2 and all(panel.contains(r) for r in tied), tags
+
+
+MIXED = SETUP + """
+{"at": 1.0, "host": "question", "theme": "Реки России", "nominal": 30}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.000, "press": "A", "delivered": 3.0002, "quiet": 0.1}
+{"at": 3.020, "press": "D", "delivered": 3.0203, "quiet": 0.1}
+{"at": 3.050, "press": "B", "delivered": 3.09, "unc": 0.0124, "quiet": 0.1}
+"""
+"""Wired Альфа first, wired Дельта 20 ms later, Бета's phone 50 ms later ±12.4 ms (no tie);
+every press waits 100 ms (``quiet``), as every press does while a phone is joined."""
+
+
+@pytest.mark.parametrize("lang, gap", [("ru", "+0.050 с ±13 мс"), ("en", "+0.050 s ±13 ms")])
+@pytest.mark.parametrize("size", [(1920, 1080), (1024, 768)])
+def test_the_projector_s_press_order_says_a_phone_s_uncertainty_and_a_wired_press_s_exact_gap(tmp_path, lang, gap, size):
+    board = Scoreboard(size, lang=lang)
+    texts = []
+    real = board._text
+
+    def keep(surface, text, rect, *a, **k):
+        got = real(surface, text, rect, *a, **k)
+        texts.append((text, pygame.Rect(rect)))
+        return got
+
+    board._text = keep
+    surface = draw(view_at(MIXED, 3.5), size, board=board)
+    pygame.image.save(surface, str(tmp_path / f"mixed-{lang}-{size[0]}.png"))
+    panel = game_layout(size)["presses"]
+    shown = [text for text, r in texts if panel.contains(r)]
+    assert gap in shown, shown
+    wired = gap.replace("0.050", "0.020").split(" ±")[0]
+    assert wired in shown and not any(s.startswith(wired + " ±") for s in shown), shown

@@ -245,3 +245,28 @@ def test_a_card_names_its_button_and_whether_its_presses_race():
     assert not card(after, "Альфа").barred
     seats = present_at('{"setup": {"mode": "mafia"}}', 1.0)
     assert all(c.button is None and not c.barred for c in seats.cards.items)
+
+
+MIXED = """
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.000, "press": "A", "delivered": 3.0002, "quiet": 0.1}
+{"at": 3.020, "press": "D", "delivered": 3.0203, "quiet": 0.1}
+{"at": 3.050, "press": "B", "delivered": 3.09, "unc": 0.0124, "quiet": 0.1}
+"""
+"""A wired button (Альфа) first, another wired one (Дельта) 20 ms later, a phone (Бета) 50 ms
+later, ±12.4 ms: beyond its uncertainty, no tie.  Every press waits 100 ms (``quiet``), as every
+press does while a phone is joined (the race waits for a phone press on its way)."""
+
+
+def test_every_press_says_how_sure_it_is_a_phone_its_bound_a_wired_button_exact():
+    scr = present_at(MIXED, 3.5)
+    rows = {p.name: p for p in scr.presses.entries}
+    assert [p.name for p in scr.presses.entries] == ["Альфа", "Дельта", "Бета"]
+    assert not any(p.tie for p in rows.values())
+    assert rows["Бета"].unc_ms == 13                    # ±12.4 ms said as whole ms, rounded up
+    assert rows["Альфа"].unc_ms is None and rows["Дельта"].unc_ms is None   # wired: exact
+    race = {p.name: p for p in scr.host.race.presses}
+    assert race["Бета"].uncertainty_ms == 13 and race["Альфа"].uncertainty_ms is None
+    page = json.loads(json.dumps(to_json(audience(scr), say)))
+    assert [p.get("unc_ms") for p in page["presses"]["entries"]] == [None, None, 13]

@@ -8,6 +8,7 @@ import pytest
 
 from controller.core import engine
 from controller.app import script
+from controller.i18n import t
 from controller.screens.terminal import TextScreen, status_lines
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -406,3 +407,21 @@ def test_own_games_press_window_is_named_as_the_rules_name_it():
 """
     assert lines_at(text, 3.0)[1].startswith("Время на нажатие: ")
     assert lines_at(text, 3.0, "en")[1].startswith("Press window: ")
+
+
+def test_a_phone_press_says_its_uncertainty_and_a_wired_one_its_exact_gap():
+    """Wired Альфа first, wired Дельта 20 ms later, Бета's phone 50 ms later ±12.4 ms: the
+    phone's gap says «±13 мс», the wired ones none (their stamps are exact)."""
+    text = """
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.000, "press": "A", "delivered": 3.0002, "quiet": 0.1}
+{"at": 3.020, "press": "D", "delivered": 3.0203, "quiet": 0.1}
+{"at": 3.050, "press": "B", "delivered": 3.09, "unc": 0.0124, "quiet": 0.1}
+"""
+    for lang, unc in (("ru", "±13 мс"), ("en", "±13 ms")):
+        order = [line for line in lines_at(text, 3.5, lang) if line.startswith(t("press_order", lang))]
+        assert order and order[0].count(unc) == 1, order
+        items = order[0].split(": ", 1)[1].split(", ")
+        assert items[2].startswith("3. Бета") and items[2].endswith(unc), items
+        assert unc not in items[0] and unc not in items[1] and "0.020" in items[1], items

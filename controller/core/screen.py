@@ -402,6 +402,9 @@ class Press:
     """The button pressed (shown when the press has no card's name)."""
     tie_ms: Any = None
     """A tie within the presses' stamps' uncertainty (a phone's press): its ±N ms."""
+    unc_ms: Any = None
+    """How sure the press's stamp is: a phone's press was in ``gap ± unc_ms`` (whole ms, rounded
+    up); None for a wired button's exact stamp (its gap is to the microsecond)."""
 
 
 @dataclass(frozen=True)
@@ -498,12 +501,15 @@ class Board:
 class RacePress:
     """One press of the latest race as its record has it: the card's ``name``, the ``gap_ms``
     to the decisive edge, the ``rule`` that decided it (docs/exports.md), the input path's
-    time ``resolution_us``."""
+    time ``resolution_us``, a phone press's ``uncertainty_ms``."""
 
     name: str
     gap_ms: float = 0.0
     rule: str = ""
     resolution_us: float = 0.0
+    uncertainty_ms: Any = None
+    """A phone's press: its stamp's declared uncertainty (± ms, as the record has it); None for a
+    wired button's."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ Pure: catalog keys and values only, no words in a language (the screens say them
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Mapping
 
 from controller.core.screen import (
@@ -473,7 +475,8 @@ def race(record: Mapping[str, Any] | None) -> Race | None:
         return None
     tie = record.get("tie") or {}
     return Race(presses=tuple(RacePress(name=str(p.get("team", "")), gap_ms=float(p.get("gap_ms") or 0.0),
-                                        rule=str(p.get("rule", "")), resolution_us=p.get("resolution_us") or 0)
+                                        rule=str(p.get("rule", "")), resolution_us=p.get("resolution_us") or 0,
+                                        uncertainty_ms=_unc_ms(p.get("uncertainty_ms")))
                               for p in record.get("presses") or ()),
                 tie=bool(tie), seed=tie.get("seed"), salt=tie.get("salt"))
 
@@ -522,6 +525,14 @@ def _tie_ms(row: Mapping[str, Any]) -> int | None:
     return int(ms) if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms > 0 else None
 
 
+def _unc_ms(ms: Any) -> int | None:
+    """A press's declared uncertainty as said: whole ms, rounded up (the touch was within it),
+    at least 1; None for a wired button's exact stamp (no uncertainty)."""
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms <= 0:
+        return None
+    return max(1, math.ceil(ms - 1e-9))
+
+
 def presses(view: Mapping[str, Any]) -> PressOrder:
     q = view.get("question") or {}
     rows = list(q.get("presses") or ())
@@ -535,7 +546,8 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
         out.append(Press(name=str(r.get("team", "")), wave=w, number=numbers.get((w, r.get("button"), r.get("at"))),
                          tag=Tag(PRESS_TAG_KEYS[kind], PRESS_TAG_TONES[kind]) if kind in PRESS_TAG_KEYS else None,
                          tie=bool(r.get("tie")), gap_ms=float(r.get("gap_ms", 0.0)), index=idx, colour=colour,
-                         answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=_tie_ms(r)))
+                         answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=_tie_ms(r),
+                         unc_ms=_unc_ms(r.get("unc_ms"))))
     return PressOrder(shown=bool(press_order_shown(view)), entries=tuple(out),
                       wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)), armed=armed(view))
 

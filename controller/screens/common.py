@@ -34,6 +34,17 @@ def tie_words(tie_ms: int | None, lang: str) -> str:
     return t(TIE_WITHIN_KEY, lang, ms=tie_ms) if tie_ms else t(TIE_TAG_KEY, lang)
 
 
+def unc_words(unc_ms: int | None, lang: str) -> str:
+    """How sure a press's gap is: «±N мс» for a phone's press, "" for a wired button's exact stamp."""
+    return t("press_unc", lang, ms=unc_ms) if unc_ms else ""
+
+
+def gap_words(ms: float, unc_ms: int | None, lang: str) -> str:
+    """A press's gap to the first with its certainty: «+0.120 с ±26 мс» (a phone), «+0.004 с» (wired)."""
+    unc = unc_words(unc_ms, lang)
+    return fmt_gap(ms, lang) + (" " + unc if unc else "")
+
+
 SEAT_STATUS = {"silenced": "silenced", "removed": "removed", "out": "out"}
 """A seat's status -> i18n key of its tag (the festival's board)."""
 

@@ -36,7 +36,7 @@ from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
     COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, button_words, closed_outcome,
-    tie_words,
+    tie_words, gap_words,
     countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
     fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
     place_text, question_head, say, says, series_total, show_table, standings_title,
@@ -719,7 +719,8 @@ class Scoreboard:
                 self._text(surface, r.name, Rect(name_x, y, name_w - 4, row_h), size, fg, bold, align="left")
             else:
                 self._text(surface, r.name, Rect(name_x, y, name_w - 4, row_h), size, fg, bold, align="left")
-                self._text(surface, fmt_gap(r.gap_ms, lang),
+                # a phone's press says how sure its gap is («+0.120 с ±26 мс»); a wired one's is exact
+                self._text(surface, gap_words(r.gap_ms, r.unc_ms, lang),
                            Rect(body.right - gap_w, y, gap_w, row_h), size, fg if num != 1 else (
                                GREEN if current and r.answer else fg), bold, align="right")
             y += row_h

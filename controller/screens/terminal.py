@@ -132,7 +132,7 @@ def _presses(po: PressOrder, lang: str) -> str:
         elif r.tie:   # the same edge time as the winner's, or within ±N ms: no gap to show
             item = f"{r.number}. {r.name} — {screen.tie_words(r.tie_ms, lang)}"
         else:
-            item = f"{r.number}. {r.name} {screen.fmt_gap(r.gap_ms, lang)}"
+            item = f"{r.number}. {r.name} {screen.gap_words(r.gap_ms, r.unc_ms, lang)}"   # a phone's: ±N ms
         waves.setdefault(r.wave, []).append(item)
     return f"{t('press_order', lang)}: " + " ‖ ".join(", ".join(items) for _, items in sorted(waves.items()))
 

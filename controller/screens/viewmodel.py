@@ -46,11 +46,13 @@ HOST_KEY = "host"
 
 def page_labels(lang: str) -> dict[str, str]:
     """The live pages' texts (docs/web.md): every ``web.*`` message, and what the press order
-    shows as the projector does -- the gap's unit (``gap_s``), a tag per press kind
+    shows as the projector does -- the gap's unit (``gap_s``), a phone press's certainty
+    (``press_unc``), a tag per press kind
     (``press_<kind>``), the kinds that are numbered in a wave's race (``counted``) and the
     captain's timer's name (``captain_timer``)."""
     out = labels("web", lang)
     out["gap_s"] = template("gap_s", lang)
+    out["press_unc"] = template("press_unc", lang)   # a phone press's «±N мс» after its gap
     out.update({"press_" + kind: t(key, lang) for kind, key in PRESS_TAG_KEYS.items()})
     out["press_tie"] = t("press_tie", lang)
     out["captain_timer"] = t("captain_timer", lang)   # the projector's name for it

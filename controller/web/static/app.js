@@ -121,7 +121,8 @@
       // a tie within the stamps' uncertainty (a phone's press) says its ±N ms
       const tag = p.tag ? p.tag.text : (p.tie ? (p.tie_ms ? fillIn(L.tie_within, { ms: p.tie_ms }) : L.press_tie) : "");
       li.append(el("span", "place", p.number ? p.number + "." : "·"), el("span", "who", p.name || p.button),
-        tag ? el("span", "tag", tag) : el("span", "gap", fmtGap(p.gap_ms)));
+        tag ? el("span", "tag", tag) : el("span", "gap", fmtGap(p.gap_ms)
+          + (p.unc_ms ? " " + fillIn(L.press_unc || "±{ms}", { ms: p.unc_ms }) : "")));   // a phone's: how sure
       return li;
     }));
   }
@@ -217,7 +218,8 @@
     if (!race) return;
     $("race").replaceChildren(...race.presses.map((p) => el("li", "race-" + p.rule,
       [p.name, fmtGap(p.gap_ms), L["race_rule_" + p.rule] || p.rule]
-        .concat(p.resolution_us > 0 ? ["±" + p.resolution_us + " µs"] : []).join(" · "))));
+        .concat(p.resolution_us > 0 ? ["±" + p.resolution_us + " µs"] : [])
+        .concat(p.uncertainty_ms ? [fillIn(L.press_unc || "±{ms}", { ms: p.uncertainty_ms })] : []).join(" · "))));
     const lot = $("race-lot");
     show(lot, !!race.tie);
     if (race.tie) lot.textContent = (L.race_seed || "{seed} {salt}").replace("{seed}", race.seed).replace("{salt}", race.salt);

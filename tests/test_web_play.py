@@ -7,6 +7,7 @@ Screenshots land in the test's tmp folder."""
 from __future__ import annotations
 
 import asyncio
+import math
 import json
 import os
 import urllib.request
@@ -399,6 +400,132 @@ def test_the_host_page_says_beside_the_phone_links_when_no_phone_can_open_them(t
             else:
                 assert said == ""
             await hostp.close()
+
+        run(scenario())
+    finally:
+        chromium.close()
+        game.close()
+
+
+# -- four teams on phones, two on wired buttons, one game ------------------------------------------
+
+MIXED = """[erudite]
+think_time_s = 300
+max_teams = 6
+[phones]
+touch_latency_ms = 200.0
+wait_max_ms = 1500.0
+sync_interval_s = 0.4
+bound_max_ms = 60.0
+""" + "".join(f'[[teams]]\nname = "{n}"\nbutton = "{b}"\nkey = "{k}"\ncolor = "{c}"\nplayers = 4\n'
+              for n, b, k, c in (("Альфа", "A", "q", "#e53935"), ("Бета", "B", "z", "#1e88e5"),
+                                 ("Гамма", "C", "p", "#43a047"), ("Дельта", "D", "m", "#fdd835"),
+                                 ("Эпсилон", "E", "e", "#8e24aa"), ("Зета", "F", "y", "#fb8c00")))
+"""Six teams: Альфа … Дельта press with phones (±200 ms of touch latency each: a wired press
+within that of a phone's is a tie), Эпсилон (key E) and Зета (key Y) with wired buttons (the
+keyboard: the loop's sink, exact stamps).  A race waits up to 1.5 s for a slow phone."""
+
+ROWS = ("[...document.querySelectorAll('#presses li')].map(li => [li.querySelector('.who').textContent,"
+        " (li.querySelector('.gap') || li.querySelector('.tag')).textContent])")
+
+
+def question_rows(game) -> list[dict]:
+    return (state(game)["audience"]["game"].get("question") or {}).get("presses") or []
+
+
+def test_four_teams_on_phones_and_two_on_wired_buttons_every_press_says_how_sure_it_is(tmp_path):
+    """Four phones (Дельта's behind a path slow enough that every race waits ~0.9 s for it) and
+    two wired buttons in one game.  Альфа's phone presses first, Эпсилон's wired button later by
+    more than the phone's uncertainty, in the same race: Альфа holds, and the press order on the
+    audience page, the host page (and its race record) and the terminal shows Альфа's gap with
+    «±N мс» and Эпсилон's exact.  Then Бета's phone and Зета's button press at once: a tie
+    within ±N ms, shown as «ничья ±N мс» on both presses, the wired one's too."""
+    game = Game(tmp_path, extra_config=MIXED)
+    chromium = Chromium(tmp_path, size=(390, 844))
+    try:
+        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+        assert set(urls) == {"Альфа", "Бета", "Гамма", "Дельта", "Эпсилон", "Зета"}
+
+        async def next_question(*pages):
+            game.type("\r")                  # right: the holder scores; the next question
+            game.type("n ")
+            for p in pages:
+                await p.wait_for(ANSWER + " === 'Можно нажимать'")
+
+        async def scenario():
+            proxy = await Proxy(game.port).start()
+            alpha = await phone(chromium, urls["Альфа"])
+            beta = await phone(chromium, urls["Бета"])
+            gamma = await phone(chromium, urls["Гамма"])
+            delta = await phone(chromium, urls["Дельта"].replace(f":{game.port}/", f":{proxy.port}/"))
+            proxy.up_ms = 900.0               # Дельта's Wi-Fi is slow: every race waits for its presses
+            await eventually(lambda: ((host_phones(game, "D") or [{}])[0].get("delay_ms") or 0) >= 900, "slow path seen")
+            hostp = await chromium.page(game.base + "/host#token=" + game.token)
+            cards = await hostp.wait_for("[...document.querySelectorAll('#phones .phone')].map(e => e.textContent)"
+                                         ".filter(t => t.includes('задержка до')).length === 4 && "
+                                         "[...document.querySelectorAll('#phones .phone')].map(e => e.textContent)")
+            assert cards.count("телефон не подключён") == 2, cards         # Эпсилон, Зета: wired
+            hall = await chromium.page(game.base + "/")
+            game.type("n ")
+            await alpha.wait_for(ANSWER + " === 'Можно нажимать'")
+
+            # 1. a phone first, a wired button later than the phone's uncertainty, one race
+            for _ in range(5):
+                await tap(alpha)
+                # the press's own answer («Нажатие принято: ±N мс»), not the clock's «Часы сверены: ±N мс»
+                unc = float(await alpha.wait_for("(document.getElementById('detail').textContent"
+                                                 ".match(/принято: ±([\\d.]+)/) || [])[1]"))
+                await after_touch(alpha, alpha, unc + 150)
+                game.type("e")                # Эпсилон's wired button
+                said = await alpha.wait_for(f"/Вы отвечаете|нажала|Отвечает|Ничья/.test({ANSWER}) && {ANSWER}")
+                assert said == "Вы отвечаете", (said, question_rows(game))
+                rows = await eventually(lambda: [r for r in question_rows(game) if r["team"] in ("Альфа", "Эпсилон")
+                                                 and r["wave"] == max(x["wave"] for x in question_rows(game))]
+                                        if len(question_rows(game)) >= 2 else None, "both presses in the order")
+                if [(r["team"], r["kind"]) for r in rows] == [("Альфа", "answer"), ("Эпсилон", "lockout")]:
+                    break
+                await next_question(alpha)     # Эпсилон's press came after the decision: again
+            else:
+                raise AssertionError(f"the wired press never came within the race's wait: {rows}")
+            phone_row, wired_row = rows
+            assert not any(r.get("tie") for r in rows) and "unc_ms" not in wired_row
+            n = math.ceil(phone_row["unc_ms"] - 1e-9)
+            gap = f"+{wired_row['gap_ms'] / 1000:.3f} с"
+            want = [["Альфа", f"+0.000 с ±{n} мс"], ["Эпсилон", gap]]
+            for page in (hall, hostp):
+                shown = await page.wait_for(f"{ROWS}.length >= 2 && {ROWS}")
+                assert shown[-2:] == want, shown
+            race = await hostp.wait_for("[...document.querySelectorAll('#race li')].map(e => e.textContent)")
+            assert f"±{n} мс" in race[0] and race[0].startswith("Альфа") and "мс" not in race[1], race
+            await hall.screenshot(tmp_path / "mixed-hall.png")
+            await hostp.screenshot(tmp_path / "mixed-host.png")
+            until(lambda: f"Альфа +0.000 с ±{n} мс" in game.output() or None, what="the terminal's press order")
+            assert f"Эпсилон {gap} ±" not in game.output()
+
+            # 2. a phone and a wired button at once: a tie within the phone's uncertainty
+            for _ in range(5):
+                await next_question(alpha, beta)
+                await asyncio.gather(tap(beta), asyncio.to_thread(game.type, "y"))
+                rows = await eventually(lambda: [r for r in question_rows(game) if r["team"] in ("Бета", "Зета")
+                                                 and r["wave"] == max(x["wave"] for x in question_rows(game))
+                                                 and r["kind"] in ("answer", "lockout")]
+                                        if any(r["kind"] == "answer" for r in question_rows(game)) and
+                                        len(question_rows(game)) >= 2 else None, "both presses decided")
+                if len(rows) == 2 and all(r.get("tie") for r in rows):
+                    break
+            else:
+                raise AssertionError(f"a tap and a key at once were never within the phone's uncertainty: {rows}")
+            tie = f"ничья ±{rows[0]['tie_ms']} мс"
+            assert rows[0]["tie_ms"] == rows[1]["tie_ms"] >= 200
+            shown = await hall.wait_for(f"{ROWS}.filter(r => r[1] === {json.dumps(tie, ensure_ascii=False)})"
+                                        ".length === 2 && " + ROWS)
+            assert sorted(r[0] for r in shown) == ["Бета", "Зета"], shown
+            said = await beta.wait_for("/ничья ±/.test(" + ANSWER + ") && " + ANSWER)
+            assert said.split(" · ")[0] in ("Вы отвечаете", "Раньше нажала команда Зета"), said
+            await hall.screenshot(tmp_path / "mixed-tie.png")
+            for p in (alpha, beta, gamma, delta, hall, hostp):
+                await p.close()
+            await proxy.close()
 
         run(scenario())
     finally:

@@ -123,8 +123,10 @@ SHELL_SCHEMA: list[Section] = [
             "the glass, at most (the touch screen's scan and the system's input path: 5-30 ms on phones). "
             "It is added to every phone press's uncertainty.", minimum=0.0, maximum=200.0),
         Key("handler_max_ms", "float", 100.0, "A press stamped longer than this before the page sent it is not "
-            "believed: its stamp is moved up to this limit and flagged (a busy phone runs its handler late; a "
-            "forged stamp claims a press long ago).", minimum=1.0, maximum=2000.0),
+            "believed: its stamp is moved up to this limit and flagged, its uncertainty widened by as much as it "
+            "was moved, at most this again (a busy phone runs its handler late: up to twice this, its touch stays "
+            "inside what the press declares; a forged stamp claims a press long ago and gains a tie at most).",
+            minimum=1.0, maximum=2000.0),
         Key("bound_max_ms", "float", 30.0, "A phone whose clock is known less well than ± this is marked on the "
             "host page (a bad Wi-Fi, a phone saving battery).", minimum=0.5, maximum=1000.0),
         Key("exclude_over_bound", "bool", True, "A phone over bound_max_ms is kept out of races until its sync "

@@ -33,14 +33,17 @@ latency, which differs between phones, only widens the interval.
 A stamp is never trusted beyond what the sync allows: an interval reaching past the server's
 receipt of the press is cut there, a stamp earlier than ``handler_max`` before the phone
 sent the press message (the page sends it from the event's handler: an older stamp was not made
-by a touch then) is moved up to that limit, and a message that claims to have been sent longer
+by a touch then, or the phone was busy) is moved up to that limit and its uncertainty widened by
+as much (at most ``handler_max``: a busy phone's handler up to twice ``handler_max`` late keeps
+its touch inside), and a message that claims to have been sent longer
 before its receipt than the phone's path allows (the slowest phone-to-server delay of the kept
 round trips, :func:`upstream`, plus the bound and ``held_margin``: a press held back, or a sending
 time made up to date a press back) is taken as sent at that limit, its stamp moved up with it
 and its uncertainty widened by as much (at most ``handler_max``: an honest message may have met a
 spike of the Wi-Fi slower than every round trip, and its touch must stay inside);
-all three are flagged.  A press is thus never earlier than ``handler_max`` plus the phone's
-delay before this computer had it, nor later than that.
+all three are flagged.  A press's stamp is thus never earlier than ``handler_max`` plus the
+phone's delay before this computer had it, and its interval reaches back at most twice
+``handler_max`` (and the path's widening) more.
 """
 
 from __future__ import annotations
@@ -213,8 +216,14 @@ def convert(sync: Sync, stamp: int, sent: int, received: int, rules: SyncRules) 
     if stamp > sent:
         flags.append("after_sending")
         stamp = sent
+    busy = 0
     if stamp < sent - rules.handler_max_ns:
         flags.append("too_old")
+        # a busy phone (its page's thread blocked, a battery saver) may truly run the handler that
+        # late: its touch may be up to ``moved`` earlier than the moved stamp.  The uncertainty
+        # says so, believed up to ``handler_max`` more (a handler up to twice it late keeps its
+        # touch inside; a forged stamp reaches back twice ``handler_max`` at most, never seconds)
+        busy = min(sent - rules.handler_max_ns - stamp, rules.handler_max_ns)
         stamp = sent - rules.handler_max_ns
     first = estimate(sync, received, rules)
     if first is None:
@@ -233,7 +242,7 @@ def convert(sync: Sync, stamp: int, sent: int, received: int, rules: SyncRules) 
         # tie at most, within that limit
         widen = min(late, rules.handler_max_ns)
     est = estimate(sync, stamp + first.offset, rules)
-    at, unc = stamp + est.offset, est.bound + rules.touch_latency_ns + widen
+    at, unc = stamp + est.offset, est.bound + rules.touch_latency_ns + widen + busy
     if sent + est.lo > received or at - est.bound > received:
         # the press cannot have been made (or sent) after the server had it: its stamp is the
         # receipt at the latest, with the same uncertainty

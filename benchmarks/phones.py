@@ -531,7 +531,7 @@ def mixed_cells(quick: bool) -> list[dict]:
     through the sink, uncertainty 0): true gaps × who is first × the phone's delay."""
     if quick:
         return [dict(gap_ms=g, delay_ms=50.0, jitter_ms=10.0, drift_ppm=50.0, first=f)
-                for f in ("phone", "wired") for g in (5.0, 100.0)]
+                for f in ("phone", "wired") for g in (5.0, 200.0)]
     return [dict(gap_ms=g, delay_ms=d, jitter_ms=20.0, drift_ppm=50.0, first=f)
             for d in (5.0, 50.0, 150.0) for f in ("phone", "wired") for g in (1.0, 10.0, 30.0, 60.0, 100.0, 200.0)]
 

@@ -465,3 +465,19 @@ def test_the_links_tokens_are_in_no_journal_log_or_world_readable_file(game, tmp
                 found[path.name] = stat.S_IMODE(path.stat().st_mode)
     assert set(found) == {"team-tokens"}, found                        # not the journal, not the output
     assert found["team-tokens"] & 0o077 == 0
+
+
+def test_the_class_config_seats_four_teams_on_phones_and_two_on_wired_buttons():
+    """config/class-phones.toml (docs/phones.md, «A class»): six teams of Эрудит-квартет, the pages
+    open to the hall's network, phones on, Эпсилон's and Зета's buttons (with lamps) on the Pi's
+    pins, Альфа … Дельта on free pins with nothing connected."""
+    from controller.app import config as config_mod
+    from controller.inputs.options import gpio_covers_teams
+
+    cfg = config_mod.load(Path(__file__).resolve().parents[1] / "config" / "class-phones.toml")
+    assert [t["name"] for t in cfg["teams"]] == ["Альфа", "Бета", "Гамма", "Дельта", "Эпсилон", "Зета"]
+    assert cfg["erudite"]["max_teams"] == 6 and cfg["buttons"] == "gpio" and cfg["phones"]["enabled"]
+    assert cfg["web"]["bind"] == "0.0.0.0" and cfg["display"]["host_overlay"] is False
+    gpio_covers_teams(cfg)                            # every team has an input pin
+    assert set(cfg["gpio"]["lamps"]) == {"E", "F"}
+    assert len(set(cfg["gpio"]["pins"].values())) == 6

@@ -565,16 +565,19 @@ def test_the_projector_s_press_order_says_a_phone_s_uncertainty_and_a_wired_pres
     texts = []
     real = board._text
 
-    def keep(surface, text, rect, *a, **k):
-        got = real(surface, text, rect, *a, **k)
-        texts.append((text, pygame.Rect(rect)))
+    def keep(surface, text, rect, size, colour, bold=False, *a, **k):
+        got = real(surface, text, rect, size, colour, bold, *a, **k)
+        texts.append((text, pygame.Rect(rect), size, bold))
         return got
 
     board._text = keep
     surface = draw(view_at(MIXED, 3.5), size, board=board)
     pygame.image.save(surface, str(tmp_path / f"mixed-{lang}-{size[0]}.png"))
     panel = game_layout(size)["presses"]
-    shown = [text for text, r in texts if panel.contains(r)]
+    shown = [text for text, r, _, _ in texts if panel.contains(r)]
     assert gap in shown, shown
+    # the longer text gets the room it needs: drawn at the row's size, not shrunk to fit the column
+    (_, rect, font, bold), = [x for x in texts if x[0] == gap]
+    assert board.text.width(gap, font, bold) <= rect.width
     wired = gap.replace("0.050", "0.020").split(" ±")[0]
     assert wired in shown and not any(s.startswith(wired + " ±") for s in shown), shown

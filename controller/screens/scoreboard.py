@@ -718,10 +718,14 @@ class Scoreboard:
                           tag[1] if current else mix(tag[1], PANEL, 0.5), gap_w)
                 self._text(surface, r.name, Rect(name_x, y, name_w - 4, row_h), size, fg, bold, align="left")
             else:
-                self._text(surface, r.name, Rect(name_x, y, name_w - 4, row_h), size, fg, bold, align="left")
-                # a phone's press says how sure its gap is («+0.120 с ±26 мс»); a wired one's is exact
-                self._text(surface, gap_words(r.gap_ms, r.unc_ms, lang),
-                           Rect(body.right - gap_w, y, gap_w, row_h), size, fg if num != 1 else (
+                # a phone's press says how sure its gap is («+0.120 с ±26 мс»); a wired one's is exact.
+                # The longer text takes what it needs of the name's room (up to 60 % of the row)
+                gap_text = gap_words(r.gap_ms, r.unc_ms, lang)
+                gw = gap_w if not r.unc_ms else \
+                    max(gap_w, min(self.text.width(gap_text, size, bold) + row_h // 4, body.width * 60 // 100))
+                self._text(surface, r.name, Rect(name_x, y, body.right - gw - name_x - 4, row_h), size, fg, bold,
+                           align="left")
+                self._text(surface, gap_text, Rect(body.right - gw, y, gw, row_h), size, fg if num != 1 else (
                                GREEN if current and r.answer else fg), bold, align="right")
             y += row_h
 

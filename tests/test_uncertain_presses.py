@@ -63,6 +63,35 @@ def test_wired_presses_order_as_before():
     assert arb.uncertain(ps) == []
 
 
+def test_a_wired_press_surely_after_another_is_never_in_a_phone_s_tie():
+    # a phone stamped first, ±200 ms; wired Альфа 10 ms after it, wired Бета 10 ms after Альфа:
+    # both wired presses are inside the phone's interval, but Бета is surely after Альфа (exact
+    # stamps): the lot is between the phone and Альфа, never Бета (it cannot have been first)
+    c = phone("C", 1000, 200)
+    a, b = Press("A", 1010 * MS, 1010 * MS), Press("B", 1020 * MS, 1020 * MS)
+    assert arb.uncertain([b, c, a]) == [c, a]
+    firsts = {arb.order([c, a, b], "random", 7, f"{n}/0", "ABC")[0].button for n in range(60)}
+    assert firsts == {"A", "C"}
+    for n in range(60):
+        ordered = arb.order([c, a, b], "random", 7, f"{n}/0", "ABC")
+        assert ordered.index(a) < ordered.index(b)          # the wired order holds whatever the lot
+    # two phones: one surely after the other is out of the earlier's tie with a third
+    d, e = phone("D", 1100, 5), phone("E", 1200, 5)          # E surely after D; both inside ±200
+    assert arb.uncertain([c, d, e]) == [c, d]
+    # two wired presses at the same stamp inside a phone's interval: all three may be first
+    w1, w2 = Press("A", 1010 * MS, 0), Press("B", 1010 * MS, 0)
+    assert arb.uncertain([c, w1, w2]) == [c, w1, w2]
+
+
+def test_the_press_order_does_not_tie_a_wired_press_that_came_surely_second():
+    g, fx = play(game(), START + [phone("C", 1000, 200, 1040), Press("A", 1010 * MS, 1010 * MS, quiet=300 * MS),
+                                  Press("B", 1020 * MS, 1020 * MS, quiet=300 * MS)], until_ms=2000)
+    assert holder(g) in ("Альфа", "Гамма")
+    r = {x["team"]: x for x in rows(g)}
+    assert r["Альфа"].get("tie") and r["Гамма"].get("tie") and r["Альфа"]["tie_ms"] == 200
+    assert not r["Бета"].get("tie") and r["Бета"]["kind"] == "lockout"       # shown with its gap
+
+
 # -- through the games ------------------------------------------------------------
 
 def game(uncertain_tie="lot", tie_rule="random", module=erudite, **settings):

@@ -169,14 +169,29 @@ def _at(p: Press, at: int) -> Press:
     return Press(p.button, at, p.delivered, p.quiet, p.stream)   # without its uncertainty too
 
 
+def surely_after(p: Any, q: Any) -> bool:
+    """``p``'s interval ``at ± unc`` lies wholly after ``q``'s: ``p`` was pressed after ``q``
+    whatever the stamps' uncertainties (two exact stamps: ``p``'s is the later)."""
+    d = p.at - q.at
+    return d > 0 and d >= p.unc + q.unc
+
+
+def may_be_first(items: Sequence[Any]) -> list[Any]:
+    """Of presses (or press records: anything with ``at`` and ``unc``) those that may have been
+    the first: every one not surely after another.  The earliest stamp always is; a press whose
+    interval overlaps it but lies wholly after a third press's is not (a wired press 10 ms after
+    another wired one, both inside a phone's ±200 ms, cannot be first)."""
+    return [p for p in items if not any(q is not p and surely_after(p, q) for q in items)]
+
+
 def uncertain(presses: Sequence[Press]) -> list[Press]:
     """The presses tied within their uncertainty (:attr:`Press.unc`): the earliest by stamp and
-    every press whose interval ``at ± unc`` overlaps its interval, earliest first; ``[]`` when
-    the earliest's overlaps none (or no press has an uncertainty)."""
+    every press whose interval ``at ± unc`` overlaps its interval and that is surely after no
+    other press (:func:`may_be_first`), earliest first; ``[]`` when only the earliest may have
+    been first (or no press has an uncertainty)."""
     if len(presses) < 2:
         return []
-    first = min(presses, key=lambda p: p.at)
-    tied = [p for p in presses if p is first or abs(p.at - first.at) < p.unc + first.unc]
+    tied = may_be_first(presses)
     return sorted(tied, key=lambda p: p.at) if len(tied) > 1 else []
 
 

@@ -326,11 +326,11 @@ def decision_log(ordered: Sequence[Press]) -> dict:
 
 
 def _uncertain_records(recs: Sequence[PressRecord]) -> list[PressRecord]:
-    """The records tied within their uncertainty: the earliest and those overlapping it."""
+    """The records tied within their uncertainty: the earliest and those overlapping it that are
+    surely after no other (:func:`controller.core.arbiter.may_be_first`)."""
     if len(recs) < 2 or not any(r.unc for r in recs):
         return []
-    first = min(recs, key=lambda r: r.at)
-    tied = [r for r in recs if r is first or abs(r.at - first.at) < r.unc + first.unc]
+    tied = arb.may_be_first(recs)      # the arbiter's rule: a press surely after another is not tied
     return tied if len(tied) > 1 else []
 
 

@@ -27,7 +27,8 @@ What is measured (each function's docstring says how):
 * ``e2e``          -- who wins a press pair through ``buzzer run``'s real loop, on each input
   path, plain and CPU-throttled (``benchmarks/e2e_fairness.py``);
 * ``phones``       -- phones as buttons through a delaying proxy: ours vs arrival order, random
-  within 300 ms, client-measured reaction time, on the same traces (``benchmarks/phones.py``);
+  within 300 ms, client-measured reaction time, on the same traces; a phone against a wired
+  button both ways; two wired buttons with a phone joined and without (``benchmarks/phones.py``);
 * ``festival_day`` -- a 10-hour festival day, accelerated: every process's memory growth
   (``benchmarks/festival_day.py``).
 """
@@ -961,8 +962,8 @@ def stall(quick: bool) -> dict:
 def phones(quick: bool) -> dict:
     """benchmarks/phones.py run(quick): simulated phones (the /play protocol, their own drifting
     clocks) behind a loopback proxy that delays and jitters each direction, through the real web
-    process and loop; each race decided by ours and by the peers' rules on the same trace; the
-    wired buttons' decision with 40 phones joined vs none."""
+    process and loop; each race decided by ours and by the peers' rules on the same trace; a
+    phone against a wired button; the wired buttons' decision with 40 phones joined vs none."""
     mod = _import_bench("phones")
     if mod is None:
         return {"phones_note": "benchmarks/phones.py not importable"}

@@ -57,7 +57,11 @@ Per cell: ``pairs`` and the fraction of pairs won by the true first presser unde
   > the phone's uncertainty, ``_beyond_tie``: gap > twice it), ``phones_mixed_wired_exact``: the
   wired presses whose stamp stayed their true edge with no uncertainty, and
   ``phones_mixed_wired_pairs``: two wired buttons µs to 10 ms apart, decided alone and with a
-  phone joined (``same_decisions``: the same winner, no tie said either way).
+  phone joined (``same_decisions``: the same winner, no tie said either way);
+  ``phones_mixed_three_way``: a phone and two wired buttons 5 ms apart inside its uncertainty
+  (``races``; who answered: ``phone``, ``first_wired``, ``second_wired`` -- which must stay 0 --,
+  ``ties`` declared, ``wired_order_kept``: the race's order had the two wired presses in their
+  true order).
 """
 
 from __future__ import annotations
@@ -643,6 +647,57 @@ def judge_mixed(rig: Rig, cell: dict, t_phone: int, t_wired: int, armed_ns: int,
     return rec
 
 
+async def run_three_way(rig: Rig, pairs: int, seed: int) -> dict:
+    """Races of a phone (5 ms away: ±25 ms or so) and two wired buttons 5 ms apart (B then C),
+    the phone's touch drawn within 10 ms before B to 20 ms after it: both wired presses are
+    inside the phone's interval, but C is surely after B: the game may tie the phone with B,
+    never name C first (nor B after C)."""
+    rng = random.Random(seed)
+    proxy = Proxy(rig.server.port, Direction(5.0, 2.0, rng), Direction(5.0, 2.0, rng))
+    port = await proxy.start()
+    phone = SimPhone(port, rig.tokens[MIXED_PHONE], offset_ms=rng.uniform(-3e9, 3e9), drift_ppm=50.0,
+                     touch_ms=rng.uniform(*TOUCH_BASE_MS), rng=random.Random(seed),
+                     sync_interval_s=float(rig.cfg["phones"]["sync_interval_s"]))
+    out = {"races": 0, "lost": 0, "phone": 0, "first_wired": 0, "second_wired": 0, "ties": 0,
+           "wired_order_kept": 0}
+    async with aiohttp.ClientSession() as session:
+        task = asyncio.ensure_future(phone.run(session))
+        try:
+            if not await _wait_for(phone.joined.is_set, 10):
+                raise RuntimeError("the phone did not join")
+            await asyncio.sleep(WARMUP_S)
+            rig.loop.take()
+            for _ in range(pairs):
+                rig.withdraw()
+                await _wait_for(lambda: not phone.armed, 1.5)
+                phone.armed_seen = None
+                rig.arm()
+                if not await _wait_for(lambda: phone.armed_seen is not None, 1.5):
+                    out["lost"] += 1
+                    continue
+                t_b = time.monotonic_ns() + int(rng.uniform(20, 60) * MS)
+                t_c, t_p = t_b + 5 * MS, t_b + int(rng.uniform(-10, 20) * MS)
+                await asyncio.gather(phone.touch(t_p), _wired_press(rig, "B", t_b), _wired_press(rig, "C", t_c))
+                got = await _wait_for(lambda: len(rig.loop.presses) >= 3 and rig.loop.decisions, 1.5)
+                await asyncio.sleep(0.12)
+                presses, decisions = rig.loop.take()
+                if not got or not decisions:
+                    out["lost"] += 1
+                    continue
+                log = decisions[0][1]
+                out["races"] += 1
+                out["ties"] += bool(log.get("within_ms"))
+                winner = log.get("button")
+                out[{"A": "phone", "B": "first_wired", "C": "second_wired"}.get(winner, "lost")] += 1
+                order = [b for b in log.get("order") or () if b in ("B", "C")]
+                out["wired_order_kept"] += order == ["B", "C"]
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await proxy.close()
+    return out
+
+
 # two wired buttons with a phone joined and without: the same decisions
 
 WIRED_GAPS_MS = (0.01, 0.1, 1.0, 10.0)
@@ -730,7 +785,9 @@ def mixed(quick: bool) -> dict:
                     errors.append(f"{cell}: {exc}"[:300])
                     rows.append(dict(cell, pairs=0, ours_right=0.0, ours_tie=0.0, ours_wrong=0.0, arrival=0.0,
                                      random300=0.0, client_rt=0.0))
+            three.update(await run_three_way(rig, pairs * 2, seed=2998))
             return await wired_with_phone(rig, reps, seed=2999)
+        three: dict = {}
         joined = asyncio.run(sweep())
     finally:
         rig.close()
@@ -757,6 +814,7 @@ def mixed(quick: bool) -> dict:
         "phones_mixed_beyond_tie": {"pairs": len(beyond_tie), "right": sum(r["ours"] == "right" for r in beyond_tie)},
         "phones_mixed_unc_ms_p50": round(percentile([u for r in done for u in r["unc_ms"]], 50), 1),
         "phones_mixed_decision_beyond_wait_p99_ms": round(percentile([r["decision_ms"] - r["wait_ms"] for r in done], 99), 2),
+        "phones_mixed_three_way": three,
         "phones_mixed_wired_pairs": {"gaps_ms": list(WIRED_GAPS_MS), "without_phones": _wired_summary(alone),
                                      "with_phone": _wired_summary(joined), "same_decisions": same,
                                      "compared": min(len(alone), len(joined))},

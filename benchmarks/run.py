@@ -800,6 +800,13 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
             ("phones vs wired: wired presses kept exact (µs stamp, no uncertainty)",
              f"{m_exact.get('exact')} / {m_exact.get('presses')}" if m_exact.get("presses") else "null", "all",
              _verdict(None if not m_exact.get("presses") else m_exact["exact"] == m_exact["presses"])),
+            ("a phone and two wired buttons 5 ms apart inside its uncertainty: the second named first",
+             f"{(r.get('phones_mixed_three_way') or {}).get('second_wired')} of "
+             f"{(r.get('phones_mixed_three_way') or {}).get('races')} races" if (r.get("phones_mixed_three_way") or {})
+             .get("races") else "null", "0",
+             _verdict(None if not (r.get("phones_mixed_three_way") or {}).get("races") else
+                      r["phones_mixed_three_way"]["second_wired"] == 0
+                      and r["phones_mixed_three_way"]["wired_order_kept"] == r["phones_mixed_three_way"]["races"])),
             ("two wired buttons, a phone joined: the same decisions as without",
              f"{m_wired.get('same_decisions')} / {m_wired.get('compared')}" if m_wired.get("compared") else "null",
              "all, no tie", _verdict(None if not m_wired.get("compared") else

@@ -96,7 +96,8 @@ def test_a_phone_against_a_wired_button_both_ways_and_two_wired_buttons_decide_a
     """A mixed cell: a phone through its proxy against a wired button's exact stamp, 150 ms apart
     each way round: beyond the phone's uncertainty, so the true first is named, and the wired
     press keeps its stamp with no uncertainty.  Two wired buttons 10 µs to 10 ms apart with a
-    phone joined are decided as without it (the same winner, no tie)."""
+    phone joined are decided as without it (the same winner, no tie); with a phone pressing too,
+    the later of two wired presses inside its uncertainty is never named first."""
     rig = phones.Rig(teams=4, phones=phones.SWEEP_PHONES)
     records: list = []
     try:
@@ -105,8 +106,12 @@ def test_a_phone_against_a_wired_button_both_ways_and_two_wired_buttons_decide_a
                                                             first=first), pairs=3, seed=5, records=records))
                 for first in ("phone", "wired")]
         joined = asyncio.run(phones.wired_with_phone(rig, 1, seed=6))
+        three = asyncio.run(phones.run_three_way(rig, 4, seed=7))
     finally:
         rig.close()
+    # a phone and two wired buttons 5 ms apart inside its uncertainty: the second never first
+    assert three["races"] >= 3 and three["second_wired"] == 0 and three["wired_order_kept"] == three["races"]
+    assert three["phone"] + three["first_wired"] == three["races"]
     for row, first in zip(rows, ("phone", "wired")):
         assert set(row) == KEYS | {"first"} and row["first"] == first
         assert row["pairs"] >= 2 and row["ours_right"] == 1.0, row

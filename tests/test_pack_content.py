@@ -22,6 +22,7 @@ import pygame  # noqa: E402
 import pytest  # noqa: E402
 
 from controller.app import config  # noqa: E402
+from controller.app import runner  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.content import packs  # noqa: E402
 from controller.core import engine  # noqa: E402
@@ -152,7 +153,7 @@ def test_a_theme_task_in_its_comment_and_the_answer_content_with_its_picture(hal
     assert "Назовите год события" in hall.text() and "1990" in hall.text()
     assert "Объединение Германии" not in hall.text() and "Так и было" not in hall.text()
     # the host's terminal has the answer (the host's part), the audience's view has not
-    lines = "\n".join(terminal.frame(hall.loop))
+    lines = "\n".join(terminal.status_block(runner.model(hall.loop)))
     assert "1990" in lines and "Ответ: Объединение Германии · Так и было · Дата по новому стилю" in lines
     assert engine.view(hall.loop.state, hall.clock.now())["pack"]["question"]["answer"] is None
     hall.right()

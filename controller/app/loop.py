@@ -30,7 +30,7 @@ from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.app import dialogues as dialogues_mod
 from controller.app.feedback import Confirmations, Flashes, Notices, ShownLink
-from controller.app.parts import Buttons, PackMedia, Speakers
+from controller.app.parts import Buttons, PackMedia, Speakers, picture_cache_bytes
 from controller.screens import notices
 from controller.screens.common import key_label
 from controller.inputs import KeyInput
@@ -150,7 +150,7 @@ class Loop:
             Flash: [self._flash], Notice: [self._notice_effect], Log: [self._log_effect]}
         """Effect type -> who carries it out, in the parts' order (:meth:`add_part`)."""
         self._part_actions: dict[str, Callable[[], None]] = {}
-        self._pack = PackMedia(lambda: self.audio, self._pack_unplayed)
+        self._pack = PackMedia(lambda: self.audio, self._pack_unplayed, picture_cache_bytes(self.game, cfg))
         for part in (Speakers(lambda: self.audio), Buttons(lambda: self.backend), self._pack):
             self.add_part(part)
         self._host_actions: dict[str, Callable[[HostKey, int], None]] = {
@@ -201,6 +201,12 @@ class Loop:
     @pack_media.setter
     def pack_media(self, media) -> None:
         self._pack.media = media
+
+    @property
+    def pack_pictures(self):
+        """The package's pictures for the projector (:class:`~controller.screens.frontend.Pictures`),
+        when a package is played."""
+        return self._pack.pictures()
 
     @property
     def pack_sounds(self):

@@ -94,7 +94,9 @@ def heartbeat(loop: Any, front: FrontEnd) -> None:
     # the loop's wake pipe is in the set: a press enqueued by an input thread wakes this
     # select at once (not after its timeout)
     wake = loop.wake_fd()
-    ready, _, _ = select.select([fd, wake], [], [], loop.timeout_s(front.max_wait_s))
+    # (an event queued before the wake pipe was first made wrote no byte: no wait then)
+    wait = 0.0 if not loop.queue.empty() else loop.timeout_s(front.max_wait_s)
+    ready, _, _ = select.select([fd, wake], [], [], wait)
     if wake in ready:
         loop.clear_wake()   # before the queue is drained: a later press writes a new byte
     if fd in ready:

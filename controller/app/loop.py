@@ -563,12 +563,12 @@ class Loop:
         return any(d.typing for d in self.open_dialogues.values())
 
     def members_now(self) -> list[dict]:
-        """The teams (or «Мафия» seats) as the engine has them now: name, button, number."""
-        v = engine.view(self.state)
-        if "seats" in v:
-            return [{"number": st["seat"], "name": st["name"], "button": None} for st in v["seats"]]
-        return [{"number": i + 1, "name": tm["name"], "button": tm.get("button")}
-                for i, tm in enumerate(v.get("teams") or ())]
+        """The teams (or a table's seats) as the screen shows their cards now: name, button,
+        number (a numbered card's own: a seat's; else its place in the row)."""
+        cards = games.screen_of(engine.view(self.state)).cards
+        if cards.numbered:
+            return [{"number": c.number, "name": c.name, "button": None} for c in cards.items]
+        return [{"number": i + 1, "name": c.name, "button": c.button} for i, c in enumerate(cards.items)]
 
     def text_input(self, text: str) -> None:
         """Typed characters (pygame TEXTINPUT, the terminal): the name being typed, if any."""

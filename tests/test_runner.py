@@ -221,3 +221,100 @@ def test_frames_are_paced_by_the_front_ends_fps_while_nothing_changes():
         t.join(TIMEOUT)
     assert not failure, failure
     assert 1 <= n <= elapsed * 5 + 2, (n, elapsed)
+
+
+class FakeShell:
+    """A shell that records what a front end asks of it."""
+
+    typing = False
+    pictures = None
+
+    def __init__(self):
+        self.keys, self.screens, self.stopped = [], [], False
+
+    def key_down(self, names):
+        self.keys.append(("down", names))
+
+    def key_up(self, names):
+        self.keys.append(("up", names))
+
+    def text_input(self, text):
+        self.keys.append(("text", text))
+
+    def stop(self):
+        self.stopped = True
+
+    def set_screen(self, screen):
+        self.screens.append(screen)
+
+    def use(self, out=None, scrollback=None):
+        pass
+
+
+def test_the_window_front_end_keys_resize_title_and_close(monkeypatch):
+    """The projector's window on SDL's dummy driver: its key events go to the shell, a resize
+    makes a new board for the new size (handed to the shell), a presented frame is drawn with
+    the buttons' state in the title, the close event stops the program."""
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.delenv("BUZZER_EXIT_AFTER_FIRST_FRAME", raising=False)
+    from controller.sdl import pygame
+    from controller.screens.window import Window
+
+    loop = make_loop()
+    loop.cfg["display"].update(fullscreen=False, width=640, height=360)
+    window, shell = Window(loop.cfg), FakeShell()
+    window.open(shell)
+    try:
+        first = window.board
+        assert shell.screens == [first] and first.size == (640, 360)
+        ev = pygame.event.Event
+        for e in (ev(pygame.KEYDOWN, key=pygame.K_n), ev(pygame.KEYUP, key=pygame.K_n),
+                  ev(pygame.TEXTINPUT, text="ё"), ev(pygame.VIDEORESIZE, size=(640, 360), w=640, h=360)):
+            pygame.event.post(e)
+        window.poll()
+        assert shell.keys == [("down", ["n"]), ("up", ["n"]), ("text", "ё")]
+        assert window.board is not first and shell.screens == [first, window.board]
+        assert window.present(runner.model(loop))            # the first frame is drawn
+        loop.drawn()                                         # (as the runner does then)
+        assert not window.present(runner.model(loop))        # the same frame again: nothing to draw
+        assert pygame.display.get_caption()[0] == "buzzer-controller — нет (!)", pygame.display.get_caption()
+        pygame.event.post(ev(pygame.QUIT))
+        window.poll()
+        assert shell.stopped
+    finally:
+        window.close()
+
+
+def test_the_terminal_front_end_through_the_runner_types_keys_shows_the_help_and_outlives_its_input():
+    """The terminal on a pipe: what is typed acts (H: the key help scrolls into the history, N:
+    the question opens and the status says so); the end of its input ends reading, not the game."""
+    from controller.screens.terminal import Terminal
+
+    loop = make_loop()
+    r, w = os.pipe()
+    stdin = os.fdopen(r, "rb", buffering=0)
+    stream = io.StringIO()
+    front = Terminal(loop.cfg, stream=stream, stdin=stdin)
+    t, failure = run_on_thread(loop, front)
+    try:
+        os.write(w, b"hn")
+        deadline = time.monotonic() + TIMEOUT
+        while not ("Клавиши" in stream.getvalue() or "Пробел" in stream.getvalue()) \
+                or engine.view(loop.state)["question"] is None:
+            assert time.monotonic() < deadline, stream.getvalue()[-2000:]
+            time.sleep(0.01)
+        os.close(w)
+        w = None
+        while front.reading:
+            assert time.monotonic() < deadline, "the end of input was not seen"
+            time.sleep(0.01)
+        assert loop.running and t.is_alive()
+    finally:
+        if w is not None:
+            os.close(w)
+        loop.stop()
+        t.join(TIMEOUT)
+        stdin.close()
+    assert not failure, failure
+    text = stream.getvalue()
+    assert "Вопрос 1/5" in text, text[-2000:]

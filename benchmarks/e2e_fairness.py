@@ -11,7 +11,7 @@ input path:
   F: ``buttons``, ``[gpio] pin_factory = "mock"`` or ``[serial] port``, a
   1920x1080 window, the journal in a temp folder with ``fsync = true``),
   ``prepare_game``, the backend, the audio (SDL's dummy driver) and
-  ``controller.screens.window.run_window`` in the main thread, rendering the audience
+  ``controller.app.runner.run_window`` (the runner with the window) in the main thread, rendering the audience
   screen at 1920x1080 on SDL's dummy video driver.  Two things are patched:
   ``controller.app.startup.display_available`` says yes (the dummy driver reads as
   "no display", as in run.py's start-up benchmark), and ``run_window`` is
@@ -317,7 +317,7 @@ class Session:
         if str(REPO) not in sys.path:
             sys.path.insert(0, str(REPO))
         import controller.app.startup as loop_mod  # where buzzer run is put together
-        import controller.screens.window as window_mod
+        import controller.app.runner as window_mod   # run_window: the runner with the window (buzzer run)
         from controller import cli
         global Press, HostKey
         from controller.core.events import HostKey, Press

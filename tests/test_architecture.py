@@ -393,6 +393,54 @@ def test_the_loop_check_finds_an_assignment_and_a_private_call(tmp_path):
                  "    loop.link['a'] = 1\n    j = getattr(loop.journal, '_inner', None)\n", encoding="utf-8")
     assert [line for line, _ in _reaches_into_loop(f)] == [2, 3, 4, 5]
 
+# -- one runner owns the heartbeat (#26) ------------------------------------------------
+
+STEPPING = frozenset({"step_once", "drain", "tick_if_due", "timeout_s", "deadline_near", "wake_fd", "clear_wake"})
+"""The loop's heartbeat: waiting, stepping, the due deadlines (controller/app/runner.py's alone)."""
+
+
+def _front_end_modules() -> list[Path]:
+    """The modules that define a front end (a class whose base is ``FrontEnd``)."""
+    out = []
+    for p in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(p.read_text(encoding="utf-8"), str(p))
+        if any(isinstance(n, ast.ClassDef) and any(getattr(b, "id", getattr(b, "attr", None)) == "FrontEnd"
+                                                   for b in n.bases) for n in ast.walk(tree)):
+            out.append(p)
+    return out
+
+
+def _stepping_calls(path: Path) -> list[tuple[int, str]]:
+    """Where ``path`` calls one of the heartbeat's methods (``loop.step_once(...)``, ``x.drain()``)."""
+    return sorted((node.lineno, node.func.attr)
+                  for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and node.func.attr in STEPPING)
+
+
+def test_no_front_end_steps_the_loop_or_reads_the_engine():
+    """The window and the terminal poll their input and present frames: the runner waits, steps
+    and ticks (none of the loop's stepping is called there), and they import neither the engine
+    nor the loop's program (the layer above them)."""
+    fronts = _front_end_modules()
+    names = {p.relative_to(PACKAGE.parent).as_posix() for p in fronts}
+    assert {"controller/screens/window.py", "controller/screens/terminal.py"} <= names, names
+    found = [f"{p.relative_to(PACKAGE.parent)}:{line}: {what}()" for p in fronts for line, what in _stepping_calls(p)]
+    assert not found, "front ends stepping the loop: " + ", ".join(found)
+    graph = import_graph()
+    for p in fronts:
+        mod = _module_name(p)
+        bad = {d for d in graph[mod] if d == "controller.core.engine" or d.startswith("controller.app")}
+        assert not bad, f"{mod} imports {sorted(bad)}"
+
+
+def test_the_stepping_check_finds_a_front_end_that_steps(tmp_path):
+    f = tmp_path / "window.py"
+    f.write_text("class W(FrontEnd):\n    def poll(self):\n        self.loop.step_once(0.004)\n"
+                 "        loop.drain()\n        tick_if_due()\n", encoding="utf-8")
+    assert _stepping_calls(f) == [(3, "step_once"), (4, "drain")]
+
+
 # -- one plug-in mechanism, in layers (issue 26) ---------------------------------------------
 
 LAYERS = (("controller.core", "controller.i18n"),

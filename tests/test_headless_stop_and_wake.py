@@ -24,7 +24,7 @@ from controller.core import engine
 from controller.inputs.clock import EngineClock
 from controller.core.errors import JournalError
 from controller.inputs import create_backend
-from controller.screens import terminal
+from controller.app import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,7 +83,7 @@ def test_a_press_from_the_box_thread_wakes_the_terminal_loop_with_stdin_open(mon
     helper = threading.Thread(target=host_and_players, daemon=True)
     helper.start()
     try:
-        terminal.run_headless(loop, seconds=120, stream=io.StringIO())
+        runner.run_headless(loop, seconds=120, stream=io.StringIO())
     finally:
         helper.join(30)
         backend.close()

@@ -89,9 +89,10 @@ def test_press_again_to_quit_leaves_when_a_second_press_would_not_quit():
 
 def screen_words(loop):
     """The terminal's status of the game now (what the projector shows, in words)."""
-    from controller.screens.terminal import frame
+    from controller.app import runner
+    from controller.screens.terminal import status_block
 
-    return " | ".join(frame(loop))
+    return " | ".join(status_block(runner.model(loop), loop.cfg["language"]))
 
 
 @pytest.mark.parametrize("path,before,key,after,gone", [

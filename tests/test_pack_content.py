@@ -22,6 +22,7 @@ import pygame  # noqa: E402
 import pytest  # noqa: E402
 
 from controller.app import config  # noqa: E402
+from controller.app import runner  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.content import packs  # noqa: E402
 from controller.core import engine  # noqa: E402
@@ -124,6 +125,30 @@ def hall(made, tmp_path, request):
     h.close()
 
 
+def test_the_window_reads_the_packages_pictures_within_the_games_cache_size(made, tmp_path):
+    """The projector's window gets the package's pictures and the memory to keep them decoded in
+    from the loop's package media (the game's declared ``pack_picture_cache_mb``), through the
+    shell the runner gives it -- not by reading a game's config section itself."""
+    from controller.screens.window import Window
+
+    cfg = config.load(str(ROOT / "config" / "own-game.toml"))
+    cfg["own_game"]["pack_picture_cache_mb"] = 8.0
+    cfg["display"].update(fullscreen=False, width=640, height=360)
+    assert packs.attach(cfg, str(made["content"]), out=io.StringIO())
+    loop = Loop(cfg, engine.new_game(cfg, 1), ManualClock(1_000 * MS), out=io.StringIO())
+    loop.use(pack_media=packs.open_media(cfg))
+    window = Window(cfg)
+    window.open(runner.LoopShell(loop))
+    try:
+        assert window.board.pack.cache_bytes == 8 * 1024 * 1024
+        member = next(m for m in loop.pack_media.store.members if m.startswith("Images/"))
+        assert window.board.pack.media_data(member) == loop.pack_media.data(member) is not None
+        assert loop.screen is window.board   # (a window: the notices are not printed as lines)
+    finally:
+        window.close()
+        loop.pack_media.close()
+
+
 def test_pictures_in_turn_then_the_answer_after_right_then_the_board(hall):
     hall.keys("1", "2")                                   # «Годы» 200: three pictures
     view = hall.shot("pictures-1.png")
@@ -152,7 +177,7 @@ def test_a_theme_task_in_its_comment_and_the_answer_content_with_its_picture(hal
     assert "Назовите год события" in hall.text() and "1990" in hall.text()
     assert "Объединение Германии" not in hall.text() and "Так и было" not in hall.text()
     # the host's terminal has the answer (the host's part), the audience's view has not
-    lines = "\n".join(terminal.frame(hall.loop))
+    lines = "\n".join(terminal.status_block(runner.model(hall.loop)))
     assert "1990" in lines and "Ответ: Объединение Германии · Так и было · Дата по новому стилю" in lines
     assert engine.view(hall.loop.state, hall.clock.now())["pack"]["question"]["answer"] is None
     hall.right()

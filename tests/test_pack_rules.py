@@ -587,8 +587,9 @@ def test_undo_while_the_auction_is_bid_does_not_reopen_the_previous_question(mad
 
 def terminal(h) -> str:
     """The host's terminal status (buzzer run without a display), as its lines."""
+    from controller.app import runner
     from controller.screens import terminal as term
-    return "\n".join(term.frame(h.loop))
+    return "\n".join(term.status_block(runner.model(h.loop), h.loop.cfg["language"]))
 
 
 def test_the_terminal_shows_the_board_whose_answer_is_ruled_and_who_removes_a_final_theme(made, tmp_path):

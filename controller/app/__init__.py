@@ -1,2 +1,2 @@
-"""The program: the loop that owns the state, start-up, the journal, the config assembled from
+"""The program: the loop that owns the state, the runner that owns its heartbeat, start-up, the journal, the config assembled from
 every plug-in's sections, scripted sessions and the ``buzzer`` subcommands.  docs/architecture.md."""

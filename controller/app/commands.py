@@ -144,8 +144,7 @@ def describe(cfg: dict, lang: str = DEFAULT_LANG) -> str:
 
 def cmd_run(args) -> int:
     # the game's modules (the loop, the window, the inputs): only for a game (start-up time)
-    from controller.app import startup
-    from controller.screens import terminal, window
+    from controller.app import runner, startup
 
-    return startup.run_from_args(args, args.config or default_config_path(), window.run_window,
-                                 terminal.run_headless)
+    return startup.run_from_args(args, args.config or default_config_path(), runner.run_window,
+                                 runner.run_headless)

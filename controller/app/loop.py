@@ -30,7 +30,7 @@ from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.app import dialogues as dialogues_mod
 from controller.app.feedback import Confirmations, Flashes, Notices, ShownLink
-from controller.app.parts import Buttons, PackMedia, Speakers
+from controller.app.parts import Buttons, PackMedia, Speakers, picture_cache_bytes
 from controller.screens import notices
 from controller.screens.common import key_label
 from controller.inputs import KeyInput
@@ -150,7 +150,7 @@ class Loop:
             Flash: [self._flash], Notice: [self._notice_effect], Log: [self._log_effect]}
         """Effect type -> who carries it out, in the parts' order (:meth:`add_part`)."""
         self._part_actions: dict[str, Callable[[], None]] = {}
-        self._pack = PackMedia(lambda: self.audio, self._pack_unplayed)
+        self._pack = PackMedia(lambda: self.audio, self._pack_unplayed, picture_cache_bytes(self.game, cfg))
         for part in (Speakers(lambda: self.audio), Buttons(lambda: self.backend), self._pack):
             self.add_part(part)
         self._host_actions: dict[str, Callable[[HostKey, int], None]] = {
@@ -201,6 +201,12 @@ class Loop:
     @pack_media.setter
     def pack_media(self, media) -> None:
         self._pack.media = media
+
+    @property
+    def pack_pictures(self):
+        """The package's pictures for the projector (:class:`~controller.screens.frontend.Pictures`),
+        when a package is played."""
+        return self._pack.pictures()
 
     @property
     def pack_sounds(self):
@@ -557,12 +563,12 @@ class Loop:
         return any(d.typing for d in self.open_dialogues.values())
 
     def members_now(self) -> list[dict]:
-        """The teams (or «Мафия» seats) as the engine has them now: name, button, number."""
-        v = engine.view(self.state)
-        if "seats" in v:
-            return [{"number": st["seat"], "name": st["name"], "button": None} for st in v["seats"]]
-        return [{"number": i + 1, "name": tm["name"], "button": tm.get("button")}
-                for i, tm in enumerate(v.get("teams") or ())]
+        """The teams (or a table's seats) as the screen shows their cards now: name, button,
+        number (a numbered card's own: a seat's; else its place in the row)."""
+        cards = games.screen_of(engine.view(self.state)).cards
+        if cards.numbered:
+            return [{"number": c.number, "name": c.name, "button": None} for c in cards.items]
+        return [{"number": i + 1, "name": c.name, "button": c.button} for i, c in enumerate(cards.items)]
 
     def text_input(self, text: str) -> None:
         """Typed characters (pygame TEXTINPUT, the terminal): the name being typed, if any."""

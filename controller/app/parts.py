@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from controller.core.effects import Lamp, PackSound, PackStop, Sound
 from controller.core.part import Part
+from controller.screens.frontend import Pictures
 from controller.sound.pack_sounds import PackSounds
 
 log = logging.getLogger(__name__)
@@ -55,17 +56,41 @@ class Buttons(Part):
             log.warning("lamp %s: %s", f.button, exc)
 
 
+PICTURE_CACHE_KEY = "pack_picture_cache_mb"
+"""The config key a game that plays packages declares for the memory of their decoded pictures."""
+
+PICTURE_CACHE_MB = 48.0
+"""That memory when the game declares no such key."""
+
+
+def picture_cache_bytes(game: Any, cfg: dict) -> int:
+    """The memory a screen may keep a package's pictures decoded in: the :data:`PICTURE_CACHE_KEY`
+    of the section of ``game``'s declared settings that has it (its value in ``cfg``)."""
+    for section in getattr(game, "sections", ()):
+        for key in section.keys:
+            if key.name == PICTURE_CACHE_KEY:
+                mb = (cfg.get(section.name) or {}).get(key.name, key.default)
+                return int(float(mb) * 1024 * 1024)
+    return int(PICTURE_CACHE_MB * 1024 * 1024)
+
+
 class PackMedia(Part):
     """The extracted media of a SIGame package being played (controller/content/packs.py):
     its sounds, one after another (controller/sound/pack_sounds.py); the screens read its
-    pictures from :attr:`media`."""
+    pictures (:meth:`pictures`) within ``cache_bytes`` (:func:`picture_cache_bytes`)."""
 
     effects = (PackSound, PackStop)
 
-    def __init__(self, audio: Callable[[], Any], unplayed: Callable[[str], None]):
+    def __init__(self, audio: Callable[[], Any], unplayed: Callable[[str], None],
+                 cache_bytes: int = int(PICTURE_CACHE_MB * 1024 * 1024)):
         self.media = None
+        self.cache_bytes = cache_bytes
         self.sounds = PackSounds(audio, self._path, unplayed)
         self._pending: list | None = None   # this step's sounds, played one after another
+
+    def pictures(self) -> Pictures | None:
+        """The package's pictures for a screen, when a package is played."""
+        return None if self.media is None else Pictures(self.media.data, self.cache_bytes)
 
     def _path(self, member: str) -> str | None:
         """A package sound as a file for the mixer (written out of the archive when first played)."""

@@ -286,8 +286,8 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
 
 
 FrontEnd = Callable[[Loop, "float | None"], None]
-"""Runs the loop until the host quits: ``front_end(loop, seconds)`` (the window's
-:func:`~controller.screens.window.run_window`, the terminal's :func:`~controller.screens.terminal.run_headless`)."""
+"""Runs the loop until the host quits: ``front_end(loop, seconds)`` (the runner with the window,
+:func:`~controller.app.runner.run_window`, or with the terminal, :func:`~controller.app.runner.run_headless`)."""
 
 
 def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: FrontEnd) -> int:

@@ -1,5 +1,6 @@
 """What people see: the projector's layouts (:mod:`.layouts` declares them: the wide
-:class:`Scoreboard`, the compact one), the pygame window, the terminal front end, a package's
+:class:`Scoreboard`, the compact one), the front ends' interface (:mod:`.frontend`: what the
+runner in controller/app/runner.py drives), the pygame window, the terminal front end, a package's
 board, host notices, the view model the pages read and screenshots.  They draw the screen
 model's widgets and decide nothing; :class:`TextCache` keeps rendered text.  They are loaded on first use, so that a module of this
 package without pygame (the terminal, the notices, the view model) does not load it.

@@ -6,7 +6,7 @@ It decides nothing and names no game: who holds the answer, what the countdown
 says and who is locked out all come from the widgets; the layout is the
 screen's (``game``, ``table``, ``board``, or ``seats`` for numbered cards).  A
 package's board and question are drawn by :mod:`controller.screens.pack_screen`
-from the ``Board`` and the main panel's ``Content``; the redraw key is made from the view still.
+from the ``Board`` and the main panel's ``Content``; the redraw key is made from the widgets too.
 
 Readable from the back of a hall: the largest thing on the screen is who
 holds the answer (a panel in that team's colour with its name), then the
@@ -23,6 +23,7 @@ its number, colour or bar length on screen changes).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Mapping
 
@@ -211,6 +212,31 @@ def layout(size: tuple[int, int], n_teams: int, kind: str = "game") -> dict[str,
 
 # --- the scoreboard --------------------------------------------------------------------
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def still_key(value: Any) -> Any:
+    """A widget (a :class:`~controller.core.screen.Screen` and everything in it) as a plain value
+    that changes when it looks different, but for the countdown bar's length: a
+    :class:`~controller.core.screen.Clock` counts with its number, colour and state, not the
+    fraction or the milliseconds left."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, Clock):
+        return ("clock", value.label, value.text, value.phase, value.stopped, value.running, value.total_ms)
+    cls = type(value)
+    names = _FIELDS.get(cls)
+    if names is None and dataclasses.is_dataclass(value):
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        return (cls.__name__,) + tuple(still_key(getattr(value, n)) for n in names)
+    if isinstance(value, (tuple, list)):
+        return tuple(still_key(v) for v in value)
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), still_key(v)) for k, v in value.items()))
+    return repr(value)
+
+
 class Scoreboard:
     """Draws the audience screen.
 
@@ -233,6 +259,7 @@ class Scoreboard:
         self.text = TextCache(cache_limit)
         self._layouts: dict[tuple, dict] = {}
         self._last_key: Any = None
+        self._screen_of: tuple[Any, Screen] | None = None   # (the last view, its screen)
         self._layer: pygame.Surface | None = None
         self._layer_key: Any = None
         self.pack = PackScreen()
@@ -257,20 +284,15 @@ class Scoreboard:
                   status: Mapping | None = None, help_overlay: bool = False) -> tuple:
         """A value that changes exactly when the frame would look different.
 
-        ``(still, bar)``: ``still`` is everything but the countdown bar's
-        length (countdowns enter with their number and colour), ``bar`` the
-        bar's length in pixels.  A running countdown changes the key about once
-        per pixel of bar; a paused screen does not change it at all.
+        ``(still, bar)``: ``still`` is everything but the countdown bar's length, made from the
+        screen model's widgets (:func:`still_key`: a countdown enters with its number and
+        colour), ``bar`` the bar's length in pixels.  A running countdown changes the key about
+        once per pixel of bar; a paused screen does not change it at all.
         """
-        v = dict(view)
-        for name in ("countdown", "captain", "timer"):
-            cd = v.get(name)
-            if isinstance(cd, Mapping):
-                rest = {k: x for k, x in cd.items() if k not in ("remaining_ms", "ends_at_ns")}
-                v[name] = (repr(sorted(rest.items())), countdown_text(cd), countdown_phase(cd))
-        still = (repr(v), repr(dict(flash)) if flash else None, repr(dict(status)) if status else None,
+        scr = self._screen(view)
+        still = (still_key(scr), repr(dict(flash)) if flash else None, repr(dict(status)) if status else None,
                  bool(help_overlay), self.lang, self.size)
-        cd = self._screen(view).main.bar
+        cd = scr.main.bar
         return still, (round(cd.fraction * self.size[0]), cd.phase) if cd else None
 
     def needs_redraw(self, view: Mapping[str, Any], now_ns: int = 0, flash: Mapping | None = None,
@@ -290,10 +312,15 @@ class Scoreboard:
         kind = scr.layout
         return self._layout(kind if kind in ("seats", "table") else "game", len(scr.cards.items))
 
-    @staticmethod
-    def _screen(view: Mapping[str, Any]) -> Screen:
-        """The typed screen (controller/core/screen.py) of ``view``, as its game presents it."""
-        return games.screen_of(dict(view))
+    def _screen(self, view: Mapping[str, Any]) -> Screen:
+        """The typed screen (controller/core/screen.py) of ``view``, as its game presents it (the
+        last view's is kept: a frame asks for it more than once)."""
+        last = self._screen_of
+        if last is not None and last[0] is view:
+            return last[1]
+        scr = games.screen_of(dict(view))
+        self._screen_of = (view, scr)
+        return scr
 
     def draw(self, surface: pygame.Surface, view: Mapping[str, Any], now_ns: int = 0,
              flash: Mapping | None = None, status: Mapping | None = None, help_overlay: bool = False,

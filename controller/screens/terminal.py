@@ -7,26 +7,25 @@ audience screen shows, from the typed screen model the game presents
 (:mod:`controller.core.screen`: the header, the main panel, the cards, the press order, the
 standings, a package's board) and nothing else -- no game's view keys, no game named:
 :func:`status_lines`, redrawn in place whenever it changes (:class:`TextScreen`); ruling
-flashes and the key help scroll above it.
+flashes and the key help scroll above it.  :class:`Terminal` is the front end the runner
+drives (controller/screens/frontend.py, controller/app/runner.py).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
-import select
 import shutil
 import sys
 import termios
-import time
 import tty
 from typing import Any, Mapping
 
 from controller import games
-from controller.core import engine
 from controller.core.screen import Board, Cards, Cell, Clock, Header, MainPanel, PressOrder, Screen, Standings
 from controller.screens import common as screen
 from controller.screens import viewmodel
+from controller.screens.frontend import Frame, FrontEnd, Keys, Shell
 from controller.i18n import action_label, signed, t
 from controller.inputs.keys import HostKeys, digit_span, mode_keys, mode_labels, team_keys, terminal_key_names
 
@@ -337,17 +336,26 @@ def key_help(cfg: dict, lang: str = "ru", view: dict | None = None, state=None) 
     """The keys of this game, one line each: players' buttons (named as in ``view``), then
     the host's actions; with the game's ``state``, the keys in force in it (a programme's
     current round's game's)."""
+    return help_text(keys_now(cfg, view, state), lang)
+
+
+def keys_now(cfg: dict, view: dict | None = None, state=None) -> Keys:
+    """The keys of ``cfg``'s game (in force in ``state``, the teams named as in ``view``)."""
+    return Keys(actions=mode_keys(cfg, state), teams=team_keys(cfg, view, state),
+                host=HostKeys.from_config(cfg, state), labels=mode_labels(cfg, state))
+
+
+def help_text(keys: Keys, lang: str = "ru") -> str:
+    """The key help of ``keys``, one line each: players' buttons, then the host's actions with
+    the keys a terminal types for them."""
     lines = []
-    teams = team_keys(cfg, view, state)
-    if teams:
-        lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams))
-    host_keys = HostKeys.from_config(cfg, state)
-    own = mode_labels(cfg, state)   # a game's own words for an action («Мафия»: a player's rename)
-    for action, keys in mode_keys(cfg, state).items():
-        keys = _terminal_keys(keys, host_keys)
-        labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in keys) if x))
+    if keys.teams:
+        lines.append("  " + "  ".join(f"{k.upper()} = {name}" for k, name in keys.teams))
+    for action, names in keys.actions.items():
+        names = _terminal_keys(names, keys.host)
+        labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in names) if x))
         if labels:
-            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang, own)}")
+            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang, keys.labels)}")
     return "\n".join(lines)
 
 
@@ -489,24 +497,24 @@ class _Scrollback:
             return False
 
 
-def frame(loop) -> list[str]:
-    """The status block of ``loop`` now: its view, the buttons' state and the notice (a live
-    terminal's block carries the notice; a log has it as a line of its own)."""
-    lang = loop.cfg["language"]
-    vm = viewmodel.build(engine.view(loop.state, loop.clock.now()), lang=lang, status=loop.status())
-    view, status = viewmodel.host_screen(vm)
-    return status_lines(view, lang, status)
+def status_block(frame: Frame, lang: str = "ru") -> list[str]:
+    """The status block of ``frame``: its screen as the host sees it (the game's host-only part
+    too), the buttons' state and the notice (a live terminal's block carries the notice; a log
+    has it as a line of its own); while the host types a name, the dialogue's line first."""
+    view, status = viewmodel.host_screen(frame.vm)
+    entry = entry_line(viewmodel.host_entry(frame.vm))
+    return ([entry] if entry else []) + status_lines(view, lang, status)
 
 
-def feed(loop, text: str) -> None:
+def feed(shell: Shell, text: str) -> None:
     """Characters typed in the terminal: keys (buttons, host keys), or, while the host
     types a team's new name, its text (Backspace, Enter and Esc stay keys)."""
     for names, ch in split_input(text):
-        if loop.typing and ch and ch.isprintable():
-            loop.text_input(ch)
+        if shell.typing and ch and ch.isprintable():
+            shell.text_input(ch)
         else:
-            loop.key_down(names)
-            loop.key_up(names)
+            shell.key_down(names)
+            shell.key_up(names)
 
 
 def entry_line(entry: dict | None) -> str:
@@ -526,66 +534,75 @@ def sane_mode(mode: list) -> list:
     return mode
 
 
-def run_headless(loop, seconds: float | None = None, stream=None) -> None:
-    stream = stream if stream is not None else sys.stdout
-    fd = sys.stdin.fileno() if sys.stdin and not sys.stdin.closed else None
-    is_tty = fd is not None and os.isatty(fd)
-    reading = fd is not None  # a tty or a pipe: typed (or piped) characters act as keys
-    old = sane_mode(termios.tcgetattr(fd)) if is_tty else None   # what the quit puts back
-    if is_tty:
-        tty.setcbreak(fd)
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a letter may be 2 bytes
-    end = None if seconds is None else time.monotonic() + seconds
-    lang = loop.cfg["language"]
-    live = hasattr(stream, "isatty") and stream.isatty()
-    out = TextScreen(stream, live=live)
-    loop.use(out=_Notices(out), scrollback=_Scrollback(out))
-    shown_help = loop.help
-    shown_keys = None
-    shown_flash = None
-    if reading:
-        teams = team_keys(loop.cfg)
-        first = "  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams) if teams else ""
-        hint = f"({help_hint(loop.cfg, lang)})" if is_tty else ""
-        out.history(f"{first}   {hint}" if first and hint else first or hint)
-    try:
-        while loop.running and (end is None or time.monotonic() < end):
-            wait = loop.timeout_s(0.1)
-            if reading:
-                # the loop's wake pipe is in the set: a press enqueued by an input thread wakes
-                # this select at once (not after its timeout, up to 100 ms later)
-                wake = loop.wake_fd()
-                ready, _, _ = select.select([fd, wake], [], [], wait)
-                if wake in ready:
-                    loop.clear_wake()
-                if fd in ready:
-                    data = os.read(fd, 64)
-                    if not data:
-                        reading = False  # end of input: the game goes on until quit or --seconds
-                    else:
-                        feed(loop, decoder.decode(data))
-                loop.drain()
-                loop.tick_if_due()
-            else:
-                loop.step_once(wait)
-            if loop.help != shown_help or (loop.help and loop.key_map() != shown_keys):
-                # shown again when the keys change while it is up (a programme's next game)
-                shown_help, shown_keys = loop.help, loop.key_map()
-                if shown_help:
-                    out.history(key_help(loop.cfg, lang, engine.view(loop.state), loop.state))
-            flash = loop.current_flash()
-            if flash is not None and (flash, loop.flash_until) != shown_flash \
-                    and flash.get("kind") not in screen.SILENT_FLASHES:
-                out.history(flash_line(flash, lang))
-            shown_flash = (flash, loop.flash_until) if flash is not None else None
-            lines = frame(loop)
-            entry = entry_line(loop.entry())
-            if entry:  # the host is typing a team's new name
-                lines = [entry] + lines
-            if not live:
-                lines = [line for line in lines if not line.startswith("! ")]  # a line of its own already
-            out.show(lines)
-    finally:
-        out.close()
-        if is_tty:
-            termios.tcsetattr(fd, termios.TCSADRAIN, old)
+class Terminal(FrontEnd):
+    """The terminal front end (:class:`~controller.screens.frontend.FrontEnd`): characters typed
+    (or piped) on stdin act as keys; the status block (:func:`status_block`) is redrawn in place
+    when it changes, the key help and the ruling flashes scroll above it.  On a tty the keys are
+    read one by one without echo; :meth:`close` puts the terminal back (echo and line editing on)."""
+
+    max_wait_s = 0.1   # the loop's wake pipe wakes the runner's select at once: a press never waits this
+
+    def __init__(self, cfg: dict, stream=None, stdin=None):
+        self.cfg = cfg
+        self.lang = cfg["language"]
+        self.stream = stream if stream is not None else sys.stdout
+        stdin = stdin if stdin is not None else sys.stdin
+        self.fd = stdin.fileno() if stdin and not stdin.closed else None
+        self.is_tty = self.fd is not None and os.isatty(self.fd)
+        self.reading = self.fd is not None  # a tty or a pipe: typed (or piped) characters act as keys
+        self.old = None
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a letter may be 2 bytes
+        self.live = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.out = TextScreen(self.stream, live=self.live)
+        self.shell: Shell | None = None
+        self.shown_help = False
+        self.shown_keys = None
+        self.shown_flash = None
+
+    def open(self, shell: Shell) -> None:
+        self.shell = shell
+        if self.is_tty:
+            self.old = sane_mode(termios.tcgetattr(self.fd))   # what the quit puts back
+            tty.setcbreak(self.fd)
+        shell.use(out=_Notices(self.out), scrollback=_Scrollback(self.out))
+        if self.reading:
+            teams = team_keys(self.cfg)
+            first = "  " + "  ".join(f"{k.upper()} = {name}" for k, name in teams) if teams else ""
+            hint = f"({help_hint(self.cfg, self.lang)})" if self.is_tty else ""
+            self.out.history(f"{first}   {hint}" if first and hint else first or hint)
+
+    def fileno(self) -> int | None:
+        return self.fd if self.reading else None
+
+    def poll(self) -> None:
+        if not self.reading:
+            return
+        data = os.read(self.fd, 64)
+        if not data:
+            self.reading = False  # end of input: the game goes on until quit or --seconds
+        else:
+            feed(self.shell, self.decoder.decode(data))
+
+    def present(self, frame: Frame) -> bool:
+        out, lang = self.out, self.lang
+        keys = frame.keys.actions if frame.keys is not None else None
+        if frame.help != self.shown_help or (frame.help and keys != self.shown_keys):
+            # shown again when the keys change while it is up (a programme's next game)
+            self.shown_help, self.shown_keys = frame.help, keys
+            if frame.help and frame.keys is not None:
+                out.history(help_text(frame.keys, lang))
+        flash = frame.flash
+        if flash is not None and (flash, frame.flash_until) != self.shown_flash \
+                and flash.get("kind") not in screen.SILENT_FLASHES:
+            out.history(flash_line(flash, lang))
+        self.shown_flash = (flash, frame.flash_until) if flash is not None else None
+        lines = status_block(frame, lang)
+        if not self.live:
+            lines = [line for line in lines if not line.startswith("! ")]  # a line of its own already
+        out.show(lines)
+        return True
+
+    def close(self) -> None:
+        self.out.close()
+        if self.old is not None:
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self.old)

@@ -224,6 +224,11 @@ def host_screen(vm: Mapping[str, Any]) -> tuple[dict, dict]:
     return view, dict(aud["inputs"], notice=host.get("notice", ""), entry=host.get("entry"))
 
 
+def host_entry(vm: Mapping[str, Any]) -> dict | None:
+    """The host's open dialogue (``title``, ``text`` typed, ``hint``), or None."""
+    return (vm.get("host") or {}).get("entry")
+
+
 def projector(vm: Mapping[str, Any], host_overlay: bool) -> tuple[dict, dict | None, dict, bool]:
     """What the projector draws: ``(game view, flash, status, help overlay)``.
 

@@ -9,7 +9,7 @@ import pytest
 from controller.app import config, journal, script as script_mod
 from controller.core import arbiter as arb
 from controller.core import engine
-from controller.core.effects import Log, Notice
+from controller.core.effects import Notice
 from controller.core.events import NS_PER_MS, Host, Press, Tick
 from controller.games import brain_ring, erudite, own_game
 from controller.i18n import t
@@ -81,6 +81,10 @@ def test_a_wired_press_surely_after_another_is_never_in_a_phone_s_tie():
     # two wired presses at the same stamp inside a phone's interval: all three may be first
     w1, w2 = Press("A", 1010 * MS, 0), Press("B", 1010 * MS, 0)
     assert arb.uncertain([c, w1, w2]) == [c, w1, w2]
+    # ... but two wired presses at the same stamp, no phone among them, are an exact tie (the
+    # exact tie's rule and words, «одно и то же мгновение»), not one «within ±N ms»
+    assert arb.uncertain([w1, w2]) == [] and arb.is_tie(arb.order([w1, w2], "random", 1, "1/0", "AB"))
+    assert arb.uncertain([w1, w2, phone("C", 1500, 5)]) == []       # the phone is surely after both
 
 
 def test_the_press_order_does_not_tie_a_wired_press_that_came_surely_second():

@@ -184,15 +184,24 @@ def may_be_first(items: Sequence[Any]) -> list[Any]:
     return [p for p in items if not any(q is not p and surely_after(p, q) for q in items)]
 
 
+def tied_within(items: Sequence[Any]) -> list[Any]:
+    """Of presses (or press records: anything with ``at`` and ``unc``) those tied within their
+    uncertainty: the ones that may have been the first (:func:`may_be_first`), earliest first,
+    when there are two or more and one of them has an uncertainty; else ``[]`` (only the
+    earliest may have been first, or the presses are exact: two exact stamps alike are an exact
+    tie, decided by :func:`is_tie`'s rule, not one within uncertainty)."""
+    if len(items) < 2:
+        return []
+    tied = may_be_first(items)
+    return sorted(tied, key=lambda p: p.at) if len(tied) > 1 and any(p.unc for p in tied) else []
+
+
 def uncertain(presses: Sequence[Press]) -> list[Press]:
     """The presses tied within their uncertainty (:attr:`Press.unc`): the earliest by stamp and
     every press whose interval ``at ± unc`` overlaps its interval and that is surely after no
-    other press (:func:`may_be_first`), earliest first; ``[]`` when only the earliest may have
-    been first (or no press has an uncertainty)."""
-    if len(presses) < 2:
-        return []
-    tied = may_be_first(presses)
-    return sorted(tied, key=lambda p: p.at) if len(tied) > 1 else []
+    other press (:func:`tied_within`); ``[]`` when only the earliest may have been first (or the
+    tied presses have no uncertainty)."""
+    return tied_within(presses)
 
 
 def within_ns(tied: Sequence[Press]) -> int:

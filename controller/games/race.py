@@ -326,12 +326,9 @@ def decision_log(ordered: Sequence[Press]) -> dict:
 
 
 def _uncertain_records(recs: Sequence[PressRecord]) -> list[PressRecord]:
-    """The records tied within their uncertainty: the earliest and those overlapping it that are
-    surely after no other (:func:`controller.core.arbiter.may_be_first`)."""
-    if len(recs) < 2 or not any(r.unc for r in recs):
-        return []
-    tied = arb.may_be_first(recs)      # the arbiter's rule: a press surely after another is not tied
-    return tied if len(tied) > 1 else []
+    """The records tied within their uncertainty, as the arbiter ties presses
+    (:func:`controller.core.arbiter.tied_within`)."""
+    return arb.tied_within(recs)
 
 
 def press_rows(players: Sequence[Player], presses: Sequence[PressRecord]) -> list[dict]:

@@ -403,6 +403,30 @@ async def _wait_for(cond, timeout: float, step: float = 0.005) -> bool:
     return cond()
 
 
+RULES = ("ours_right", "ours_tie", "ours_wrong", "arrival", "random300", "client_rt")
+"""A cell's fractions: ours' right calls, ties and wrong calls, and the peers' rules."""
+
+
+def _tally(cell: dict) -> dict:
+    """A cell's row before its first race: the cell's own fields, no pairs, every rule at 0."""
+    return dict(cell, pairs=0, **{k: 0 for k in RULES})
+
+
+def _count(out: dict, rec: dict) -> None:
+    """One judged race (:func:`judge`, :func:`judge_mixed`) into its cell's row."""
+    out["pairs"] += 1
+    out["ours_" + rec["ours"]] += 1
+    for m in ("arrival", "random300", "client_rt"):
+        out[m] += rec[m]
+
+
+def _fractions(out: dict) -> None:
+    """The row's counts as fractions of its pairs."""
+    n = max(1, out["pairs"])
+    for k in RULES:
+        out[k] = round(out[k] / n, 4)
+
+
 async def run_cell(rig: Rig, cell: dict, pairs: int, seed: int, records: list) -> dict:
     rng = random.Random(seed)
     tokens = rig.tokens
@@ -414,7 +438,7 @@ async def run_cell(rig: Rig, cell: dict, pairs: int, seed: int, records: list) -
                        touch_ms=rng.uniform(*TOUCH_BASE_MS), rng=random.Random(seed * 7 + i),
                        sync_interval_s=float(rig.cfg["phones"]["sync_interval_s"]))
               for i, (port, b, s) in enumerate(zip(ports, buttons, (1, -1)))]
-    out = dict(cell, pairs=0, ours_right=0, ours_tie=0, ours_wrong=0, arrival=0.0, random300=0.0, client_rt=0.0)
+    out = _tally(cell)
     async with aiohttp.ClientSession() as session:
         tasks = [asyncio.ensure_future(p.run(session)) for p in phones]
         try:
@@ -451,19 +475,14 @@ async def run_cell(rig: Rig, cell: dict, pairs: int, seed: int, records: list) -
                     continue
                 rec = judge(rig, cell, buttons, first, trues, sent, presses, decisions, phones)
                 records.append(rec)
-                out["pairs"] += 1
-                out["ours_" + rec["ours"]] += 1
-                for m in ("arrival", "random300", "client_rt"):
-                    out[m] += rec[m]
+                _count(out, rec)
         finally:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             for p in proxies:
                 await p.close()
-    n = max(1, out["pairs"])
-    for k in ("ours_right", "ours_tie", "ours_wrong", "arrival", "random300", "client_rt"):
-        out[k] = round(out[k] / n, 4)
+    _fractions(out)
     await asyncio.sleep(0.2)     # the hub lets the old phones go before the next cell's join
     return out
 
@@ -561,7 +580,7 @@ async def run_mixed_cell(rig: Rig, cell: dict, pairs: int, seed: int, records: l
     phone = SimPhone(port, rig.tokens[MIXED_PHONE], offset_ms=rng.uniform(-3e9, 3e9), drift_ppm=cell["drift_ppm"],
                      touch_ms=rng.uniform(*TOUCH_BASE_MS), rng=random.Random(seed * 7),
                      sync_interval_s=float(rig.cfg["phones"]["sync_interval_s"]))
-    out = dict(cell, pairs=0, ours_right=0, ours_tie=0, ours_wrong=0, arrival=0.0, random300=0.0, client_rt=0.0)
+    out = _tally(cell)
     async with aiohttp.ClientSession() as session:
         task = asyncio.ensure_future(phone.run(session))
         try:
@@ -592,17 +611,12 @@ async def run_mixed_cell(rig: Rig, cell: dict, pairs: int, seed: int, records: l
                     continue
                 rec = judge_mixed(rig, cell, t_phone, t_wired, armed_ns, sent, presses, decisions, phone)
                 records.append(rec)
-                out["pairs"] += 1
-                out["ours_" + rec["ours"]] += 1
-                for m in ("arrival", "random300", "client_rt"):
-                    out[m] += rec[m]
+                _count(out, rec)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
             await proxy.close()
-    n = max(1, out["pairs"])
-    for k in ("ours_right", "ours_tie", "ours_wrong", "arrival", "random300", "client_rt"):
-        out[k] = round(out[k] / n, 4)
+    _fractions(out)
     await asyncio.sleep(0.2)
     return out
 
@@ -978,54 +992,41 @@ def run(quick: bool = False) -> dict:
     return out
 
 
-def table(rows: list[dict]) -> list[str]:
-    """The sweep as text: one line a cell."""
-    out = ["phones: fraction won by the true first presser (ours: right / tie / wrong)",
-           f"{'gap':>6} {'delay':>6} {'jit':>5} {'drift':>6} {'pairs':>5}  {'ours r/t/w':>17}  "
-           f"{'arrival':>7} {'rnd300':>6} {'cl_rt':>6}"]
+def table(rows: list[dict], title: str = "phones: fraction won by the true first presser (ours: right / tie / wrong)"
+          ) -> list[str]:
+    """The sweep as text: one line a cell (with the ``first`` column when the rows have one: the mixed cells)."""
+    first = bool(rows) and "first" in rows[0]
+    out = [title, (f"{'first':>6} " if first else "") + f"{'gap':>6} {'delay':>6} {'jit':>5} {'drift':>6} {'pairs':>5}  "
+           f"{'ours r/t/w':>17}  {'arrival':>7} {'rnd300':>6} {'cl_rt':>6}"]
     for r in rows:
-        out.append(f"{r['gap_ms']:>6g} {r['delay_ms']:>6g} {r['jitter_ms']:>5g} {r['drift_ppm']:>6g} {r['pairs']:>5}  "
+        out.append((f"{r['first']:>6} " if first else "") +
+                   f"{r['gap_ms']:>6g} {r['delay_ms']:>6g} {r['jitter_ms']:>5g} {r['drift_ppm']:>6g} {r['pairs']:>5}  "
                    f"{r['ours_right']:.2f}/{r['ours_tie']:.2f}/{r['ours_wrong']:.2f}  "
                    f"{r['arrival']:>7.2f} {r['random300']:>6.2f} {r['client_rt']:>6.2f}")
     return out
 
 
 def markdown_table(rows: list[dict]) -> list[str]:
-    out = ["| gap ms | slower phone's delay ms | jitter ms | drift ppm | pairs | ours right | ours tie | "
-           "ours wrong | arrival | random 300 ms | client RT |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    """The sweep as a markdown table (with the ``first`` column when the rows have one: the mixed cells)."""
+    first = bool(rows) and "first" in rows[0]
+    delay = "phone's delay ms" if first else "slower phone's delay ms"
+    out = [("| first " if first else "") + f"| gap ms | {delay} | jitter ms | drift ppm | pairs | ours right | ours tie | "
+           "ours wrong | arrival | random 300 ms | client RT |",
+           ("|---" if first else "") + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        out.append(f"| {r['gap_ms']:g} | {r['delay_ms']:g} | {r['jitter_ms']:g} | {r['drift_ppm']:g} | {r['pairs']} | "
+        out.append((f"| {r['first']} " if first else "") +
+                   f"| {r['gap_ms']:g} | {r['delay_ms']:g} | {r['jitter_ms']:g} | {r['drift_ppm']:g} | {r['pairs']} | "
                    f"{r['ours_right']:.2f} | {r['ours_tie']:.2f} | {r['ours_wrong']:.2f} | {r['arrival']:.2f} | "
                    f"{r['random300']:.2f} | {r['client_rt']:.2f} |")
     return out
 
 
-def mixed_table(rows: list[dict]) -> list[str]:
-    """The mixed cells as text: a phone against a wired button, one line a cell."""
-    out = ["phones mixed with wired buttons: fraction won by the true first presser (ours: right / tie / wrong)",
-           f"{'first':>6} {'gap':>6} {'delay':>6} {'jit':>5} {'drift':>6} {'pairs':>5}  {'ours r/t/w':>17}  "
-           f"{'arrival':>7} {'rnd300':>6} {'cl_rt':>6}"]
-    for r in rows:
-        out.append(f"{r['first']:>6} {r['gap_ms']:>6g} {r['delay_ms']:>6g} {r['jitter_ms']:>5g} {r['drift_ppm']:>6g} "
-                   f"{r['pairs']:>5}  {r['ours_right']:.2f}/{r['ours_tie']:.2f}/{r['ours_wrong']:.2f}  "
-                   f"{r['arrival']:>7.2f} {r['random300']:>6.2f} {r['client_rt']:>6.2f}")
-    return out
-
-
-def markdown_mixed_table(rows: list[dict]) -> list[str]:
-    out = ["| first | gap ms | phone's delay ms | jitter ms | drift ppm | pairs | ours right | ours tie | "
-           "ours wrong | arrival | random 300 ms | client RT |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        out.append(f"| {r['first']} | {r['gap_ms']:g} | {r['delay_ms']:g} | {r['jitter_ms']:g} | {r['drift_ppm']:g} | "
-                   f"{r['pairs']} | {r['ours_right']:.2f} | {r['ours_tie']:.2f} | {r['ours_wrong']:.2f} | "
-                   f"{r['arrival']:.2f} | {r['random300']:.2f} | {r['client_rt']:.2f} |")
-    return out
+MIXED_TITLE = "phones mixed with wired buttons: fraction won by the true first presser (ours: right / tie / wrong)"
 
 
 if __name__ == "__main__":
     res = run("--quick" in sys.argv)
     print("\n".join(table(res["phones_fairness"])))
-    print("\n".join(mixed_table(res["phones_mixed_fairness"])))
+    print("\n".join(table(res["phones_mixed_fairness"], MIXED_TITLE)))
     print(json.dumps({k: v for k, v in res.items() if k not in ("phones_fairness", "phones_mixed_fairness")},
                      indent=1, ensure_ascii=False))

@@ -875,9 +875,9 @@ def markdown(r: dict) -> str:
         if pmod is not None:
             lines += ["", "Phones (benchmarks/phones.py): fraction of pairs won by the true first presser.", "",
                       *pmod.markdown_table(r["phones_fairness"])]
-            if r.get("phones_mixed_fairness") and hasattr(pmod, "markdown_mixed_table"):
+            if r.get("phones_mixed_fairness"):
                 lines += ["", "A phone against a wired button: fraction of pairs won by the true first presser.", "",
-                          *pmod.markdown_mixed_table(r["phones_mixed_fairness"])]
+                          *pmod.markdown_table(r["phones_mixed_fairness"])]
     return "\n".join(lines) + "\n"
 
 
@@ -907,9 +907,9 @@ def print_table(r: dict) -> None:
         pmod = _import_bench("phones")
         for line in pmod.table(r["phones_fairness"]) if pmod else []:
             print(line)
-        if r.get("phones_mixed_fairness") and pmod is not None and hasattr(pmod, "mixed_table"):
+        if r.get("phones_mixed_fairness") and pmod is not None:
             print()
-            for line in pmod.mixed_table(r["phones_mixed_fairness"]):
+            for line in pmod.table(r["phones_mixed_fairness"], pmod.MIXED_TITLE):
                 print(line)
 
 

@@ -123,5 +123,5 @@ def test_a_phone_against_a_wired_button_both_ways_and_two_wired_buttons_decide_a
         assert x["winner"] == y["winner"] == x["first"] and not x["tie"] and not y["tie"]
     assert max(r["wait_ms"] for r in joined) > 0 == max(r["wait_ms"] for r in alone)   # the phone was joined
     row = dict(rows[0], pairs=20)
-    assert phones.mixed_table([row])[-1].split()[:2] == ["phone", "150"]
-    assert phones.markdown_mixed_table([row])[-1].startswith("| phone | 150 | 5 | 2 | 50 | 20 | 1.00 | 0.00 | 0.00 |")
+    assert phones.table([row], phones.MIXED_TITLE)[-1].split()[:2] == ["phone", "150"]
+    assert phones.markdown_table([row])[-1].startswith("| phone | 150 | 5 | 2 | 50 | 20 | 1.00 | 0.00 | 0.00 |")

@@ -412,13 +412,7 @@ def test_own_games_press_window_is_named_as_the_rules_name_it():
 def test_a_phone_press_says_its_uncertainty_and_a_wired_one_its_exact_gap():
     """Wired Альфа first, wired Дельта 20 ms later, Бета's phone 50 ms later ±12.4 ms: the
     phone's gap says «±13 мс», the wired ones none (their stamps are exact)."""
-    text = """
-{"at": 1.0, "host": "question", "nominal": 10}
-{"at": 2.0, "host": "reading_done"}
-{"at": 3.000, "press": "A", "delivered": 3.0002, "quiet": 0.1}
-{"at": 3.020, "press": "D", "delivered": 3.0203, "quiet": 0.1}
-{"at": 3.050, "press": "B", "delivered": 3.09, "unc": 0.0124, "quiet": 0.1}
-"""
+    from tests.test_screen_model import MIXED as text   # the same race the screen model's test reads
     for lang, unc in (("ru", "±13 мс"), ("en", "±13 ms")):
         order = [line for line in lines_at(text, 3.5, lang) if line.startswith(t("press_order", lang))]
         assert order and order[0].count(unc) == 1, order

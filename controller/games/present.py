@@ -519,18 +519,22 @@ def cards(view: Mapping[str, Any]) -> Cards:
     return Cards(tuple(out))
 
 
+def _positive_ms(ms: Any) -> float | None:
+    """``ms`` when it is a number of milliseconds above 0 (a view's tie or uncertainty), else None."""
+    return float(ms) if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms > 0 else None
+
+
 def _tie_ms(row: Mapping[str, Any]) -> int | None:
     """The ±N ms of a press row's tie within the presses' uncertainty (``tie_ms``), or None."""
-    ms = row.get("tie_ms") if row.get("tie") else None
-    return int(ms) if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms > 0 else None
+    ms = _positive_ms(row.get("tie_ms") if row.get("tie") else None)
+    return None if ms is None else int(ms)
 
 
 def _unc_ms(ms: Any) -> int | None:
     """A press's declared uncertainty as said: whole ms, rounded up (the touch was within it),
     at least 1; None for a wired button's exact stamp (no uncertainty)."""
-    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms <= 0:
-        return None
-    return max(1, math.ceil(ms - 1e-9))
+    ms = _positive_ms(ms)
+    return None if ms is None else max(1, math.ceil(ms - 1e-9))
 
 
 def presses(view: Mapping[str, Any]) -> PressOrder:

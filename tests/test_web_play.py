@@ -10,7 +10,6 @@ import asyncio
 import math
 import json
 import os
-import urllib.request
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")

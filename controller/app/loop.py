@@ -22,7 +22,6 @@ import os
 import queue
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from controller import games

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import sys
 
-import math
 from typing import Any, Mapping
 
 from controller import games

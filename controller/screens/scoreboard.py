@@ -35,13 +35,10 @@ from controller import games
 from controller.core.screen import Cards, Cell, Clock, Header, MainPanel, PressOrder, Screen, Standings
 from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
-from controller.screens.common import (  # noqa: F401  (COUNTED, FLASH_TEXT: re-exported)
-    COUNTED, FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, TIE_TAG_KEY, button_words, closed_outcome,
-    tie_words, gap_words,
-    countdown_fraction, countdown_label, countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score,
-    fight_over_words, holder_index, info_slots, key_label, main_panel, mafia_main, mode_title, press_numbers, press_order_shown,
-    place_text, question_head, say, says, series_total, show_table, standings_title,
-    structure, team_marks, theme, timer_of)
+from controller.screens.common import (  # noqa: F401  (FLASH_TEXT, countdown_phase, countdown_text, fmt_gap: re-exported)
+    FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, button_words, tie_words, gap_words,
+    countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score, key_label, place_text, say, says,
+    show_table)
 
 Rect = pygame.Rect
 Colour = tuple[int, int, int]

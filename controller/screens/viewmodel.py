@@ -38,7 +38,7 @@ from controller.core import screen as model
 from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
 from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head, series_head
-from controller.inputs.keys import ON_THE_PAGE, mode_keys, program_action
+from controller.inputs.keys import ON_THE_PAGE, program_action
 
 HOST_KEY = "host"
 """The key of a game view's host-only part."""

@@ -107,6 +107,12 @@ class Loop:
         be wiped by the block's next redraw."""
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sink_lock = threading.Lock()
+        self.keys_enqueued = 0
+        """Host keys taken by the sink so far (any thread reads it)."""
+        self.keys_applied = 0
+        """Host keys the loop has carried out so far: while it is below :attr:`keys_enqueued`, a
+        key is on its way (the web's check judges the next action after it,
+        :func:`controller.web.attach.make_check`)."""
         self._keys_of: tuple[Any, HostKeys, dict[str, list[str]] | None] | None = None
         """(the state, its host key map, its key help) while the state is the same (:attr:`host_keys`)."""
         self.notices = Notices()
@@ -272,6 +278,7 @@ class Loop:
             elif isinstance(event, HostKey):
                 # its Host is stamped when the key came, in order with the presses around it
                 event = replace(event, delivered=self.clock.now())
+                self.keys_enqueued += 1
             self.queue.put(event)
         self.wake()
 
@@ -803,7 +810,11 @@ class Loop:
             if isinstance(ev, (HostKey, InputStatus)):
                 self._apply_run(run)
                 run = []
-                self.apply(ev)
+                try:
+                    self.apply(ev)
+                finally:
+                    if isinstance(ev, HostKey):
+                        self.keys_applied += 1
             else:
                 run.append(ev)
         self._apply_run(run)

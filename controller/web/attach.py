@@ -118,12 +118,30 @@ def make_check(loop: Any):
     gets a 422 with that reason).  A refusal of the game's rules (no answer to judge) is fine:
     the loop tells the host."""
 
+    # the host's actions accepted here and not yet applied by the loop (the page's «Вопрос» then
+    # «Верно» at once): the next one is checked on the state after them, not on the loop's
+    # state from before (which would refuse «Верно» with no question asked)
+    ahead: dict[str, Any] = {"state": None, "until": 0}
+
+    def state_now():
+        applied = getattr(loop, "keys_applied", None)
+        if ahead["state"] is not None and applied is not None and applied < ahead["until"]:
+            return ahead["state"]
+        ahead["state"] = None
+        return loop.state
+
     def check(action: str, params: dict) -> str | None:
-        state = loop.state
+        problem, after = judge(action, params, state_now())
+        if problem is None and hasattr(loop, "keys_enqueued"):
+            # this key is enqueued next: while the loop has not applied it, the next is judged after it
+            ahead["state"], ahead["until"] = after, loop.keys_enqueued + 1
+        return problem
+
+    def judge(action: str, params: dict, state: Any) -> tuple[str | None, Any]:
         now_actions = set(engine.actions_now(state))
         allowed = now_actions | set(ON_THE_PAGE) | {"pause"}
         if action not in allowed:
-            return f"{action}: not an action of this game now"
+            return f"{action}: not an action of this game now", state
         # this game's declaration of it (controller/games/actions.py): the fields it takes; a
         # form's required ones, without which the loop would open a keyboard dialogue (rename,
         # a line-up's digits) the page cannot type in
@@ -132,19 +150,19 @@ def make_check(loop: Any):
         unknown = sorted(set(params) - taken)
         if unknown:
             takes = ", ".join(f'"{p.name}"' for p in declared.params) if declared is not None else "nothing"
-            return f"{action}: this game takes no \"{unknown[0]}\" (it takes {takes})"
+            return f"{action}: this game takes no \"{unknown[0]}\" (it takes {takes})", state
         missing = [p.name for p in (declared.params if declared is not None else ())
                    if p.form and p.required and p.name not in params]
         if missing:
-            return f"{action}: needs " + ", ".join(f'"{m}"' for m in missing)
+            return f"{action}: needs " + ", ".join(f'"{m}"' for m in missing), state
         if action in now_actions:
             try:
-                engine.step(state, Host(action, loop.clock.now(), dict(params)))
+                state = engine.step(state, Host(action, loop.clock.now(), dict(params)))[0]
             except GameError as exc:
-                return f"{action}: {exc}"
+                return f"{action}: {exc}", state
             except Exception:
-                return f"{action}: the game cannot take these parameters"
-        return None
+                return f"{action}: the game cannot take these parameters", state
+        return None, state
 
     return check
 

@@ -15,6 +15,8 @@ import urllib.request
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
+import pytest  # noqa: E402
+
 from controller.i18n import t as tr  # noqa: E402
 from tests.browser import Chromium, Game, run, state  # noqa: E402
 from tests.test_web_play import ANSWER, Proxy, phone, tap  # noqa: E402
@@ -269,16 +271,19 @@ def test_a_host_page_left_open_after_f9_says_its_link_works_no_more(tmp_path):
 
 
 SLOW = ("[erudite]\nthink_time_s = 300\n[phones]\ntouch_latency_ms = 5.0\nbound_max_ms = 40.0\n"
-        "sync_interval_s = 0.4\n")
+        "sync_interval_s = 0.4\nwait_max_ms = 800.0\n")
 
 
-def test_a_clock_known_too_badly_is_said_before_the_race(tmp_path):
+@pytest.mark.parametrize("exclude", [True, False])
+def test_a_clock_known_too_badly_is_said_before_the_race(tmp_path, exclude):
     """Гамма's phone is behind a path so slow (150 ms one way) that its clock is known only to ±75 ms
-    or so, over bound_max_ms = 40, and such a phone is kept out of races: while the first exchanges
-    narrow the clock the page says it is syncing, never «Часы сверены»; then, before any question,
-    it says the connection is too imprecise for its presses and its button looks it.  Бета's phone,
-    straight to the game, says its clock is synced."""
-    game = Game(tmp_path, extra_config=SLOW)
+    or so, over bound_max_ms = 40: while the first exchanges narrow the clock the page says it is
+    syncing, never «Часы сверены»; then, before any question, it says the clock is known too
+    badly.  Kept out of races (exclude_over_bound) it says its presses are not taken now and its
+    button looks it; taken (exclude_over_bound = false), a press is sent and the phone says how
+    sure the game is of it: at least the clock's bound.  Бета's phone, straight to the game, says
+    its clock is synced."""
+    game = Game(tmp_path, extra_config=SLOW + f"exclude_over_bound = {'true' if exclude else 'false'}\n")
     chromium = Chromium(tmp_path, size=(390, 844))
     try:
         urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
@@ -298,14 +303,26 @@ def test_a_clock_known_too_badly_is_said_before_the_race(tmp_path):
             assert [s for s in said if s.startswith("Сверяем часы")], said
             ms = await gamma.eval("window.buzzer.bound()")
             assert ms > 40 and out == tr("web.play_out", "ru").format(ms=ms, max=40), (out, ms)
-            assert await gamma.eval(ANSWER) == tr("web.play_out_excluded", "ru")
-            assert await gamma.eval("document.getElementById('buzz').className") == "buzz is-locked"
             assert not state(game)["audience"]["game"].get("question")              # before any race
+            if exclude:
+                assert await gamma.eval(ANSWER) == tr("web.play_out_excluded", "ru")
+                assert await gamma.eval("document.getElementById('buzz').className") == "buzz is-locked"
+            else:
+                assert await gamma.eval(ANSWER) == "Ждите вопроса"
+                assert await gamma.eval("document.getElementById('buzz').className") == "buzz"
             await gamma.screenshot(tmp_path / "play-out.png")
             beta = await phone(chromium, urls["Бета"])
             await beta.wait_for("document.body.dataset.sync === 'good'")
             assert (await beta.eval("document.getElementById('sync').textContent")).startswith("Часы сверены: ±")
             assert await beta.eval(ANSWER) == "Ждите вопроса"
+            if not exclude:
+                game.type("n ")
+                await gamma.wait_for(ANSWER + " === 'Можно нажимать'")
+                await tap(gamma)
+                unc = float(await gamma.wait_for("(document.getElementById('detail').textContent"
+                                                 ".match(/принято: ±([\\d.]+)/) || [])[1]"))
+                assert unc >= await gamma.eval("window.buzzer.bound()") - 1, unc
+                await gamma.wait_for(ANSWER + " === 'Вы отвечаете'")
             for p in (gamma, beta):
                 await p.close()
             await proxy.close()

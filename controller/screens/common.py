@@ -44,9 +44,6 @@ def gap_words(ms: float, unc_ms: int | None, lang: str) -> str:
     return fmt_gap(ms, lang) + (" " + unc if unc else "")
 
 
-SEAT_STATUS = {"silenced": "silenced", "removed": "removed", "out": "out"}
-"""A seat's status -> i18n key of its tag (the festival's board)."""
-
 FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "fight_over": "winner",
               "answers_closed": "hand_in", "answer_time_up": "time_up"}
 """Flash kind -> i18n key when the two differ."""

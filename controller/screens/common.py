@@ -140,10 +140,10 @@ def says(parts, lang: str) -> str:
 
 
 def structure(view: Mapping[str, Any], lang: str) -> str:
-    """The header's second line: fight · round · fight type (ЧГК: the tour; «Мафия»: the day);
-    the mode's title when the view has no structure."""
-    mode = view.get("mode")
-    return says(present.structure(view, present.title_words(mode, games.title_key(mode))), lang)
+    """The header's second line as the game presents it (its screen model's
+    :attr:`~controller.core.screen.Header.structure`: fight · round · fight type, a tour, a day;
+    the game's title when it has no structure)."""
+    return says(games.screen_of(dict(view)).header.structure, lang)
 
 
 def series_head(view: Mapping[str, Any], lang: str) -> str:
@@ -201,16 +201,6 @@ def flash_words(flash: Mapping[str, Any], lang: str) -> tuple[str, str | None]:
     if kind == "captain_time_up":
         team = t("captain_timer", lang)
     return text, (str(team) if team else None)
-
-
-def mafia_main(view: Mapping[str, Any]) -> str:
-    """The «Мафия» table's big panel: ``winner``, ``speech`` (the speaker's timer) or ``title``."""
-    tm = view.get("timer") or {}
-    if view.get("winner"):
-        return "winner"
-    if tm.get("state") in ("running", "paused", "done") and tm.get("total_ms"):
-        return "speech"
-    return "title"
 
 
 def final_board_line(pack: Mapping[str, Any], lang: str) -> str:

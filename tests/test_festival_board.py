@@ -424,3 +424,22 @@ def test_an_older_hall_without_a_table_is_drawn_from_its_standings():
     (card,) = board.halls()
     assert card["table"] is None
     assert [text for text, _ in card_lines(card, "ru")[2:]] == ["  1  Анна  В игре", "  2  Борис  Выбыл"]
+
+
+def test_a_settled_game_keeps_its_table(festival):
+    """A finished game with every event lets its replica go (a day of games stays small): its
+    table stays on the board as it was."""
+    from controller.festival.results import SETTLE_QUIET_S
+
+    _, _, captured, _ = festival
+    now = [0.0]
+    board = Festival(clock=lambda: now[0])
+    for topic, payload in captured:
+        board.handle(topic, payload)
+    before = {h["hall"]: h["table"] for h in board.halls()}
+    assert all(table and table["rows"] for table in before.values())
+    now[0] += SETTLE_QUIET_S + 1
+    board.requests()                                   # settles what is quiet long enough
+    assert all(g.done and g.state is None for g in board.games.values())
+    assert {h["hall"]: h["table"] for h in board.halls()} == before
+    assert [r["name"] for r in before["Зал 1"]["rows"]] == [r["team"] for r in simulated(ERUDITE)["standings"]]

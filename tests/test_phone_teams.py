@@ -436,3 +436,26 @@ def test_serial_a_wired_press_and_a_phone_press_reach_the_game():
             assert not any(isinstance(e, Press) and e.button == "A" and e.unc == 0 for e in seen)
         finally:
             backend.close()
+
+
+def test_more_wired_teams_than_the_box_has_inputs_is_one_line_and_phones_make_room():
+    from controller.core.errors import ConfigError
+
+    teams = [{"name": f"Игрок {i + 1}", "key": ""} for i in range(17)]
+    with pytest.raises(ConfigError) as exc:
+        config.build({"mode": "own-game", "buttons": "serial", "teams": teams})
+    assert exc.value.words() == ("serial.inputs: команд с кнопками: 17, а входов у блока: 16; остальные пусть "
+                                 "нажимают с телефонов (phone = true в их [[teams]])")
+    teams[16]["phone"] = True
+    with pytest.raises(ConfigError) as exc:   # (Своя игра itself seats 16 at most)
+        config.build({"mode": "own-game", "buttons": "serial", "teams": teams})
+    assert exc.value.key == "teams"
+
+
+def test_an_event_files_team_may_press_with_a_phone(tmp_path):
+    event = tmp_path / "event.toml"
+    event.write_text('[[teams]]\nname = "Альфа"\nphone = true\n[[teams]]\nname = "Бета"\n', encoding="utf-8")
+    cfg = config.attach_event(config.build({"buttons": "gpio"}), event)
+    assert [(t["name"], t.get("phone", False)) for t in cfg["teams"]] == [("Альфа", True), ("Бета", False)]
+    from controller.inputs.options import wired_buttons
+    assert wired_buttons(cfg) == ["B"]

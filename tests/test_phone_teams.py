@@ -118,10 +118,13 @@ def test_phone_is_true_or_false():
     assert "teams[0].phone" in str(exc.value)
 
 
-def test_the_class_config_puts_four_teams_on_phones_and_two_on_the_pis_pins():
-    cfg = config.load(ROOT / "config" / "class-phones.toml")
+def test_the_class_config_puts_four_teams_on_phones_and_two_on_the_pis_pins(capsys):
+    path = ROOT / "config" / "class-phones.toml"
+    cfg = config.load(path)
     assert [t["name"] for t in cfg["teams"] if t.get("phone")] == ["Альфа", "Бета", "Гамма", "Дельта"]
     assert cfg["gpio"]["pins"] == {"E": "GPIO17", "F": "GPIO27"}
+    assert main(["check-config", str(path)]) == 0    # as docs/phones.md shows it
+    assert capsys.readouterr().out.endswith(": OK (Эрудит-квартет, 6 команд, кнопки: gpio, на телефонах: 4)\n")
 
 
 # -- buttons = "gpio": gpiozero's mock pins ---------------------------------------------------

@@ -462,3 +462,13 @@ def test_an_event_files_team_may_press_with_a_phone(tmp_path):
     assert [(t["name"], t.get("phone", False)) for t in cfg["teams"]] == [("Альфа", True), ("Бета", False)]
     from controller.inputs.options import wired_buttons
     assert wired_buttons(cfg) == ["B"]
+
+
+def test_on_the_keyboard_a_phone_teams_key_still_presses_for_it():
+    """buttons = "keyboard" stands in for every button (docs/phones.md): a phone team's key presses."""
+    cfg = hall("keyboard")
+    clock = EngineClock()
+    got = []
+    backend = make_backend(cfg, clock, got.append)
+    assert list(backend.buttons) == ["B", "D"]
+    assert backend.key_down(cfg["teams"][0]["key"], 5) and [(e.button, e.at) for e in got] == [("A", 5)]

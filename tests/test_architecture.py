@@ -313,9 +313,10 @@ def test_the_live_pages_read_no_view_keys():
 
 PLAY_JS = PACKAGE / "web" / "static" / "play.js"
 
-PLAY_OWN_NAMES = {"disabled"}
-"""Names play.js reads from the browser's objects that a view happens to use too: the big
-button's ``disabled``."""
+PLAY_OWN_NAMES = {"disabled", "tie_rule"}
+"""Names play.js reads from the browser's objects or its own messages that a view happens to use
+too: the big button's ``disabled``, the join's ``tie_rule`` (``[arbiter] tie_rule``, which the
+server tells the phone so that it words a tie as the projector does)."""
 
 
 def test_the_phone_page_reads_no_view_keys():

@@ -126,7 +126,7 @@
     const holder = cardsOf(sc).find((c) => c.holder) || null;
     const tie = tieLine(rows, last, wave);
     const locked = !!(mine.barred || (last && LOCKED.includes(last.kind)));
-    const out = (a) => Object.assign({ tie: tie, locked: locked }, a);
+    const out = (a) => Object.assign({ tie: tie, shut: locked }, a);
     if (mine.holder) return out({ text: L.play_you || "", kind: "you" });
     if (last && last.kind === "false_start") return out({ text: L.play_false_start || "", kind: "bad" });
     // a tie: nobody knows who was first, the rule chose (the tie line says how)
@@ -171,7 +171,7 @@
     said = a.kind;
     buzz.disabled = !me;
     // locked out of this question (or out of the races): not pressable-looking, and it says why
-    const locked = !!me && (a.locked || excluded);
+    const locked = !!me && (a.shut || excluded);
     buzz.classList.toggle("is-locked", locked);
     buzz.setAttribute("aria-disabled", locked ? "true" : "false");
     $("buzz-label").textContent = locked ? (L.play_button_locked || "") : (L.play_press || "");

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from controller import games
 from controller.screens import viewmodel
 from controller.screens.common import key_label
-from controller.core import engine
+from controller.games import engine
 from controller.core.errors import GameError
 from controller.core.part import Part
 from controller.core.events import NS_PER_S, Host, Press, Release

@@ -490,7 +490,7 @@ def full_graph() -> dict[str, set[str]]:
 
 def test_registrations_are_import_edges():
     graph = full_graph()
-    assert "controller.inputs.gpio" in graph["controller.inputs.base"]
+    assert "controller.inputs.gpio" in graph["controller.inputs.backends"]
     assert "controller.screens.compact" in graph["controller.screens.layouts"]
 
 

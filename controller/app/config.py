@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES, Text
 from controller import games
-from controller.inputs.base import BACKENDS
+from controller.inputs.backends import BACKENDS
 from controller.inputs.options import GPIO, KEYPAD, KEYS, SERIAL, gpio_covers_teams
 from controller.screens.layouts import LAYOUTS
 

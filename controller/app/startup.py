@@ -27,7 +27,7 @@ from controller.core.effects import Notice
 from controller import games
 from controller.inputs.keys import mode_keys
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
-from controller.cli import command_name
+from controller.core.commandline import command_name
 from controller.i18n import t, tn
 from controller.screens.common import display_available, key_label, mode_title
 from controller.festival.link import festival_cross_check

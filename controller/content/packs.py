@@ -18,12 +18,12 @@ from pathlib import Path
 from controller.content import siq
 from controller.core.errors import BuzzerError, ConfigError
 from controller.i18n import LANGUAGES, Text, t, words
+from controller.core.commandline import Command
 
 log = logging.getLogger(__name__)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("pack", help="SIGame question packages (.siq): show what one holds")
+def _arguments(p: argparse.ArgumentParser) -> None:
     psub = p.add_subparsers(dest="pack_command", metavar="ACTION")
     s = psub.add_parser("show", help="the package's name, rounds, themes and questions")
     s.add_argument("file", help="the .siq file")
@@ -46,7 +46,7 @@ def cmd_show(args) -> int:
     lang = args.lang or lang
     package = siq.read(args.file, limits)
     if args.json:
-        from controller.cli import print_json
+        from controller.core.commandline import print_json
         print_json(package.summary())
     else:
         sys.stdout.write(show_text(package, lang))
@@ -303,3 +303,6 @@ def resolve_header_config(cfg: dict, journal_file: Path) -> dict:
     own["package"] = data
     own["pack"] = str(copy.resolve())
     return {**cfg, "own_game": own}
+
+
+COMMAND = Command("pack", "SIGame question packages (.siq): show what one holds", _arguments)

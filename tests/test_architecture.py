@@ -534,8 +534,6 @@ def _outside(path: Path, home: Path) -> bool:
     return not path.stem.startswith(home.name)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 26, left: games/__init__ and event_plan name the games; "
-                   "packs.py, siq.py and startup.py write [own_game] by name")
 def test_no_game_is_named_outside_its_own_package():
     """A game's mode id ("own-game") and its config sections ("own_game") appear only in its own
     module or folder: the content layer gets Своя игра's section through the game's declaration."""

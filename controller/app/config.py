@@ -39,7 +39,7 @@ _positive = positive
 
 SHELL_SCHEMA: list[Section] = [
     Section("", "Top-level keys.", (
-        Key("mode", "str", games.DEFAULT, "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
+        Key("mode", "str", games.default(), "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
             "brain-ring (Брейн-ринг), chgk («Что? Где? Когда?»), mafia, programme.",
             choices=games.names()),
         Key("buttons", "str", BACKENDS.names()[0], "Button backend: " + ", ".join(

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from controller.inputs.base import create_backend
+from controller.inputs import create_backend
 from controller.inputs.gpio import GPIOBackend
 from controller.inputs.clock import EngineClock
 from controller.core.errors import ConfigError

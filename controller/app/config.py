@@ -27,7 +27,7 @@ from controller.core import configs
 from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES, Text
 from controller import games
-from controller.inputs.base import BACKENDS
+from controller.inputs.backends import BACKENDS
 from controller.inputs.options import GPIO, KEYPAD, KEYS, SERIAL, gpio_covers_teams, phone_teams_have_phones, serial_covers_teams
 from controller.screens.layouts import LAYOUTS
 
@@ -40,7 +40,7 @@ _positive = positive
 
 SHELL_SCHEMA: list[Section] = [
     Section("", "Top-level keys.", (
-        Key("mode", "str", games.DEFAULT, "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
+        Key("mode", "str", games.default(), "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
             "brain-ring (Брейн-ринг), chgk («Что? Где? Когда?»), mafia, programme.",
             choices=games.names()),
         Key("buttons", "str", BACKENDS.names()[0], "Button backend: " + ", ".join(

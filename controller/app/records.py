@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 
 from controller.core import cells
 from controller.core.errors import BuzzerError, GameError
+from controller.core.commandline import Command
 
 CSV_COLUMNS = ("question", "seq", "wave", "winner", "order", "team", "button", "input", "at_ns", "delivered_ns",
                "gap_ms", "resolution_us", "reorder_ms", "kind", "rule", "tie_rule", "seed", "salt")
@@ -154,9 +155,7 @@ def _write(path: str, text: str) -> None:
         raise BuzzerError(f"{path}: cannot write: {exc.strerror}") from None
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("journal", help="what a game's journal proves: its race record, its results for the "
-                       "rating site (docs/exports.md)")
+def _arguments(p: argparse.ArgumentParser) -> None:
     jsub = p.add_subparsers(dest="journal_command", metavar="COMMAND", required=True)
     r = jsub.add_parser("races", help="every race of the game: each press, its stamps, input and the rule "
                         "that decided it (JSON Lines; --csv)")
@@ -171,3 +170,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--event", metavar="FILE", help="take the teams' rating IDs and cities from this event file "
                    "(default: the event file the game was played with)")
     g.set_defaults(func=cmd_rating)
+
+
+COMMAND = Command("journal", "what a game's journal proves: its race record, its results for the rating site "
+                  "(docs/exports.md)", _arguments)

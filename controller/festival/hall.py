@@ -162,7 +162,7 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
     """Play the script as ``buzzer simulate`` does (the same JSON on stdout), journal its
     events as a hall would and publish them; a restart of the same command sends again
     only what the broker has not acknowledged."""
-    from controller.cli import print_json
+    from controller.core.commandline import print_json
 
     script = script_mod.load(args.script)
     stepped: list = []

@@ -133,7 +133,7 @@ def parse(lines: Iterable[str], source: str = "<script>") -> Script:
             if unknown:
                 raise ScriptError(n, Text("script.unknown_setup_field", field=unknown[0],
                                           known=", ".join(sorted(SETUP_KEYS))), source)
-            script.setup = obj["setup"] or {"mode": games.DEFAULT}
+            script.setup = obj["setup"] or {"mode": games.default()}
             continue
         script.events.append((n, _event(obj, n, source)))
     return script

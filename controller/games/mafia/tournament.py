@@ -42,9 +42,10 @@ from controller.games.mafia.protocol import (CSS, ProtocolError, Protocol, _f, _
 from controller.i18n import DEFAULT_LANG, LANGUAGES, labels, t, tn
 from controller.games.mafia.game import validate_settings
 from controller.games.mafia import polemica
+from controller.core.commandline import Command
 
 __all__ = ["game_points", "validate_extra_points", "standings", "build_table", "load_folder",
-           "to_csv", "to_html", "to_text", "tournament_command", "add_parser"]
+           "to_csv", "to_html", "to_text", "tournament_command", "TOURNAMENT", "PROTOCOL"]
 
 validate_extra_points = check_extra_points
 """§4.3 checks (re-exported: the protocol applies them when it is loaded)."""
@@ -351,9 +352,7 @@ def protocol_command(args) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register ``buzzer tournament`` and ``buzzer protocol``."""
-    p = sub.add_parser("tournament", help="«Мафия»: the tournament table from a folder of game protocols")
+def _tournament_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("folder", help="folder of protocol JSON files")
     p.add_argument("--csv", metavar="OUT", help="also write the table as CSV")
     p.add_argument("--html", metavar="OUT", help="also write the table as a printable HTML page")
@@ -364,10 +363,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
                    "seats: the table of a protocol that does not record its own)")
     p.add_argument("--lang", choices=LANGUAGES, default="ru", help="language of labels (default ru)")
-    p.set_defaults(func=tournament_command)
 
-    q = sub.add_parser("protocol", help="«Мафия»: check a game protocol, print it as HTML, enter a protest, "
-                       "export it to Polemica's JSON")
+
+def _protocol_arguments(q: argparse.ArgumentParser) -> None:
     q.add_argument("action", choices=("check", "html", "protest", "polemica"))
     q.add_argument("files", nargs="+", metavar="FILE", help="protocol JSON file(s)")
     q.add_argument("-o", "--output", help="html, polemica: output file (default: FILE with .html, "
@@ -379,4 +377,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "seats: the table of a protocol that does not record its own)")
     q.add_argument("--lang", choices=LANGUAGES, help="language of the output and the page "
                    "(default: the --config's, else ru)")
-    q.set_defaults(func=protocol_command, finalists=None)
+    q.set_defaults(finalists=None)
+
+
+TOURNAMENT = Command("tournament", "«Мафия»: the tournament table from a folder of game protocols",
+                     _tournament_arguments, tournament_command)
+PROTOCOL = Command("protocol", "«Мафия»: check a game protocol, print it as HTML, enter a protest, "
+                   "export it to Polemica's JSON", _protocol_arguments, protocol_command)

@@ -79,15 +79,31 @@ def test_lgpio_callback_ticks_are_the_kernels_clock_monotonic_stamps(chip):
         lgpio.gpiochip_close(h)
 
 
-def test_import_lgpio_in_a_read_only_working_directory_fails():
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """A fresh, empty, read-only folder, like / for a service started there. Not / itself: the
+    guest's root is the host's, where a process that imported lgpio in / has left its pipe
+    (/.lgd-nfy0), which lgpio then opens instead of failing to make one."""
+    d = tmp_path / "ro"
+    d.mkdir()
+    subprocess.run(["mount", "--bind", str(d), str(d)], check=True)
+    subprocess.run(["mount", "-o", "remount,bind,ro", str(d), str(d)], check=True)
+    try:
+        yield str(d)
+    finally:
+        subprocess.run(["umount", str(d)], check=False)
+
+
+def test_import_lgpio_in_a_read_only_working_directory_fails(read_only_dir):
     """lgpio makes its notification pipe (.lgd-nfy*) in the working directory at import:
-    the root here is read-only, like a service started in / ."""
-    r = subprocess.run([sys.executable, "-c", "import lgpio"], cwd="/", capture_output=True, text=True,
+    in a read-only one (a service started in /) the import fails."""
+    assert not any(n.startswith(".lgd-nfy") for n in os.listdir(read_only_dir))
+    r = subprocess.run([sys.executable, "-c", "import lgpio"], cwd=read_only_dir, capture_output=True, text=True,
                        env={k: v for k, v in os.environ.items() if k != "LG_WD"}, timeout=120)
     assert r.returncode != 0, r
 
 
-def test_the_program_opens_lgpio_from_a_read_only_working_directory(chip):
+def test_the_program_opens_lgpio_from_a_read_only_working_directory(chip, read_only_dir):
     """`buzzer test-buttons --list`-like check through the backend: started in / (read-only),
     the gpio backend still opens lgpio (it points LG_WD at a private writable folder)."""
     code = (
@@ -99,7 +115,7 @@ def test_the_program_opens_lgpio_from_a_read_only_working_directory(chip):
         "print('opened', b.status().detail)\n"
         "b.close()\n")
     env = {k: v for k, v in os.environ.items() if k != "LG_WD"}
-    r = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True, env=env,
+    r = subprocess.run([sys.executable, "-c", code], cwd=read_only_dir, capture_output=True, text=True, env=env,
                        timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "opened LGPIOFactory, 4 buttons, 4 lamps" in r.stdout

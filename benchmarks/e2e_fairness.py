@@ -129,7 +129,7 @@ THROTTLED_PAIRS_QUICK = 3
 GPIOD_HOST_GAPS_US = (10, 100, 1000, 10000)
 GPIOD_HOST_QUICK_GAPS_US = (10, 1000)
 GPIOD_HOST_LOADS = ("plain", "hog", "throttled")
-GPIOD_HOST_PAIRS = {"plain": 50, "hog": 40, "throttled": 25}
+GPIOD_HOST_PAIRS = {"plain": 100, "hog": 100, "throttled": 50}
 GPIOD_HOST_QUICK_PAIRS = {"plain": 4, "hog": 4, "throttled": 3}
 
 THROTTLE_PERIOD_US = 10_000
@@ -1253,9 +1253,7 @@ def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: 
             continue
         seconds[load] = round(time.perf_counter() - t0, 1)
         notes += [f"{load}: {x}" for x in res["notes"]]
-        for row in summarise(cells, res["pairs"], load == "throttled", load):
-            row["gpio_tie_us"] = tie_us
-            rows.append(row)
+        rows += host_rows(cells, res["pairs"], load, tie_us)
         dec = [p.decision_ns for p in res["pairs"] if p.decision_ns is not None and not p.invalid]
         p50[load] = _ms(percentile(dec, 50))
         p99[load] = _ms(percentile(dec, 99))
@@ -1275,6 +1273,22 @@ def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: 
         "e2e_gpiod_host_note": "; ".join(notes) or None,
         "e2e_gpiod_host_measured": GPIOD_HOST_MEASURED,
     }
+
+
+def host_rows(cells: list[Cell], pairs: list[Pair], load: str, tie_us: float) -> list[dict]:
+    """The ``e2e_fairness`` rows of the ``gpiod-host`` path under one load (summarise's, with
+    the tie resolution, and the stamps' gap as the engine got them against the true gap)."""
+    rows = summarise(cells, pairs, load == "throttled", load)
+    for row, cell in zip(rows, cells):
+        mine = [p for p in pairs if p.cell.key() == cell.key() and not p.invalid]
+        errs = [abs(p.stamp_gap_ns - p.true_gap_ns) for p in mine
+                if p.stamp_gap_ns is not None and p.true_gap_ns is not None]
+        row["stamp_gap_error_max_us"] = round(max(errs) / US, 3) if errs else None
+        row["gpio_tie_us"] = tie_us
+        row["above_tie"] = row["gap_us"] > tie_us
+        for k in ("follow_measured_p50_ms", "follow_measured_max_ms", "lost_follow_ms"):
+            row.pop(k)
+    return rows
 
 
 GPIOD_HOST_MEASURED = (

@@ -505,6 +505,9 @@ class Pair:
     invalid: str | None = None       # why this pair does not count (simavr fell behind real time)
     first_kind: str | None = None    # how the engine recorded the true first press (answer, lockout, early ...)
     true_gap_ns: int | None = None   # gpiod-host: the presser's stamp of the later edge - the earlier one's
+    read_ns: int | None = None       # gpiod-host: later edge -> its Press handed to the loop's sink (reader thread)
+    applied_ns: int | None = None    # gpiod-host: later edge -> the loop applied that Press (journal fsync'ed)
+    journal_ns: int | None = None    # gpiod-host: time in the journal's writes (fsync) between the later edge and the lamp
 
 
 @dataclass
@@ -631,9 +634,14 @@ class Session:
         cond = threading.Condition()
         lamps: list[tuple[str, int]] = []
         self._pressed_at: dict[str, int] = {}
+        self._delivered_at: dict[str, int] = {}
+        self._applied_at: dict[str, int] = {}
         real_apply, real_set_lamp = loop.apply, backend.set_lamp
 
         def apply(event, journaled=False):
+            if isinstance(event, Press):
+                self._applied_at[event.button] = time.monotonic_ns()
+                self._delivered_at[event.button] = loop.clock.origin_ns + event.delivered
             fx = real_apply(event, journaled)
             if isinstance(event, Press):
                 self._pressed_at[event.button] = loop.clock.origin_ns + event.at
@@ -653,6 +661,22 @@ class Session:
 
         loop.apply = apply
         backend.set_lamp = set_lamp
+        self._journal_spans: list[tuple[int, int]] = []
+        jour = getattr(loop, "journal", None)
+        if jour is not None and self.path == GPIOD_HOST:
+            spans = self._journal_spans
+
+            def timed(real):
+                def call(*a, **kw):
+                    t = time.monotonic_ns()
+                    try:
+                        return real(*a, **kw)
+                    finally:
+                        spans.append((t, time.monotonic_ns()))
+                        del spans[:-64]
+                return call
+
+            jour.append, jour.append_many = timed(jour.append), timed(jour.append_many)
 
         def wait(pred, timeout=STEP_TIMEOUT_S, what="") -> bool:
             with cond:
@@ -718,6 +742,8 @@ class Session:
         that had come on before."""
         state = lambda: loop.state  # noqa: E731  (read from the loop thread's latest)
         self._pressed_at.clear()
+        self._applied_at.clear()
+        self._delivered_at.clear()
         q0 = state().question
         announced = q0.announced_at if q0 is not None else -1
         loop.enqueue(HostKey("question"))
@@ -851,8 +877,13 @@ class Session:
                 and not invalid:
             # simavr catching up on a backlog ran past both cycles before the commands came
             invalid = f"the presses reached simavr after their cycles (stamp gap {stamp_gap / US:g} µs)"
+        read = applied = in_journal = None
+        if self.path == GPIOD_HOST and second in self._applied_at:
+            read, applied = self._delivered_at[second] - t1, self._applied_at[second] - t1
+            if lamp_ns is not None:
+                in_journal = sum(max(0, min(b, lamp_ns) - max(a, t1)) for a, b in list(self._journal_spans))
         return Pair(cell, first, won, decision, after, follow_ns, None if skew is None else skew - t0, stamp_gap,
-                    invalid, first_kind, true_gap)
+                    invalid, first_kind, true_gap, read, applied, in_journal)
 
     @staticmethod
     def _box_progress(box) -> str:
@@ -930,6 +961,11 @@ def summarise(cells: list[Cell], pairs: list[Pair], throttled: bool, load: str |
             "stamp_gap_error_max_us": round(max(gap_err) / US, 3) if gap_err else None,
         })
         rows[-1]["load"] = load or ("throttled" if throttled else "plain")
+        for name in ("read", "applied", "journal"):
+            vals = [getattr(p, f"{name}_ns") for p in ps if getattr(p, f"{name}_ns") is not None]
+            if vals:
+                rows[-1][f"{name}_p50_ms"] = _ms(percentile(vals, 50))
+                rows[-1][f"{name}_p99_ms"] = _ms(percentile(vals, 99))
         true_gaps = [p.true_gap_ns for p in ps if p.true_gap_ns is not None]
         if true_gaps:
             rows[-1]["true_gap_min_us"] = round(min(true_gaps) / US, 1)
@@ -1228,6 +1264,7 @@ def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: 
     p50: dict[str, float | None] = {}
     p99: dict[str, float | None] = {}
     seconds: dict[str, float] = {}
+    parts: dict[str, dict[str, list]] = {}
     throttle_desc = None
     for load in loads:
         n = per_load[load]
@@ -1257,6 +1294,9 @@ def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: 
         dec = [p.decision_ns for p in res["pairs"] if p.decision_ns is not None and not p.invalid]
         p50[load] = _ms(percentile(dec, 50))
         p99[load] = _ms(percentile(dec, 99))
+        for name in ("read", "applied", "journal"):
+            vals = [getattr(p, f"{name}_ns") for p in res["pairs"] if getattr(p, f"{name}_ns") is not None]
+            parts.setdefault(name, {})[load] = [_ms(percentile(vals, 50)), _ms(percentile(vals, 99))]
     try:
         loadavg = [round(x, 2) for x in os.getloadavg()]
     except OSError:
@@ -1265,6 +1305,13 @@ def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: 
         "rows": rows,
         "e2e_gpiod_host_decision_p50_ms": p50,
         "e2e_gpiod_host_decision_p99_ms": p99,
+        # where the decision's time goes: the later edge -> its Press at the loop's sink (the
+        # backend's reader thread), -> that Press applied (the loop woke, the journal fsync'ed);
+        # the time spent in the journal's writes (fsync) between the later edge and the lamp;
+        # [p50, p99] per load
+        "e2e_gpiod_host_read_ms": parts.get("read", {}),
+        "e2e_gpiod_host_applied_ms": parts.get("applied", {}),
+        "e2e_gpiod_host_journal_ms": parts.get("journal", {}),
         "e2e_gpiod_host_pairs_per_cell": per_load,
         "e2e_gpiod_host_s": seconds,
         "e2e_gpiod_host_settle_ms": settle_ms,

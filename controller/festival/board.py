@@ -197,7 +197,7 @@ def row_fit(rows: int, space: int, line_h: int) -> tuple[int, int | None]:
         return line_h, None
     smallest = min(line_h, max(line_h * 3 // 4, READABLE_ROW_PX))
     row_h = max(smallest, space // max(rows, 1))
-    return row_h, None if rows * row_h <= space else max(space // row_h, 0)
+    return row_h, None if rows * row_h <= space else max(space // row_h, 1)
 
 
 def reasons_words(refused, lang: str) -> str:

@@ -184,10 +184,15 @@ def test_a_card_too_small_for_its_table_keeps_the_leaders_and_every_tagged_row_o
             await page.wait_for(f"({CARD_VIEW % 'Зал 4'}).rows.length === 10 && ({CARD_VIEW % 'Зал 6'}).rows.length === 12")
             big = {hall: await page.eval(CARD_VIEW % hall) for hall in BIG_TABLES}
             await page.screenshot(tmp_path / "festival-rows-big.png")
+            await page.call("Emulation.setDeviceMetricsOverride", width=420, height=800, deviceScaleFactor=1,
+                            mobile=True)
+            await page.wait_for(f"({CARD_VIEW % 'Зал 4'}).rows.length < 10")
+            phone = await page.eval(CARD_VIEW % "Зал 4")
+            await page.screenshot(tmp_path / "festival-rows-phone.png")
             await page.close()
-            return views, opened, closed, big
+            return views, opened, closed, big, phone
 
-        views, opened, closed, big = asyncio.run(scenario())
+        views, opened, closed, big, phone = asyncio.run(scenario())
     finally:
         chromium.close()
         stop(board)
@@ -205,5 +210,8 @@ def test_a_card_too_small_for_its_table_keeps_the_leaders_and_every_tagged_row_o
     assert small["more"] is None
     assert [r[0] for r in opened["rows"]] == [str(i) for i in range(1, 13)] and opened["more"] == "свернуть"
     assert closed["rows"] == top["rows"] and closed["more"] == top["more"]
+    # a phone: one card under another, the page scrolls, each card still of a readable height
+    assert ["7", "Жанна", "", "Без речи"] in phone["rows"] and ["9", "Ира", "", "Выбыл"] in phone["rows"]
+    assert len(phone["rows"]) >= 5 and phone["more"] == f"ещё {10 - len(phone['rows'])}"
     assert big["Зал 4"]["more"] is None and big["Зал 6"]["more"] is None and big["Зал 7"] == dict(small, **{
         k: big["Зал 7"][k] for k in ("bottom", "height")})

@@ -99,15 +99,25 @@
         rows.get(top).push(i);
       });
       let need = gap * (rows.size - 1), tallest = null, most = 0;
+      const heights = [];
       for (const row of rows.values()) {
         const hs = row.map((i) => natural(boxes[i]));
         const h = Math.max(...hs);
         need += h;
+        heights.push(h);
         const tall = row.filter((i, k) => hs[k] >= h - 0.5);
         if (h > most && tall.every((i) => can(i, h))) { tallest = tall; most = h; }
       }
       if (need <= avail + 0.5 || tallest === null) return;
-      tallest.forEach((i) => { rooms[i] = lines(i) - 1; fill(tables[i], cards[i], rooms[i]); });
+      const next = Math.max(0, ...heights.filter((h, k) => k !== heights.indexOf(most)));
+      // as many lines at once as take it down to the next row's height or the window (at least one)
+      tallest.forEach((i) => {
+        const tr = tables[i].querySelector("tr");
+        const rowH = (tr && tr.getBoundingClientRect().height) || most;
+        const drop = Math.floor(Math.min(need - avail, most - next) / rowH);
+        rooms[i] = Math.max(1, lines(i) - Math.max(1, drop));
+        fill(tables[i], cards[i], rooms[i]);
+      });
     }
   }
   function render(b) {

@@ -7,7 +7,8 @@ Subcommands (documented in ``docs/cli.md``):
   clock and print one JSON object;
 * ``buzzer check-config FILE`` -- validate a config;
 
-and the ones other modules add through :data:`COMMANDS`.  Any
+and the ones other modules declare (:class:`~controller.core.commandline.Command`),
+each named in :data:`COMMANDS`.  Any
 :class:`~controller.core.errors.BuzzerError` becomes one line on stderr and exit
 code 2, never a traceback.
 """
@@ -15,52 +16,49 @@ code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import os
 import re
 import sys
 
 from controller import __version__
+from controller.core.commandline import command_name, print_json  # noqa: F401  (what commands used from here)
 from controller.core.errors import BuzzerError
+from controller.core.plugins import Plugin, Registry
 
-COMMANDS = [
-    # modules with add_parser(subparsers) that sets func=...; imported lazily
-    "controller.app.commands",
-    "controller.app.button_check",
-    "controller.games.mafia.tournament",
-    "controller.screens.screenshot",
-    "controller.content.packs",
-    "controller.festival.command",
-    "controller.app.records",
-]
+COMMANDS = Registry("command", (
+    # each a :class:`~controller.core.commandline.Command` its module declares; imported
+    # lazily: a command imports only its own module (start-up time, docs/performance.md)
+    Plugin("run", "controller.app.commands:RUN"),
+    Plugin("simulate", "controller.app.commands:SIMULATE"),
+    Plugin("check-config", "controller.app.commands:CHECK_CONFIG"),
+    Plugin("test-buttons", "controller.app.button_check:COMMAND"),
+    Plugin("tournament", "controller.games.mafia.tournament:TOURNAMENT"),
+    Plugin("protocol", "controller.games.mafia.tournament:PROTOCOL"),
+    Plugin("screenshot", "controller.screens.screenshot:COMMAND"),
+    Plugin("pack", "controller.content.packs:COMMAND"),
+    Plugin("festival", "controller.festival.command:COMMAND"),
+    Plugin("journal", "controller.app.records:COMMAND"),
+))
+"""``buzzer NAME`` -> the command's declaration, in the order ``buzzer --help`` lists them."""
 
-SUBCOMMANDS = {
-    # the subcommands each module of COMMANDS adds: a command imports only its own module
-    # (start-up time, docs/performance.md); a command missing here imports them all
-    "run": "controller.app.commands",
-    "simulate": "controller.app.commands",
-    "check-config": "controller.app.commands",
-    "test-buttons": "controller.app.button_check",
-    "tournament": "controller.games.mafia.tournament",
-    "protocol": "controller.games.mafia.tournament",
-    "screenshot": "controller.screens.screenshot",
-    "pack": "controller.content.packs",
-    "festival": "controller.festival.command",
-    "journal": "controller.app.records",
-}
+SUBCOMMANDS = {plugin.name: plugin.target.partition(":")[0] for plugin in COMMANDS}
+"""Each command -> the module declaring it."""
 
 
 def modules_for(argv: list[str]) -> list[str]:
-    """The modules of COMMANDS that ``argv`` needs: none for ``--version``, the command's
-    own for a known command, every one otherwise (``--help``, a mistyped command: argparse
-    lists them all)."""
+    """The modules of :data:`COMMANDS` that ``argv`` needs: none for ``--version``, the
+    command's own for a known command, every one otherwise (``--help``, a mistyped command:
+    argparse lists them all)."""
     for i, word in enumerate(argv):
         if word == "--version" and not {"-h", "--help"} & set(argv[:i]):
             return []
         if not word.startswith("-"):
-            return [SUBCOMMANDS[word]] if word in SUBCOMMANDS else list(COMMANDS)
-    return list(COMMANDS)
+            return [SUBCOMMANDS[word]] if word in SUBCOMMANDS else _modules()
+    return _modules()
+
+
+def _modules() -> list[str]:
+    return list(dict.fromkeys(SUBCOMMANDS.values()))
 
 
 ARGUMENT_PROBLEMS = (
@@ -117,14 +115,17 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     parser = Parser(prog="buzzer", description="Buzzer and timer controller for quiz games.")
     parser.add_argument("--version", action="version", version=f"buzzer-controller {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS if modules is None else modules:
+    for plugin in COMMANDS:
+        name = SUBCOMMANDS[plugin.name]
+        if modules is not None and name not in modules:
+            continue
         try:
-            module = importlib.import_module(name)
+            command = COMMANDS.load(plugin.name)
         except ModuleNotFoundError as exc:
             if exc.name == name:
                 continue  # that feature is not installed in this checkout
             raise
-        module.add_parser(sub)
+        command.add_to(sub)
     return parser
 
 
@@ -139,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    import controller.app.config  # noqa: F401  registers the config's functions (controller/core/configs.py)
     try:
         return int(args.func(args) or 0)
     except BuzzerError as exc:
@@ -191,30 +193,6 @@ def error_lang(args: argparse.Namespace | None = None, argv: list[str] | None = 
         top = re.split(r"^\s*\[", text, maxsplit=1, flags=re.M)[0]
         found = next(iter(re.findall(r"""^\s*language\s*=\s*["'](\w+)["']""", top, re.M)), None)
     return found if found in LANGUAGES else DEFAULT_LANG
-
-
-def command_name() -> str:
-    """``buzzer`` as the user can type it again: ``.venv/bin/buzzer`` when that is how it
-    was started (``make run`` does not put it on PATH), plain ``buzzer`` when it is on PATH."""
-    import shutil
-    from pathlib import Path
-
-    started = sys.argv[0] if sys.argv and sys.argv[0] else ""
-    if Path(started).name != "buzzer":
-        return "buzzer"  # python -m controller.cli, or a test
-    found = shutil.which("buzzer")
-    if found and Path(found).resolve() == Path(started).resolve():
-        return "buzzer"
-    if Path(started).is_absolute():
-        try:
-            return str(Path(started).relative_to(Path.cwd()))
-        except ValueError:
-            return started
-    return started
-
-
-def print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from controller.inputs.base import create_backend
+from controller.inputs import create_backend
 from controller.inputs.gpio import GPIOBackend
 from controller.inputs.clock import EngineClock
 from controller.core.errors import ConfigError
@@ -351,7 +351,7 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
     import io
 
     from controller.app import config
-    from controller.core import engine
+    from controller.games import engine
     from controller.app.loop import Loop
 
     cfg = config.build({"buttons": "gpio",

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from controller import games
-from controller.core import engine
+from controller.games import engine
 from controller.core.events import NS_PER_MS, Release, Tick
 from harness import Played
 
@@ -113,7 +113,7 @@ def test_wakeups_sends_the_loops_ticks_before_each_event_and_ends_in_the_same_st
     assert plain.summary() == ticked.summary()
 
 
-@pytest.mark.parametrize("mode", sorted(games.GAMES))
+@pytest.mark.parametrize("mode", sorted(games.names()))
 def test_every_game_plays_through_the_harness(played, mode):
     data = {"mode": mode}
     if mode == "programme":                        # a programme needs its rounds

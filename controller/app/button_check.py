@@ -47,14 +47,14 @@ from controller.core.errors import BackendUnavailable, ConfigError
 from controller.inputs.base import NoPinFactory
 from controller.core.events import NS_PER_MS, HostKey, InputStatus, Press, Release
 from controller.i18n import LANGUAGES, labels, t
+from controller.core.commandline import Command
 from controller.app.commands import default_config_path
 from controller.inputs import keypad as keypad_mod
 
 
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("test-buttons", help="check buttons, lamps and the host keypad before a game")
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", "-c", help="config file (default: config/default.toml)")
     p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds "
                    "(default: run until Ctrl+C)")
@@ -63,7 +63,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-lamps", action="store_true", help="do not switch the lamps")
     p.add_argument("--script", help="drive mock pins from this file (GPIOZERO_PIN_FACTORY=mock)")
     p.add_argument("--lang", choices=LANGUAGES, help="language of the output")
-    p.set_defaults(func=run)
 
 
 @dataclass
@@ -410,3 +409,6 @@ def run(args) -> int:
         if keypad is not None:
             keypad.close()
         backend.close()
+
+
+COMMAND = Command("test-buttons", "check buttons, lamps and the host keypad before a game", _arguments, run)

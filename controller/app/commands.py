@@ -8,16 +8,15 @@ from pathlib import Path
 
 from controller import games
 from controller.app import config as config_mod
-from controller.app import script as script_mod
+from controller.sessions import script as script_mod
 from controller.core.errors import ConfigError
 from controller.i18n import DEFAULT_LANG, LANGUAGES, t, tn
-from controller.cli import print_json
+from controller.core.commandline import Command, print_json
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent.parent / "config" / "default.toml"
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="play a game (default: Эрудит-квартет, 4 teams, keyboard buttons)")
+def _run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", "-c", help="config file (default: config/default.toml)")
     p.add_argument("--headless", action="store_true", help="no window: text status in the terminal")
     p.add_argument("--fullscreen", action="store_true", help="full screen on the projector")
@@ -32,17 +31,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--event", metavar="FILE", help="the organiser's event file: teams, players, themes "
                    "(docs/event-file.md; sets the config's event_file)")
     p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("simulate", help="play a scripted session and print the result as JSON")
+
+def _simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("script", help="script file (JSON lines, see docs/scripted-sessions.md)")
     p.add_argument("--config", "-c", help="config file the script's settings apply on top of")
     p.add_argument("--until", type=float, help="stop the virtual clock at this many seconds")
     from controller.festival.command import add_simulate_options  # the festival's options (docs/festival.md)
     add_simulate_options(p)
-    p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("check-config", help="validate a config file")
+
+def _check_config_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", help="config file (default: the one buzzer run uses, config/default.toml)")
     p.add_argument("--config", "-c", metavar="FILE", help="the config file, as in the other subcommands "
                    "(the same as FILE)")
@@ -50,7 +49,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--print-docs", action="store_true", help="print docs/config.md")
     p.add_argument("--event", metavar="FILE", help="also check this event file with the config "
                    "(docs/event-file.md); FILE may itself be an event file")
-    p.set_defaults(func=cmd_check_config)
 
 
 def default_config_path() -> str | None:
@@ -152,3 +150,9 @@ def cmd_run(args) -> int:
 
     return startup.run_from_args(args, args.config or default_config_path(), runner.run_window,
                                  runner.run_headless)
+
+
+RUN = Command("run", "play a game (default: Эрудит-квартет, 4 teams, keyboard buttons)", _run_arguments, cmd_run)
+SIMULATE = Command("simulate", "play a scripted session and print the result as JSON", _simulate_arguments,
+                   cmd_simulate)
+CHECK_CONFIG = Command("check-config", "validate a config file", _check_config_arguments, cmd_check_config)

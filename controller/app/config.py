@@ -23,10 +23,11 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from controller.core import configs
 from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES, Text
 from controller import games
-from controller.inputs.base import BACKENDS
+from controller.inputs.backends import BACKENDS
 from controller.inputs.options import GPIO, KEYPAD, KEYS, SERIAL, gpio_covers_teams, phone_teams_have_phones, serial_covers_teams
 from controller.screens.layouts import LAYOUTS
 
@@ -39,7 +40,7 @@ _positive = positive
 
 SHELL_SCHEMA: list[Section] = [
     Section("", "Top-level keys.", (
-        Key("mode", "str", games.DEFAULT, "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
+        Key("mode", "str", games.default(), "Game mode: erudite (Эрудит-квартет), own-game (Своя игра), "
             "brain-ring (Брейн-ринг), chgk («Что? Где? Когда?»), mafia, programme.",
             choices=games.names()),
         Key("buttons", "str", BACKENDS.names()[0], "Button backend: " + ", ".join(
@@ -604,4 +605,4 @@ def docs_markdown() -> str:
     return "\n".join(out)
 
 
-games.use_config_builder(build)   # a programme builds its rounds' configs with it
+configs.register(load=load, build=build, attach_event=attach_event)   # the layers below build configs with them

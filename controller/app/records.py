@@ -6,7 +6,7 @@
   a line) or CSV (one press a row).  The record is the games' own (``host.race`` of their
   view, :func:`controller.games.race.race_record`), taken after every event of the replay: the
   host page's last race and this command can never disagree.
-* ``rating``: the game's results in the rating site's sheet (:mod:`controller.content.rating`).
+* ``rating``: the game's results in the rating site's sheet (:mod:`controller.games.rating`).
 
 Both read the journal only (its header holds the config, the seed and the event file's game).
 """
@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 
 from controller.core import cells
 from controller.core.errors import BuzzerError, GameError
+from controller.core.commandline import Command
 
 CSV_COLUMNS = ("question", "seq", "wave", "winner", "order", "team", "button", "input", "at_ns", "delivered_ns",
                "gap_ms", "resolution_us", "reorder_ms", "kind", "rule", "tie_rule", "seed", "salt")
@@ -43,7 +44,7 @@ def input_path(cfg: Mapping[str, Any], button: str, stream: bool) -> str:
 
 def races(contents) -> list[dict]:
     """Every race of a journal's game, in the order they were run (pure replay)."""
-    from controller.core import engine
+    from controller.games import engine
 
     cfg, seed = contents.header["config"], contents.header["seed"]
     try:
@@ -88,7 +89,7 @@ def to_csv(records: Iterable[dict]) -> str:
 
 
 def _read(path: str):
-    from controller.app import journal
+    from controller.sessions import journal
     from pathlib import Path
 
     if not Path(path).exists():
@@ -116,11 +117,11 @@ def cmd_races(args) -> int:
 
 
 def cmd_rating(args) -> int:
-    from controller.content import rating
-    from controller.core import engine
+    from controller.games import rating
+    from controller.games import engine
 
     c = _read(args.journal)
-    from controller.app import journal
+    from controller.sessions import journal
 
     try:
         state, cfg, _seed, _last = journal.replay(c)
@@ -154,9 +155,7 @@ def _write(path: str, text: str) -> None:
         raise BuzzerError(f"{path}: cannot write: {exc.strerror}") from None
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("journal", help="what a game's journal proves: its race record, its results for the "
-                       "rating site (docs/exports.md)")
+def _arguments(p: argparse.ArgumentParser) -> None:
     jsub = p.add_subparsers(dest="journal_command", metavar="COMMAND", required=True)
     r = jsub.add_parser("races", help="every race of the game: each press, its stamps, input and the rule "
                         "that decided it (JSON Lines; --csv)")
@@ -171,3 +170,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--event", metavar="FILE", help="take the teams' rating IDs and cities from this event file "
                    "(default: the event file the game was played with)")
     g.set_defaults(func=cmd_rating)
+
+
+COMMAND = Command("journal", "what a game's journal proves: its race record, its results for the rating site "
+                  "(docs/exports.md)", _arguments)

@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 from controller.app import config as config_mod
 from controller.content import packs
-from controller.core import engine
-from controller.app import journal as journal_mod
+from controller.games import engine
+from controller.sessions import journal as journal_mod
 from controller.sound.audio import Audio
 from controller.inputs import create_backend
 from controller.inputs.options import wired_buttons
@@ -28,7 +28,7 @@ from controller.core.effects import Notice
 from controller import games
 from controller.inputs.keys import mode_keys
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
-from controller.cli import command_name
+from controller.core.commandline import command_name
 from controller.i18n import t, tn
 from controller.screens.common import display_available, key_label, mode_title
 from controller.festival.link import festival_cross_check
@@ -102,7 +102,7 @@ def same_game(header: dict, cfg: dict, config_path: str | None) -> bool:
 
 def _package(config: dict) -> dict | None:
     """The package a game's config plays (its data), None for a game without one."""
-    return ((config or {}).get("own_game") or {}).get("package") or None
+    return ((config or {}).get(packs.package_section(config or {})) or {}).get("package") or None
 
 
 def pack_differs(header: dict, cfg: dict) -> bool:
@@ -216,7 +216,7 @@ def prepare_game(cfg: dict, args, config_path: str | None = None) -> Prepared | 
         if repack:   # the package the host asked for is not the journal game's (docs/packages.md)
             words.update(old_pack=_pack_words(header.get("config") or {}, lang),
                          new_pack=_package(cfg).get("name") or "?",
-                         pack_path=shown_path(cfg["own_game"].get("pack")),
+                         pack_path=shown_path(cfg[packs.package_section(cfg)].get("pack")),
                          archive=shown_path(Path(jdir) / "archive"))
         if contents.damaged_at is not None and _interactive() and not asked:
             print(t("journal.damaged_found", lang, line=contents.damaged_at, lines=contents.records,

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.core.errors import ConfigError
-from controller.games import event_plan
+from controller.games import catalog, event_plan
 from controller.games.event_plan import MAX_NAME, MAX_TEXT, _name, _table_list, _text, _unknown  # noqa: F401
 from controller.games.event_plan import _show
 
@@ -90,9 +90,10 @@ def _team(t: dict, i: int) -> dict:
 def _game(g: dict, i: int, team_names: list[str], base: Path | None) -> dict:
     path = f"games[{i}]"
     mode = g.get("mode")
-    if mode not in event_plan.PLANS:
-        raise ConfigError(f"{path}.mode", f"expected one of {', '.join(event_plan.PLANS)}, got {_show(mode)}")
-    plan = event_plan.PLANS[mode]
+    plans = catalog.event_plans()
+    if mode not in plans:
+        raise ConfigError(f"{path}.mode", f"expected one of {', '.join(plans)}, got {_show(mode)}")
+    plan = plans[mode]
     _unknown(g, GAME_KEYS | plan.keys, path)
     out: dict[str, Any] = {"mode": mode, "title": _name(g["title"], f"{path}.title", "title") if "title" in g else ""}
     teams = g.get("teams", team_names)
@@ -182,7 +183,7 @@ def with_4s_packs(data: Mapping[str, Any], base: Path) -> Mapping[str, Any]:
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(key, f"expected the path of a .4s file, got {name!r}")
         g = {k: v for k, v in g.items() if k != PACK_4S}
-        plan = event_plan.PLANS.get(g.get("mode"))
+        plan = catalog.event_plans().get(g.get("mode"))
         if plan is None or plan.from_4s is None:
             raise ConfigError(key, "a 4s pack gives questions to a ЧГК, Брейн-ринг or Эрудит-квартет game, "
                               f"not to {g.get('mode')!r}")
@@ -210,10 +211,8 @@ def with_4s_packs(data: Mapping[str, Any], base: Path) -> Mapping[str, Any]:
 
 def _defaults(mode: Any) -> dict:
     """The default settings of the game ``mode`` (what a 4s pack's questions are laid out by)."""
-    from controller import games
-
     try:
-        game = games.get(mode)
+        game = catalog.get(mode)
     except Exception:
         return {}
     return {k.name: k.default for sec in game.sections for k in sec.keys}
@@ -254,7 +253,7 @@ def apply(cfg: dict, event: dict, build) -> dict:
     number, game = choose_game(event, cfg["mode"], cfg.get("event_game", 0))
     by_name = {t["name"]: t for t in event["teams"]}
     chosen = game["teams"] if game is not None else [t["name"] for t in event["teams"]]
-    if cfg["mode"] not in event_plan.PLANS:
+    if cfg["mode"] not in catalog.event_plans():
         raise ConfigError("event_file", f"an event file is not used in mode {cfg['mode']}")
     teams = []
     for name in chosen:
@@ -274,7 +273,7 @@ def apply(cfg: dict, event: dict, build) -> dict:
         raise ConfigError(key, exc.problem, event.get("source")) from None
     if game is not None:
         try:
-            event_plan.PLANS[game["mode"]].fit(out, game, number)
+            catalog.event_plans()[game["mode"]].fit(out, game, number)
         except ConfigError as exc:
             raise ConfigError(exc.key, exc.problem, event.get("source")) from None
     for row in out["teams"]:
@@ -287,7 +286,7 @@ def apply(cfg: dict, event: dict, build) -> dict:
     rating = [{k: by_name[n][k] for k in ("name", "rating_id", "city") if k in by_name[n]} for n in chosen
               if "rating_id" in by_name[n] or "city" in by_name[n]]
     if rating:
-        out["event"]["teams"] = rating   # the rating site's IDs and cities (controller/content/rating.py)
+        out["event"]["teams"] = rating   # the rating site's IDs and cities (controller/games/rating.py)
     return out
 
 

@@ -16,14 +16,15 @@ import sys
 from pathlib import Path
 
 from controller.content import siq
+from controller.core import configs
 from controller.core.errors import BuzzerError, ConfigError
 from controller.i18n import LANGUAGES, Text, t, words
+from controller.core.commandline import Command
 
 log = logging.getLogger(__name__)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("pack", help="SIGame question packages (.siq): show what one holds")
+def _arguments(p: argparse.ArgumentParser) -> None:
     psub = p.add_subparsers(dest="pack_command", metavar="ACTION")
     s = psub.add_parser("show", help="the package's name, rounds, themes and questions")
     s.add_argument("file", help="the .siq file")
@@ -36,8 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _limits(config_path: str | None) -> tuple[siq.Limits, str]:
-    from controller.app import config as config_mod
-    cfg = config_mod.load(config_path) if config_path else config_mod.build({})
+    cfg = configs.load(config_path) if config_path else configs.build({})
     return siq.Limits.from_config(cfg), cfg["language"]
 
 
@@ -46,7 +46,7 @@ def cmd_show(args) -> int:
     lang = args.lang or lang
     package = siq.read(args.file, limits)
     if args.json:
-        from controller.cli import print_json
+        from controller.core.commandline import print_json
         print_json(package.summary())
     else:
         sys.stdout.write(show_text(package, lang))
@@ -113,6 +113,13 @@ def game_title(mode, lang: str) -> str:
     return t(key, lang) if key else str(mode)
 
 
+def package_section(cfg) -> str:
+    """The config section of the package ``cfg``'s game plays: where ``pack`` and ``package``
+    are read and written (the game's ``package_section``, :func:`controller.games.package_section`)."""
+    from controller import games
+    return games.package_section(cfg.get("mode") if isinstance(cfg, dict) else None)
+
+
 def package_games(lang: str) -> list[str]:
     """The titles of the games that play SIGame packages."""
     from controller import games
@@ -131,12 +138,13 @@ def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = Fals
     -- before anything else happens: the host wants that package, not a game without it.  A package for a
     game that plays none is a :class:`ConfigError` naming both games by their titles."""
     from controller.content import event   # the event file may name the game's package
-    path = pack_path or cfg.get("own_game", {}).get("pack") or event.pack_path(cfg) or ""
+    section = package_section(cfg)
+    path = pack_path or cfg.get(section, {}).get("pack") or event.pack_path(cfg) or ""
     if not path:
         return False
     lang = cfg.get("language", "ru")
     if not plays_packages(cfg):
-        raise ConfigError("own_game.pack" if not pack_path else "--pack",
+        raise ConfigError(f"{section}.pack" if not pack_path else "--pack",
                           t("pack.wrong_game", lang, games=", ".join(package_games(lang)),
                             game=game_title(cfg["mode"], lang)))
     try:
@@ -147,14 +155,14 @@ def attach(cfg: dict, pack_path: str | None, out=sys.stderr, strict: bool = Fals
         if strict:
             raise
         print(f"buzzer: {t('pack.unusable', cfg['language'], problem=words(exc, cfg['language']))}", file=out)
-        cfg["own_game"]["pack"] = ""
+        cfg[section]["pack"] = ""
         return False
-    cfg["own_game"]["pack"] = str(Path(path).resolve())
-    cfg["own_game"]["package"] = package.game_data()
-    digest = cfg["own_game"]["package_sha256"] = sha256_of(path)
+    cfg[section]["pack"] = str(Path(path).resolve())
+    cfg[section]["package"] = package.game_data()
+    digest = cfg[section]["package_sha256"] = sha256_of(path)
     if len(_RESOLVED) >= 4:
         _RESOLVED.clear()
-    _RESOLVED[digest] = cfg["own_game"]["package"]   # a resume of it reads the journal's copy only
+    _RESOLVED[digest] = cfg[section]["package"]   # a resume of it reads the journal's copy only
     return True
 
 
@@ -206,7 +214,7 @@ def open_media(cfg: dict, out=sys.stderr) -> PackMedia | None:
     removed, freed = siq.sweep_stale_media()   # what a killed game left in $TMPDIR, at every start
     if removed:
         print(f"buzzer: {t('pack.swept', cfg.get('language', 'ru'), n=removed, mb=freed // siq.MB)}", file=out)
-    o = cfg.get("own_game") or {}
+    o = cfg.get(package_section(cfg)) or {}
     data, path = o.get("package"), o.get("pack")
     if not plays_packages(cfg) or not data or not path:
         return None
@@ -243,7 +251,7 @@ def keep_copy(cfg: dict) -> dict | None:
     journal (``<journal dir>/packages/<sha256>.siq``, written once, whole or not at all), so a
     resume or a replay reads exactly the package that was played even when the original is
     changed or gone. None when ``cfg`` plays no package."""
-    o = cfg.get("own_game") or {}
+    o = cfg.get(package_section(cfg)) or {}
     data, path = o.get("package"), o.get("pack")
     if not isinstance(data, dict) or "rounds" not in data or not path:
         return None
@@ -270,17 +278,19 @@ def header_config(cfg: dict) -> dict:
     ref = keep_copy(cfg)
     if ref is None:
         return cfg
-    own = {k: v for k, v in cfg["own_game"].items() if k not in ("package", "package_sha256")}
+    section = package_section(cfg)
+    own = {k: v for k, v in cfg[section].items() if k not in ("package", "package_sha256")}
     own["package"] = ref
     own["pack"] = ref["copy"]
-    return {**cfg, "own_game": own}
+    return {**cfg, section: own}
 
 
 def resolve_header_config(cfg: dict, journal_file: Path) -> dict:
     """A journal header's config with its package read back from the copy beside the journal
     (checked against its sha256); raises :class:`~controller.content.siq.PackageError` naming
     the copy when it is missing or changed."""
-    o = cfg.get("own_game") if isinstance(cfg, dict) else None
+    section = package_section(cfg)
+    o = cfg.get(section) if isinstance(cfg, dict) else None
     ref = (o or {}).get("package")
     if not isinstance(ref, dict) or "sha256" not in ref:
         return cfg
@@ -302,4 +312,7 @@ def resolve_header_config(cfg: dict, journal_file: Path) -> dict:
     own = dict(o)
     own["package"] = data
     own["pack"] = str(copy.resolve())
-    return {**cfg, "own_game": own}
+    return {**cfg, section: own}
+
+
+COMMAND = Command("pack", "SIGame question packages (.siq): show what one holds", _arguments)

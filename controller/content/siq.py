@@ -86,7 +86,8 @@ class Limits:
 
     @classmethod
     def from_config(cls, cfg: dict) -> "Limits":
-        o = cfg.get("own_game", {})
+        from controller import games   # the section of the game that plays packages
+        o = cfg.get(games.package_section(cfg.get("mode")), {})
         return cls(total=int(o.get("pack_max_total_mb", 1024) * MB), file=int(o.get("pack_max_file_mb", 300) * MB))
 
 

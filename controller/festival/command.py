@@ -6,19 +6,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.app import config as config_mod
+from controller.core import configs
 from controller.core.errors import ConfigError
+from controller.core.commandline import Command
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("festival", help="the festival board: every hall's game live, every result "
-                       "(docs/festival.md)")
+def _arguments(p: argparse.ArgumentParser) -> None:
     _common(p)
     p.add_argument("--headless", action="store_true", help="no window: the board as text in the terminal")
     p.add_argument("--fullscreen", action="store_true", help="full screen on the projector")
     p.add_argument("--seconds", type=float, default=None, help=argparse.SUPPRESS)
     p.add_argument("--png", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_board)
     fsub = p.add_subparsers(dest="festival_command", metavar="COMMAND")
 
     r = fsub.add_parser("results", help="print every competition's results as published")
@@ -64,7 +62,7 @@ def add_simulate_options(p: argparse.ArgumentParser) -> None:
 
 
 def festival_config(args) -> dict:
-    cfg = config_mod.load(args.config) if args.config else config_mod.load(None)
+    cfg = configs.load(args.config) if args.config else configs.load(None)
     fest = cfg["festival"]
     url = args.broker or fest["broker"]
     if not url:
@@ -96,7 +94,7 @@ def board_options(fest: dict) -> dict:
 
 
 def cmd_results(args) -> int:
-    from controller.cli import print_json
+    from controller.core.commandline import print_json
 
     cfg = festival_config(args)
     lst = listener(args, cfg)
@@ -209,3 +207,7 @@ def cmd_board(args) -> int:
     finally:
         if page is not None:
             page.server.stop()
+
+
+COMMAND = Command("festival", "the festival board: every hall's game live, every result (docs/festival.md)",
+                  _arguments, cmd_board)

@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.app import journal as journal_mod
-from controller.app import script as script_mod
+from controller.sessions import journal as journal_mod
+from controller.sessions import script as script_mod
 from controller.core.errors import BuzzerError, ConfigError
 from controller.core.events import InputStatus
 from controller.core.part import Part
@@ -162,7 +162,7 @@ def simulate(args, out=sys.stdout, err=sys.stderr) -> int:
     """Play the script as ``buzzer simulate`` does (the same JSON on stdout), journal its
     events as a hall would and publish them; a restart of the same command sends again
     only what the broker has not acknowledged."""
-    from controller.cli import print_json
+    from controller.core.commandline import print_json
 
     script = script_mod.load(args.script)
     stepped: list = []

@@ -14,7 +14,8 @@ What a game does that is not pure (the «Мафия» protocol written to a file
 :class:`ShellExtras`, created by the shell for each game it runs, so the game
 module itself stays free of I/O (``tests/test_engine.py`` checks that).
 
-The registry that maps config names to games is :mod:`controller.games`.
+The registry that maps config names to games is :mod:`controller.games` (each game declares
+itself there with a ``PLUGIN`` in its own module).
 """
 
 from __future__ import annotations
@@ -84,6 +85,16 @@ class Game:
 
     in_programme: ClassVar[bool] = False
     """The game may be a round of a programme."""
+
+    event_file: ClassVar[Any] = None
+    """What the game reads from the organiser's event file: the keys of its ``[[games]]``
+    table and their checks (a :class:`~controller.games.event_plan.Plan`); None: an event
+    file cannot name the game."""
+
+    package_section: ClassVar[str] = ""
+    """The config section holding the SIGame package the game plays (``pack``, ``package``,
+    its size limits: controller/content/packs.py reads and writes it); "" for a game that
+    plays none."""
 
     # -- the rules (pure) ------------------------------------------------------
     def initial(self, config: dict, seed: int) -> Any:

@@ -43,6 +43,7 @@ from controller.games.race import (LATE, DISABLED, EARLY, FALSE_START, LOCKED, O
 from controller.core.schema import Key, Section, positive, warn_marks
 from controller.games import event_plan
 from controller.games.base import Game
+from controller.core.plugins import Plugin
 
 MODE = "brain-ring"
 
@@ -661,6 +662,7 @@ class BrainRing(Game):
     notices = {**b.NOTICES, "fight_over": "stage", "fight_started": "question", "fight_stopped": "question",
                "fight_skipped": "question"}
     in_programme = True
+    event_file = event_plan.QUESTIONS
     initial = staticmethod(initial)
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)
@@ -693,3 +695,6 @@ class BrainRing(Game):
 
 
 GAME = BrainRing()
+
+PLUGIN = Plugin(MODE, "controller.games.brain_ring:GAME", "controller.games.brain_ring:GAME.sections")
+"""Брейн-ринг in the registry of games (controller/games/__init__.py)."""

@@ -46,6 +46,7 @@ from controller.core.values import replace
 from controller.core.schema import Key, Section, nominals, positive, warn_marks
 from controller.games import event_plan
 from controller.games.base import Game
+from controller.core.plugins import Plugin
 
 MODE = "erudite"
 
@@ -1232,6 +1233,24 @@ def _players_view(s: State, view: dict) -> dict:
 # ---------------------------------------------------------------------------
 # the game object
 
+def _event_fit(cfg: dict, game: dict, number: int) -> None:
+    """The event's fights must fit the config's rules: at most ``rounds_per_fight`` themes
+    a fight, questions only in those rounds and of the configured nominals."""
+    e = cfg["erudite"]
+    for k, f in enumerate(game.get("fights", [])):
+        path = f"games[{number - 1}].fights[{k}]"
+        if len(f["themes"]) > e["rounds_per_fight"]:
+            raise ConfigError(f"{path}.themes", f"{len(f['themes'])} themes, but a fight has "
+                              f"{e['rounds_per_fight']} rounds (erudite.rounds_per_fight)")
+        for j, q in enumerate(f["questions"]):
+            if q["round"] > e["rounds_per_fight"]:
+                raise ConfigError(f"{path}.questions[{j}].round", f"a fight has {e['rounds_per_fight']} rounds, "
+                                  f"got {q['round']}")
+            if q["nominal"] not in e["nominals"]:
+                raise ConfigError(f"{path}.questions[{j}].nominal", f"not one of erudite.nominals "
+                                  f"({', '.join(map(str, e['nominals']))}), got {q['nominal']}")
+
+
 class Erudite(Game):
     """Эрудит-квартет: four teams, one button each, the 2nd–4th answer rights (§4.6)."""
 
@@ -1242,6 +1261,7 @@ class Erudite(Game):
     actions = ACTIONS
     notices = {**b.NOTICES, "skip_not_allowed": "question"}
     in_programme = True
+    event_file = replace(event_plan.FIGHTS, fit=_event_fit)
     initial = staticmethod(initial)
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)
@@ -1261,3 +1281,6 @@ class Erudite(Game):
 
 
 GAME = Erudite()
+
+PLUGIN = Plugin(MODE, "controller.games.erudite:GAME", "controller.games.erudite:GAME.sections")
+"""Эрудит-квартет in the registry of games (controller/games/__init__.py)."""

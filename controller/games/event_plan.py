@@ -4,7 +4,10 @@ docs/event-file.md): the keys of its ``[[games]]`` table and their checks.
 Pure: data in, data (or a :class:`~controller.core.errors.ConfigError` naming the key)
 out.  The event file's own parts (teams, players) are checked in controller/content;
 what is played (Эрудит-квартет fights with themes, ЧГК tours, a Своя игра package)
-lives here, with the games.  Adding a game's plan: a :class:`Plan` in :data:`PLANS`.
+lives here, with the games: the plans they are made of (:data:`FIGHTS`, :data:`TOURS`,
+:data:`PACK`, :data:`QUESTIONS`).  Each game declares its own as its ``event_file``
+(:attr:`controller.games.base.Game.event_file`); an event file may name the games that do
+(:func:`controller.games.event_plans`).
 """
 
 from __future__ import annotations
@@ -157,24 +160,6 @@ def _chgk_tours(tours: Any, path: str) -> list[dict]:
 
 
 
-def _erudite_fit(cfg: dict, game: dict, number: int) -> None:
-    """The event's fights must fit the config's rules: at most ``rounds_per_fight`` themes
-    a fight, questions only in those rounds and of the configured nominals."""
-    e = cfg["erudite"]
-    for k, f in enumerate(game.get("fights", [])):
-        path = f"games[{number - 1}].fights[{k}]"
-        if len(f["themes"]) > e["rounds_per_fight"]:
-            raise ConfigError(f"{path}.themes", f"{len(f['themes'])} themes, but a fight has "
-                              f"{e['rounds_per_fight']} rounds (erudite.rounds_per_fight)")
-        for j, q in enumerate(f["questions"]):
-            if q["round"] > e["rounds_per_fight"]:
-                raise ConfigError(f"{path}.questions[{j}].round", f"a fight has {e['rounds_per_fight']} rounds, "
-                                  f"got {q['round']}")
-            if q["nominal"] not in e["nominals"]:
-                raise ConfigError(f"{path}.questions[{j}].nominal", f"not one of erudite.nominals "
-                                  f"({', '.join(map(str, e['nominals']))}), got {q['nominal']}")
-
-
 def _own_game_pack(g: dict, path: str, base: str | None) -> dict:
     """A Своя игра package: its path, relative to the event file (read by the package reader)."""
     if "pack" not in g:
@@ -270,14 +255,18 @@ class Plan:
     (``questions_4s``); None: the game takes no 4s pack."""
 
 
-PLANS: dict[str, Plan] = {
-    "erudite": Plan(frozenset({"fights"}), lambda g, path, base: {
-        "fights": _erudite_fights(g.get("fights", []), f"{path}.fights")}, _erudite_fit, _erudite_from_4s),
-    "chgk": Plan(frozenset({"tours"}), lambda g, path, base: {
-        "tours": _chgk_tours(g.get("tours", []), f"{path}.tours")}, from_4s=_chgk_from_4s),
-    "own-game": Plan(frozenset({"pack"}), _own_game_pack),
-    "brain-ring": Plan(frozenset({"questions"}), lambda g, path, base: {
-        "questions": _brain_ring_questions(g["questions"], f"{path}.questions")} if "questions" in g else {},
-        from_4s=_brain_ring_from_4s),
-}
-"""The games an event file may name, with what each reads from it."""
+FIGHTS = Plan(frozenset({"fights"}), lambda g, path, base: {
+    "fights": _erudite_fights(g.get("fights", []), f"{path}.fights")}, from_4s=_erudite_from_4s)
+"""Эрудит-квартет's fights: type, themes, questions (its game adds its ``fit``)."""
+
+TOURS = Plan(frozenset({"tours"}), lambda g, path, base: {
+    "tours": _chgk_tours(g.get("tours", []), f"{path}.tours")}, from_4s=_chgk_from_4s)
+"""ЧГК's tours: a title and questions each."""
+
+PACK = Plan(frozenset({"pack"}), _own_game_pack)
+"""Своя игра's SIGame package: its path."""
+
+QUESTIONS = Plan(frozenset({"questions"}), lambda g, path, base: {
+    "questions": _brain_ring_questions(g["questions"], f"{path}.questions")} if "questions" in g else {},
+    from_4s=_brain_ring_from_4s)
+"""Брейн-ринг's questions in order."""

@@ -40,6 +40,8 @@ from controller.games.race import (LATE, BLOCKED, EARLY, LOCKED, Answer,
                                       Player, PressRecord)
 from controller.core.schema import Key, Section, nominals, positive
 from controller.games.base import Game
+from controller.games import event_plan
+from controller.core.plugins import Plugin
 
 MODE = "own-game"
 
@@ -663,6 +665,8 @@ class OwnGame(Game):
                                                                           "theme", "next")}}
     in_programme = True
     plays_packages = True   # a SIGame package (controller/content/packs.py, own_game_pack.py)
+    package_section = SECTION.name
+    event_file = event_plan.PACK
     digit_action = "pack_digits"   # the number keys (a package's layer): a cell, a player, a price, a bid, a stake
     initial = staticmethod(initial)
     step = staticmethod(step)
@@ -694,3 +698,6 @@ class OwnGame(Game):
 
 
 GAME = OwnGame()
+
+PLUGIN = Plugin(MODE, "controller.games.own_game:GAME", "controller.games.own_game:GAME.sections")
+"""Своя игра in the registry of games (controller/games/__init__.py)."""

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from controller import games
+from controller.games import catalog as games
+from controller.core import configs
 from controller.core.effects import Flash
 from controller.core.errors import ConfigError, GameError
 from controller.i18n import Text
@@ -28,6 +29,7 @@ from controller.core.schema import Key, Section, _show
 from controller.games import race as b
 from controller.games.actions import Spec, declare
 from controller.games.base import Game, ShellExtras
+from controller.core.plugins import Plugin
 
 MODE = "programme"
 
@@ -67,7 +69,7 @@ def round_configs(cfg: dict) -> list[dict]:
         data = dict(r.get("settings", {}))
         data["mode"] = r["mode"]
         try:
-            out.append(games.build_config(data, cfg))
+            out.append(configs.build(data, cfg))
         except ConfigError as exc:
             raise ConfigError(f"programme.rounds[{i}].settings.{exc.key}", exc.problem) from None
     return out
@@ -431,3 +433,7 @@ class ProgrammeExtras(ShellExtras):
 
 
 EXTRAS = ProgrammeExtras
+
+PLUGIN = Plugin(MODE, "controller.games.programme:GAME", "controller.games.programme:GAME.sections",
+                extras="controller.games.programme:EXTRAS")
+"""The programme in the registry of games (controller/games/__init__.py)."""

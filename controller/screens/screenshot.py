@@ -4,7 +4,7 @@
     buzzer screenshot game.jsonl --at 12 --out en.png --size 1280x720 --lang en
 
 The script is played on its virtual clock up to ``--at`` seconds
-(:func:`controller.app.script.run` with ``until``), the mode's view is taken at
+(:func:`controller.sessions.script.run` with ``until``), the mode's view is taken at
 that instant and :class:`~controller.screens.scoreboard.Scoreboard` draws it
 on an off-screen surface: no window, no display needed, and the same
 arguments always give the same picture.  The ruling flash shown is the
@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import BuzzerError
-from controller.core import engine
-from controller.app import script as script_mod
+from controller.games import engine
+from controller.sessions import script as script_mod
 from controller.core.events import seconds_to_ns
 from controller.i18n import LANGUAGES
+from controller.core.commandline import Command
 from controller.inputs.keys import mode_keys, mode_labels, team_keys
 
 MIN_SIDE, MAX_SIDE = 160, 8192
@@ -117,8 +118,7 @@ def save(surface: Any, out: str) -> Path:
     return path
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("screenshot", help="draw the audience screen at a moment of a scripted session (PNG)")
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("script", help="script file (JSON lines, see docs/scripted-sessions.md)")
     p.add_argument("--at", type=float, required=True, metavar="SECONDS", help="moment on the script's clock")
     p.add_argument("--out", "-o", required=True, metavar="FILE.png", help="PNG file to write")
@@ -129,8 +129,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--layout", choices=("wide", "compact"),
                    help="the projector's layout (default: the config's [display] layout)")
 
-    p.set_defaults(func=cmd_screenshot)
-
 
 def cmd_screenshot(args) -> int:
     size = parse_size(args.size)
@@ -138,3 +136,7 @@ def cmd_screenshot(args) -> int:
     path = save(surface, args.out)
     print(f"{path} ({size[0]}x{size[1]}, {args.at:g} s)")
     return 0
+
+
+COMMAND = Command("screenshot", "draw the audience screen at a moment of a scripted session (PNG)", _arguments,
+                  cmd_screenshot)

@@ -128,6 +128,7 @@ def main(argv: list[str]) -> int:
                              {"t": "press", "button": button, "at": at, "unc": unc, "flags": list(flags)}),
                          send_wait=lambda ns: tell({"t": "wait", "ns": ns}))
         server.play_base = phones["base"]
+        server.tie_rule = phones.get("tie_rule", server.tie_rule)
         server.on_team_token = lambda button, token: tell({"t": "team_token", "button": button, "token": token})
     vm = newest_vm(vm_lines.read())   # what the game published before this process started
     if vm is not None:

@@ -667,6 +667,7 @@ class Chgk(Game):
                "chgk.shootout_due": "stage", "chgk.reopened": "stage"}
     buttons_play = False
     in_programme = True
+    event_file = event_plan.TOURS
     initial = staticmethod(initial)
     step = staticmethod(step)
     wakeup = staticmethod(wakeup)

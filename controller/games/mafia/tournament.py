@@ -36,16 +36,16 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from controller.app import config
-from controller.core import cells
+from controller.core import cells, configs
 from controller.games.mafia.protocol import (CSS, ProtocolError, Protocol, _f, _won, add_protest, check_extra_points,
                                        fmt_points, game_points, load, parse_time, render_html, save)
 from controller.i18n import DEFAULT_LANG, LANGUAGES, labels, t, tn
 from controller.games.mafia.game import validate_settings
 from controller.games.mafia import polemica
+from controller.core.commandline import Command
 
 __all__ = ["game_points", "validate_extra_points", "standings", "build_table", "load_folder",
-           "to_csv", "to_html", "to_text", "tournament_command", "add_parser"]
+           "to_csv", "to_html", "to_text", "tournament_command", "TOURNAMENT", "PROTOCOL"]
 
 validate_extra_points = check_extra_points
 """§4.3 checks (re-exported: the protocol applies them when it is loaded)."""
@@ -268,7 +268,7 @@ def to_html(table: TournamentTable, lang: str = "ru") -> str:
 def _settings(args) -> dict:
     if getattr(args, "config", None):
 
-        raw = dict(config.load(args.config)["mafia"])
+        raw = dict(configs.load(args.config)["mafia"])
     else:
         raw = {}
     if getattr(args, "finalists", None) is not None:
@@ -305,7 +305,7 @@ def protocol_command(args) -> int:
     language of ``--config``, else Russian; ``FILE: ok`` of ``check`` stays as it is for scripts."""
     settings = _settings(args)
     if args.lang is None:
-        args.lang = config.load(args.config)["language"] if getattr(args, "config", None) else DEFAULT_LANG
+        args.lang = configs.load(args.config)["language"] if getattr(args, "config", None) else DEFAULT_LANG
     lang = args.lang
     if args.action == "check":
         for path in args.files:
@@ -352,9 +352,7 @@ def protocol_command(args) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register ``buzzer tournament`` and ``buzzer protocol``."""
-    p = sub.add_parser("tournament", help="«Мафия»: the tournament table from a folder of game protocols")
+def _tournament_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("folder", help="folder of protocol JSON files")
     p.add_argument("--csv", metavar="OUT", help="also write the table as CSV")
     p.add_argument("--html", metavar="OUT", help="also write the table as a printable HTML page")
@@ -365,10 +363,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", "-c", metavar="FILE", help="config file with a [mafia] section (its "
                    "seats: the table of a protocol that does not record its own)")
     p.add_argument("--lang", choices=LANGUAGES, default="ru", help="language of labels (default ru)")
-    p.set_defaults(func=tournament_command)
 
-    q = sub.add_parser("protocol", help="«Мафия»: check a game protocol, print it as HTML, enter a protest, "
-                       "export it to Polemica's JSON")
+
+def _protocol_arguments(q: argparse.ArgumentParser) -> None:
     q.add_argument("action", choices=("check", "html", "protest", "polemica"))
     q.add_argument("files", nargs="+", metavar="FILE", help="protocol JSON file(s)")
     q.add_argument("-o", "--output", help="html, polemica: output file (default: FILE with .html, "
@@ -380,4 +377,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "seats: the table of a protocol that does not record its own)")
     q.add_argument("--lang", choices=LANGUAGES, help="language of the output and the page "
                    "(default: the --config's, else ru)")
-    q.set_defaults(func=protocol_command, finalists=None)
+    q.set_defaults(finalists=None)
+
+
+TOURNAMENT = Command("tournament", "«Мафия»: the tournament table from a folder of game protocols",
+                     _tournament_arguments, tournament_command)
+PROTOCOL = Command("protocol", "«Мафия»: check a game protocol, print it as HTML, enter a protest, "
+                   "export it to Polemica's JSON", _protocol_arguments, protocol_command)

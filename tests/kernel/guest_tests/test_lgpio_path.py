@@ -93,7 +93,7 @@ def test_the_program_opens_lgpio_from_a_read_only_working_directory(chip):
     code = (
         "from controller.app import config\n"
         "from controller.inputs.clock import EngineClock\n"
-        "from controller.inputs.base import create_backend\n"
+        "from controller.inputs import create_backend\n"
         f"cfg = config.build({{'buttons': 'gpio', 'gpio': {{'pin_factory': 'lgpio', 'board_revision': '{PI4}'}}}})\n"
         "b = create_backend('gpio', ['A', 'B', 'C', 'D'], EngineClock(), lambda ev: None, cfg['gpio'])\n"
         "print('opened', b.status().detail)\n"
@@ -127,9 +127,9 @@ def test_lgpio_factory_without_a_board_is_one_line_naming_the_key(chip):
 def _game(extra_gpio=None):
     from controller.app import config
     from controller.app.loop import Loop
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import EngineClock
-    from controller.inputs.base import create_backend
+    from controller.inputs import create_backend
 
     cfg = config.build({"buttons": "gpio",
                         "gpio": {"pin_factory": "lgpio", "board_revision": PI4, **(extra_gpio or {})}})

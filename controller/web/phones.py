@@ -209,11 +209,15 @@ class Hub:
 
     def delay(self, phone: Phone, now: int) -> int | None:
         """How long a press of this phone may take to come here (its slowest recent path to
-        this computer, the sync's bound and the margin), ns; None before an exchange."""
+        this computer, an older one's delay halved every ``delay_half_life_s``, the sync's
+        bound and the margin), ns; None before an exchange."""
         est = self.estimate(phone, now)
         if est is None:
             return None
-        return cs.upstream(phone.sync, est) + est.bound + int(round(self.settings["wait_margin_ms"] * MS))
+        # an old slow path counts less the older it is ([phones] delay_half_life_s)
+        half_life = int(round(float(self.settings["delay_half_life_s"]) * 1e9))
+        return (cs.upstream(phone.sync, est, half_life) + est.bound
+                + int(round(self.settings["wait_margin_ms"] * MS)))
 
     def _update_wait(self) -> None:
         now = self.clock()

@@ -209,6 +209,27 @@ def test_check_config_names_own_game_players_and_programme_rounds(capsys):
     assert "3 раунда" in buzzer(capsys, "check-config", ROOT / "examples" / "programme.toml")[1]
 
 
+@pytest.mark.parametrize("mode, section, key, limit", [("erudite", "erudite", "max_teams", 4),
+                                                       ("brain-ring", "brain_ring", "max_teams", 3),
+                                                       ("own-game", "own_game", "max_players", 3)])
+def test_more_teams_than_the_game_seats_is_one_translated_line_naming_the_limit_key(tmp_path, capsys, mode,
+                                                                                  section, key, limit):
+    """A class puts more teams on phones than the game seats: one line, in the config's language,
+    naming the key that would seat them (not a game's English sentence without the key)."""
+    teams = "".join(f'[[teams]]\nname = "T{i}"\nbutton = "{chr(65 + i)}"\n' for i in range(limit + 1))
+    path = tmp_path / "class.toml"
+    for lang, words in (("ru", f"команд {limit + 1}, а можно не больше {limit}"),
+                        ("en", f"{limit + 1} teams, at most {limit} here")):
+        if mode == "own-game":
+            words = words.replace("команд", "игроков").replace("teams", "players")
+        path.write_text(f'mode = "{mode}"\nlanguage = "{lang}"\n[{section}]\n{key} = {limit}\n{teams}',
+                        encoding="utf-8")
+        rc, out, err = buzzer(capsys, "check-config", path)
+        msg = one_error_line(err)
+        assert rc == 2 and out == ""
+        assert msg.startswith(f"buzzer: {path}: teams: {words} ({section}.{key})"), msg
+
+
 def test_check_config_without_a_file_checks_the_default_config():
     """`buzzer check-config` with no FILE checks what `buzzer run` would load (docs/cli.md: [FILE])."""
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "check-config"], cwd=ROOT,

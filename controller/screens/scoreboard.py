@@ -489,6 +489,8 @@ class Scoreboard:
             line2, colour = t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)), RED
         elif not status.get("connected", True):
             line2, colour = t("backend_disconnected", lang), RED
+        elif status.get("no_phone"):   # a team that presses only with a phone link has none joined yet
+            line2, colour = t("backend_no_phone", lang, buttons=", ".join(str(m) for m in status["no_phone"])), AMBER
         else:
             line2, colour = t("backend_connected", lang), GREEN
         notice = status.get("notice")

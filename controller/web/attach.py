@@ -178,6 +178,7 @@ class PhoneBridge:
         self.loop = loop
         self.dir = link_dir(loop)
         self.tokens = team_tokens.for_game(self.dir, buttons)
+        loop.phone_buttons = frozenset(self.tokens)   # these teams may press with a phone alone
 
     def init(self, server: WebProcess) -> dict:
         """What the web process needs of the phones (its init message; a pipe, never argv)."""
@@ -199,6 +200,8 @@ class PhoneBridge:
                                  ", ".join(str(f)[:20] for f in msg["flags"][:4]))
             elif kind == "wait":
                 self.loop.set_phone_wait(int(msg["ns"]))
+            elif kind == "joined":
+                self.loop.set_phones_joined(b for b in msg["buttons"] if b in self.tokens)
             elif kind == "team_token":
                 if msg["button"] in self.tokens and isinstance(msg["token"], str):
                     self.tokens[msg["button"]] = msg["token"]

@@ -230,6 +230,20 @@ def test_more_teams_than_the_game_seats_is_one_translated_line_naming_the_limit_
         assert msg.startswith(f"buzzer: {path}: teams: {words} ({section}.{key})"), msg
 
 
+def test_the_class_on_phones_example_validates(capsys):
+    """examples/phones-class.toml (docs/phones.md, «A class: four teams on phones»): `check-config
+    -c` passes; four teams, none with a key (they press on their phones), the pages open to the
+    classroom's network, phones on."""
+    from controller.app import config as config_mod
+
+    path = ROOT / "examples" / "phones-class.toml"
+    rc, out, err = buzzer(capsys, "check-config", "-c", path)
+    assert (rc, err) == (0, "") and out.endswith("phones-class.toml: OK (Эрудит-квартет, 4 команды, кнопки: keyboard)\n")
+    cfg = config_mod.load(path)
+    assert [t["key"] for t in cfg["teams"]] == ["", "", "", ""] and cfg["phones"]["enabled"]
+    assert cfg["web"]["bind"] == "0.0.0.0" and cfg["display"]["host_overlay"] is False
+
+
 def test_check_config_without_a_file_checks_the_default_config():
     """`buzzer check-config` with no FILE checks what `buzzer run` would load (docs/cli.md: [FILE])."""
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "check-config"], cwd=ROOT,

@@ -230,6 +230,11 @@ class Loop:
         """The joined phones' delay (see :attr:`phone_wait_ns`)."""
         self.phone_wait_ns = max(0, int(ns))
 
+    def set_phone_buttons(self, buttons) -> None:
+        """The buttons a team's phone link presses for (see :attr:`phone_buttons`)."""
+        self.phone_buttons = frozenset(str(b) for b in buttons)
+        self.dirty = True
+
     def set_phones_joined(self, buttons) -> None:
         """The buttons with a phone joined now (see :attr:`phones_joined`; any thread)."""
         joined = frozenset(str(b) for b in buttons)

@@ -178,7 +178,7 @@ class PhoneBridge:
         self.loop = loop
         self.dir = link_dir(loop)
         self.tokens = team_tokens.for_game(self.dir, buttons)
-        loop.phone_buttons = frozenset(self.tokens)   # these teams may press with a phone alone
+        loop.set_phone_buttons(self.tokens)   # these teams may press with a phone alone
 
     def init(self, server: WebProcess) -> dict:
         """What the web process needs of the phones (its init message; a pipe, never argv)."""

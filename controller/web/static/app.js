@@ -383,7 +383,7 @@
       const tr = el("tr");
       // a key whose first press only asks says so, with the keys bound to it («Esc дважды»)
       const said = (k.key_labels || k.keys).join(", ");
-      tr.append(el("td", "k", k.twice ? fillIn(L.key_twice || "{keys}", { keys: said }) : said), el("td", "a", k.label));
+      tr.append(el("td", "k", k.twice ? fillIn(L.key_twice || "{key}", { key: said }) : said), el("td", "a", k.label));
       return tr;
     }));
   }

@@ -98,3 +98,16 @@ def test_the_half_life_is_validated(value):
 
 def test_the_half_life_has_a_documented_default():
     assert config_mod.build({})["phones"]["delay_half_life_s"] == 60.0
+
+
+def test_the_hub_tells_which_teams_have_a_phone_joined():
+    """What the game's status needs for «Нет телефона»: the teams with a phone, told on each change."""
+    settings = dict(config_mod.build({})["phones"])
+    told = []
+    hub = Hub(settings, {"A": "a" * 32, "B": "b" * 32}, clock=Clock(), send_joined=told.append)
+    first = hub.join("A")
+    second = hub.join("A")                       # a second phone of the same team: no change to tell
+    hub.join("B")
+    hub.leave(first)
+    hub.leave(second)
+    assert told == [["A"], ["A", "B"], ["B"]]

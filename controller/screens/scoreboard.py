@@ -515,7 +515,9 @@ class Scoreboard:
             r = self._text(surface, text, Rect(rect.x, rect.y + k * row, rect.width - (dot * 2 if k == 0 else 0),
                                                row), size, c, align="right", fit=False)
             if k == 0:
-                pygame.draw.circle(surface, GREEN if ok else RED, (rect.right - dot // 2 - 1, r.centery), dot // 2)
+                # amber: every button answers, but a team on its phone alone has none joined yet
+                light = RED if not ok else AMBER if status.get("no_phone") else GREEN
+                pygame.draw.circle(surface, light, (rect.right - dot // 2 - 1, r.centery), dot // 2)
 
     # -- main panel --------------------------------------------------------------------------
     def _draw_main(self, surface, lay: dict, p: MainPanel, cards: Cards,

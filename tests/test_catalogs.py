@@ -216,6 +216,7 @@ def _name(func):
 def _keys_in_code():
     from controller.screens import notices, common as screen
     from controller.screens import scoreboard
+    from controller.festival import board as festival_board
 
     keys = {}
     for path in sorted(CONTROLLER.rglob("*.py")):
@@ -238,8 +239,8 @@ def _keys_in_code():
                             keys.setdefault(f"protocol.{reason}", where)
     tables = {
         "screen.py": [*(games.get(n).title_key for n in games.names()), *screen.FLASH_TEXT.values(), *screen.TAG_KEYS.values(),
-                      *screen.PRESS_TAG_KEYS.values(), *screen.COUNTDOWN_LABELS.values(),
-                      *screen.SEAT_STATUS.values()],
+                      *screen.PRESS_TAG_KEYS.values(), *screen.COUNTDOWN_LABELS.values()],
+        "board.py": [*festival_board.OLDER_HALL_SEAT_TAGS.values()],
         "scoreboard.py": [k for k, _ in scoreboard.TAGS.values()] + [k for k, _ in scoreboard.PRESS_TAGS.values()]
         + [f"backend_{b}" for b in ("keyboard", "gpio", "serial")],
         "i18n.py": [*i18n.ACTION_LABELS.values(), *i18n.COUNT_PARAMS,

@@ -320,3 +320,126 @@ def test_export_rating_writes_one_sheet_per_competition_with_every_halls_teams(t
     assert {r[1]: r[0] for r in sheets["Брейн-ринг"][1:]} == {"Альфа": 51234, "Бета": 60001}
     warnings = [ln for ln in r.stderr.splitlines() if "warning" in ln]
     assert len(warnings) == 1 and "Дельта" in warnings[0] and "Гамма" not in warnings[0]
+
+
+MAFIA = ROOT_EXAMPLES / "mafia-table.jsonl"
+
+
+def test_a_mafia_hall_and_an_erudite_hall_show_their_rows_and_tags_from_the_halls_table(tmp_path, monkeypatch):
+    """Each hall publishes its game's table, built from its screen model: a board started after the
+    halls went away (no events to replay, the retained standings only) draws «Мафия»'s seats with
+    their tags and Эрудит's teams with their points, and knows neither game."""
+    from controller.festival.board import text_board
+
+    broker = Broker(tmp_path / "broker").start()
+    try:
+        halls = tmp_path / "halls"
+        halls.mkdir()
+        buzzer("simulate", MAFIA, "--festival", broker.plain_url, "--hall", "Зал 4", "--competition", "Клуб",
+               cwd=halls)
+        buzzer("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", "--competition", "Эрудит",
+               cwd=halls)
+        lst = Listener(broker_of({"username": "", "password": ""}, broker.url))
+        lst.start()
+        try:
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline and sum(h["table"] is not None for h in lst.festival.halls()) < 2:
+                lst.pump(0.1)
+            halls_seen = {h["hall"]: h for h in lst.festival.halls()}
+        finally:
+            lst.close()
+    finally:
+        broker.stop()
+    mafia, erudite = halls_seen["Зал 4"]["table"], halls_seen["Зал 1"]["table"]
+    assert not halls_seen["Зал 4"]["complete"]          # from the hall's table, not a replica's
+    assert mafia["numbered"] is True and len(mafia["rows"]) == 10
+    seat7, seat9 = mafia["rows"][6], mafia["rows"][8]
+    assert (seat7["place"], seat7["name"], seat7["points"]) == (7, "Жанна", None)
+    assert [(t["key"], t["tone"], t["text"]) for t in seat7["tags"]] == [("silenced", "warn", "Без речи")]
+    assert [t["text"] for t in seat9["tags"]] == ["Выбыл"] and mafia["rows"][0]["tags"] == []
+    top = simulated(ERUDITE)["standings"]
+    assert [(r["place"], r["name"], r["points"]) for r in erudite["rows"]] == \
+        [(r["place"], r["team"], r["points"]) for r in top]
+    monkeypatch.setattr("controller.festival.board.ROWS", 10)   # (a card shows 6 rows: seats 7 and 9 too)
+    text = text_board(list(halls_seen.values()), [], "ru")
+    assert "  7  Жанна  Без речи\n" in text and "  9  Ира  Выбыл\n" in text and "  1  Анна\n" in text
+    assert f"  1  {top[0]['team']}  {top[0]['points']}\n" in text
+    assert "  7  Zhanna" not in text_board(list(halls_seen.values()), [], "en")
+    assert "  7  Жанна  No speech\n" in text_board(list(halls_seen.values()), [], "en")   # the board's language
+
+
+def _standings(seq: int, table, hall: str = "Зал 5") -> tuple[str, bytes]:
+    """A standings message of a hall that plays a game this board has never heard of."""
+    game = "abcdef12"
+    body = {"hall": hall, "competition": "Кубок", "game": game, "seq": seq, "finished": False, "mode": "quidditch",
+            "standings": [], "summary": {}, "view": {}, "table": table}
+    return link.topic(link.DEFAULT_PREFIX, "Кубок", hall, game, "standings"), link.encode(body)
+
+
+def test_the_board_draws_any_games_table_and_refuses_an_implausible_one_keeping_the_last_good(caplog):
+    from controller.festival.board import card_lines
+    from controller.festival.results import MALFORMED
+
+    good = {"numbered": False, "rows": [
+        {"place": 1, "name": "Гриффиндор", "points": 150, "tags": [{"key": "x.seeker", "tone": "good", "text": "Ловец"}]},
+        {"place": "2–3", "name": "Слизерин", "points": 10.5, "tags": []}]}
+    board = Festival()
+    assert board.handle(*_standings(1, good))
+
+    def rows():
+        (card,) = board.halls()
+        return [text for text, _ in card_lines(card, "ru")[2:]]
+
+    assert rows() == ["  1  Гриффиндор  150  Ловец", "2–3  Слизерин  10.5"]
+    many = {"rows": [{"place": i, "name": f"T{i}", "points": 0, "tags": []} for i in range(500)]}
+    bad_tag = {"rows": [{"place": 1, "name": "Пуффендуй", "points": 999, "tags": [{"key": "x", "text": 7}]}]}
+    nine_tags = {"rows": [{"place": 1, "name": "Пуффендуй", "points": 999, "tags": [{"key": "x"}] * 9}]}
+    long_name = {"rows": [{"place": 1, "name": "Я" * 101, "points": 999, "tags": []}]}
+    wrong_points = {"rows": [{"place": 1, "name": "Пуффендуй", "points": [999], "tags": []}]}
+    not_a_table = ["Пуффендуй", 999]
+    for n, table in enumerate((many, bad_tag, nine_tags, long_name, wrong_points, not_a_table), start=2):
+        caplog.clear()
+        with caplog.at_level("INFO", logger="controller.festival.results"):
+            assert board.handle(*_standings(n, table)) is False
+        assert rows() == ["  1  Гриффиндор  150  Ловец", "2–3  Слизерин  10.5"]
+        (record,) = [r for r in caplog.records if "refused" in r.getMessage()]
+        assert "table" in record.getMessage() and "\n" not in record.getMessage() and record.exc_info is None
+    assert board.refused[MALFORMED] == 6
+    assert board.handle(*_standings(9, dict(good, rows=good["rows"][1:])))   # the next good one is taken
+    assert rows() == ["2–3  Слизерин  10.5"]
+
+
+def test_an_older_hall_without_a_table_is_drawn_from_its_standings():
+    """A hall older than the table publishes its standings only (MQTT payloads are a public
+    interface): the board reads its teams' places and points and its seats' statuses."""
+    from controller.festival.board import card_lines
+
+    board = Festival()
+    topic, payload = _standings(1, None)
+    body = json.loads(payload)
+    body.pop("table")
+    seats = [{"seat": 1, "name": "Анна", "status": "in_game"}, {"seat": 2, "name": "Борис", "status": "out"}]
+    body.update(standings=seats, summary={"mode": "mafia", "phase": "day", "seats": seats})
+    assert board.handle(topic, link.encode({k: v for k, v in body.items() if k != "v"}))
+    (card,) = board.halls()
+    assert card["table"] is None
+    assert [text for text, _ in card_lines(card, "ru")[2:]] == ["  1  Анна  В игре", "  2  Борис  Выбыл"]
+
+
+def test_a_settled_game_keeps_its_table(festival):
+    """A finished game with every event lets its replica go (a day of games stays small): its
+    table stays on the board as it was."""
+    from controller.festival.results import SETTLE_QUIET_S
+
+    _, _, captured, _ = festival
+    now = [0.0]
+    board = Festival(clock=lambda: now[0])
+    for topic, payload in captured:
+        board.handle(topic, payload)
+    before = {h["hall"]: h["table"] for h in board.halls()}
+    assert all(table and table["rows"] for table in before.values())
+    now[0] += SETTLE_QUIET_S + 1
+    board.requests()                                   # settles what is quiet long enough
+    assert all(g.done and g.state is None for g in board.games.values())
+    assert {h["hall"]: h["table"] for h in board.halls()} == before
+    assert [r["name"] for r in before["Зал 1"]["rows"]] == [r["team"] for r in simulated(ERUDITE)["standings"]]

@@ -25,12 +25,12 @@ def help_frame(loop, name: str) -> list[str]:
 
     import pygame
 
-    from controller.inputs.keys import mode_keys, team_keys
+    from controller.inputs.keys import mode_keys, mode_labels, team_keys
     from controller.screens import scoreboard as sb
 
     view = engine.view(loop.state, loop.clock.now())
     board = sb.Scoreboard((1280, 720), lang=loop.cfg["language"], keys=mode_keys(loop.cfg),
-                          team_keys=team_keys(loop.cfg))
+                          team_keys=team_keys(loop.cfg), labels=mode_labels(loop.cfg, loop.state))
     drawn: list[str] = []
     real = board._text
     board._text = lambda surface, text, *a, **kw: (drawn.append(str(text)), real(surface, text, *a, **kw))[1]

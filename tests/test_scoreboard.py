@@ -277,6 +277,36 @@ def test_help_overlay_starts_with_the_players_keys_and_shows_this_games_keys():
     assert "start_clock" not in board.keys and board.team_keys[0] == ("q", "Альфа")
 
 
+def test_the_help_overlay_says_the_games_declared_words_not_the_views_mode():
+    """The key help's words for an action are the game's own as it declares them (``Action.label``,
+    handed over with the keys), never looked up by the raw view's ``mode``: a view without one (a
+    round of a programme, a view of no known game) still has «Мафия»'s words when they are given,
+    and none when they are not."""
+    from controller import games
+    from controller.app import config
+
+    cfg = config.load("config/mafia.toml")
+    view = engine.view(engine.new_game(cfg, 1), 0)
+    view.pop("mode")
+    from controller.i18n import t
+
+    own = games.label_keys("mafia")
+    action = "rename" if "rename" in own else next(iter(own))
+    drawn = []
+
+    def words(board) -> list[str]:
+        drawn.clear()
+        real = board._text
+        board._text = lambda surface, text, *a, **k: (drawn.append(str(text)), real(surface, text, *a, **k))[1]
+        board.draw(pygame.Surface((1280, 720)), view, 0, help_overlay=True)
+        return list(drawn)
+
+    board = Scoreboard((1280, 720), keys={action: ["r"]}, labels=own)
+    assert t(own[action], "ru") in words(board)          # «Переименовать игрока»
+    board.set_labels({})
+    assert t(own[action], "ru") not in words(board)
+
+
 @pytest.mark.parametrize("size, least_px", [((1280, 720), 17), ((1024, 768), 13)])
 def test_the_mafia_judges_thirty_keys_fit_the_help_overlay_readably(tmp_path, size, least_px):
     """«Мафия»'s judge has some thirty keys (nominations, votes, checks ...): the key help shows

@@ -470,14 +470,14 @@ def test_the_links_tokens_are_in_no_journal_log_or_world_readable_file(game, tmp
 def test_the_class_config_seats_four_teams_on_phones_and_two_on_wired_buttons():
     """config/class-phones.toml (docs/phones.md, «A class»): six teams of Эрудит-квартет, the pages
     open to the hall's network, phones on, Эпсилон's and Зета's buttons (with lamps) on the Pi's
-    pins, Альфа … Дельта on free pins with nothing connected."""
+    pins, Альфа … Дельта on their phones only (``phone = true``: no pin)."""
     from controller.app import config as config_mod
-    from controller.inputs.options import gpio_covers_teams
+    from controller.inputs.options import gpio_covers_teams, wired_buttons
 
     cfg = config_mod.load(Path(__file__).resolve().parents[1] / "config" / "class-phones.toml")
     assert [t["name"] for t in cfg["teams"]] == ["Альфа", "Бета", "Гамма", "Дельта", "Эпсилон", "Зета"]
     assert cfg["erudite"]["max_teams"] == 6 and cfg["buttons"] == "gpio" and cfg["phones"]["enabled"]
     assert cfg["web"]["bind"] == "0.0.0.0" and cfg["display"]["host_overlay"] is False
-    gpio_covers_teams(cfg)                            # every team has an input pin
+    gpio_covers_teams(cfg)                            # every wired team has an input pin
+    assert wired_buttons(cfg) == ["E", "F"] and set(cfg["gpio"]["pins"]) == {"E", "F"}
     assert set(cfg["gpio"]["lamps"]) == {"E", "F"}
-    assert len(set(cfg["gpio"]["pins"].values())) == 6

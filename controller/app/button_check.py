@@ -8,7 +8,9 @@ button's lamp while the button is held, so one person can walk round the
 table and see that every button and lamp is where the config says.
 
 At the end (Ctrl+C, or ``--seconds N``) it prints a summary and lists the
-buttons that never moved: unplugged, miswired, or on another pin.
+buttons that never moved: unplugged, miswired, or on another pin.  A team that
+presses with a phone (``phone = true`` in its ``[[teams]]``) has no wire to check:
+it is listed as «телефон» ("phone") and never waited for.
 
 With ``GPIOZERO_PIN_FACTORY=mock`` it runs on gpiozero's mock pins, and
 ``--script FILE`` drives them (for tests and demonstrations)::
@@ -231,7 +233,11 @@ def run(args) -> int:
 
     teams = {tm["button"]: tm["name"] for tm in cfg["teams"]}
     gpio = cfg["gpio"]
-    buttons = list(teams) + [b for b in gpio["pins"] if b not in teams]
+    # a team with phone = true presses with a phone (docs/phones.md): no wire of it to check,
+    # its pin (if it has one) is not opened; it is listed as such
+    phones = {tm["button"] for tm in cfg["teams"] if tm.get("phone")}
+    listed = list(teams) + [b for b in gpio["pins"] if b not in teams]
+    buttons = [b for b in listed if b not in phones]
     events: queue.Queue = queue.Queue()
     clock = EngineClock()
 
@@ -267,7 +273,10 @@ def run(args) -> int:
         else:
             say("path_gpio", factory=status.extra["pin_factory"])
             say("factory", factory=status.extra["pin_factory"], stamps=status.extra["timestamps"])
-        for b in buttons:
+        for b in listed:
+            if b in phones:
+                say("phone", b=b, team=teams[b])
+                continue
             say("button", b=b, pin=gpio["pins"][b], lamp=gpio["lamps"].get(b, text["no_lamp"]),
                 team=teams.get(b, ""))
             if gpiod_path:
@@ -380,7 +389,10 @@ def run(args) -> int:
         say("summary")
         stats = backend.stats()
         never = []
-        for b in buttons:
+        for b in listed:
+            if b in phones:
+                say("phone_row", b=b)
+                continue
             st, bl = stats[b], tallies[b].bounces
             if st.edges == 0:
                 never.append(f"{b} ({st.pin})")

@@ -127,6 +127,10 @@ def describe(cfg: dict, lang: str = DEFAULT_LANG) -> str:
     game = games.get(mode)
     title = t(game.title_key, lang) if game.title_key else mode
     who = [tn(key, n, lang) for key, n in game.describe(cfg)]
+    buttons = [t("check.buttons", lang, backend=cfg["buttons"])]
+    phones = sum(1 for team in cfg["teams"] if team.get("phone"))
+    if phones:   # teams with phone = true (docs/phones.md): said, so a wrong count shows
+        buttons.append(t("check.phone_teams", lang, n=phones))
     ev = cfg.get("event")
     if ev:
         played = ev.get("game") or {}
@@ -137,9 +141,9 @@ def describe(cfg: dict, lang: str = DEFAULT_LANG) -> str:
         elif played.get("pack"):
             plan.append(t("check.package", lang, name=Path(played["pack"]).name))
         event_title = f"«{ev['title']}»" if ev.get("title") else t("check.event", lang)
-        parts = ", ".join([title, *who, *plan, t("check.buttons", lang, backend=cfg["buttons"])])
+        parts = ", ".join([title, *who, *plan, *buttons])
         return t("check.event_game", lang, event=event_title, number=ev.get("game_number") or "-", summary=parts)
-    return ", ".join([title, *who, t("check.buttons", lang, backend=cfg["buttons"])])
+    return ", ".join([title, *who, *buttons])
 
 
 def cmd_run(args) -> int:

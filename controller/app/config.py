@@ -27,7 +27,7 @@ from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES, Text
 from controller import games
 from controller.inputs.base import BACKENDS
-from controller.inputs.options import GPIO, KEYPAD, KEYS, SERIAL, gpio_covers_teams
+from controller.inputs.options import GPIO, KEYPAD, KEYS, SERIAL, gpio_covers_teams, phone_teams_have_phones, serial_covers_teams
 from controller.screens.layouts import LAYOUTS
 
 from controller.core.schema import _KIND_OK, _KIND_WORD, NUMBER_LIMIT, Key, Section, _num, _show, check_value, expected, positive  # noqa: F401
@@ -199,7 +199,7 @@ def _team_checks(teams: Any) -> list[dict]:
     """Validate the ``[[teams]]`` array; return a normalised list."""
     if not isinstance(teams, list) or not all(isinstance(t, dict) for t in teams):
         raise ConfigError("teams", Text("config.teams_array"))
-    allowed = {"name", "button", "key", "color", "players", "sound", "roster"}
+    allowed = {"name", "button", "key", "color", "players", "sound", "roster", "phone"}
     out = []
     seen_names, seen_buttons, seen_keys = set(), set(), set()
     for i, t in enumerate(teams):
@@ -236,8 +236,9 @@ def _team_checks(teams: Any) -> list[dict]:
 
 
 def _team_extras(t: dict, path: str) -> dict:
-    """A team's own press sound (``sound``: a bundled sound's name or a WAV file) and its
-    players' names (``roster``, from the event file); present only when given."""
+    """A team's own press sound (``sound``: a bundled sound's name or a WAV file), its
+    players' names (``roster``, from the event file) and ``phone`` (true: the team presses
+    with a phone only, no wired button); present only when given (``phone``: when true)."""
     out = {}
     if "sound" in t:
         if not isinstance(t["sound"], str) or not t["sound"].strip():
@@ -247,6 +248,11 @@ def _team_extras(t: dict, path: str) -> dict:
         if problem:
             raise ConfigError(f"{path}.sound", problem)
         out["sound"] = t["sound"].strip()
+    if "phone" in t:   # the team presses with a phone only: no wired button (docs/phones.md)
+        if not isinstance(t["phone"], bool):
+            raise ConfigError(f"{path}.phone", expected("bool", t["phone"]))
+        if t["phone"]:
+            out["phone"] = True
     if "roster" in t:
         r = t["roster"]
         if not isinstance(r, list) or not all(isinstance(n, str) and n for n in r):
@@ -412,7 +418,9 @@ def _cross_checks(cfg: dict) -> None:
 
 CROSS_CHECKS: list[Callable[[dict], None]] = []
 """Extra whole-config checks registered by other modules' sections."""
+CROSS_CHECKS.append(phone_teams_have_phones)
 CROSS_CHECKS.append(gpio_covers_teams)
+CROSS_CHECKS.append(serial_covers_teams)
 
 
 # --- the festival over MQTT (controller/festival/, docs/festival.md) ---
@@ -591,7 +599,12 @@ def docs_markdown() -> str:
             "| `players` | int | 4 | Players in the team; fewer than the rounds of a fight means "
             "the captain skips rounds (seed §4.1). |",
             "| `sound` | str | none | The team's own press sound, so the hall hears who pressed: press-1 … "
-            "press-8 (bundled) or a WAV file. |", ""]
+            "press-8 (bundled) or a WAV file. |",
+            "| `phone` | bool | false | The team presses with a phone only (docs/phones.md): it needs no "
+            "wired button, takes no `[gpio] pins` entry and no `[serial] inputs` entry (its pin, if any, "
+            "is not opened); with buttons = \"keyboard\" its `key` still presses for it. Needs the phones "
+            "on (`[web] enabled` and `[phones] enabled`). A team without it needs a wired button with "
+            "buttons = \"gpio\", \"gpiod\" or \"serial\". |", ""]
     return "\n".join(out)
 
 

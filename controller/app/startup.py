@@ -19,6 +19,7 @@ from controller.core import engine
 from controller.app import journal as journal_mod
 from controller.sound.audio import Audio
 from controller.inputs import create_backend
+from controller.inputs.options import wired_buttons
 from controller.inputs.clock import EngineClock
 from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
 from controller.inputs.base import NoPinFactory
@@ -350,6 +351,19 @@ def resume_command(args, config_path: str | None, played: str | None) -> str:
     return " ".join(words[:1] + [shlex.quote(w) for w in words[1:]])
 
 
+def make_backend(cfg: dict, clock, sink):
+    """The backend of ``cfg``'s buttons (``buttons``), not started: the buttons of the teams
+    with a wired button (a pin, a box input, a key); a team with ``phone = true`` presses with
+    its phones only, through the pages (docs/phones.md), and gets no pin or box input opened.
+    Every team's ``key`` is given: with buttons = "keyboard" the keyboard stands in for any
+    button, a phone team's too."""
+    options = dict(cfg.get(BACKEND_SECTION.get(cfg["buttons"], cfg["buttons"]), {}) or {})
+    options["keys"] = {t["button"]: t["key"] for t in cfg["teams"]}
+    if cfg["buttons"] == "gpiod":   # a press waits the settle window for one that ties with it
+        options["settle_ms"] = cfg["arbiter"]["settle_ms"]
+    return create_backend(cfg["buttons"], wired_buttons(cfg), clock, sink, options)
+
+
 def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd) -> int:
     prepared = prepare_game(cfg, args, str(Path(path).resolve()) if path else None)
     if prepared is None:
@@ -384,13 +398,8 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         loop.say_text(help_hint(cfg, lang), key="help_hint", echo=False)  # H (F1) shows every key
     for text, screen in prepared.notices:  # what happened to the journal: in the terminal with its
         loop.say_text(text, hold_ns=JOURNAL_NOTICE_NS, screen=screen)   # path, on the screen without
-    keys = {t["button"]: t["key"] for t in cfg["teams"]}
-    options = dict(cfg.get(BACKEND_SECTION.get(cfg["buttons"], cfg["buttons"]), {}) or {})
-    options["keys"] = keys
-    if cfg["buttons"] == "gpiod":   # a press waits the settle window for one that ties with it
-        options["settle_ms"] = cfg["arbiter"]["settle_ms"]
     try:
-        backend = create_backend(cfg["buttons"], [tm["button"] for tm in cfg["teams"]], clock, loop.enqueue, options)
+        backend = make_backend(cfg, clock, loop.enqueue)
     except NoPinFactory as exc:   # buttons = "gpio" off a Pi: said in the host's language
         raise BackendUnavailable(t("gpio_no_pin_factory", lang, problem=exc.cause)) from None
     loop.use(backend=backend)

@@ -47,7 +47,7 @@ MAX_PLAYERS = 8
 MAX_FILE_BYTES = 2_000_000
 """An event file larger than this is refused (it is a few kilobytes in practice)."""
 
-TEAM_KEYS = {"name", "players", "button", "key", "color", "sound", "rating_id", "city"}
+TEAM_KEYS = {"name", "players", "button", "key", "color", "sound", "phone", "rating_id", "city"}
 
 MAX_RATING_ID = 10_000_000
 """Highest team ID the rating site's numbers reach (a sanity bound, far above today's)."""
@@ -71,7 +71,7 @@ def _team(t: dict, i: int) -> dict:
             raise ConfigError(f"{path}.players[{j}]", f"player {name!r} is named twice in the team")
         names.append(name)
     out["players"] = names
-    for key in ("button", "key", "color"):
+    for key in ("button", "key", "color", "phone"):
         if key in t:
             out[key] = t[key]      # checked with the config's own [[teams]] rules
     if "sound" in t:
@@ -259,7 +259,7 @@ def apply(cfg: dict, event: dict, build) -> dict:
     teams = []
     for name in chosen:
         t = by_name[name]
-        row = {k: t[k] for k in ("name", "button", "key", "color", "sound") if k in t}
+        row = {k: t[k] for k in ("name", "button", "key", "color", "sound", "phone") if k in t}
         if t["players"]:
             row["players"] = len(t["players"])
         teams.append(row)

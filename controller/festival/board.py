@@ -1,10 +1,12 @@
 """``buzzer festival``: the organisers' board -- every hall live, every competition's standings.
 
 One card per hall (and per scheduled hall that has not started): the competition,
-the game's stage, its current question, its leader; under it that game's
-standings as the hall published them.  The board draws from the values every
-game's summary already has (``standings``, ``questions``, ``stage``: see
-:func:`controller.festival.link.headline`), never from one game's own fields.
+the game's stage, its current question, its leader; under it that game's table
+(:func:`controller.festival.link.table_of`: rows of a place, a name, points and tags,
+built from the game's screen model, whatever the game).  The board draws those rows
+and the values every game's summary already has (``questions``, ``stage``: see
+:func:`controller.festival.link.headline`), never one game's own fields; a hall older
+than the table is read through :func:`rows_of_older_hall`.
 
 ``--headless`` prints the same as text whenever it changes.  The same cards are
 served as a read-only web page (:mod:`controller.festival.web`, ``[festival] web_port``).
@@ -16,8 +18,9 @@ import os
 import sys
 import time
 
+from controller import i18n
 from controller.i18n import t
-from controller.screens.common import SEAT_STATUS, display_available, mode_title
+from controller.screens.common import display_available, mode_title
 
 BG = (16, 20, 28)
 CARD = (30, 36, 48)
@@ -37,29 +40,63 @@ def cards(halls: list[dict], schedule: list[dict]) -> list[dict]:
     for item in schedule:
         if (item["competition"], item["hall"]) not in seen:
             out.append({"competition": item["competition"], "hall": item["hall"], "game": None, "mode": "",
-                        "finished": False, "headline": {}, "standings": [], "online": None,
+                        "finished": False, "headline": {}, "standings": [], "table": None, "online": None,
                         "time": item.get("time", "")})
             seen.add((item["competition"], item["hall"]))
     return out
 
 
-def _row_words(row: dict, lang: str | None = None) -> tuple[str, str, str]:
-    """A standings row as (place, name, points); a seat's status instead of points (a table of seats),
-    in words when ``lang`` is given (the JSON of /api/state keeps the status as published)."""
-    place = row.get("place_label", row.get("place", row.get("seat", "")))
-    name = row.get("team", row.get("name", ""))
-    points = row.get("points", row.get("total", row.get("status", "")))
-    if lang is not None and "points" not in row and "total" not in row:
-        points = status_words(points, lang)
-    return str(place), str(name), str(points)
+OLDER_HALL_SEAT_TAGS = {"in_game": "seat_in_game", "silenced": "silenced", "removed": "removed", "out": "out"}
+"""A hall older than the table publishes a table of seats as its standings, each seat with its
+``status``: the status -> the catalog key of its words («В игре», «Без речи», «Выбыл»)."""
 
 
-def status_words(status, lang: str) -> str:
-    """A seat's status in words («В игре», «Без речи», «Выбыл»); anything else as it is."""
-    key = SEAT_STATUS.get(status) if isinstance(status, str) else None
-    if key is None and status == "in_game":
-        key = "seat_in_game"
-    return t(key, lang) if key else str(status)
+def rows_of_older_hall(standings: list) -> list[dict]:
+    """The table rows (as :func:`controller.festival.link.table_of` gives them) of a hall older than
+    the table, from the standings it published: a team's place (its label when shared), name and
+    points; a seat's number, name and status (:data:`OLDER_HALL_SEAT_TAGS`) as its tag."""
+    rows = []
+    for row in standings:
+        if not isinstance(row, dict):
+            continue
+        status = row.get("status")
+        key = OLDER_HALL_SEAT_TAGS.get(status) if isinstance(status, str) else None
+        tags = [{"key": key or "", "tone": "", "text": "" if key else str(status)}] \
+            if "points" not in row and "total" not in row and status is not None else []
+        rows.append({"place": row.get("place_label", row.get("place", row.get("seat", ""))),
+                     "name": row.get("team", row.get("name", "")),
+                     "points": row.get("points", row.get("total")), "tags": tags})
+    return rows
+
+
+def table_rows(card: dict) -> list[dict]:
+    """A card's table rows: the hall's table (:meth:`controller.festival.results.Game.table`), or
+    those of an older hall's standings (:func:`rows_of_older_hall`)."""
+    table = card.get("table")
+    if isinstance(table, dict):
+        return table["rows"]
+    return rows_of_older_hall(card.get("standings") or [])
+
+
+def tag_words(tag: dict, lang: str) -> str:
+    """A tag in ``lang`` when the board's catalog knows its key, else as the hall wrote it."""
+    key = tag.get("key") or ""
+    return t(key, lang) if key and i18n.has(key) else str(tag.get("text") or key)
+
+
+def row_words(row: dict, lang: str) -> tuple[str, str, str, str]:
+    """A table row as text: (place, name, points, tags); "" for what it has not (a seat's points)."""
+    def text(value) -> str:
+        return "" if value is None else str(value)
+
+    return (text(row.get("place")), text(row.get("name")), text(row.get("points")),
+            ", ".join(w for w in (tag_words(tag, lang) for tag in row.get("tags") or ()) if w))
+
+
+def row_line(row: dict, lang: str) -> str:
+    """«  1  Дельта  30», «  7  Жанна  Без речи»: the board's line of a row."""
+    place, name, points, tags = row_words(row, lang)
+    return f"{place:>3}  " + "  ".join(x for x in (name, points, tags) if x)
 
 
 def question_words(q: dict, lang: str) -> str:
@@ -102,9 +139,8 @@ def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
         lines.append((words + (f" · {extra}" if extra else ""), "muted"))
     if "leader" in h:
         lines.append((t("board_leader", lang, name=h["leader"]["name"], points=h["leader"]["points"]), "text"))
-    for row in card["standings"][:ROWS]:
-        place, name, points = _row_words(row, lang)
-        lines.append((f"{place:>3}  {name}  {points}", "muted"))
+    for row in table_rows(card)[:ROWS]:
+        lines.append((row_line(row, lang), "muted"))
     return lines
 
 

@@ -143,7 +143,7 @@ def _say_waited(waited, lang: str) -> None:
 def text_table(res: dict, lang: str = "ru") -> str:
     """``buzzer festival results`` as text, in the config's language: per game a line
     (competition, hall, game, finished or going on), then its standings."""
-    from controller.festival.board import status_words
+    from controller.festival.board import row_line, table_rows
     from controller.i18n import t
     from controller.screens.common import mode_title
 
@@ -153,11 +153,8 @@ def text_table(res: dict, lang: str = "ru") -> str:
         mode = mode_title(c["mode"], lang) if c["mode"] else ""
         lines.append(" · ".join(x for x in (c["name"], c["hall"], mode, t("results_game", lang, game=c["game"])) if x)
                      + f" ({state})")
-        for row in c["standings"]:
-            name = row.get("team", row.get("name", "?"))
-            place = row.get("place", row.get("seat", ""))
-            points = row["points"] if "points" in row else status_words(row.get("status", ""), lang)
-            lines.append(f"  {place:>3}  {name}  {points}")
+        for row in table_rows(c):
+            lines.append("  " + row_line(row, lang))
     if not lines:
         lines.append(t("board_no_games", lang))
     return "\n".join(lines) + "\n"

@@ -17,14 +17,17 @@ and ``game`` of its topic; :func:`parse` checks one message and raises
 from __future__ import annotations
 
 import json
+import logging
 import re
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from controller.core.errors import ConfigError
 from controller.core.schema import Key, Section
+
+log = logging.getLogger(__name__)
 
 VERSION = 1
 QUEUE_FULL = 15
@@ -260,6 +263,8 @@ def parse(prefix: str, name: str, payload: bytes) -> tuple[str, str, str | None,
             raise BadMessage("'summary' must be an object and 'mode' a string")
         if not isinstance(body.get("view", {}), dict):
             raise BadMessage("'view' must be an object")
+        if "table" in body:   # (a hall older than the table sends none: the board reads its standings)
+            body["table"] = checked_table(body["table"])
     elif kind == "info":
         if not isinstance(body.get("config"), dict) or not isinstance(body.get("mode"), str):
             raise BadMessage("'config' must be an object and 'mode' a string")
@@ -284,6 +289,112 @@ def standings_of(summary: dict) -> list:
     if isinstance(summary.get("standings"), list):
         return summary["standings"]
     return list(summary.get("seats") or [])
+
+
+TABLE_ROWS = 200
+"""A published table has at most this many rows (a festival hall seats far fewer teams)."""
+TABLE_TAGS = 8
+"""Tags one row of a published table has at most."""
+TABLE_TEXT = 100
+"""A row's name, or a tag's text, is at most this many characters."""
+TABLE_SHORT = 32
+"""A row's place or points as text («1–2», «3,5»), a tag's key or tone: at most this many characters."""
+
+
+def table_of(model: Any, render: Callable[[Any], str]) -> dict:
+    """The hall's table, game-neutral, from its screen model (:class:`controller.core.screen.Screen`):
+    ``{"numbered", "rows": [{"place", "name", "points", "tags": [{"key", "tone", "text"}]}]}``.
+    The rows are the model's standings when it keeps any (its places, shared ones as their
+    range «1–2»), else its cards (a table of numbered seats: the seat's number as its place,
+    no points); a row's tags are its card's, each with its catalog key, its tone and its
+    text in the hall's language (``render`` turns a :class:`~controller.core.screen.Words` into
+    text).  What a board draws, whatever the game."""
+    from controller.core.screen import Words
+
+    cards = model.cards.items
+
+    def tags(card) -> list[dict]:
+        return [{"key": tag.key, "tone": tag.tone, "text": render(Words(tag.key))}
+                for tag in (card.tags if card is not None else ())][:TABLE_TAGS]
+
+    def plain(value: Any) -> Any:
+        return value if value is None or isinstance(value, (str, int, float)) else str(value)
+
+    rows: list[dict] = []
+    if model.standings.rows:
+        by_index = {card.index: card for card in cards}
+        for row in model.standings.rows:
+            card = by_index.get(row.index) if row.index is not None else None
+            rows.append({"place": plain(row.shared or row.place), "name": str(row.name),
+                         "points": plain(row.points), "tags": tags(card)})
+    else:
+        for card in cards:
+            place = card.number if model.cards.numbered else card.place
+            rows.append({"place": plain(place), "name": str(card.name),
+                         "points": None if model.cards.numbered else plain(card.score), "tags": tags(card)})
+    return {"numbered": bool(model.cards.numbered), "rows": rows[:TABLE_ROWS]}
+
+
+def table_of_state(state: Any, lang: str) -> dict | None:
+    """A game's table (:func:`table_of`) from its state's screen model, its tags' texts in
+    ``lang``; None (said in the log) when the game cannot present it."""
+    from controller.core import engine
+    from controller.i18n import t
+
+    try:
+        return table_of(engine.present(state, None), lambda words: words.render(t, lang))
+    except Exception as exc:   # a game that cannot present: its standings alone, as an older hall's
+        log.warning("festival: no table: %s", exc)
+        return None
+
+
+def _short(value: Any, what: str) -> None:
+    """A place or points: a number, a short text or nothing."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_SEQ):
+        return
+    if isinstance(value, float) and value == value and abs(value) <= MAX_SEQ:
+        return
+    if isinstance(value, str) and len(value) <= TABLE_SHORT:
+        return
+    raise BadMessage(f"table: {what} must be a number, a text of at most {TABLE_SHORT} characters or null")
+
+
+def checked_table(value: Any) -> dict:
+    """A published ``table`` (:func:`table_of`) checked for plausibility: an object with a list
+    of at most :data:`TABLE_ROWS` rows, each with a name (a text of at most :data:`TABLE_TEXT`
+    characters), a place and points (a number, a short text or null) and at most
+    :data:`TABLE_TAGS` tags (each ``key``, ``tone``, ``text``: texts); BadMessage (one line
+    saying what is wrong) otherwise.  Returns only what a board draws."""
+    if not isinstance(value, dict) or not isinstance(value.get("rows"), list):
+        raise BadMessage("'table' must be an object with a list of 'rows'")
+    if not isinstance(value.get("numbered", False), bool):
+        raise BadMessage("table: 'numbered' must be true or false")
+    rows = value["rows"]
+    if len(rows) > TABLE_ROWS:
+        raise BadMessage(f"table: {len(rows)} rows, at most {TABLE_ROWS}")
+    out = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise BadMessage(f"table: row {i + 1} must be an object")
+        name = row.get("name")
+        if not isinstance(name, str) or len(name) > TABLE_TEXT:
+            raise BadMessage(f"table: row {i + 1}: 'name' must be a text of at most {TABLE_TEXT} characters")
+        _short(row.get("place"), f"row {i + 1}: 'place'")
+        _short(row.get("points"), f"row {i + 1}: 'points'")
+        tags = row.get("tags", [])
+        if not isinstance(tags, list) or len(tags) > TABLE_TAGS:
+            raise BadMessage(f"table: row {i + 1}: 'tags' must be a list of at most {TABLE_TAGS}")
+        clean = []
+        for tag in tags:
+            if not isinstance(tag, dict):
+                raise BadMessage(f"table: row {i + 1}: a tag must be an object")
+            for key, most in (("key", TABLE_SHORT), ("tone", TABLE_SHORT), ("text", TABLE_TEXT)):
+                if not isinstance(tag.get(key, ""), str) or len(tag.get(key, "")) > most:
+                    raise BadMessage(f"table: row {i + 1}: a tag's {key!r} must be a text of at most "
+                                     f"{most} characters")
+            clean.append({"key": tag.get("key", ""), "tone": tag.get("tone", ""), "text": tag.get("text", "")})
+        out.append({"place": row.get("place"), "name": name, "points": row.get("points"), "tags": clean})
+    return {"numbered": value.get("numbered", False), "rows": out}
 
 
 def finished_of(summary: dict) -> bool:

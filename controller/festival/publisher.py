@@ -342,6 +342,9 @@ class Publisher:
         body = self._base(game=g.id, seq=len(g.records), mode=g.info.get("mode", ""),
                           finished=link.finished_of(summary), standings=link.standings_of(summary),
                           view=link.headline(summary), summary=summary, t=time.time())
+        table = link.table_of_state(g.state, (g.info.get("config") or {}).get("language") or "ru")
+        if table is not None:
+            body["table"] = table
         self._publish(self._topic(g.id, "standings"), link.encode(body, large=True), retain=True)
         g.dirty = False
         g.last_standings = time.monotonic()
@@ -585,3 +588,4 @@ def _trim() -> None:
 
 
 _libc = None
+

@@ -79,6 +79,7 @@ class Game:
     last_request: float = 0.0
     first_seen: float = 0.0
     _summary: dict | None = None
+    _table: dict | None = None
     info_bytes: int = 0
     snapshot_bytes: int = 0
     """The latest standings message's bytes; once the game is settled (:attr:`done`), its summary's."""
@@ -121,6 +122,20 @@ class Game:
                     return self.snapshot.get("summary") if self.snapshot else None
             return self._summary
         return self.snapshot.get("summary") if self.snapshot else None
+
+    def table(self) -> dict | None:
+        """The game's table as a board draws it (:func:`controller.festival.link.table_of`): the
+        replica's when it has every event (as :meth:`summary`), else the one its hall published
+        last; None from a hall older than the table, which publishes its standings only."""
+        if not self.done and self.complete and self.contiguous > 0 and self.state is not None:
+            if self._table is None:
+                lang = ((self.info or {}).get("config") or {}).get("language") or "ru"
+                self._table = link.table_of_state(self.state, lang)
+            if self._table is not None:
+                return self._table
+        if self.done and self._table is not None:
+            return self._table
+        return self.snapshot.get("table") if self.snapshot else None
 
 
 class Festival:
@@ -257,9 +272,10 @@ class Festival:
         self._changed(g)
         self.bytes += size - g.snapshot_bytes
         g.snapshot_bytes = size
-        g.snapshot = {k: body[k] for k in ("seq", "mode", "finished", "standings", "summary", "view", "t")
-                      if k in body}
+        g.snapshot = {k: body[k] for k in ("seq", "mode", "finished", "standings", "summary", "view", "table",
+                                            "t") if k in body}
         g._summary = None
+        g._table = None
         self._settle(g)
 
     def _changed(self, g: Game, event: bool = False) -> None:
@@ -292,6 +308,7 @@ class Festival:
                 g.broken = True
                 return
             g._summary = None
+            g._table = None
         self._settle(g)
 
     def _settle(self, g: Game) -> None:
@@ -309,13 +326,15 @@ class Festival:
         if summary is None or g.broken or not (link.finished_of(summary) or left):
             return
         g._summary = summary
+        g._table = g.table()
         g.done = True
         g.state = None
         # the header (config, seed) stays: an event past these standings replays the game (_reopen)
-        g.snapshot = {k: g.snapshot[k] for k in ("seq", "mode", "finished", "view", "t") if k in g.snapshot}
+        g.snapshot = {k: g.snapshot[k] for k in ("seq", "mode", "finished", "view", "table", "t")
+                      if k in g.snapshot}
         # what it keeps is counted as well, its summary as JSON (about 8 KB for a 30-question game,
         # which holds some 60 KB of Python objects with its header): the caps bound a whole day
-        kept = len(json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        kept = len(json.dumps([summary, g._table], ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
         self.bytes += kept - g.snapshot_bytes
         g.snapshot_bytes = kept
 
@@ -336,8 +355,11 @@ class Festival:
         g.state = state
         g.contiguous = 0
         g._summary = None
+        table, g._table = g._table, None
         g.behind_since = None
         g.snapshot = dict(g.snapshot or {}, seq=old)
+        if table is not None:
+            g.snapshot["table"] = table
         if summary is not None:
             g.snapshot.update(summary=summary, standings=link.standings_of(summary),
                               finished=link.finished_of(summary))
@@ -377,7 +399,8 @@ class Festival:
         return sorted(games, key=lambda g: (g.competition, g.hall, *_order(g)))
 
     def results(self) -> dict:
-        """``{"competitions": [{"name", "hall", "game", "finished", "standings", ...}]}``."""
+        """``{"competitions": [{"name", "hall", "game", "finished", "standings", ..., "table"}]}``
+        (``table``: :meth:`Game.table`, None from a hall older than the table)."""
         out = []
         for g in self.ordered():
             summary = g.summary()
@@ -387,7 +410,7 @@ class Festival:
                         "finished": link.finished_of(summary), "standings": link.standings_of(summary),
                         "mode": summary.get("mode", (g.info or {}).get("mode", "")),
                         "seq": g.contiguous if g.complete else (g.snapshot or {}).get("seq", 0),
-                        "from": "events" if g.complete else "standings"})
+                        "from": "events" if g.complete else "standings", "table": g.table()})
         return {"competitions": out}
 
     def settled(self) -> bool:
@@ -424,7 +447,7 @@ class Festival:
             out.append({"competition": competition, "hall": hall, "game": g.id,
                         "mode": summary.get("mode", (g.info or {}).get("mode", "")),
                         "finished": link.finished_of(summary), "headline": link.headline(summary),
-                        "standings": link.standings_of(summary), "complete": g.complete,
+                        "standings": link.standings_of(summary), "table": g.table(), "complete": g.complete,
                         "online": self.online.get((competition, hall))})
         return out
 

@@ -43,7 +43,7 @@ def settings_of(cfg: dict) -> dict:
 def snapshot(halls: list[dict], schedule: list[dict], lang: str, connected: bool, problem: str | None,
              festival=None) -> dict:
     """What the page shows: one card per hall (the lines the pygame board draws, and the
-    values they come from: mode, state, question, leader, standings)."""
+    values they come from: mode, state, question, leader, the table's rows as ``standings``)."""
     out = []
     for card in board.cards(halls, schedule):
         h = card.get("headline") or {}
@@ -53,7 +53,7 @@ def snapshot(halls: list[dict], schedule: list[dict], lang: str, connected: bool
             "mode": card["mode"], "mode_title": mode_title(card["mode"], lang) if card["mode"] else "",
             "finished": bool(card["finished"]), "online": card.get("online"),
             "question": h.get("question"), "leader": leader,
-            "standings": [dict(zip(("place", "name", "points"), board._row_words(r))) for r in card["standings"]],
+            "standings": [_row_json(row, lang) for row in board.table_rows(card)],
             "lines": [{"text": text, "colour": colour} for text, colour in board.card_lines(card, lang)],
         })
     refused = dict(festival.refused) if festival is not None else {}
@@ -61,6 +61,13 @@ def snapshot(halls: list[dict], schedule: list[dict], lang: str, connected: bool
             "problem": problem or "", "cards": out,
             "refused": {"count": sum(refused.values()), "reasons": refused,
                         "text": board.refused_line(festival, lang) if festival is not None else ""}}
+
+
+def _row_json(row: dict, lang: str) -> dict:
+    """A table row for the page: its place, name and points as text, its tags in words."""
+    place, name, points, _ = board.row_words(row, lang)
+    return {"place": place, "name": name, "points": points,
+            "tags": [w for w in (board.tag_words(tag, lang) for tag in row.get("tags") or ()) if w]}
 
 
 class BoardServer(WebServer):

@@ -10,8 +10,10 @@ assembles its schema from them and a backend takes its defaults from its own sec
 from __future__ import annotations
 
 import re
+from typing import Any, Mapping, Sequence
 
 from controller.core.errors import ConfigError
+from controller.i18n import Text
 from controller.core.schema import Key, Section, _show
 
 KEYS = Section("keys", "The keyboard map of the simulated buttons and of the host "
@@ -53,7 +55,8 @@ GPIO = Section("gpio", "Raspberry Pi pins (buttons = \"gpio\" or \"gpiod\"). Pin
         "\"GPIO17\" (Broadcom number) or \"BOARD11\" (physical pin of the 40-pin header). "
         "See docs/raspberry-pi.md for the wiring.", (
     Key("pins", "dict", {"A": "GPIO17", "B": "GPIO27", "C": "GPIO22", "D": "GPIO23"},
-        "Button id -> input pin. Every button of [[teams]] needs one.", check=lambda v: _pin_table(v)),
+        "Button id -> input pin. Every button of [[teams]] needs one, but a team's with phone = true "
+        "(it presses with a phone only, docs/phones.md: its pin, if any, is not opened).", check=lambda v: _pin_table(v)),
     Key("lamps", "dict", {"A": "GPIO5", "B": "GPIO6", "C": "GPIO13", "D": "GPIO19"},
         "Button id -> lamp (LED or relay) pin; a button without an entry has no lamp.",
         check=lambda v: _pin_table(v)),
@@ -118,8 +121,9 @@ SERIAL = Section("serial", "Our USB serial button box (buttons = \"serial\") and
         "Ignored by serial-sim."),
     Key("baud", "int", 1000000, "Line speed; must match the firmware (1 Mbaud: exact at 16 MHz).",
         minimum=9600, maximum=4000000),
-    Key("inputs", "list", [], "Box input (0..15) of each button of [[teams]], in order; "
-        "[] = the buttons in order on inputs 0, 1, 2 ...", items="int", minimum=0),
+    Key("inputs", "list", [], "Box input (0..15) of each wired button of [[teams]], in order; a team "
+        "with phone = true presses with a phone only and is left out (docs/phones.md). [] = the wired "
+        "buttons in order on inputs 0, 1, 2 ...", items="int", minimum=0, maximum=15),
     Key("reconnect_min_s", "float", 0.05, "First retry delay after the box is unplugged; "
         "doubles up to reconnect_max_s.", minimum=0.001),
     Key("reconnect_max_s", "float", 1.0, "Longest delay between reopen attempts.", minimum=0.01),
@@ -179,11 +183,83 @@ def _keymap(v):
     return None
 
 
+def phones_on(cfg: dict) -> bool:
+    """Whether teams can press with their phones: the pages are served (``[web] enabled``) and
+    offer the teams' links (``[phones] enabled``)."""
+    return bool(cfg["web"]["enabled"] and cfg["phones"]["enabled"])
+
+
+def wired_buttons(cfg: dict) -> list[str]:
+    """The buttons of the teams that press a wired button, in [[teams]] order: every team but
+    those with ``phone = true`` (they press with a phone only, docs/phones.md). These are the
+    buttons a backend is given: a pin, a box input or a key each."""
+    return [t["button"] for t in cfg["teams"] if not t.get("phone")]
+
+
+def phone_teams_have_phones(cfg: dict) -> None:
+    """A team with ``phone = true`` has no other button: the phones must be on."""
+    if phones_on(cfg):
+        return
+    for i, team in enumerate(cfg["teams"]):
+        if team.get("phone"):
+            off = "web.enabled" if not cfg["web"]["enabled"] else "phones.enabled"
+            raise ConfigError(f"teams[{i}].phone", Text("config.phone_team_phones_off", team=repr(team["name"]),
+                                                        off=off))
+
+
 def gpio_covers_teams(cfg: dict) -> None:
-    """With buttons = "gpio" (or "gpiod"), every team's button needs an input pin."""
+    """With buttons = "gpio" (or "gpiod"), every team's button needs an input pin, but a team
+    that presses with a phone (``phone = true``)."""
     if cfg.get("buttons") not in ("gpio", "gpiod"):
         return
     for team in cfg["teams"]:
-        if team["button"] not in cfg["gpio"]["pins"]:
+        if not team.get("phone") and team["button"] not in cfg["gpio"]["pins"]:
             raise ConfigError(f"gpio.pins.{team['button']}",
-                              f"no input pin for button {team['button']} (team {team['name']!r})")
+                              Text("config.no_pin_for_team", button=team["button"], team=repr(team["name"])))
+
+
+def serial_covers_teams(cfg: dict) -> None:
+    """With buttons = "serial" (or "serial-sim"), every team's button but a phone team's has a
+    box input: ``[serial] inputs`` lists them in the order of the wired teams."""
+    if cfg.get("buttons") not in ("serial", "serial-sim"):
+        return
+    teams = [t for t in cfg["teams"] if not t.get("phone")]
+    inputs = cfg["serial"]["inputs"]
+    if len(teams) > BOX_INPUTS and not inputs:
+        raise ConfigError("serial.inputs", Text("config.serial_too_many", n=len(teams), most=BOX_INPUTS))
+    if inputs and len(inputs) < len(teams):
+        team = teams[len(inputs)]
+        raise ConfigError("serial.inputs", Text("config.no_input_for_team", team=repr(team["name"]),
+                                                button=team["button"], n=len(inputs), wired=len(teams)))
+    input_map([t["button"] for t in teams], inputs)
+
+
+BOX_INPUTS = 16
+"""Inputs of the serial box (firmware/, docs/serial-protocol.md)."""
+
+
+def input_map(buttons: Sequence[str], inputs: Any) -> dict[int, str]:
+    """Box input index -> button id, from the ``serial.inputs`` option: a list in the order of
+    ``buttons`` (the wired teams' buttons, :func:`wired_buttons`), or a table ``{A = 0}``;
+    empty: the buttons in order on inputs 0, 1, 2 ..."""
+    if not inputs:
+        return {i: b for i, b in enumerate(buttons)}
+    if isinstance(inputs, (list, tuple)):
+        if len(inputs) < len(buttons):
+            raise ConfigError("serial.inputs", f"lists {len(inputs)} inputs for {len(buttons)} buttons")
+        pairs = list(zip(buttons, inputs))
+    elif isinstance(inputs, Mapping):
+        missing = [b for b in buttons if b not in inputs]
+        if missing:
+            raise ConfigError("serial.inputs", f"no box input for button {missing[0]}")
+        pairs = [(b, inputs[b]) for b in buttons]
+    else:
+        raise ConfigError("serial.inputs", f"expected a list or a table, got {inputs!r}")
+    out: dict[int, str] = {}
+    for button, index in pairs:
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < BOX_INPUTS:
+            raise ConfigError(f"serial.inputs.{button}", f"expected a box input 0..{BOX_INPUTS - 1}, got {index!r}")
+        if index in out:
+            raise ConfigError(f"serial.inputs.{button}", f"input {index} is also button {out[index]}")
+        out[index] = button
+    return out

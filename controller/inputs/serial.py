@@ -9,7 +9,8 @@ This module only maps box inputs to button ids and passes events on.
 
 Config (``[serial]``): ``port`` (a stable ``/dev/serial/by-id/...`` path),
 ``baud``, ``inputs`` (box input per button: a list in button order, or a
-table ``{A = 0, B = 1}``; default: buttons in order on inputs 0, 1, 2 ...),
+table ``{A = 0, B = 1}``; default: buttons in order on inputs 0, 1, 2 ...; the buttons
+are the wired teams', :func:`~controller.inputs.options.wired_buttons`),
 ``reconnect_min_s``, ``reconnect_max_s``, ``time_query_interval_s`` and
 ``debounce_ms`` (the firmware's compiled value; a mismatch is logged).
 """
@@ -23,8 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from controller.inputs.base import BackendStatus, ButtonBackend, KeyInput, Sink
 from controller.inputs.clock import EngineClock
-from controller.inputs.options import SERIAL
-from controller.core.errors import ConfigError
+from controller.inputs.options import SERIAL, input_map
 from controller.core.events import NS_PER_MS, InputStatus, Press, Release
 
 log = logging.getLogger(__name__)
@@ -32,31 +32,6 @@ log = logging.getLogger(__name__)
 def _option_defaults() -> dict[str, Any]:
     """The ``[serial]`` section's defaults, from the one config schema."""
     return {k.name: k.default for k in SERIAL.keys}
-
-
-def input_map(buttons: Sequence[str], inputs: Any) -> dict[int, str]:
-    """Box input index -> button id, from the ``serial.inputs`` option."""
-    if not inputs:
-        return {i: b for i, b in enumerate(buttons)}
-    if isinstance(inputs, (list, tuple)):
-        if len(inputs) < len(buttons):
-            raise ConfigError("serial.inputs", f"lists {len(inputs)} inputs for {len(buttons)} buttons")
-        pairs = list(zip(buttons, inputs))
-    elif isinstance(inputs, Mapping):
-        missing = [b for b in buttons if b not in inputs]
-        if missing:
-            raise ConfigError("serial.inputs", f"no box input for button {missing[0]}")
-        pairs = [(b, inputs[b]) for b in buttons]
-    else:
-        raise ConfigError("serial.inputs", f"expected a list or a table, got {inputs!r}")
-    out: dict[int, str] = {}
-    for button, index in pairs:
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 16:
-            raise ConfigError(f"serial.inputs.{button}", f"expected a box input 0..15, got {index!r}")
-        if index in out:
-            raise ConfigError(f"serial.inputs.{button}", f"input {index} is also button {out[index]}")
-        out[index] = button
-    return out
 
 
 class SerialBackend(ButtonBackend):

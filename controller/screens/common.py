@@ -44,9 +44,6 @@ def gap_words(ms: float, unc_ms: int | None, lang: str) -> str:
     return fmt_gap(ms, lang) + (" " + unc if unc else "")
 
 
-SEAT_STATUS = {"silenced": "silenced", "removed": "removed", "out": "out"}
-"""A seat's status -> i18n key of its tag (the festival's board)."""
-
 FLASH_TEXT = {"captain_time_up": "time_up", "undo": "undone", "fight_over": "winner",
               "answers_closed": "hand_in", "answer_time_up": "time_up"}
 """Flash kind -> i18n key when the two differ."""
@@ -143,10 +140,10 @@ def says(parts, lang: str) -> str:
 
 
 def structure(view: Mapping[str, Any], lang: str) -> str:
-    """The header's second line: fight · round · fight type (ЧГК: the tour; «Мафия»: the day);
-    the mode's title when the view has no structure."""
-    mode = view.get("mode")
-    return says(present.structure(view, present.title_words(mode, games.title_key(mode))), lang)
+    """The header's second line as the game presents it (its screen model's
+    :attr:`~controller.core.screen.Header.structure`: fight · round · fight type, a tour, a day;
+    the game's title when it has no structure)."""
+    return says(games.screen_of(dict(view)).header.structure, lang)
 
 
 def series_head(view: Mapping[str, Any], lang: str) -> str:
@@ -204,16 +201,6 @@ def flash_words(flash: Mapping[str, Any], lang: str) -> tuple[str, str | None]:
     if kind == "captain_time_up":
         team = t("captain_timer", lang)
     return text, (str(team) if team else None)
-
-
-def mafia_main(view: Mapping[str, Any]) -> str:
-    """The «Мафия» table's big panel: ``winner``, ``speech`` (the speaker's timer) or ``title``."""
-    tm = view.get("timer") or {}
-    if view.get("winner"):
-        return "winner"
-    if tm.get("state") in ("running", "paused", "done") and tm.get("total_ms"):
-        return "speech"
-    return "title"
 
 
 def final_board_line(pack: Mapping[str, Any], lang: str) -> str:

@@ -244,14 +244,17 @@ class Scoreboard:
         names]}``), for the help overlay.
     :param team_keys: ``[(key, team name)]``, the players' keys shown first
         on the help overlay (a laptop game on one keyboard).
+    :param labels: action -> the catalog key of the game's own label for it (the game's
+        declared ``Action.label``: :func:`~controller.inputs.keys.mode_labels`), for the help overlay.
     """
 
     def __init__(self, size: tuple[int, int], lang: str = DEFAULT_LANG,
                  keys: Mapping[str, list[str]] | None = None, cache_limit: int = 768,
-                 team_keys: list[tuple[str, str]] | None = None) -> None:
+                 team_keys: list[tuple[str, str]] | None = None, labels: Mapping[str, str] | None = None) -> None:
         self.size = (int(size[0]), int(size[1]))
         self.lang = lang
         self.keys = dict(keys or {})
+        self.labels = dict(labels or {})
         self.team_keys = list(team_keys or ())
         self.text = TextCache(cache_limit)
         self._layouts: dict[tuple, dict] = {}
@@ -266,6 +269,14 @@ class Scoreboard:
         """The host's keys of the help overlay as they are now (a programme's follow its round)."""
         if dict(keys) != self.keys:
             self.keys = dict(keys)
+            self._layer_key = None
+            self._last_key = None
+
+    def set_labels(self, labels: Mapping[str, str]) -> None:
+        """The game's own label keys of its actions (:func:`~controller.inputs.keys.mode_labels`) as
+        they are now (a programme's follow its round)."""
+        if dict(labels) != self.labels:
+            self.labels = dict(labels)
             self._layer_key = None
             self._last_key = None
 
@@ -381,7 +392,7 @@ class Scoreboard:
         if flash and flash.get("kind") not in SILENT_FLASHES:
             self._draw_flash(surface, flash, view)
         if help_overlay:
-            self._draw_help(surface, (status or {}).get("host_answer"), view.get("mode"))
+            self._draw_help(surface, (status or {}).get("host_answer"))
         if status and status.get("entry"):
             self._draw_entry(surface, status["entry"])
         if status and status.get("host_link"):
@@ -1094,9 +1105,9 @@ class Scoreboard:
         self._text(surface, str(link.get("url", "")), Rect(rect.x, rect.bottom - cap_h * 3 // 4, rect.width,
                    cap_h // 2), int(cap_h * 0.3), AMBER)
 
-    def _draw_help(self, surface, host_answer: str | None = None, mode: str | None = None) -> None:
+    def _draw_help(self, surface, host_answer: str | None = None) -> None:
         lang = self.lang
-        own = games.label_keys(mode)   # a game's own words for an action («Мафия»: a player's rename)
+        own = self.labels   # a game's own words for an action («Мафия»: a player's rename)
         W, H = self.size
         items = [(a, k) for a, k in self.keys.items() if k]
         if self.team_keys:

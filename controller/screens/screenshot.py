@@ -29,7 +29,7 @@ from controller.core import engine
 from controller.app import script as script_mod
 from controller.core.events import seconds_to_ns
 from controller.i18n import LANGUAGES
-from controller.screens.terminal import mode_keys, team_keys
+from controller.inputs.keys import mode_keys, mode_labels, team_keys
 
 MIN_SIDE, MAX_SIDE = 160, 8192
 
@@ -95,7 +95,8 @@ def render(script_path: str, at: float, size: tuple[int, int] = (1920, 1080), la
     # the help overlay as the window shows it: this game's keys, the players' keys first
     board = projector(layout or cfg["display"]["layout"])(size, lang=lang or cfg.get("language", "ru"),
                                                           keys=mode_keys(cfg, run.state),
-                                                          team_keys=team_keys(cfg, view, run.state))
+                                                          team_keys=team_keys(cfg, view, run.state),
+                                                          labels=mode_labels(cfg, run.state))
     surface = pygame.Surface(size)
     board.draw(surface, view, now, flash=flash, status=status, help_overlay=help_overlay)
     return surface

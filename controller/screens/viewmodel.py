@@ -255,7 +255,9 @@ def from_loop(loop: Any, seq: int = 0, links: Mapping[str, Any] | None = None, k
     lang = loop.cfg["language"]
     if keys is None:
         keys = loop.key_map()   # the keys of the state the game is in (a programme's round)
-    return build(view, seq=seq, lang=lang, title=mode_title(view.get("mode") or loop.cfg["mode"], lang),
+    # the title of the game whose rules are in force (a programme: its current round's), as the game declares it
+    title = mode_title(games.of_state(loop.state).playing(loop.state).name, lang)
+    return build(view, seq=seq, lang=lang, title=title,
                  status=loop.status(), flash=loop.current_flash(), keys=keys,
                  actions=web_actions(loop.state, lang, view), undo=undo_preview(loop.state, view, now),
                  help_on=loop.help, links=links, labels=own_labels(loop.state))

@@ -14,7 +14,7 @@ import os
 from controller.screens import viewmodel
 from controller.screens.frontend import Frame, FrontEnd, Shell
 from controller.i18n import t
-from controller.inputs.keys import mode_keys, team_keys
+from controller.inputs.keys import mode_keys, mode_labels, team_keys
 
 
 def _open_window(cfg: dict):
@@ -38,7 +38,7 @@ def _scoreboard(cfg: dict, size):
     from controller.screens import projector
 
     return projector(cfg["display"]["layout"])(size, lang=cfg["language"], keys=mode_keys(cfg),
-                                               team_keys=team_keys(cfg))
+                                               team_keys=team_keys(cfg), labels=mode_labels(cfg))
 
 
 def _pictures(board, pictures) -> None:
@@ -104,6 +104,7 @@ class Window(FrontEnd):
         if help_on and frame.keys is not None:
             board.set_team_keys(frame.keys.teams)   # the names the teams have now
             board.set_keys(frame.keys.actions)      # the keys of the game on now (a programme's round's)
+            board.set_labels(frame.keys.labels)     # and its own words for them
         if not (frame.changed or board.needs_redraw(view, frame.now, flash, status, help_on)):
             return False
         board.draw(self.surface, view, frame.now, flash=flash, status=status, help_overlay=help_on)

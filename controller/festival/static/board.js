@@ -1,6 +1,7 @@
 // The festival board's page (docs/festival.md): read-only. One WebSocket (/api/stream)
-// brings the board -- every hall's game, question, leader and standings -- on connect and
-// after every change, each with its seq; the page reconnects by itself.
+// brings the board -- every hall's game, question, leader and table rows (place, name, points,
+// tags in words, whatever the game) -- on connect and after every change, each with its seq;
+// the page reconnects by itself.
 "use strict";
 (function () {
   const L = JSON.parse(document.getElementById("labels").textContent || "{}");
@@ -30,7 +31,8 @@
       const table = el("table", "standings");
       rows.forEach((r) => {
         const tr = el("tr");
-        tr.append(el("td", "place", r.place), el("td", "name", r.name), el("td", "points", r.points));
+        tr.append(el("td", "place", r.place), el("td", "name", r.name), el("td", "points", r.points),
+                  el("td", "tags", (r.tags || []).join(", ")));
         table.append(tr);
       });
       box.append(table);

@@ -309,3 +309,61 @@ def _line_infos(chip, lines):
     import gpiod
     with gpiod.Chip(chip.path) as c:
         return [c.get_line_info(n) for n in lines]
+
+
+def test_phone_teams_beside_wired_buttons_on_the_chip(chip):
+    """Issue 27, «four teams on phones and two on wired buttons»: Альфа and Гамма press with a
+    phone (phone = true), Бета and Дельта on lines 17 and 27. buzzer run's backend
+    (startup.make_backend) requests the wired teams' lines only, though Альфа still has line 22
+    in [gpio] pins; a wired press answers alone, and a phone press stamped 50 ms before a wired
+    one answers though the kernel's edge was read first (the race waits for the phones)."""
+    from controller.app.startup import make_backend
+    from controller.core.events import Press
+    from controller.web.attach import PhoneBridge
+
+    teams = [{"name": "Альфа", "button": "A", "phone": True}, {"name": "Бета", "button": "B"},
+             {"name": "Гамма", "button": "C", "phone": True}, {"name": "Дельта", "button": "D"}]
+    cfg = config.build({"teams": teams, "buttons": "gpiod", "gpio.chip": chip.chip_name, "journal.fsync": False,
+                        "gpio.pins": {"A": "GPIO22", "B": "GPIO17", "D": "GPIO27"}, "gpio.lamps": {}})
+    clock = EngineClock()
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock, out=io.StringIO())
+    seen = []
+    backend = make_backend(cfg, clock, lambda ev: (seen.append(ev), loop.enqueue(ev)))
+    loop.backend = backend
+    bridge = PhoneBridge(loop, [t["button"] for t in cfg["teams"]])
+    try:
+        assert [i.used for i in _line_infos(chip, (17, 27, 22))] == [True, True, False]
+        backend.start()
+
+        def step():
+            loop.step_once(0.01)
+            q = loop.state.question
+            return q is not None and q.holder is not None and loop.state.teams[q.holder].name
+
+        def open_question():
+            for action in ("question", "reading_done"):
+                loop.enqueue(HostKey(action))
+                loop.drain()
+            armed = loop.state.question.armed_at
+            wait_for(lambda: clock.now() > armed + 150_000_000, "the question to be armed a while")
+
+        open_question()
+        chip.press(27)
+        assert wait_for(step, "Дельта's press to answer") == "Дельта"
+        chip.release(27)
+        loop.enqueue(HostKey("right"))
+        loop.drain()
+
+        loop.set_phone_wait(300_000_000)
+        open_question()
+        before = len(seen)
+        chip.press(17)
+        press = wait_for(lambda: next((e for e in seen[before:] if isinstance(e, Press)), None), "Бета's edge")
+        assert press.button == "B"
+        bridge.message({"t": "press", "button": "C", "at": press.at + clock.origin_ns - 50_000_000,
+                        "unc": 2_000_000})
+        assert wait_for(step, "the race to be decided") == "Гамма"
+        assert {p.button for p in loop.state.question.presses} == {"B", "C"}
+        chip.release(17)
+    finally:
+        backend.close()

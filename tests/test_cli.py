@@ -238,9 +238,9 @@ def test_the_class_on_phones_example_validates(capsys):
 
     path = ROOT / "examples" / "phones-class.toml"
     rc, out, err = buzzer(capsys, "check-config", "-c", path)
-    assert (rc, err) == (0, "") and out.endswith("phones-class.toml: OK (Эрудит-квартет, 4 команды, кнопки: keyboard)\n")
+    assert (rc, err) == (0, "") and out.endswith("phones-class.toml: OK (Эрудит-квартет, 4 команды, кнопки: keyboard, на телефонах: 4)\n")
     cfg = config_mod.load(path)
-    assert [t["key"] for t in cfg["teams"]] == ["", "", "", ""] and cfg["phones"]["enabled"]
+    assert [(t["key"], t.get("phone")) for t in cfg["teams"]] == [("", True)] * 4 and cfg["phones"]["enabled"]
     assert cfg["web"]["bind"] == "0.0.0.0" and cfg["display"]["host_overlay"] is False
 
 

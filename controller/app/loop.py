@@ -882,9 +882,12 @@ class Loop:
 
     def status(self) -> dict:
         st = self.backend.status() if self.backend is not None else None
-        # a team with no wired input that presses with its phone link does not «not answer»: it
-        # has no phone yet («нет телефона»), or it is fine
-        by_phone = [b for b in (st.unmapped if st else ()) if b in self.phone_buttons]
+        # a team that presses with its phone link (phone = true, or no wired input at all: a team
+        # without a key) does not «not answer»: it has no phone yet («нет телефона»), or it is fine;
+        # a wired team is never named there
+        unmapped = set(st.unmapped) if st else set()
+        by_phone = [t["button"] for t in self.cfg["teams"] if t["button"] in self.phone_buttons
+                    and (t.get("phone") or t["button"] in unmapped)]
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
                 "missing": [b for b in st.missing if b not in by_phone] if st else [],
                 "no_phone": [b for b in by_phone if b not in self.phones_joined],

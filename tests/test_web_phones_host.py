@@ -62,6 +62,10 @@ def test_a_team_on_its_phone_alone_is_no_phone_until_one_joins_never_not_respond
             said = await page.wait_for("!document.getElementById('phone-missing').hidden"
                                        " && document.getElementById('phone-missing').textContent")
             assert said == "Нет телефона: Альфа, Бета"           # the wired Гамма is not in it
+            rows = await page.eval("Object.fromEntries([...document.querySelectorAll('.phone-team')].map(c =>"
+                                   " [c.querySelector('.phone-name').textContent, c.querySelector('.phone').textContent]))")
+            assert rows == {"Альфа": "телефон не подключён", "Бета": "телефон не подключён",
+                            "Гамма": "проводная кнопка: телефон не нужен"}
             phone = Phone(game)
             assert (await phone.join(links(game)["A"]))["t"] == "me"
             said = await page.wait_for("document.getElementById('phone-missing').textContent !== "

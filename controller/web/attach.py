@@ -182,7 +182,9 @@ class PhoneBridge:
 
     def init(self, server: WebProcess) -> dict:
         """What the web process needs of the phones (its init message; a pipe, never argv)."""
-        return {"settings": self.loop.cfg["phones"], "tokens": dict(self.tokens), "base": base_url(server)}
+        return {"settings": self.loop.cfg["phones"], "tokens": dict(self.tokens), "base": base_url(server),
+                # the teams that press with a phone (phone = true): the others have a wired button
+                "phone_teams": [t["button"] for t in self.loop.cfg["teams"] if t.get("phone") and t["button"] in self.tokens]}
 
     def message(self, msg: dict) -> None:
         kind = msg.get("t")

@@ -302,7 +302,8 @@
         if (ph.stalls) parts.push(fillIn(L.phone_stalls, { n: ph.stalls }));
         if (ph.over && ph.synced) parts.push(p.exclude_over_bound ? L.phone_over : L.phone_over_only);
         return el("li", "phone" + (ph.over ? " is-over" : ""), parts.join(" · "));
-      }) : [el("li", "phone none", L.phone_none || "")]));
+      // a wired team needs none (a team the screens say «Нет телефона» of does)
+      }) : [el("li", "phone none", (t.wired && !noPhone.includes(t.button) ? L.phone_wired : L.phone_none) || "")]));
     });
   }
   async function renewLink(button) {

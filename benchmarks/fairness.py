@@ -5,7 +5,7 @@ after its own delivery delay, drawn uniformly from ``0..jitter`` (independently
 per press, the way GPIO callbacks or USB transport delay edges).  Which button
 presses first is drawn at random too.  Each pair is judged by
 
-* **ours** -- the real engine (:func:`controller.core.engine.step`): a
+* **ours** -- the real engine (:func:`controller.games.engine.step`): a
   ``Host("question")`` arms the buttons, the two ``Press`` events are stepped
   in *delivery* order, and ``Tick`` events are sent whenever the engine's
   wakeup time (the settle deadline) comes before the next delivery, as the
@@ -28,7 +28,7 @@ import random
 from typing import Any, Iterable
 
 from controller.app import config as config_mod
-from controller.core import engine
+from controller.games import engine
 from controller.core.effects import Log
 from controller.core.events import NS_PER_MS, NS_PER_US, Host, Press, Tick
 

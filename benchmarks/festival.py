@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 def _events(n: int, offset_ns: int = 0) -> list[dict]:
     """A hall's game: questions, a press each, the host's ruling, clock records."""
-    from controller.app.journal import encode_event
+    from controller.sessions.journal import encode_event
     from controller.core.events import Host, Press, Release, Tick
 
     out = []
@@ -118,9 +118,10 @@ def _run(broker, halls: int, per_hall: int, pace_s: float, folder: Path) -> dict
 
 def _decisions(publish: bool, n: int, folder: Path, url: str) -> list[float]:
     """Wall time of the loop taking one event (journal, engine, effects; the publisher's offer)."""
-    from controller.app import config, journal as journal_mod
+    from controller.app import config
+    from controller.sessions import journal as journal_mod
     from controller.app.loop import Loop
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import ManualClock
     from controller.core.events import Host, Press, Release
     from controller.festival.hall import attach
@@ -160,9 +161,9 @@ def fuzz(n: int = 10000) -> dict:
     never raises and no result changes (the mutations of tests/test_festival_board.py)."""
     import random
 
-    from controller.core import engine
+    from controller.games import engine
     from controller.app import config
-    from controller.app.journal import decode_event
+    from controller.sessions.journal import decode_event
     from controller.festival import link
     from controller.festival.results import Festival
     from test_festival_board import _mutations

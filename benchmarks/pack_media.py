@@ -31,7 +31,7 @@ def child(pack: str) -> dict:
     t0 = time.perf_counter()
     from controller.app import config
     from controller.content import packs
-    from controller.core import engine
+    from controller.games import engine
     from controller.core.events import Host, Press, Tick
     from controller.sdl import pygame
     from controller.screens.scoreboard import Scoreboard

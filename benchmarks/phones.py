@@ -84,7 +84,7 @@ sys.path.insert(0, str(ROOT))
 
 from controller.app import config as config_mod  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.inputs.clock import EngineClock  # noqa: E402
 from controller.core.effects import Log  # noqa: E402
 from controller.core.events import NS_PER_MS, Host, Press, Release  # noqa: E402

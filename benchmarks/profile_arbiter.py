@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE.parent))
 import fairness  # noqa: E402
 
 from controller.app import config
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.core.events import Press, Tick  # noqa: E402
 
 

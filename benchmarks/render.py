@@ -33,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pygame  # noqa: E402
 
-from controller.core import engine  # noqa: E402
-from controller.app import script as script_mod  # noqa: E402
+import controller.app.config  # noqa: E402,F401  registers the config's functions (controller/core/configs.py)
+from controller.games import engine  # noqa: E402
+from controller.sessions import script as script_mod  # noqa: E402
 from controller.screens import Scoreboard  # noqa: E402
 
 SIZE = (1920, 1080)

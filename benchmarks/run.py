@@ -63,7 +63,7 @@ sys.path.insert(0, str(HERE))
 import fairness as fairness_mod  # noqa: E402  (benchmarks/fairness.py)
 
 from controller.app import config as config_mod  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.inputs.clock import EngineClock  # noqa: E402
 from controller.inputs.debounce import Debouncer  # noqa: E402
 from controller.core.effects import Log  # noqa: E402
@@ -220,7 +220,7 @@ def storm_step(rate: float, seconds: float, seed: int = 7, journal_dir: str | No
     devnull = open(os.devnull, "w")
     jr = None
     if journal_dir is not None:
-        from controller.app.journal import Journal
+        from controller.sessions.journal import Journal
         jr = Journal(Path(journal_dir) / "storm.jsonl", header={"config": {}, "seed": 1}, fsync=True)
     loop = TimedLoop(cfg, state, clock, journal=jr, out=devnull)
     loop.enqueue(Host("question", clock.now()))
@@ -597,7 +597,7 @@ def journal(quick: bool) -> dict:
     """Journal.append per event with fsync on this disk, without fsync, and
     append_many (group commit of 16) per event.  The journal lives in a temp
     folder next to the repository (the disk a game's journal would use)."""
-    from controller.app.journal import Journal
+    from controller.sessions.journal import Journal
 
     n = 300 if quick else 3000
     out: dict[str, Any] = {}

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from controller.app import config as config_mod  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.inputs.clock import EngineClock  # noqa: E402
 from controller.core.events import HostKey, Press  # noqa: E402
 from controller.web.attach import Publisher  # noqa: E402

@@ -2,7 +2,7 @@
 
 The package is split the way gpiozero splits devices from pin factories:
 
-* a pure game engine (:mod:`controller.core.engine`, :mod:`controller.core.arbiter`,
+* a pure game engine (:mod:`controller.games.engine`, :mod:`controller.core.arbiter`,
   :mod:`controller.games`) that takes events and returns a new state plus
   effects, with no I/O and no clock of its own;
 * thin shells around it: button backends (:mod:`controller.inputs`), the

@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    import controller.app.config  # noqa: F401  registers the config's functions (controller/core/configs.py)
     try:
         return int(args.func(args) or 0)
     except BuzzerError as exc:

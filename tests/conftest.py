@@ -11,6 +11,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 from harness import Played
 
+import controller.app.config  # noqa: F401  registers the config's functions (controller/core/configs.py)
 from controller.inputs.clock import EngineClock
 from controller.inputs import stall
 

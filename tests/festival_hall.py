@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.app import config, journal as journal_mod
+from controller.app import config
+from controller.sessions import journal as journal_mod
 from controller.app.loop import Loop
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.clock import ManualClock
 from controller.core.events import NS_PER_MS, Host, Press, Release
 

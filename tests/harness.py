@@ -1,5 +1,5 @@
 """One harness for every game's tests: a host and players driving a game through
-:mod:`controller.core.engine` exactly as the shell does.
+:mod:`controller.games.engine` exactly as the shell does.
 
     g = Played({"mode": "own-game", "teams": [...]}, seed=1)
     g.host("question", 1, nominal=100)
@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from controller.app import config
-from controller.core import engine
+from controller.games import engine
 from controller.core.effects import Flash, Log, Notice, Sound
 from controller.core.events import NS_PER_MS, NS_PER_S, Host, Press, Release, Tick
 

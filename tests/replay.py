@@ -1,6 +1,6 @@
 """Shared by the mode tests: the engine-wide property that ticks carry no information."""
 
-from controller.core import engine
+from controller.games import engine
 from controller.core.events import Host, Press, Tick
 
 MS = 1_000_000

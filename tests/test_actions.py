@@ -14,9 +14,9 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 import pytest  # noqa: E402
 
 from controller import games  # noqa: E402
-from controller.app import script  # noqa: E402
+from controller.sessions import script  # noqa: E402
 from controller.app.config import build, load  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.core.errors import ScriptError  # noqa: E402
 from controller.games import actions  # noqa: E402
 from controller.screens import notices, viewmodel  # noqa: E402

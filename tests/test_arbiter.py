@@ -14,8 +14,8 @@ from hypothesis import given, settings, strategies as st
 
 from controller.core import arbiter as arb
 from controller.app import config
-from controller.core import engine
-from controller.app import script as script_mod
+from controller.games import engine
+from controller.sessions import script as script_mod
 from controller.core.effects import Log
 from controller.core.events import NS_PER_MS, NS_PER_US, Host, Press, Release, Tick
 from controller.games import erudite

@@ -7,7 +7,7 @@ import pytest
 from harness import Played
 from replay import play
 
-from controller.core import engine
+from controller.games import engine
 from controller.cli import main
 from controller.core.effects import Flash, Lamp, Sound
 from controller.core.errors import ConfigError

@@ -3,7 +3,8 @@
 import random
 
 from controller.app import config
-from controller.core import countdown as cdn, engine
+from controller.core import countdown as cdn
+from controller.games import engine
 from controller.core.effects import Flash, Sound
 from controller.core.events import Host, Tick
 

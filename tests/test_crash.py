@@ -31,7 +31,7 @@ def test_a_damaged_middle_record_is_kept_whole_and_the_game_resumes_before_it(tm
 
     from crash_soak import ROOT, comparable, drill_cmd, make_game, reference
 
-    from controller.app import journal
+    from controller.sessions import journal
 
     script = make_game(tmp_path / "game.jsonl", seed=3)
     ref = reference(script)

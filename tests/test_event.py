@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from controller.app import config
-from controller.app import journal as journal_mod
-from controller.app import script as script_mod
+from controller.sessions import journal as journal_mod
+from controller.sessions import script as script_mod
 from controller.cli import main
 from controller.content import event as event_mod
-from controller.core import engine
+from controller.games import engine
 from controller.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -198,7 +198,7 @@ def test_the_example_event_files_package_is_in_the_repository_and_plays(tmp_path
     import io
 
     from controller.content import packs
-    from controller.core import engine
+    from controller.games import engine
 
     assert (ROOT / "examples" / "own-game.siq").is_file()
     cfg = config.load(str(ROOT / "config" / "own-game.toml"))
@@ -211,7 +211,7 @@ def test_the_example_event_files_package_is_in_the_repository_and_plays(tmp_path
 def test_a_chgk_game_from_the_event_file_names_its_tour_and_gives_the_host_the_question(tmp_path):
     """The event file's ЧГК tours: the tour's title in the header for everyone; the question's
     text and answer for the host only (the view model keeps them off the audience's part)."""
-    from controller.core import engine
+    from controller.games import engine
     from controller.core.events import Host
     from controller.screens import common, viewmodel
 

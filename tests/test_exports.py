@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 from openpyxl import Workbook, load_workbook
 
-from controller.app import config, journal
-from controller.core import cells, engine
+from controller.app import config
+from controller.sessions import journal
+from controller.core import cells
+from controller.games import engine
 from controller.core.events import Host, Press, Tick
 
 BUZZER = [sys.executable, "-m", "controller.cli"]
@@ -175,7 +177,7 @@ def test_the_sheet_reads_back_as_the_jurys_results(tmp_path):
     (None, "expected the header"),
 ])
 def test_a_bad_sheet_is_one_line(tmp_path, content, problem):
-    from controller.content import rating
+    from controller.games import rating
 
     path = tmp_path / "bad.xlsx"
     if content is None:

@@ -21,7 +21,7 @@ import time
 import pytest
 
 from controller.app import config
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.base import create_backend
 from controller.inputs.clock import EngineClock, ManualClock
 from controller.core.events import NS_PER_MS, HostKey, Press

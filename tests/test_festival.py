@@ -253,8 +253,8 @@ def test_an_event_after_the_finished_standings_still_counts(broker, hall_dir):
     # After a broker outage the hall's standings of event 30 (the game finished) may reach the board
     # before event 31 (the host's «end game», journaled after the finish): the board must still
     # count it -- at once while it keeps the game's replica, else by asking the hall for a replay.
-    from controller.app.journal import decode_event
-    from controller.core import engine
+    from controller.sessions.journal import decode_event
+    from controller.games import engine
     from controller.festival import link
     from controller.festival.results import SETTLE_QUIET_S, Festival
 

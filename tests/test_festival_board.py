@@ -94,7 +94,7 @@ def test_a_finished_brain_ring_leader_is_named_with_the_fights_won():
     """Брейн-ринг ranks its final table by fights won: the board's «Лидер» shows those, not the
     points of the last fight (an empty last fight made it «Лидер: Альфа (0)»)."""
     from controller.app import config
-    from controller.core import engine
+    from controller.games import engine
     from controller.core.events import Host
 
     cfg = config.load("config/brain-ring.toml")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from controller.app import journal as journal_mod
-from controller.core import engine
+from controller.sessions import journal as journal_mod
+from controller.games import engine
 from controller.festival.hall import OutboxJournal, attach, broker_of
 from controller.festival.results import Listener
 

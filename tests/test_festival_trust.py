@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.app import journal as journal_mod
+from controller.sessions import journal as journal_mod
 from controller.festival import auth, link
 from controller.festival.command import board_options
 from controller.festival.hall import begin_from_journal, broker_of
@@ -418,7 +418,7 @@ def test_the_board_lets_go_of_the_replica_of_a_game_its_hall_left_unfinished(sit
     does): the board used to keep that game's replica and last standings (about 100 KB a game,
     +6 MB over the day).  Once the hall's messages are another game's and the left game has
     every event and is quiet, it keeps its summary and header only -- and still shows it."""
-    from controller.core import engine
+    from controller.games import engine
     from controller.festival.results import SETTLE_QUIET_S
 
     broker, keys, configs, halls = site

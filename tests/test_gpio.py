@@ -351,7 +351,7 @@ def test_whole_game_through_the_gpio_backend(factory, fake_time):
     import io
 
     from controller.app import config
-    from controller.core import engine
+    from controller.games import engine
     from controller.app.loop import Loop
 
     cfg = config.build({"buttons": "gpio",

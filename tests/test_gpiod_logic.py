@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from controller.app import config, journal, script
+from controller.app import config
+from controller.sessions import journal, script
 from controller.core import arbiter as arb
 from controller.core.effects import Notice
 from controller.core.errors import ConfigError

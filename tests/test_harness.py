@@ -6,7 +6,7 @@ import json
 import pytest
 
 from controller import games
-from controller.core import engine
+from controller.games import engine
 from controller.core.events import NS_PER_MS, Release, Tick
 from harness import Played
 

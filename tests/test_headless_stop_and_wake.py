@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from controller.app import config
-from controller.app import journal
+from controller.sessions import journal
 from controller.app.loop import Loop
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.clock import EngineClock
 from controller.core.errors import JournalError
 from controller.inputs import create_backend

@@ -14,7 +14,7 @@ import pygame  # noqa: E402
 
 from controller.app import config  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.inputs.clock import ManualClock  # noqa: E402
 from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
 from controller.screens import scoreboard as sb, viewmodel  # noqa: E402
@@ -369,7 +369,7 @@ def test_a_package_asked_for_over_an_unfinished_plain_game_is_said_and_never_res
     import threading
     import time
 
-    from controller.app import journal
+    from controller.sessions import journal
     from tests.test_startup import ENV, OWN_GAME, ROOT, _in_terminal, one_line, run, snapshot
 
     pack = ROOT / "examples" / "own-game.siq"

@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 
 from controller.app import config  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.inputs.clock import ManualClock  # noqa: E402
 from controller.core.events import NS_PER_S, HostKey  # noqa: E402
 from controller.screens import viewmodel  # noqa: E402

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from controller.app import config, startup
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.keyboard import KeyboardBackend
 from controller.inputs.clock import ManualClock
 from controller.app.loop import Loop
@@ -111,7 +111,7 @@ def test_mafia_judge_notices_name_the_role_and_the_speech_in_words(tmp_path):
 
 
 def test_the_lines_after_the_game_are_in_its_language(tmp_path, capsys):
-    from controller.app import journal
+    from controller.sessions import journal
 
     loop, clock, out = _loop(None, tmp_path, 1)
     jr = journal.Journal(tmp_path / "current.jsonl", header={"config": loop.cfg, "seed": 1})

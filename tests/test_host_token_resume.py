@@ -15,9 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-from controller.app import config, journal
+from controller.app import config
+from controller.sessions import journal
 from controller.app.loop import Loop
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.clock import ManualClock
 from controller.core.events import NS_PER_S
 from controller.web import attach, host_token

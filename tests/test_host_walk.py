@@ -7,7 +7,7 @@ from __future__ import annotations
 from test_host_evening import F4, MS, frame, make_loop, press_f4, terminal, type_keys
 
 from controller.app import config
-from controller.core import engine
+from controller.games import engine
 from controller.screens import viewmodel
 from controller.screens.terminal import flash_line
 

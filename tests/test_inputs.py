@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from controller.app import config
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.base import ButtonBackend, KeyInput, create_backend
 from controller.inputs.gpio import GPIOBackend
 from controller.inputs.keyboard import KeyboardBackend

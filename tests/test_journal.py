@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.app import config, journal
-from controller.core import engine
+from controller.app import config
+from controller.sessions import journal
+from controller.games import engine
 from controller.core.errors import JournalError
 from controller.core.events import Host, Press, Release, Tick
 

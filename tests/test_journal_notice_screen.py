@@ -15,7 +15,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame  # noqa: E402
 
 from controller import cli  # noqa: E402
-from controller.app import config, journal, startup  # noqa: E402
+from controller.app import config, startup  # noqa: E402
+from controller.sessions import journal  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.core.events import NS_PER_S, Host  # noqa: E402
 from controller.screens import scoreboard, viewmodel  # noqa: E402
@@ -81,7 +82,7 @@ def test_the_archive_notice_names_no_path_on_the_projector_and_leaves_within_6_s
 
 def test_a_new_game_by_the_new_game_key_names_the_old_journal_on_the_host_page_only(tmp_path):
     cfg = config.build({"journal": {"dir": str(tmp_path / "journal")}})
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import ManualClock
     import io
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from controller.app import config
-from controller.app import script as script_mod
+from controller.sessions import script as script_mod
 from controller.app.loop import Loop
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.clock import ManualClock
 from controller.core.events import Host, HostKey, Press
 from controller.games import lineup as lu

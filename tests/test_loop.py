@@ -1,7 +1,7 @@
 """The loop: one owner of the state; effects reach lamps and speakers; host keys from any source."""
 
 from controller.app import config
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.keyboard import KeyboardBackend
 from controller.inputs.clock import ManualClock
 from controller.core.events import Host, HostKey

@@ -10,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.app import script
+from controller.sessions import script
 from controller.app.loop import Loop
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.clock import ManualClock
 
 ROOT = Path(__file__).resolve().parent.parent

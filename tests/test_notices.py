@@ -5,7 +5,7 @@ import io
 import pytest
 
 from controller.app import config
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.keyboard import KeyboardBackend
 from controller.inputs.clock import ManualClock
 from controller.app.loop import Loop

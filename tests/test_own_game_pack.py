@@ -14,10 +14,11 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from controller.app import config, journal as journal_mod  # noqa: E402
+from controller.app import config  # noqa: E402
+from controller.sessions import journal as journal_mod  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.content import packs  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.inputs.clock import ManualClock  # noqa: E402
 from controller.core.events import Host, Press, Tick  # noqa: E402
 from controller.inputs.keyboard import KeyboardBackend  # noqa: E402

@@ -25,7 +25,7 @@ from controller.app import config  # noqa: E402
 from controller.app import runner  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.content import packs  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.inputs.clock import ManualClock  # noqa: E402
 from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
 from controller.screens import terminal  # noqa: E402

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.app import journal
+from controller.sessions import journal
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "packs"))

@@ -20,7 +20,7 @@ import pytest  # noqa: E402
 from controller.app import config  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.content import packs, siq  # noqa: E402
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.inputs.clock import ManualClock  # noqa: E402
 from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
 from controller.screens.scoreboard import Scoreboard  # noqa: E402

@@ -18,7 +18,7 @@ from controller.app import config
 from controller.app.loop import Loop
 from controller.app.startup import make_backend
 from controller.cli import main
-from controller.core import engine
+from controller.games import engine
 from controller.core.events import NS_PER_MS, HostKey, Press
 from controller.inputs.clock import EngineClock
 from controller.web.attach import PhoneBridge

@@ -11,7 +11,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from controller.core import engine  # noqa: E402
+from controller.games import engine  # noqa: E402
 from controller.screens import scoreboard, viewmodel  # noqa: E402
 from controller.screens.scoreboard import Scoreboard  # noqa: E402
 from controller.screens.terminal import status_lines  # noqa: E402

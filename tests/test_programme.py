@@ -145,8 +145,8 @@ def test_buzzer_simulate_plays_a_programme_from_a_toml_config(tmp_path, capsys):
 
 
 def test_the_example_programme_plays_to_the_programmes_totals(capsys, monkeypatch):
-    from controller.app import script
-    from controller.core import engine
+    from controller.sessions import script
+    from controller.games import engine
     from controller.screens.terminal import status_lines
 
     monkeypatch.chdir(ROOT)
@@ -174,7 +174,7 @@ def keyboard_loop(cfg: dict):
     import io
 
     from controller.app.loop import Loop
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import ManualClock
     from controller.inputs.keyboard import KeyboardBackend
 
@@ -227,7 +227,7 @@ def help_rows(loop) -> dict[str, list[str]]:
 
 def terminal_help(loop) -> dict[str, str]:
     """The terminal's key help (H) as label -> keys."""
-    from controller.core import engine
+    from controller.games import engine
     from controller.screens.terminal import key_help
 
     text = key_help(loop.cfg, "ru", engine.view(loop.state), loop.state)
@@ -272,7 +272,7 @@ def test_a_programmes_chgk_round_is_scored_from_the_keyboard_to_the_programmes_t
 
 
 def test_a_programmes_brain_ring_keeps_its_next_fight_key_and_then_r_moves_on():
-    from controller.core import engine
+    from controller.games import engine
 
     loop, clock = keyboard_loop(config.load(str(ROOT / "examples" / "programme.toml")))
     type_keys(loop, clock, "rr")                          # game 2: Брейн-ринг

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from controller.app import config, journal
-from controller.core import engine
-from controller.app import script as script_mod
+from controller.app import config
+from controller.sessions import journal
+from controller.games import engine
+from controller.sessions import script as script_mod
 from controller.cli import main
 from controller.core.effects import Log, Notice
 from controller.core.events import NS_PER_S, Host, Press, Tick

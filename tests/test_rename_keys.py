@@ -15,8 +15,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame  # noqa: E402
 
-from controller.app import config, journal
-from controller.core import engine  # noqa: E402
+from controller.app import config
+from controller.sessions import journal
+from controller.games import engine  # noqa: E402
 from controller.screens import screenshot  # noqa: E402
 from controller.inputs.keyboard import KeyboardBackend  # noqa: E402
 from controller.inputs.clock import ManualClock  # noqa: E402

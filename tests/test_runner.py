@@ -12,7 +12,7 @@ import pytest
 
 from controller.app import config, runner
 from controller.app.loop import FRAME_GUARD_NS, Loop
-from controller.core import engine
+from controller.games import engine
 from controller.core.events import HostKey, Press
 from controller.inputs.clock import EngineClock
 from controller.inputs.keyboard import KeyboardBackend

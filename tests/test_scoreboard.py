@@ -18,8 +18,8 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from controller.core import engine  # noqa: E402
-from controller.app import script as script_mod  # noqa: E402
+from controller.games import engine  # noqa: E402
+from controller.sessions import script as script_mod  # noqa: E402
 from controller.screens import scoreboard as sb  # noqa: E402
 from controller.screens.scoreboard import Scoreboard, layout  # noqa: E402
 from controller.screens.common import key_label  # noqa: E402

@@ -4,8 +4,8 @@ with its ties, the standings, the «Мафия» seats -- in no language and nam
 
 import json
 
-from controller.app import script
-from controller.core import engine
+from controller.sessions import script
+from controller.games import engine
 from controller.core.screen import Clock, Screen, Tag, Words, audience, to_json
 from controller.i18n import t
 from controller.games import screen_of

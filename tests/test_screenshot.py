@@ -14,7 +14,7 @@ import pygame  # noqa: E402
 import pytest  # noqa: E402
 
 from controller import cli  # noqa: E402
-from controller.app import script as script_mod  # noqa: E402
+from controller.sessions import script as script_mod  # noqa: E402
 from controller.screens import scoreboard as sb  # noqa: E402
 from controller.screens.scoreboard import layout  # noqa: E402
 from controller.core.effects import Flash  # noqa: E402

@@ -1,4 +1,4 @@
-"""Scripted sessions (controller/app/script.py): JSON-lines files played on a
+"""Scripted sessions (controller/sessions/script.py): JSON-lines files played on a
 virtual clock, as ``buzzer simulate`` plays them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.app import script as script_mod
+from controller.sessions import script as script_mod
 from controller.core.errors import ScriptError
 from controller.core.events import Press, Release
 

@@ -149,7 +149,7 @@ def test_a_refused_box_frame_is_said_to_the_host_in_words():
 
     from controller.app import config
     from controller.app.loop import Loop
-    from controller.core import engine
+    from controller.games import engine
     from firmware_bridge import codec
 
     cfg = config.load()
@@ -178,7 +178,7 @@ def test_a_forged_hello_is_said_to_the_host_in_words_and_the_press_counts():
 
     from controller.app import config
     from controller.app.loop import Loop
-    from controller.core import engine
+    from controller.games import engine
     from firmware_bridge import codec
 
     cfg = config.load()

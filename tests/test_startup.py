@@ -209,7 +209,7 @@ def test_a_package_for_a_game_that_plays_none_names_both_games_by_their_titles(t
 # what a start prints
 
 def test_a_start_does_not_print_the_tie_seed_the_journal_keeps_it(tmp_path):
-    from controller.app import journal
+    from controller.sessions import journal
 
     for lang in ("ru", "en"):
         proc = run(tmp_path, "run", "--headless", "--seconds", "0.3", "--new", "--lang", lang)
@@ -246,7 +246,7 @@ def _in_terminal(cwd, *args):
 
 
 def test_a_journal_without_events_starts_a_new_game_without_a_question(tmp_path):
-    from controller.app import journal
+    from controller.sessions import journal
 
     p = journal.current_path(tmp_path / "journal")
     proc = run(tmp_path, "run", "--headless", "--seconds", "0.3")    # started, nothing played

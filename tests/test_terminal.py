@@ -1,7 +1,7 @@
 """Headless mode: the status line and the key help a host reads in the terminal."""
 
 from controller.app import config
-from controller.core import engine
+from controller.games import engine
 from controller.core.events import Host, Press, Tick
 from controller.screens.terminal import key_help, status_line
 

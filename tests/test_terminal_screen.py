@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from controller.core import engine
-from controller.app import script
+from controller.games import engine
+from controller.sessions import script
 from controller.i18n import t
 from controller.screens.terminal import TextScreen, status_lines
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from controller.app import config, journal, script as script_mod
+from controller.app import config
+from controller.sessions import journal, script as script_mod
 from controller.core import arbiter as arb
-from controller.core import engine
+from controller.games import engine
 from controller.core.effects import Notice
 from controller.core.events import NS_PER_MS, Host, Press, Tick
 from controller.games import brain_ring, erudite, own_game

@@ -7,7 +7,7 @@ import json
 from controller.app import config as config_mod
 from controller.screens import viewmodel
 from controller.app.loop import Loop
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.clock import EngineClock
 from controller.core.events import Host, HostKey, Press, Tick
 

@@ -481,3 +481,55 @@ def test_the_class_config_seats_four_teams_on_phones_and_two_on_wired_buttons():
     gpio_covers_teams(cfg)                            # every wired team has an input pin
     assert wired_buttons(cfg) == ["E", "F"] and set(cfg["gpio"]["pins"]) == {"E", "F"}
     assert set(cfg["gpio"]["lamps"]) == {"E", "F"}
+
+
+# -- what the page needs to word its answers; the browser's own requests ---------------------------
+
+@pytest.mark.parametrize("rule", ["random", "order"])
+def test_the_join_tells_the_game_s_tie_rule_and_the_clock_s_limit(tmp_path, rule):
+    """The phone words a tie as the projector does («жребий выбрал: …» or «… по порядку команд»)
+    and says before a race that its clock is known too badly: the join names the config's
+    [arbiter] tie_rule, [phones] uncertain_tie, bound_max_ms and exclude_over_bound."""
+    game = Game(tmp_path, extra_config=CONFIG + f'[arbiter]\ntie_rule = "{rule}"\n'
+                '[phones]\nuncertain_tie = "rearm"\nbound_max_ms = 42.5\nexclude_over_bound = false\n')
+    try:
+        async def scenario():
+            p = Phone(game)
+            me = await p.join(links(game)["B"])
+            await p.close()
+            return me
+
+        me = run(scenario())
+        assert me["t"] == "me" and me["button"] == "B"
+        assert (me["tie_rule"], me["uncertain_tie"], me["bound_max_ms"], me["exclude_over_bound"]) == \
+            (rule, "rearm", 42.5, False), me
+    finally:
+        game.close()
+
+
+def test_a_phone_page_where_phones_are_off_is_told_so(tmp_path):
+    """[phones] enabled = false: a phone's connection is told «phones off» (its page says so on one
+    screen) instead of a refused upgrade the page can only retry forever; a plain GET stays a 404."""
+    game = Game(tmp_path, extra_config=CONFIG + "[phones]\nenabled = false\n")
+    try:
+        async def scenario():
+            p = Phone(game)
+            await p.open()
+            r = await p.reply("error")
+            await p.close()
+            return r
+
+        assert run(scenario()) == {"t": "error", "why": "phones off"}
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(game.base + "/api/play", timeout=WAIT_S)
+        assert e.value.code == 404
+    finally:
+        game.close()
+
+
+def test_the_favicon_answers_and_is_never_refused(game):
+    """Every browser asks for /favicon.ico: 204 (no 404 in the page's console), as often
+    as a hall of phones asks: never refused (no 404 counted, no 429)."""
+    for _ in range(40):
+        with urllib.request.urlopen(game.base + "/favicon.ico", timeout=WAIT_S) as r:
+            assert r.status == 204 and r.read() == b""

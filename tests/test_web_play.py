@@ -23,6 +23,9 @@ from tests.browser import WAIT_S, Chromium, Game, run, state, until  # noqa: E40
 # further apart than that (tap_at_once then tries the next question); one later by more than both uncertainties is not
 CONFIG = "[erudite]\nthink_time_s = 300\n[phones]\ntouch_latency_ms = 200.0\n"
 ANSWER = "document.getElementById('answer').textContent"
+SAID = ("(document.getElementById('answer').textContent + (document.getElementById('tie').hidden ? '' :"
+        " ' · ' + document.getElementById('tie').textContent))")
+"""The answer to the phone with its tie line («Вы отвечаете · Ничья ±24 мс: жребий выбрал: Альфа»)."""
 
 
 @pytest.fixture
@@ -67,7 +70,7 @@ async def tap_at_once(game, a, b, tries: int = 5):
     DevTools calls land together: a loaded machine can deliver them further apart than that, and
     then the race is (rightly) no tie.  Such a round is ruled right and the next question tried,
     up to ``tries`` times; the answers both phones show once their presses are decided."""
-    decided = f"/Вы отвечаете|нажала|Отвечает|Ничья/.test({ANSWER}) && {ANSWER}"
+    decided = f"/Вы отвечаете|нажала|Отвечает|Ничья/.test({ANSWER}) && {SAID}"
     for _ in range(tries):
         await asyncio.gather(tap(a), tap(b))
         said, other = await a.wait_for(decided), await b.wait_for(decided)
@@ -119,9 +122,17 @@ def test_two_phones_the_first_holds_and_a_press_within_the_uncertainty_is_a_tie(
         game.type("n ")
         await alpha.wait_for(ANSWER + " === 'Можно нажимать'")
         said, other = await tap_at_once(game, alpha, beta)   # closer than their uncertainty
-        assert {said, other} == {s for s in (said, other) if "ничья ±" in s}
-        assert sorted(x.split(" · ")[0] for x in (said, other)) == ["Вы отвечаете", "Раньше нажала команда "
-                                                                     + ("Альфа" if said.startswith("Вы") else "Бета")]
+        # both phones say it was a tie and how the lot broke it, in the projector's words (the
+        # host's notice on the projector: «…; жребий выбрал: Альфа»); the other team is not «first»
+        winner = "Альфа" if said.startswith("Вы") else "Бета"
+        ms = said.split("Ничья ±")[1].split(" мс")[0]
+        lot = f"Ничья ±{ms} мс: жребий выбрал: {winner}"
+        assert sorted((said, other)) == sorted([f"Вы отвечаете · {lot}", f"Отвечает команда {winner} · {lot}"]), \
+            (said, other)
+        until(lambda: f"±{ms} мс" in game.output() and f"жребий выбрал: {winner}" in game.output() or None,
+              what="the projector's notice of the tie")
+        notice = [line for line in game.output().splitlines() if f"жребий выбрал: {winner}" in line][-1]
+        assert f"Ничья в пределах ±{ms} мс" in notice, notice
         await alpha.screenshot(tmp_path / "play-tie.png")
         hall = await chromium.page(game.base + "/")
         tags = await hall.wait_for("[...document.querySelectorAll('#presses .tag')].map(e => e.textContent)"
@@ -324,7 +335,7 @@ def test_rearm_in_the_browser_and_a_phone_over_the_bound_is_marked_and_kept_out(
             await gamma.wait_for(ANSWER + " === 'Связь слишком неточная: нажатие не принято'")
             await gamma.screenshot(tmp_path / "play-over-bound.png")
             said, other = await tap_at_once(game, alpha, beta)   # closer than their uncertainty
-            assert said == other and said.startswith("Ничья ±"), said
+            assert said == other and said.startswith("Ничья ±") and " · " not in said, said
             await alpha.screenshot(tmp_path / "play-rearm.png")
             assert not any(t.get("holder") for t in state(game)["audience"]["game"]["teams"])
             rows = state(game)["audience"]["game"]["question"]["presses"]
@@ -519,8 +530,10 @@ def test_four_teams_on_phones_and_two_on_wired_buttons_every_press_says_how_sure
             shown = await hall.wait_for(f"{ROWS}.filter(r => r[1] === {json.dumps(tie, ensure_ascii=False)})"
                                         ".length === 2 && " + ROWS)
             assert sorted(r[0] for r in shown) == ["Бета", "Зета"], shown
-            said = await beta.wait_for("/ничья ±/.test(" + ANSWER + ") && " + ANSWER)
-            assert said.split(" · ")[0] in ("Вы отвечаете", "Раньше нажала команда Зета"), said
+            said = await beta.wait_for("/Ничья ±/.test(" + SAID + ") && " + SAID)
+            assert said.split(" · ")[0] in ("Вы отвечаете", "Отвечает команда Зета"), said
+            assert said.endswith(f"Ничья ±{rows[0]['tie_ms']} мс: жребий выбрал: "
+                                 + ("Бета" if said.startswith("Вы") else "Зета")), said
             await hall.screenshot(tmp_path / "mixed-tie.png")
             for p in (alpha, beta, gamma, delta, hall, hostp):
                 await p.close()

@@ -132,7 +132,7 @@ def test_parameters_the_game_refuses_are_a_422_naming_the_reason_and_never_reach
     from types import SimpleNamespace
 
     from controller import games
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import ManualClock
     from controller.web.attach import make_check
 

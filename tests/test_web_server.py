@@ -299,7 +299,7 @@ def test_a_rename_from_the_web_is_bounded_and_checked_against_the_games_members(
     from types import SimpleNamespace
 
     from controller.app.config import load as load_config
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import ManualClock
     from controller.web.attach import make_check
 
@@ -330,7 +330,7 @@ def test_parameters_that_make_the_game_fail_are_a_422_with_the_reason(action, pa
 
     from controller import games
     from controller.app.config import load as load_config
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import ManualClock
     from controller.web.attach import make_check
 
@@ -424,7 +424,7 @@ def test_the_hosts_next_tap_is_judged_after_the_tap_the_loop_has_not_carried_out
     import io
 
     from controller.app.loop import Loop
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import ManualClock
     from controller.web.attach import make_check
 

@@ -10,8 +10,8 @@ import json
 from harness import Played
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from controller.app import script
-from controller.core import engine
+from controller.sessions import script
+from controller.games import engine
 from controller.cli import main
 from controller.screens.scoreboard import Scoreboard
 from controller.screens.common import question_head

@@ -1,2 +1,3 @@
-"""The program: the loop that owns the state, the runner that owns its heartbeat, start-up, the journal, the config assembled from
-every plug-in's sections, scripted sessions and the ``buzzer`` subcommands.  docs/architecture.md."""
+"""The program: the loop that owns the state, the runner that owns its heartbeat, start-up, the config assembled from
+every plug-in's sections and the ``buzzer`` subcommands (the journal and scripted sessions: :mod:`controller.sessions`).
+docs/architecture.md."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from controller import games
 from controller.app import config as config_mod
-from controller.app import script as script_mod
+from controller.sessions import script as script_mod
 from controller.core.errors import ConfigError
 from controller.i18n import DEFAULT_LANG, LANGUAGES, t, tn
 from controller.cli import print_json

@@ -23,6 +23,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from controller.core import configs
 from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES, Text
 from controller import games
@@ -608,4 +609,4 @@ def docs_markdown() -> str:
     return "\n".join(out)
 
 
-games.use_config_builder(build)   # a programme builds its rounds' configs with it
+configs.register(load=load, build=build, attach_event=attach_event)   # the layers below build configs with them

@@ -28,9 +28,10 @@ import sys
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")   # stdout is the result's JSON
 
-from controller.core import engine
-from controller.app import journal as journal_mod
-from controller.app import script as script_mod
+import controller.app.config  # noqa: F401  registers the config's functions (controller/core/configs.py)
+from controller.games import engine
+from controller.sessions import journal as journal_mod
+from controller.sessions import script as script_mod
 from controller.inputs.clock import ManualClock
 from controller.app.loop import Loop
 

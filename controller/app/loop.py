@@ -25,8 +25,8 @@ import threading
 from typing import Any, Callable
 
 from controller import games
-from controller.core import engine
-from controller.app import journal as journal_mod
+from controller.games import engine
+from controller.sessions import journal as journal_mod
 from controller.app import dialogues as dialogues_mod
 from controller.app.feedback import Confirmations, Flashes, Notices, ShownLink
 from controller.app.parts import Buttons, PackMedia, Speakers, picture_cache_bytes

@@ -6,7 +6,7 @@
   a line) or CSV (one press a row).  The record is the games' own (``host.race`` of their
   view, :func:`controller.games.race.race_record`), taken after every event of the replay: the
   host page's last race and this command can never disagree.
-* ``rating``: the game's results in the rating site's sheet (:mod:`controller.content.rating`).
+* ``rating``: the game's results in the rating site's sheet (:mod:`controller.games.rating`).
 
 Both read the journal only (its header holds the config, the seed and the event file's game).
 """
@@ -43,7 +43,7 @@ def input_path(cfg: Mapping[str, Any], button: str, stream: bool) -> str:
 
 def races(contents) -> list[dict]:
     """Every race of a journal's game, in the order they were run (pure replay)."""
-    from controller.core import engine
+    from controller.games import engine
 
     cfg, seed = contents.header["config"], contents.header["seed"]
     try:
@@ -88,7 +88,7 @@ def to_csv(records: Iterable[dict]) -> str:
 
 
 def _read(path: str):
-    from controller.app import journal
+    from controller.sessions import journal
     from pathlib import Path
 
     if not Path(path).exists():
@@ -116,11 +116,11 @@ def cmd_races(args) -> int:
 
 
 def cmd_rating(args) -> int:
-    from controller.content import rating
-    from controller.core import engine
+    from controller.games import rating
+    from controller.games import engine
 
     c = _read(args.journal)
-    from controller.app import journal
+    from controller.sessions import journal
 
     try:
         state, cfg, _seed, _last = journal.replay(c)

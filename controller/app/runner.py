@@ -25,7 +25,7 @@ import select
 import time
 from typing import Any
 
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.keys import mode_labels, team_keys
 from controller.screens import viewmodel
 from controller.screens.frontend import Frame, FrontEnd, Keys, Pictures

@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 from controller.app import config as config_mod
 from controller.content import packs
-from controller.core import engine
-from controller.app import journal as journal_mod
+from controller.games import engine
+from controller.sessions import journal as journal_mod
 from controller.sound.audio import Audio
 from controller.inputs import create_backend
 from controller.inputs.options import wired_buttons

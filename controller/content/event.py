@@ -287,7 +287,7 @@ def apply(cfg: dict, event: dict, build) -> dict:
     rating = [{k: by_name[n][k] for k in ("name", "rating_id", "city") if k in by_name[n]} for n in chosen
               if "rating_id" in by_name[n] or "city" in by_name[n]]
     if rating:
-        out["event"]["teams"] = rating   # the rating site's IDs and cities (controller/content/rating.py)
+        out["event"]["teams"] = rating   # the rating site's IDs and cities (controller/games/rating.py)
     return out
 
 

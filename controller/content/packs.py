@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from controller.content import siq
+from controller.core import configs
 from controller.core.errors import BuzzerError, ConfigError
 from controller.i18n import LANGUAGES, Text, t, words
 
@@ -36,8 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _limits(config_path: str | None) -> tuple[siq.Limits, str]:
-    from controller.app import config as config_mod
-    cfg = config_mod.load(config_path) if config_path else config_mod.build({})
+    cfg = configs.load(config_path) if config_path else configs.build({})
     return siq.Limits.from_config(cfg), cfg["language"]
 
 

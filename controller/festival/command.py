@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.app import config as config_mod
+from controller.core import configs
 from controller.core.errors import ConfigError
 
 
@@ -64,7 +64,7 @@ def add_simulate_options(p: argparse.ArgumentParser) -> None:
 
 
 def festival_config(args) -> dict:
-    cfg = config_mod.load(args.config) if args.config else config_mod.load(None)
+    cfg = configs.load(args.config) if args.config else configs.load(None)
     fest = cfg["festival"]
     url = args.broker or fest["broker"]
     if not url:

@@ -103,7 +103,7 @@ def write_rating(festival, path: str | Path, event_file: str | None = None) -> s
     of the rating site's layout in ``path`` (.xlsx), the teams of all its halls in it, their
     IDs and cities from each game's event file (and ``event_file``).  Returns the warning
     line for teams without an ID ("" when none)."""
-    from controller.content import rating
+    from controller.games import rating
 
     extra = {}
     if event_file:

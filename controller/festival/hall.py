@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.app import journal as journal_mod
-from controller.app import script as script_mod
+from controller.sessions import journal as journal_mod
+from controller.sessions import script as script_mod
 from controller.core.errors import BuzzerError, ConfigError
 from controller.core.events import InputStatus
 from controller.core.part import Part

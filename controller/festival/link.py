@@ -338,7 +338,7 @@ def table_of(model: Any, render: Callable[[Any], str]) -> dict:
 def table_of_state(state: Any, lang: str) -> dict | None:
     """A game's table (:func:`table_of`) from its state's screen model, its tags' texts in
     ``lang``; None (said in the log) when the game cannot present it."""
-    from controller.core import engine
+    from controller.games import engine
     from controller.i18n import t
 
     try:

@@ -204,7 +204,7 @@ class _Follower:
         self.fd: int | None = None
 
     def read(self) -> list[dict]:
-        from controller.app.journal import _parse_line
+        from controller.sessions.journal import parse_line
 
         if self.fd is None:
             try:
@@ -221,7 +221,7 @@ class _Follower:
             if end < 0:
                 return out
             for raw in data[:end + 1].splitlines(keepends=True):
-                rec = _parse_line(raw)
+                rec = parse_line(raw)
                 if rec is None:
                     log.warning("festival: a damaged record in %s; not followed further", self.path)
                     self.offset = 1 << 62
@@ -240,7 +240,7 @@ class _Follower:
 
 def _child(conn, nudge, args: dict) -> None:
     """The child process: a Publisher fed from the journal files the hall names."""
-    from controller.app import journal as journal_mod
+    from controller.sessions import journal as journal_mod
     from controller.festival.publisher import Publisher, find_journal
 
     logging.basicConfig(level=logging.WARNING, format="buzzer festival: %(message)s")

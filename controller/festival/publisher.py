@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from controller.core import engine
+from controller.games import engine
 from controller.festival import auth, link
-from controller.app.journal import decode_event, encode_event
+from controller.sessions.journal import decode_event, encode_event
 
 log = logging.getLogger(__name__)
 
@@ -561,7 +561,7 @@ def find_journal(path: str | Path, game_id: str) -> Path | None:
 
 def _journal_records(path: str, game_id: str) -> list[dict]:
     """The events of a game the hall has forgotten, from its journal file (:func:`find_journal`)."""
-    from controller.app import journal as journal_mod
+    from controller.sessions import journal as journal_mod
 
     found = find_journal(path, game_id)
     if found is None:

@@ -36,12 +36,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.core import engine
+from controller.games import engine
 from controller.core.errors import GameError
 import json
 
 from controller.festival import auth, link
-from controller.app.journal import decode_event
+from controller.sessions.journal import decode_event
 
 log = logging.getLogger(__name__)
 

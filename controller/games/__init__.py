@@ -5,6 +5,8 @@ module); what it does with I/O lives beside it as
 :class:`~controller.games.base.ShellExtras`.  The registry names modules, not
 objects, so a game is imported only when it is played, and a game that plays
 other games (a programme) can look them up here without an import cycle.
+Beside the games: the engine over any game (:mod:`.engine`), the host actions'
+declarations (:mod:`.actions`) and the rating site's sheet (:mod:`.rating`).
 
 Adding a game: write its module with a ``GAME``, add a line to :data:`GAMES`
 (and, if it has extras, to :data:`EXTRAS`), its title to the catalogs.
@@ -41,23 +43,6 @@ DEFAULT = "erudite"
 """The game a config or a scripted session plays when it names none."""
 
 _BY_STATE: dict[type, Game] = {}
-
-
-_CONFIG_BUILDER: list = []
-
-
-def use_config_builder(build) -> None:
-    """The shell's config builder (``controller.app.config.build``: validate settings on top of a
-    config) registers itself here when it is imported, so that a game made of games (a programme)
-    builds its rounds' configs without importing the shell."""
-    _CONFIG_BUILDER[:] = [build]
-
-
-def build_config(data: Any, base: Any) -> dict:
-    """``data`` validated on top of the config ``base`` by the registered builder."""
-    if not _CONFIG_BUILDER:
-        raise RuntimeError("no config builder registered: import controller.app.config first")
-    return _CONFIG_BUILDER[0](data, base=base)
 
 
 def names() -> tuple[str, ...]:

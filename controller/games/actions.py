@@ -10,7 +10,7 @@ declarations and from nothing else:
   sends each action's :meth:`Param.form` fields; the page builds its inputs from them);
 * the web server's check of a host action (:func:`check` through
   :func:`controller.web.server.parse_action`: a field's JSON type and its bounds);
-* the scripted session's check of a host line (:mod:`controller.app.script`: which
+* the scripted session's check of a host line (:mod:`controller.sessions.script`: which
   fields an action takes and their JSON types);
 * the key help's and the page's label: the catalog key ``action_<name>``
   (:func:`controller.i18n.action_label`), or the action's own ``label``;

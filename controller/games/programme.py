@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from controller import games
+from controller.core import configs
 from controller.core.effects import Flash
 from controller.core.errors import ConfigError, GameError
 from controller.i18n import Text
@@ -67,7 +68,7 @@ def round_configs(cfg: dict) -> list[dict]:
         data = dict(r.get("settings", {}))
         data["mode"] = r["mode"]
         try:
-            out.append(games.build_config(data, cfg))
+            out.append(configs.build(data, cfg))
         except ConfigError as exc:
             raise ConfigError(f"programme.rounds[{i}].settings.{exc.key}", exc.problem) from None
     return out

@@ -18,7 +18,7 @@ class EngineClock:
 
     ``origin_ns`` is the monotonic time that corresponds to engine time zero.
     After a restart the shell may pick an origin such that engine time resumes
-    where the journal ended (see :mod:`controller.app.journal`).
+    where the journal ended (see :mod:`controller.sessions.journal`).
     """
 
     def __init__(self, origin_ns: int | None = None, source=time.monotonic_ns):

@@ -4,7 +4,7 @@
     buzzer screenshot game.jsonl --at 12 --out en.png --size 1280x720 --lang en
 
 The script is played on its virtual clock up to ``--at`` seconds
-(:func:`controller.app.script.run` with ``until``), the mode's view is taken at
+(:func:`controller.sessions.script.run` with ``until``), the mode's view is taken at
 that instant and :class:`~controller.screens.scoreboard.Scoreboard` draws it
 on an off-screen surface: no window, no display needed, and the same
 arguments always give the same picture.  The ruling flash shown is the
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import BuzzerError
-from controller.core import engine
-from controller.app import script as script_mod
+from controller.games import engine
+from controller.sessions import script as script_mod
 from controller.core.events import seconds_to_ns
 from controller.i18n import LANGUAGES
 from controller.inputs.keys import mode_keys, mode_labels, team_keys

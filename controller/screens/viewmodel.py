@@ -25,7 +25,7 @@ right answer of a question, once game packs exist).  :func:`build` moves it into
 ``host.game``; it never appears under ``audience`` (tests/test_viewmodel.py).
 
 Nothing here names a game: what a game offers comes from its declarations
-(``Game.actions``, :func:`controller.core.engine.actions_now`) and its view.
+(``Game.actions``, :func:`controller.games.engine.actions_now`) and its view.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from controller import games
-from controller.core import engine
+from controller.games import engine
 from controller.core import screen as model
 from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from controller import games
 from controller.screens import viewmodel
 from controller.screens.common import key_label
-from controller.core import engine
+from controller.games import engine
 from controller.core.errors import GameError
 from controller.core.part import Part
 from controller.core.events import NS_PER_S, Host, Press, Release
@@ -184,7 +184,9 @@ class PhoneBridge:
         """What the web process needs of the phones (its init message; a pipe, never argv)."""
         return {"settings": self.loop.cfg["phones"], "tokens": dict(self.tokens), "base": base_url(server),
                 # the teams that press with a phone (phone = true): the others have a wired button
-                "phone_teams": [t["button"] for t in self.loop.cfg["teams"] if t.get("phone") and t["button"] in self.tokens]}
+                "phone_teams": [t["button"] for t in self.loop.cfg["teams"] if t.get("phone") and t["button"] in self.tokens],
+                # how a tie is broken, for the phones to word it as the projector does
+                "tie_rule": self.loop.cfg["arbiter"]["tie_rule"]}
 
     def message(self, msg: dict) -> None:
         kind = msg.get("t")

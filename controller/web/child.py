@@ -131,6 +131,7 @@ def main(argv: list[str]) -> int:
                          send_joined=lambda buttons: tell({"t": "joined", "buttons": buttons}))
         server.play_base = phones["base"]
         server.phone_teams = set(phones.get("phone_teams") or ())
+        server.tie_rule = phones.get("tie_rule", server.tie_rule)
         server.on_team_token = lambda button, token: tell({"t": "team_token", "button": button, "token": token})
     vm = newest_vm(vm_lines.read())   # what the game published before this process started
     if vm is not None:

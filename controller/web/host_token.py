@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from controller.app import journal as journal_mod
+from controller.sessions import journal as journal_mod
 from controller.web.net import new_token
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def write_private(p: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, p)
-    journal_mod._sync_dir(p.parent)
+    journal_mod.sync_dir(p.parent)
 
 
 def save(journal_dir: str | Path, token: str) -> None:

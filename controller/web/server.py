@@ -205,6 +205,8 @@ class WebServer:
         """The pages' address as the phones open it (``http://192.168.1.23:8080``)."""
         self.phone_teams: set[str] = set()
         """The buttons of the teams with ``phone = true`` (the others press a wired button)."""
+        self.tie_rule = "random"
+        """``[arbiter] tie_rule``: the join tells a phone how a tie is broken (its words for it)."""
         self.on_team_token: Callable[[str, str], None] = lambda button, token: None
         """Told each team token the host page renews (the game's process keeps it)."""
         self._qr: dict[str, list[str]] = {}
@@ -447,7 +449,7 @@ class WebServer:
         gets the audience part as every page does, and ``{"t": "me", …}`` (its team)."""
         if not self.origin_ok(request) or not self.host_name_ok(request):
             raise web.HTTPForbidden(text="foreign origin")
-        if self.hub is None:
+        if self.hub is None and not web.WebSocketResponse().can_prepare(request).ok:
             raise web.HTTPNotFound(text="phones are off ([phones] enabled = false)")
         if len(self.viewers) >= int(self.settings["max_viewers"]):
             raise web.HTTPServiceUnavailable(text="too many viewers")
@@ -456,6 +458,9 @@ class WebServer:
         client, timeout = self._client(request), float(self.settings["send_timeout_s"])
         viewer, sender = None, None
         try:
+            if self.hub is None:   # a phone's page opened where phones are off: it says so
+                await ws.send_str(json.dumps({"t": "error", "why": "phones off"}))
+                return ws
             first = await asyncio.wait_for(ws.receive(), float(self.settings.get("header_timeout_s", 10.0)))
             data = _json_object(first.data) if first.type == WSMsgType.TEXT else None
             connection = f"connection {id(ws)}"
@@ -476,8 +481,12 @@ class WebServer:
             viewer = Viewer(ws, phone=phone)
             viewer.wake.set()
             self.viewers.add(viewer)
-            await ws.send_str(json.dumps({"t": "me", "button": button,
-                                          "sync_interval_s": self.hub.settings["sync_interval_s"]}))
+            hs = self.hub.settings
+            await ws.send_str(json.dumps({"t": "me", "button": button, "sync_interval_s": hs["sync_interval_s"],
+                                          # what the page words: a tie's rule, a clock known too badly
+                                          "tie_rule": self.tie_rule, "uncertain_tie": hs.get("uncertain_tie", "lot"),
+                                          "bound_max_ms": hs.get("bound_max_ms"),
+                                          "exclude_over_bound": bool(hs.get("exclude_over_bound"))}))
             sender = asyncio.ensure_future(self._send_loop(viewer))
             async for msg in ws:
                 received = time.monotonic_ns()
@@ -514,6 +523,7 @@ class WebServer:
         app.router.add_get("/overlay", self.page)
         app.router.add_get("/host", self.page)
         app.router.add_get("/static/{name}", self.static)
+        app.router.add_get("/favicon.ico", self.favicon)
         app.router.add_get("/api/state", self.state)
         app.router.add_get("/media", self.media)
         app.router.add_get("/api/stream", self.stream)
@@ -592,6 +602,11 @@ class WebServer:
         html = (html.replace("__LANG__", self.lang)
                 .replace("__LABELS__", json.dumps(self.labels, ensure_ascii=False).replace("</", "<\\/")))
         return web.Response(text=html, content_type="text/html", charset="utf-8")
+
+    async def favicon(self, request: web.Request) -> web.Response:
+        """``/favicon.ico``, which every browser asks for: nothing (204) -- no 404 in the page's
+        console, no refusal counted."""
+        return web.Response(status=204)
 
     async def static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]

@@ -22,7 +22,7 @@ package is imported in a subprocess with ``PYTHONPATH=TREE`` and ``controller.cl
 is called once per script (``main(["simulate", path, ...])``, stdout/stderr captured,
 ``SystemExit`` and stray exceptions caught), one process per game.  It works for the
 old layout (commit 1db320b, ``controller/script.py``) and the new one
-(``controller/app/script.py``): ``controller.cli:main`` is the entry point of both.
+(``controller/sessions/script.py``): ``controller.cli:main`` is the entry point of both.
 The scripts themselves (and the copies of ``examples/`` and ``config/`` they may
 name) always come from this checkout, so two trees are compared on the same input.
 See docs/testing.md.

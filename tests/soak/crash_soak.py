@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from crashgame import make_game  # noqa: E402
 
-from controller.core import engine
-from controller.app import journal as journal_mod, script as script_mod  # noqa: E402
+from controller.games import engine
+from controller.sessions import journal as journal_mod, script as script_mod  # noqa: E402
 from controller.app.drill import digest, feed  # noqa: E402
 
 

@@ -46,9 +46,9 @@ class ChgkExtras(ShellExtras):
     @staticmethod
     def rating_rows(shell: Shell, path: str, names: dict, total: int) -> list:
         """The jury's sheet in the rating site's layout (``Team ID | Название | Город | 1 … N``,
-        controller/content/rating.py): a team by its name, else by its rating ID from the event
+        controller/games/rating.py): a team by its name, else by its rating ID from the event
         file; an empty cell is a result not entered."""
-        from controller.content import rating
+        from controller.games import rating
 
         try:
             sheet = rating.read(path)

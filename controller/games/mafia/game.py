@@ -338,7 +338,7 @@ def initial(settings: Mapping[str, Any] | None, seats: Sequence[str] | int = ())
     """A fresh table.
 
     ``settings`` is the ``[mafia]`` section (defaults for missing keys) or a
-    whole config holding one (as :func:`controller.core.engine.new_game` passes
+    whole config holding one (as :func:`controller.games.engine.new_game` passes
     it).  ``seats`` is the players' names in seat order; it may be shorter
     than the number of seats (names can be set later with ``name``).  An int
     in its place is the engine's random seed, which this mode does not need:

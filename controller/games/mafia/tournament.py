@@ -36,8 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from controller.app import config
-from controller.core import cells
+from controller.core import cells, configs
 from controller.games.mafia.protocol import (CSS, ProtocolError, Protocol, _f, _won, add_protest, check_extra_points,
                                        fmt_points, game_points, load, parse_time, render_html, save)
 from controller.i18n import DEFAULT_LANG, LANGUAGES, labels, t, tn
@@ -268,7 +267,7 @@ def to_html(table: TournamentTable, lang: str = "ru") -> str:
 def _settings(args) -> dict:
     if getattr(args, "config", None):
 
-        raw = dict(config.load(args.config)["mafia"])
+        raw = dict(configs.load(args.config)["mafia"])
     else:
         raw = {}
     if getattr(args, "finalists", None) is not None:
@@ -305,7 +304,7 @@ def protocol_command(args) -> int:
     language of ``--config``, else Russian; ``FILE: ok`` of ``check`` stays as it is for scripts."""
     settings = _settings(args)
     if args.lang is None:
-        args.lang = config.load(args.config)["language"] if getattr(args, "config", None) else DEFAULT_LANG
+        args.lang = configs.load(args.config)["language"] if getattr(args, "config", None) else DEFAULT_LANG
     lang = args.lang
     if args.action == "check":
         for path in args.files:

@@ -11,7 +11,7 @@
   const page = document.body.dataset.page;
   const $ = (id) => document.getElementById(id);
   const token = (location.hash.match(/token=([^&]+)/) || [])[1] || "";
-  let seq = -1, ws = null, retry = 500;
+  let seq = -1, ws = null, retry = 500, hostSeen = false;
   window.buzzer = { seq: () => seq, last: null };
 
   document.querySelectorAll("[data-label]").forEach((el) => { el.textContent = L[el.dataset.label] || ""; });
@@ -548,6 +548,12 @@
         return;
       }
       if (typeof vm.seq !== "number") return;
+      // a host page left open after the host's token was renewed (F9): the host's part stops
+      // coming; the page says its link is no longer valid instead of silently losing its buttons
+      if (page === "host" && token) {
+        if (vm.host) hostSeen = true;
+        else if (hostSeen) { show($("auth"), true); $("auth").textContent = L.host_renewed || L.bad_token || ""; }
+      }
       seq = vm.seq;  // every message is a full snapshot: a missed one is never needed
       render(vm);
     };

@@ -21,7 +21,7 @@ import pytest
 
 from controller.app import config
 from controller.app.loop import Loop
-from controller.core import engine
+from controller.games import engine
 from controller.inputs.clock import EngineClock
 from controller.core.events import HostKey
 from controller.inputs import create_backend

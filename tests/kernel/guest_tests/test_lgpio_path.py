@@ -127,7 +127,7 @@ def test_lgpio_factory_without_a_board_is_one_line_naming_the_key(chip):
 def _game(extra_gpio=None):
     from controller.app import config
     from controller.app.loop import Loop
-    from controller.core import engine
+    from controller.games import engine
     from controller.inputs.clock import EngineClock
     from controller.inputs.base import create_backend
 

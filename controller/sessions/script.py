@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from controller import games
-from controller.app import config as config_mod
-from controller.core import engine
+from controller.core import configs
+from controller.games import engine
 from controller.core.arbiter import ArbiterRules
 from controller.core.effects import Flash, Log
 from controller.core.errors import ConfigError, GameError, ScriptError
@@ -218,17 +218,17 @@ def config_for(script: Script, config_path: str | None = None) -> dict:
     if "teams" in setup:
         data["teams"] = setup["teams"]
     # a --config file's own problems name that file, not the script's line 1
-    cfg = config_mod.load(config_path) if config_path else None
+    cfg = configs.load(config_path) if config_path else None
     try:
         if cfg is None:
-            cfg = config_mod.load(setup.get("config"))
+            cfg = configs.load(setup.get("config"))
         if data:
-            cfg = config_mod.build(data, base=cfg)
+            cfg = configs.build(data, base=cfg)
         settings = setup.get("settings") or {}
         if not isinstance(settings, dict):
             raise ConfigError("settings", Text("script.settings_object"))
         if settings:
-            cfg = config_mod.build(settings, base=cfg)
+            cfg = configs.build(settings, base=cfg)
     except ConfigError as exc:
         raise ScriptError(1, Text("script.setup", problem=exc), script.source) from None
     if "event" in setup:
@@ -238,7 +238,7 @@ def config_for(script: Script, config_path: str | None = None) -> dict:
             raise ScriptError(1, Text("script.setup_event"), script.source)
         base = Path(script.source).resolve().parent if script.source != "<script>" else Path.cwd()
         try:
-            cfg = config_mod.attach_event(cfg, base / event)
+            cfg = configs.attach_event(cfg, base / event)
         except ConfigError as exc:
             raise ScriptError(1, Text("script.setup", problem=exc), script.source) from None
     return cfg

@@ -39,7 +39,7 @@ from typing import Any, Iterable
 
 from controller.core.errors import BuzzerError, GameError, JournalError
 from controller.core.events import Host, Press, Release, Tick
-from controller.core import engine
+from controller.games import engine
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def _line(rec: dict) -> bytes:
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
-def _parse_line(raw: bytes) -> dict | None:
+def parse_line(raw: bytes) -> dict | None:
     if not raw.endswith(b"\n"):
         return None
     raw = raw[:-1]
@@ -143,7 +143,7 @@ def read(path: str | Path) -> Contents:
     dropped = 0
     damaged_at = None
     for i, raw in enumerate(lines):
-        rec = _parse_line(raw)
+        rec = parse_line(raw)
         event = None
         if rec is not None and i > 0 and rec.get("type") != "end":
             try:
@@ -204,7 +204,7 @@ class Journal:
             if header is None:
                 raise JournalError(f"{self.path}: a new journal needs a header")
             self._write({"type": "header", "version": VERSION, **header})
-            _sync_dir(self.path.parent)
+            sync_dir(self.path.parent)
 
     def _cut_torn_tail(self, length: int) -> None:
         """Drop a torn last record before appending -- and never anything more: a
@@ -332,7 +332,7 @@ def _archive_dest(directory: str | Path, tag: str = "") -> Path:
     return dest
 
 
-def _sync_dir(directory: Path) -> None:
+def sync_dir(directory: Path) -> None:
     try:
         dfd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -354,7 +354,7 @@ def _write_durably(path: Path, data: bytes) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         raise JournalError(f"{path}: cannot write: {exc.strerror}") from None
-    _sync_dir(path.parent)
+    sync_dir(path.parent)
 
 
 def archive(directory: str | Path, tag: str = "") -> Path | None:
@@ -365,7 +365,7 @@ def archive(directory: str | Path, tag: str = "") -> Path | None:
         return None
     dest = _archive_dest(directory, tag)
     os.replace(src, dest)
-    _sync_dir(dest.parent)
+    sync_dir(dest.parent)
     return dest
 
 

@@ -184,7 +184,8 @@ class PhoneBridge:
         """What the web process needs of the phones (its init message; a pipe, never argv)."""
         return {"settings": self.loop.cfg["phones"], "tokens": dict(self.tokens), "base": base_url(server),
                 # the teams that press with a phone (phone = true): the others have a wired button
-                "phone_teams": [t["button"] for t in self.loop.cfg["teams"] if t.get("phone") and t["button"] in self.tokens],
+                "phone_teams": [t["button"] for t in self.loop.cfg["teams"]
+                                if t.get("phone") and t["button"] in self.tokens],
                 # how a tie is broken, for the phones to word it as the projector does
                 "tie_rule": self.loop.cfg["arbiter"]["tie_rule"]}
 

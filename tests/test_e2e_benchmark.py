@@ -66,6 +66,21 @@ def test_gpiod_host_cell_plays_through_the_loop_with_the_kernel_order_and_stamps
     assert row["decision_p50_ms"] > 0                    # the lamp after the later edge
 
 
+def test_gpiod_host_quick_measure_has_the_results_keys(e2e):
+    """The quick gpiod-host measure (plain and beside the hogs, one pair a cell): the rows
+    ``e2e_fairness`` gets and the per-load decision p99."""
+    res = e2e.measure(quick=True, pairs=1, paths=["gpiod-host"], throttle=False)
+    assert res["e2e_paths"] == ["gpiod-host"] and "e2e_decision_p99_ms" not in res   # the other paths' keys stay
+    rows = res["e2e_fairness"]
+    assert {(r["load"], r["gap_us"]) for r in rows} == {(load, g) for load in ("plain", "hog") for g in (10, 1000)}
+    for r in rows:
+        assert r["path"] == "gpiod-host" and r["pairs"] == 1 and r["ours"] == 1.0 and r["gpio_tie_us"] == 5.0
+    p99 = res["e2e_gpiod_host_decision_p99_ms"]
+    assert set(p99) == {"plain", "hog"} and all(v > 0 for v in p99.values())
+    assert "not measured" in res["e2e_gpiod_host_measured"].lower() and "interrupt" in res["e2e_gpiod_host_measured"]
+    assert "not asked for" in res["e2e_gpiod_host_note"]
+
+
 def test_grid_and_tables(e2e):
     full, quick = e2e.grid(False), e2e.grid(True)
     assert len(full) == 75 + 12 + 4 + 4 and len(quick) < 10

@@ -557,7 +557,7 @@ class Session:
         if self.path == GPIOD_HOST:
             # the presser is the box here: out of the throttle, real time (see _box_cpu)
             box = Presser()
-            self._box_cpu(box.proc.pid)
+            self._box_cpu(box.proc.pid, "the presser")
             chip = host_chip(box)
         elif self.path == "serial-simavr":
             from firmware_bridge import simavr_box
@@ -598,7 +598,7 @@ class Session:
             raise driver_error[0]
         return self.results
 
-    def _box_cpu(self, pid: int) -> None:
+    def _box_cpu(self, pid: int, what: str = "simavr") -> None:
         """The simulated box has a CPU of its own: take simavr's harness out of
         the throttle's cgroup and give it a real-time priority, or in wall-clock
         mode it falls behind real time on a busy machine (tens of ms, then it
@@ -609,15 +609,15 @@ class Session:
             try:
                 Path(out_of_throttle).write_text(str(pid))
             except OSError as exc:
-                self.notes.append(f"simavr stays in the throttled cgroup: {exc}")
+                self.notes.append(f"{what} stays in the throttled cgroup: {exc}")
         try:
             os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(10))
         except (OSError, AttributeError) as exc:
             try:
                 os.setpriority(os.PRIO_PROCESS, pid, -10)
-                self.notes.append(f"simavr at nice -10 (no SCHED_FIFO: {exc})")
+                self.notes.append(f"{what} at nice -10 (no SCHED_FIFO: {exc})")
             except OSError as exc2:
-                self.notes.append(f"simavr at normal priority ({exc2}): its clock may drift")
+                self.notes.append(f"{what} at normal priority ({exc2})" + (": its clock may drift" if what == "simavr" else ""))
 
     # -- the driver thread ----------------------------------------------------
 

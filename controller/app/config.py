@@ -31,7 +31,7 @@ from controller.inputs.backends import BACKENDS
 from controller.inputs.options import GPIO, KEYPAD, KEYS, SERIAL, gpio_covers_teams, phone_teams_have_phones, serial_covers_teams
 from controller.screens.layouts import LAYOUTS
 
-from controller.core.schema import _KIND_OK, _KIND_WORD, NUMBER_LIMIT, Key, Section, _num, _show, check_value, expected, positive  # noqa: F401
+from controller.core.schema import _KIND_OK, _KIND_WORD, NUMBER_LIMIT, Key, Section, _num, _show, bind_address, check_value, expected, positive  # noqa: F401
 
 _positive = positive
 
@@ -81,7 +81,9 @@ SHELL_SCHEMA: list[Section] = [
             "the host's phone (docs/web.md).", (
         Key("enabled", "bool", True, "Serve the pages while a game runs."),
         Key("bind", "str", "127.0.0.1", "Address to listen on: 127.0.0.1 (this computer only) or 0.0.0.0 "
-            "(every network, e.g. the hall's Wi-Fi)."),
+            "(every network, e.g. the hall's Wi-Fi); an IPv4 or IPv6 address or a host name of this computer. "
+            "When the pages cannot listen there and a team presses with a phone only, buzzer run does not "
+            "start (docs/phones.md).", check=bind_address),
         Key("port", "int", 8080, "TCP port of the pages.", minimum=1, maximum=65535),
         Key("next_free_port", "bool", True, "When the port is busy, take the next free one (said in the "
             "terminal and on the host's screen); false: no pages, and one line names the busy port."),

@@ -21,7 +21,7 @@ from controller.sound.audio import Audio
 from controller.inputs import create_backend
 from controller.inputs.options import wired_buttons
 from controller.inputs.clock import EngineClock
-from controller.core.errors import BackendUnavailable, BuzzerError, JournalError
+from controller.core.errors import BackendUnavailable, BuzzerError, JournalError, WebUnavailable
 from controller.inputs.base import NoPinFactory
 from controller.core.events import NS_PER_S, Host, Tick
 from controller.core.effects import Notice
@@ -410,7 +410,24 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         pass
     loop.use(audio=audio)
     keypad = _start_keypad(cfg, loop)
-    attach_web(loop)   # the live pages ([web]), a part of the loop; not when off or the port is taken
+    try:
+        attach_web(loop)   # the live pages ([web]), a part of the loop; not when off or the port is taken
+    except WebUnavailable:
+        # a team on phones only could never press: the game does not start (one line, exit
+        # code 2); a resumed game's journal stays for the next start, a new game's (its header
+        # alone) goes, as if it never started: the next start has nothing to archive or say
+        backend.close()
+        if keypad is not None:
+            keypad.close()
+        loop.stop_parts()
+        jr.close()
+        try:
+            if empty(journal_mod.read(jr.path)):
+                jr.path.unlink()
+        except (BuzzerError, OSError):
+            pass
+        loop.close_wake()
+        raise
     attach_festival(loop, cfg)   # the festival's link, a part of the loop
     backend.start()
     restore = _stop_on_signals(loop)

@@ -78,5 +78,9 @@ class BackendUnavailable(BackendError):
     """The hardware a backend needs is not present on this machine."""
 
 
+class WebUnavailable(BuzzerError):
+    """The web pages cannot start and a team presses with its phone only: no game without them."""
+
+
 class JournalError(BuzzerError):
     """The on-disk journal cannot be read or written."""

@@ -9,6 +9,7 @@ game's own settings both check against.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -149,6 +150,33 @@ def nominals(v):
     if any(n <= 0 for n in v):
         return Text("config.nominals_positive")
     return None
+
+
+_HOST_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def bind_address(v):
+    """A listening address as written, never resolved (check-config needs no network): an IPv4
+    or IPv6 address, a host name (RFC 1123 labels), or "" (every network, as 0.0.0.0).  Digits
+    and dots that are no IPv4 address ("10.9.9", "0.0.0.256") and a dotted quad with a letter
+    in it ("0.0.0.O", "192.168.1.l") are typos, not host names."""
+    import ipaddress
+
+    if v == "":
+        return None
+    for cls in (ipaddress.IPv4Address, ipaddress.IPv6Address):
+        try:
+            cls(v)
+            return None
+        except ValueError:
+            pass
+    labels = v[:-1].split(".") if v.endswith(".") else v.split(".")
+    numeric = sum(label.isdigit() for label in labels)
+    looks_ipv4 = numeric == len(labels) or (len(labels) == 4 and numeric >= 3)
+    if (not looks_ipv4 and len(v) <= 253 and ":" not in v
+            and all(_HOST_LABEL.fullmatch(label) for label in labels)):
+        return None
+    return Text("config.bind_address_ipv4" if looks_ipv4 else "config.bind_address", value=_show(v))
 
 
 def warn_marks(v):

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from controller.core.errors import ConfigError
-from controller.core.schema import Key, Section
+from controller.core.schema import Key, Section, bind_address
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ SECTION = Section("festival", "A festival of many halls (docs/festival.md): this
     Key("web_port", "int", 8090, "`buzzer festival` serves the board as a read-only web page on this TCP port "
         "(0: no page; the [web] section's limits apply).", minimum=0, maximum=65535),
     Key("web_bind", "str", "127.0.0.1", "Address the board's page listens on: 127.0.0.1 (this computer "
-        "only) or 0.0.0.0 (every network, e.g. the organisers' Wi-Fi)."),
+        "only) or 0.0.0.0 (every network, e.g. the organisers' Wi-Fi).", check=bind_address),
 ))
 
 

@@ -149,7 +149,12 @@ def start(cfg: dict, out) -> BoardPage | None:
     try:
         server.start()
     except Exception as exc:   # WebError: the port is taken
-        print(t("web_unavailable", lang, problem=str(exc)), file=out, flush=True)
+        if hasattr(exc, "words"):   # the address and the ports in the host's words
+            exc.section = "[festival] web_bind"
+            problem = exc.words(lang)
+        else:
+            problem = str(exc)
+        print(t("web_unavailable", lang, problem=problem), file=out, flush=True)
         return None
     page = BoardPage(server, cfg["festival"]["schedule"], lang)
     print(t("board_web", lang, url=page.url()), file=out, flush=True)

@@ -19,7 +19,7 @@ from controller import games
 from controller.screens import viewmodel
 from controller.screens.common import key_label
 from controller.games import engine
-from controller.core.errors import GameError
+from controller.core.errors import GameError, WebUnavailable
 from controller.core.part import Part
 from controller.core.events import NS_PER_S, Host, Press, Release
 from controller.i18n import t
@@ -220,9 +220,21 @@ class PhoneBridge:
             team_tokens.save(self.dir, self.tokens)
 
 
+def phone_only_teams(loop: Any, buttons) -> list[str]:
+    """The names of the teams of ``buttons`` that press with a phone and nothing else: ``phone =
+    true``, or no input of the loop's backend at all (a team without a key on the keyboard), as
+    :meth:`Loop.status <controller.app.loop.Loop.status>` tells them."""
+    unmapped = set(loop.backend.status().unmapped) if getattr(loop, "backend", None) is not None else set()
+    return [t["name"] for t in loop.cfg["teams"]
+            if t["button"] in buttons and (t.get("phone") or t["button"] in unmapped)]
+
+
 def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     """Start the web pages of ``loop``'s game (``[web] enabled``); None when disabled or the
-    server cannot start (one line in the terminal and on the host's screen says why)."""
+    server cannot start (one line in the terminal and on the host's screen says why).  When
+    they cannot start and a team presses with a phone only (:func:`phone_only_teams`), no team
+    could press: raises :class:`~controller.core.errors.WebUnavailable` (one line, the game
+    does not start)."""
     cfg = loop.cfg
     settings = cfg["web"]
     if not settings["enabled"]:
@@ -234,11 +246,16 @@ def attach(loop: Any, out=sys.stdout) -> WebProcess | None:
     phones = (PhoneBridge(loop, [t["button"] for t in cfg["teams"] if t["button"] in buttons])
               if cfg["phones"]["enabled"] and buttons else None)
     server = WebProcess(settings, lang, loop.enqueue, check=make_check(loop), page_labels=viewmodel.page_labels(lang),
-                        token=keep.token() if keep else None, phones=phones)
+                        token=keep.token() if keep else None, phones=phones,
+                        # the game stops (a signal, the quit key, --seconds): the pages end with it
+                        game_stopping=lambda: not getattr(loop, "running", True))
     try:
         server.start()
     except WebError as exc:
-        line = t("web_unavailable", lang, problem=str(exc))
+        on_phones = phone_only_teams(loop, buttons) if phones is not None else []
+        if on_phones:   # nobody could press: no game (docs/phones.md)
+            raise WebUnavailable(t("web_required", lang, teams=", ".join(on_phones), problem=exc.words(lang))) from None
+        line = t("web_unavailable_game", lang, problem=exc.words(lang))
         print(line, file=out, flush=True)
         # printed just above; on the status line for as long as any notice (docs/screen.md)
         loop.say_text(line, "web_unavailable", echo=False)

@@ -5,15 +5,42 @@ in the game's process would only slow its start (docs/performance.md Â«Start-upÂ
 
 from __future__ import annotations
 
+import errno
+import json
 import secrets
 import socket
 from typing import Any, Mapping
+
+from controller.i18n import t
 
 TOKEN_BYTES = 18
 
 
 class WebError(Exception):
-    """The web server cannot start (the port is taken ...): one line for the host."""
+    """The web server cannot start (the port is taken ...): one line for the host.
+
+    ``str()`` is the log's English line; :meth:`words` the host's, in ``lang``: the address and
+    the ports tried (``[web] bind``, ``[web] port`` and the ports after it) and why, from the
+    errno (``reason``: ``unknown_host``, ``not_here``, ``busy``, ``denied``; "" for another,
+    told in the system's words, ``detail``)."""
+
+    def __init__(self, message: str, bind: str = "", ports: str = "", reason: str = "", detail: str = "",
+                 section: str = "[web] bind"):
+        super().__init__(message)
+        self.bind, self.ports, self.reason, self.detail, self.section = bind, ports, reason, detail, section
+
+    def words(self, lang: str) -> str:
+        if not self.ports:
+            return str(self)
+        why = t(f"web.reason.{self.reason}" + ("_all" if self.reason == "busy" and "-" in self.ports else ""),
+                lang) if self.reason else self.detail
+        where = t("web.where_ports" if "-" in self.ports else "web.where_port", lang, key=self.section,
+                  bind=json.dumps(self.bind, ensure_ascii=False), ports=self.ports)
+        return f"{where}: {why}"
+
+
+REASONS = {errno.EADDRNOTAVAIL: "not_here", errno.EADDRINUSE: "busy", errno.EACCES: "denied"}
+"""The errnos of a bind the host is told in their words (:meth:`WebError.words`)."""
 
 
 def new_token() -> str:
@@ -62,7 +89,9 @@ def bind_socket(bind: str, port: int, tries: int) -> socket.socket:
             if exc.errno not in (98, 48, 10048, 13):  # in use / permission: try the next one
                 break
     span = f"{port}" if tries <= 1 else f"{port}-{port + tries - 1}"
-    raise WebError(f"web: cannot listen on {bind}:{span}: {last.strerror if last else 'unknown error'}")
+    detail = (last.strerror or str(last)) if last else "unknown error"
+    reason = "unknown_host" if isinstance(last, socket.gaierror) else REASONS.get(getattr(last, "errno", None), "")
+    raise WebError(f"web: cannot listen on {bind}:{span}: {detail}", bind, span, reason, detail)
 
 
 def ports_to_try(settings: Mapping[str, Any]) -> int:

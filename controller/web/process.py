@@ -17,7 +17,8 @@ The game's process keeps only the small end of the work:
 * the host token is made here and passed on (rotated through the control pipe).
 
 A crash of the web process is logged and the game goes on; it is started again after
-1, 2, 4 ... 30 s.  :meth:`stop` ends it by its pid (also from ``atexit``); if the game's
+1, 2, 4 ... 30 s.  Its end while the game itself stops (a signal to the whole process group,
+``systemctl stop``) is no crash and is not logged.  :meth:`stop` ends it by its pid (also from ``atexit``); if the game's
 process dies without a word, the web process sees its control pipe close and ends too.
 """
 
@@ -32,7 +33,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -46,6 +46,10 @@ PIPE_BYTES = 1 << 20
 
 RESTART_DELAYS_S = (1, 2, 4, 8, 15, 30)
 
+STOP_GRACE_S = 0.5
+"""How long after the web process's end the game may still say it is stopping (then the end
+was the game's own, not a crash): part of the first restart delay."""
+
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
@@ -57,8 +61,11 @@ class WebProcess:
     def __init__(self, settings: Mapping[str, Any], lang: str, enqueue: Callable[[Any], None],
                  check: Callable[[str, dict], str | None] | None = None,
                  page_labels: Mapping[str, str] | None = None, token: str | None = None,
-                 restart: bool = True, phones: Any = None):
+                 restart: bool = True, phones: Any = None, game_stopping: Callable[[], bool] | None = None):
         self.phones = phones
+        self.game_stopping = game_stopping or (lambda: False)
+        """Whether the game is stopping (its loop has been told to end): the web process's end
+        then is the game's own (a signal to the whole process group, ``systemctl stop``), no crash."""
         """The game's side of the phones (:class:`controller.web.attach.PhoneBridge`), or None."""
         self.settings = dict(settings)
         self.lang = lang
@@ -83,6 +90,7 @@ class WebProcess:
         self._vm_lock = threading.Lock()
         self._ctl_lock = threading.Lock()
         self._stopping = False
+        self._stopped = threading.Event()
         self._reader: threading.Thread | None = None
 
     @property
@@ -147,6 +155,7 @@ class WebProcess:
         if self._stopping:
             return
         self._stopping = True
+        self._stopped.set()
         proc = self.proc
         if proc is not None and proc.poll() is None:
             try:
@@ -260,10 +269,16 @@ class WebProcess:
             if self._stopping:
                 return
             code = self.proc.wait() if self.proc is not None else None
+            # a signal to the whole process group (systemctl stop, Ctrl-C) ends the web process
+            # and the game at once, the web process's end often seen first: a moment for the
+            # game's own stop (its signal handler, then stop()) before it counts as a crash
+            if self._stopped.wait(STOP_GRACE_S) or self.game_stopping():
+                return
             log.error("web: the pages' process ended (exit code %s); the game goes on", code)
             if not self.restart:
                 return
-            time.sleep(RESTART_DELAYS_S[min(delay, len(RESTART_DELAYS_S) - 1)])
+            if self._stopped.wait(max(RESTART_DELAYS_S[min(delay, len(RESTART_DELAYS_S) - 1)] - STOP_GRACE_S, 0)):
+                return
             delay += 1
             if self._stopping:
                 return

@@ -504,6 +504,10 @@ class Loop:
         ask = None if key.confirmed else self.game.confirm(self.state, action)
         if ask is None and action == "end_game" and not key.confirmed:
             ask = ("confirm_end_game", {})   # the whole game ends: never on one stray press
+        if ask is not None and engine.refuses(self.state, Host(action, now, dict(key.params))):
+            # the game would refuse it now (a question still open): no «Нажмите ещё раз» for
+            # nothing -- it goes as it is and the game's refusal says why at the first press
+            ask = None
         # it ends a stage early (a programme's game, a fight with no winner): a second press acts
         prompt, done = self.confirmations.stage(action, now, ask[0] if ask is not None else None)
         if prompt:

@@ -30,7 +30,7 @@ from controller.inputs.keys import mode_keys
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.core.commandline import command_name
 from controller.i18n import t, tn
-from controller.screens.common import display_available, key_label, mode_title
+from controller.screens.common import display_available, key_label, mode_title, teams_words
 from controller.festival.link import festival_cross_check
 from controller.web.attach import attach as attach_web
 
@@ -496,7 +496,9 @@ def _finish(loop: Loop, jr, cfg: dict, command: str | None = None) -> None:
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
     if still and engine.finished(loop.state) and loop.game.buttons_play:
-        print(t("buttons_never_changed", lang, buttons=", ".join(still)))
+        # by the team's name (a host reads «C» as a key), with the button to check
+        teams = engine.view(loop.state).get("teams")
+        print(t("buttons_never_changed", lang, buttons=teams_words(still, teams, lang, with_button=True)))
     if engine.finished(loop.state):
         jr.finish()
         jr.close()

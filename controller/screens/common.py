@@ -111,6 +111,25 @@ def button_words(button: str, keys: Mapping[str, str] | None, lang: str) -> str:
     return t("key_name", lang, key=key_label(str(key), lang)) if key else t("button_name", lang, button=button)
 
 
+def teams_words(buttons, teams, lang: str, with_button: bool = False) -> str:
+    """Buttons named as the host knows their teams: «Альфа, Бета» (``teams``: the view's
+    ``teams``, each with ``name`` and ``button``); ``with_button``: each with its button id in
+    brackets, for what is a matter of wiring («Гамма (кнопка C)»).  A button of no team stays
+    its id."""
+    names = {str(tm.get("button")): str(tm.get("name") or "") for tm in teams or () if tm.get("button")}
+    out = []
+    for b in buttons:
+        b = str(b)
+        name = names.get(b)
+        if not name or name == b:
+            out.append(b)
+        elif with_button:
+            out.append(t("team_with_button", lang, team=name, button=b))
+        else:
+            out.append(name)
+    return ", ".join(out)
+
+
 def place_text(row: Any, finished: bool, lang: str) -> str:
     """A standings row's (:class:`~controller.core.screen.StandingRow`) place as every screen shows
     it: a shared place as its range («1–2»), the winner's marked at the end («★ 1»)."""

@@ -38,7 +38,7 @@ from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (FLASH_TEXT, countdown_phase, countdown_text, fmt_gap: re-exported)
     FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, button_words, tie_words, gap_words,
     countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score, key_label, place_text, say, says,
-    show_table)
+    show_table, teams_words)
 
 Rect = pygame.Rect
 Colour = tuple[int, int, int]
@@ -388,7 +388,7 @@ class Scoreboard:
             # landscape: a notice may use the header's width right of the title (not the corner's sixth)
             wide = None if lay["portrait"] else Rect(lay["hdr_theme"].x, st.y, st.right - lay["hdr_theme"].x,
                                                      st.height)
-            self._draw_status(surface, st, status, wide)
+            self._draw_status(surface, st, status, wide, teams=view.get("teams"))
         if flash and flash.get("kind") not in SILENT_FLASHES:
             self._draw_flash(surface, flash, view)
         if help_overlay:
@@ -484,11 +484,13 @@ class Scoreboard:
             self._text(surface, f"«{h.theme}»" if lang == "ru" else f"“{h.theme}”", rect,
                        int(min(rect.height * 0.55, lay["header"].height * 0.5)), TEXT, bold=True)
 
-    def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any], wide: Rect | None = None) -> None:
+    def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any], wide: Rect | None = None,
+                     teams=None) -> None:
         """The input backend, whether every button answers, and the latest host notice (small, top right).
 
         With ``wide`` (the header right of the title) the notice is a line of its own there, as
-        large as the status lines, so a long notice does not shrink them to an unreadable size."""
+        large as the status lines, so a long notice does not shrink them to an unreadable size.
+        ``teams``: the view's teams, which name the buttons that do not answer."""
         lang = self.lang
         h = rect.height
         backend = status.get("backend")
@@ -497,11 +499,13 @@ class Scoreboard:
         ok = bool(status.get("connected", True)) and not missing
         line1 = f"{t('backend', lang)}: {name}" if name else t("backend", lang)
         if missing:
-            line2, colour = t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)), RED
+            # by the teams' names: the buttons' ids too would shrink the corner's line to nothing
+            # (the host's terminal and page name them)
+            line2, colour = t("backend_missing", lang, buttons=teams_words(missing, teams, lang)), RED
         elif not status.get("connected", True):
             line2, colour = t("backend_disconnected", lang), RED
         elif status.get("no_phone"):   # a team that presses only with a phone link has none joined yet
-            line2, colour = t("backend_no_phone", lang, buttons=", ".join(str(m) for m in status["no_phone"])), AMBER
+            line2, colour = t("backend_no_phone", lang, buttons=teams_words(status["no_phone"], teams, lang)), AMBER
         else:
             line2, colour = t("backend_connected", lang), GREEN
         notice = status.get("notice")

@@ -220,14 +220,18 @@ def status_lines(view: Mapping[str, Any] | Screen, lang: str = "ru", status: Map
     scr = view if isinstance(view, Screen) else games.screen_of(dict(view))
     lines = screen_lines(scr, lang, (status or {}).get("keys"))
     if status:
+        # the teams by their names, as the host page says them (every team: the view's, else the cards')
+        teams = view.get("teams") if not isinstance(view, Screen) else None
+        if teams is None:
+            teams = [{"name": c.name, "button": c.button} for c in scr.cards.items if c.button]
         missing = list(status.get("missing") or ())
-        if missing:
-            lines.append(t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)))
+        if missing:   # a matter of wiring: the button too
+            lines.append(t("backend_missing", lang, buttons=screen.teams_words(missing, teams, lang, True)))
         elif not status.get("connected", True):
             lines.append(f"{t('backend', lang)}: {t('backend_disconnected', lang)}")
         no_phone = list(status.get("no_phone") or ())
         if no_phone:   # teams that press only with a phone link and have none joined yet
-            lines.append(t("backend_no_phone", lang, buttons=", ".join(str(m) for m in no_phone)))
+            lines.append(t("backend_no_phone", lang, buttons=screen.teams_words(no_phone, teams, lang)))
         link = status.get("link")
         if link and not link.get("connected"):
             lines.append(f"{t('festival_link', lang)}: {t('festival_link_lost', lang)}")

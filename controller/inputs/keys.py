@@ -44,7 +44,7 @@ KEY_NAMES = frozenset({
     *(f"[{d}]" for d in range(10)), "[+]", "[-]", "[*]", "[/]", "[.]", "[=]", "enter", "equals", "numlock",
     "return", "space", "escape", "backspace", "tab", "delete", "insert", "home", "end", "page up", "page down",
     "up", "down", "left", "right", "pause", "break", "clear", "help", "menu", "print screen", "sys req",
-    "scroll lock", "caps lock", "power", "euro",
+    "scroll lock", "caps lock", "power", "euro", "ac back", "currencysubunit",
     "left shift", "right shift", "left ctrl", "right ctrl", "left alt", "right alt", "alt gr",
     "left meta", "right meta",
 })

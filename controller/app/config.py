@@ -612,7 +612,7 @@ def docs_markdown() -> str:
             "| key | type | default | meaning |", "|---|---|---|---|",
             "| `name` | str | required | Shown on the screen. |",
             "| `button` | str | A, B, C … | The button id that backends and scripts use. |",
-            "| `key` | str | q, z, p, m, a, l … by team order | Keyboard key of the simulated button (pygame key name; \"\" for none). |",
+            "| `key` | str | q, z, p, m, a, l … by team order | Keyboard key of the simulated button (a key name as in [keys]; \"\" for none). |",
             "| `color` | str | a palette colour | `#rrggbb` colour on the screen. |",
             "| `players` | int | 4 | Players in the team; fewer than the rounds of a fight means "
             "the captain skips rounds (seed §4.1). |",

@@ -440,6 +440,17 @@ class Session:
             time.sleep(1.2)  # the link's first time queries; its offset moves only when quiet
         self._sync0 = None
         if box is not None:
+            # the reference is the link's mapping now: only once its best round trip leaves it
+            # within SIMAVR_SYNC_NS / 2 (a busy start-up answers the first queries late), or a
+            # later, better re-map would differ from it by more than the guard for good
+            deadline = time.monotonic() + SIMAVR_RESYNC_S
+            while (backend.link.status().rtt_ns or SIMAVR_SYNC_NS + 1) > SIMAVR_SYNC_NS \
+                    and time.monotonic() < deadline:
+                time.sleep(0.1)
+            rtt = backend.link.status().rtt_ns
+            if rtt is None or rtt > SIMAVR_SYNC_NS:
+                self.notes.append(f"simavr: the link's best round trip at the start was "
+                                  f"{'none' if rtt is None else f'{rtt / MS:.1f} ms'}")
             errs = []
             for _ in range(7):
                 errs.append(self._box_clock(box, backend.link)[2])

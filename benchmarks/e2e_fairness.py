@@ -48,6 +48,23 @@ Paths:
     ``buttons = "serial"`` on the pty of the real firmware in simavr
     (wall-clock mode): both edges are scheduled at exact cycles 2 ms ahead,
     ``gap`` apart.  The firmware sends them as soon as it has them: D = δ = 0.
+``gpiod-host``
+    ``buttons = "gpiod"`` (controller/inputs/gpiochip.py, libgpiod v2's ordered stream) on
+    this machine's own kernel, natively, with a stand-in for the kernel's line request: the
+    backend gets it the way tests/test_phone_teams.py's ``fake_chip`` gives it one
+    (``gpiochip.gpiod.request_lines``, ``gpiochip.gpiod.Chip`` and ``gpiochip.find_chip``
+    patched for the game's run).  Its ``fd`` is the read end of a real pipe: a separate
+    *presser process* (unthrottled, real-time priority where allowed) "presses" by taking a
+    ``CLOCK_MONOTONIC`` stamp and writing at once one edge event record (line, edge type,
+    that stamp, ``global_seqno``, ``line_seqno``) into the pipe, the second one ``gap`` later
+    (spun, so 10 µs is 10 µs).  So the backend's poll/read thread, its seqno bookkeeping and
+    its stamps are the real ones; what is *not* measured is the kernel's own part on a Pi
+    (the GPIO interrupt's latency, the interrupt thread putting the event in the buffer):
+    the record is in the pipe a few µs after its stamp.  Loads: plain, ``hog`` (one CPU-bound
+    process per CPU beside the game) and throttled; the decision latency is from the *later*
+    edge's stamp to the winner's lamp on, as on the ``gpiod-kernel`` rows
+    (benchmarks/e2e_kernel.py); negative when the first press alone was decided (its settle
+    window over) before the later edge came.
 
 Throttled runs put the whole benchmark process (loop, window, backend,
 feeder, in-process virtual box) in a cgroup with a CPU quota (default 2.5 ms
@@ -57,6 +74,7 @@ simavr's harness (the box's own CPU) is moved back out of it.
     python benchmarks/e2e_fairness.py                 # the full grid, plain and throttled
     python benchmarks/e2e_fairness.py --quick         # a few cells (CI)
     python benchmarks/e2e_fairness.py --cell gpio,1,3,0.01 --pairs 50 [--throttled]
+    python benchmarks/e2e_fairness.py --paths gpiod-host [--quick]   # the gpiod path only
     E2E_SIMAVR_LOG=FILE python benchmarks/e2e_fairness.py --paths serial-simavr ...  # a line per simavr pair
 
 From Python (while changing the loop)::
@@ -74,7 +92,9 @@ import io
 import json
 import os
 import queue
+import select
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -90,7 +110,11 @@ HostKey = None  # controller.core.events.HostKey, likewise
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
-PATHS = ("gpio", "serial-virtual", "serial-simavr")
+GPIOD_HOST = "gpiod-host"
+PATHS = ("gpio", "serial-virtual", "serial-simavr", GPIOD_HOST)
+CLASSIC_PATHS = PATHS[:3]
+"""The paths measured plain and throttled by :func:`measure`'s first part (the ``e2e_decision*``
+keys); ``gpiod-host`` has loads of its own (:func:`measure_gpiod_host`)."""
 
 GPIO_GAPS_US = (1, 10, 100, 1000, 10000)
 SERIAL_GAPS_US = (10, 100, 1000, 10000)
@@ -102,6 +126,12 @@ PAIRS_QUICK = 5
 THROTTLED_PAIRS_FULL = 20
 """The throttled run is 2-3 times slower: fewer pairs per cell keep the whole run near 15 minutes."""
 THROTTLED_PAIRS_QUICK = 3
+
+GPIOD_HOST_GAPS_US = (10, 100, 1000, 10000)
+GPIOD_HOST_QUICK_GAPS_US = (10, 1000)
+GPIOD_HOST_LOADS = ("plain", "hog", "throttled")
+GPIOD_HOST_PAIRS = {"plain": 100, "hog": 100, "throttled": 50}
+GPIOD_HOST_QUICK_PAIRS = {"plain": 4, "hog": 4, "throttled": 3}
 
 THROTTLE_PERIOD_US = 10_000
 THROTTLE_QUOTA_US = 2_500
@@ -167,6 +197,9 @@ def grid(quick: bool = False, paths: Iterable[str] = PATHS) -> list[Cell]:
             cells += [Cell(path, g, d, 0) for d in delays for g in gaps]
         elif path == "serial-simavr":
             gaps = (100,) if quick else SERIAL_GAPS_US
+            cells += [Cell(path, g, 0, 0) for g in gaps]
+        elif path == GPIOD_HOST:
+            gaps = GPIOD_HOST_QUICK_GAPS_US if quick else GPIOD_HOST_GAPS_US
             cells += [Cell(path, g, 0, 0) for g in gaps]
         else:
             raise ValueError(f"unknown path {path!r}; known: {', '.join(PATHS)}")
@@ -265,6 +298,198 @@ class LgpioFeeder:
 
 
 # ---------------------------------------------------------------------------
+# gpiod-host: a stand-in for the kernel's line request, fed by a presser process
+
+EDGE_RECORD = struct.Struct("<IIqQQ")
+"""One edge event as the presser writes it: line offset, falling (1) or rising (0), its
+CLOCK_MONOTONIC stamp (ns), global_seqno, line_seqno.  32 bytes: a pipe write of it is atomic."""
+
+
+def _presser_main(fd: int) -> int:
+    """The presser process (``e2e_fairness.py --presser FD``).  Commands on stdin, one a line:
+    ``press L1 L2 GAP_NS`` (line L1's contacts close, L2's GAP_NS later: falling edges, pulled
+    up) and ``release L1 L2`` (rising edges); each edge is stamped with CLOCK_MONOTONIC and its
+    record written to FD at once, as the kernel stamps an edge and queues it.  Replies ``T1 T2
+    W2``: the two stamps and the time the second record was in the pipe."""
+    try:
+        # real time, as the kernel's interrupt handling is; hogs are not its children
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))
+    except (OSError, AttributeError):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, -10)
+    seq = 0
+    line_seq: dict[int, int] = {}
+
+    def edge(line: int, falling: bool) -> int:
+        nonlocal seq
+        t = time.monotonic_ns()
+        seq += 1
+        line_seq[line] = line_seq.get(line, 0) + 1
+        os.write(fd, EDGE_RECORD.pack(line, int(falling), t, seq, line_seq[line]))
+        return t
+
+    for cmd in sys.stdin:
+        parts = cmd.split()
+        if not parts:
+            continue
+        a, b = int(parts[1]), int(parts[2])
+        falling = parts[0] == "press"
+        gap = int(parts[3]) if falling else 0
+        t0 = edge(a, falling)
+        while time.monotonic_ns() < t0 + gap:
+            pass
+        t1 = edge(b, falling)
+        w1 = time.monotonic_ns()
+        sys.stdout.write(f"{t0} {t1} {w1}\n")
+        sys.stdout.flush()
+    return 0
+
+
+class Presser:
+    """The game's side of the presser process: ``press(l1, l2, gap_ns)`` -> the edges' stamps."""
+
+    def __init__(self):
+        self.r, w = os.pipe()
+        os.set_blocking(self.r, False)
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--presser", str(w)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     pass_fds=(w,))
+        os.close(w)
+
+    def _ask(self, line: str) -> tuple[int, int, int]:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        reply = self.proc.stdout.readline().split()
+        if len(reply) != 3:
+            raise RuntimeError(f"the presser stopped (exit {self.proc.poll()})")
+        return tuple(int(x) for x in reply)  # type: ignore[return-value]
+
+    def press(self, first: int, second: int, gap_ns: int) -> tuple[int, int, int]:
+        return self._ask(f"press {first} {second} {gap_ns}")
+
+    def release(self, first: int, second: int) -> tuple[int, int, int]:
+        return self._ask(f"release {first} {second}")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        with contextlib.suppress(OSError):
+            os.close(self.r)
+
+
+class HostLineRequest:
+    """What the gpiod backend uses of libgpiod v2's input line request (as tests/test_phone_teams.py's
+    FakeRequest), on the presser's pipe: ``fd`` polls readable while edges wait, ``read_edge_events``
+    returns them in the order they were written (the kernel's order), with their own stamps."""
+
+    def __init__(self, fd: int, offsets):
+        self.fd = fd
+        self.offsets = list(offsets)
+        self._rest = b""
+
+    def wait_edge_events(self, timeout=None) -> bool:
+        t = None if timeout is None else (timeout.total_seconds() if hasattr(timeout, "total_seconds")
+                                          else float(timeout))
+        return bool(self._rest) or bool(select.select([self.fd], [], [], t)[0])
+
+    def read_edge_events(self):
+        from types import SimpleNamespace
+        import gpiod
+
+        try:
+            data = self._rest + os.read(self.fd, EDGE_RECORD.size * 16)   # up to 16 a read
+        except BlockingIOError:
+            data = self._rest
+        n = len(data) // EDGE_RECORD.size * EDGE_RECORD.size
+        self._rest = data[n:]
+        out = []
+        for k in range(0, n, EDGE_RECORD.size):
+            line, falling, ts, gseq, lseq = EDGE_RECORD.unpack_from(data, k)
+            kind = gpiod.EdgeEvent.Type.FALLING_EDGE if falling else gpiod.EdgeEvent.Type.RISING_EDGE
+            out.append(SimpleNamespace(line_offset=line, event_type=kind, timestamp_ns=ts,
+                                       global_seqno=gseq, line_seqno=lseq))
+        return out
+
+    def get_values(self, lines):
+        from gpiod.line import Value
+        return [Value.ACTIVE for _ in lines]      # idle: pulled up, high
+
+    def set_value(self, offset, value) -> None:
+        pass
+
+    def release(self) -> None:
+        pass                                      # the pipe is the presser's, closed with it
+
+
+class HostOutputRequest:
+    """The lamps' (and beeper's) output request: remembers the levels."""
+
+    def __init__(self, offsets):
+        self.values: dict[int, Any] = {}
+
+    def set_value(self, offset, value) -> None:
+        self.values[offset] = value
+
+    def release(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def host_chip(presser: Presser):
+    """The gpiod backend on the presser's pipe: gpiod's ``request_lines`` and ``Chip`` and
+    the backend's ``find_chip`` replaced while the game runs (restored after)."""
+    from types import SimpleNamespace
+    from controller.inputs import gpiochip
+
+    def request_lines(path, consumer=None, config=None):
+        offsets = [o for key in config for o in (key if isinstance(key, tuple) else (key,))]
+        if any(getattr(st, "edge_detection", None) not in (None, gpiochip.Edge.NONE) for st in config.values()):
+            return HostLineRequest(presser.r, offsets)
+        return HostOutputRequest(offsets)
+
+    class Chip:
+        def __init__(self, path):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def get_info(self):
+            return SimpleNamespace(label="pinctrl-bcm2711 (stand-in: e2e_fairness gpiod-host)", num_lines=58)
+
+    saved = (gpiochip.gpiod.request_lines, gpiochip.gpiod.Chip, gpiochip.find_chip)
+    gpiochip.gpiod.request_lines, gpiochip.gpiod.Chip = request_lines, Chip
+    gpiochip.find_chip = lambda name: ("/dev/gpiochip0", "the e2e benchmark's stand-in")
+    try:
+        yield
+    finally:
+        gpiochip.gpiod.request_lines, gpiochip.gpiod.Chip, gpiochip.find_chip = saved
+
+
+class Hogs:
+    """``hog`` load: one CPU-bound process per CPU at normal priority beside the game."""
+
+    def __enter__(self) -> "Hogs":
+        self.procs = [subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"])
+                      for _ in range(os.cpu_count() or 2)]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for h in self.procs:
+            h.kill()
+        for h in self.procs:
+            h.wait()
+
+
+# ---------------------------------------------------------------------------
 # one game: buzzer run with a driver thread
 
 
@@ -280,6 +505,10 @@ class Pair:
     stamp_gap_ns: int | None = None  # second press's stamp - first press's stamp, as the engine got them
     invalid: str | None = None       # why this pair does not count (simavr fell behind real time)
     first_kind: str | None = None    # how the engine recorded the true first press (answer, lockout, early ...)
+    true_gap_ns: int | None = None   # gpiod-host: the presser's stamp of the later edge - the earlier one's
+    read_ns: int | None = None       # gpiod-host: later edge -> its Press handed to the loop's sink (reader thread)
+    applied_ns: int | None = None    # gpiod-host: later edge -> the loop applied that Press (journal fsync'ed)
+    journal_ns: int | None = None    # gpiod-host: time in the journal's writes (fsync) between the later edge and the lamp
 
 
 @dataclass
@@ -299,7 +528,8 @@ class Session:
     # -- set-up -------------------------------------------------------------
 
     def _config_text(self, tmp: str, port: str | None) -> str:
-        backend = {"gpio": "gpio", "serial-virtual": "serial-sim", "serial-simavr": "serial"}[self.path]
+        backend = {"gpio": "gpio", "serial-virtual": "serial-sim", "serial-simavr": "serial",
+                   GPIOD_HOST: "gpiod"}[self.path]
         lines = [f'buttons = "{backend}"',
                  "", "[display]", "width = 1920", "height = 1080", "fullscreen = false",
                  "", "[journal]", f"dir = {json.dumps(str(Path(tmp) / 'journal'))}", "fsync = true",
@@ -324,7 +554,13 @@ class Session:
         from controller.core.events import HostKey, Press
 
         box = None
-        if self.path == "serial-simavr":
+        chip = contextlib.nullcontext()
+        if self.path == GPIOD_HOST:
+            # the presser is the box here: out of the throttle, real time (see _box_cpu)
+            box = Presser()
+            self._box_cpu(box.proc.pid, "the presser")
+            chip = host_chip(box)
+        elif self.path == "serial-simavr":
             from firmware_bridge import simavr_box
             simavr_box.build()
             box = simavr_box.SimulatedBox(wallclock=True)
@@ -346,11 +582,11 @@ class Session:
         try:
             with tempfile.TemporaryDirectory(prefix="buzzer-e2e-") as tmp:
                 cfg = Path(tmp) / "e2e.toml"
-                cfg.write_text(self._config_text(tmp, box.link_path if box else None), encoding="utf-8")
+                cfg.write_text(self._config_text(tmp, getattr(box, "link_path", None)), encoding="utf-8")
                 window_mod.run_window = run_window
                 loop_mod.display_available = lambda: True
                 chatter = io.StringIO()
-                with contextlib.redirect_stdout(chatter):
+                with contextlib.redirect_stdout(chatter), chip:
                     rc = cli.main(["run", "--config", str(cfg), "--new"])
                 if rc != 0:
                     raise RuntimeError(f"buzzer run exited {rc}: {chatter.getvalue()[-500:]}")
@@ -363,7 +599,7 @@ class Session:
             raise driver_error[0]
         return self.results
 
-    def _box_cpu(self, pid: int) -> None:
+    def _box_cpu(self, pid: int, what: str = "simavr") -> None:
         """The simulated box has a CPU of its own: take simavr's harness out of
         the throttle's cgroup and give it a real-time priority, or in wall-clock
         mode it falls behind real time on a busy machine (tens of ms, then it
@@ -374,15 +610,15 @@ class Session:
             try:
                 Path(out_of_throttle).write_text(str(pid))
             except OSError as exc:
-                self.notes.append(f"simavr stays in the throttled cgroup: {exc}")
+                self.notes.append(f"{what} stays in the throttled cgroup: {exc}")
         try:
             os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(10))
         except (OSError, AttributeError) as exc:
             try:
                 os.setpriority(os.PRIO_PROCESS, pid, -10)
-                self.notes.append(f"simavr at nice -10 (no SCHED_FIFO: {exc})")
+                self.notes.append(f"{what} at nice -10 (no SCHED_FIFO: {exc})")
             except OSError as exc2:
-                self.notes.append(f"simavr at normal priority ({exc2}): its clock may drift")
+                self.notes.append(f"{what} at normal priority ({exc2})" + (": its clock may drift" if what == "simavr" else ""))
 
     # -- the driver thread ----------------------------------------------------
 
@@ -399,9 +635,14 @@ class Session:
         cond = threading.Condition()
         lamps: list[tuple[str, int]] = []
         self._pressed_at: dict[str, int] = {}
+        self._delivered_at: dict[str, int] = {}
+        self._applied_at: dict[str, int] = {}
         real_apply, real_set_lamp = loop.apply, backend.set_lamp
 
         def apply(event, journaled=False):
+            if isinstance(event, Press):
+                self._applied_at[event.button] = time.monotonic_ns()
+                self._delivered_at[event.button] = loop.clock.origin_ns + event.delivered
             fx = real_apply(event, journaled)
             if isinstance(event, Press):
                 self._pressed_at[event.button] = loop.clock.origin_ns + event.at
@@ -421,6 +662,22 @@ class Session:
 
         loop.apply = apply
         backend.set_lamp = set_lamp
+        self._journal_spans: list[tuple[int, int]] = []
+        jour = getattr(loop, "journal", None)
+        if jour is not None and self.path == GPIOD_HOST:
+            spans = self._journal_spans
+
+            def timed(real):
+                def call(*a, **kw):
+                    t = time.monotonic_ns()
+                    try:
+                        return real(*a, **kw)
+                    finally:
+                        spans.append((t, time.monotonic_ns()))
+                        del spans[:-64]
+                return call
+
+            jour.append, jour.append_many = timed(jour.append), timed(jour.append_many)
 
         def wait(pred, timeout=STEP_TIMEOUT_S, what="") -> bool:
             with cond:
@@ -439,7 +696,7 @@ class Session:
         if self.path.startswith("serial"):
             time.sleep(1.2)  # the link's first time queries; its offset moves only when quiet
         self._sync0 = None
-        if box is not None:
+        if self.path == "serial-simavr":
             # the reference is the link's mapping now: only once its best round trip leaves it
             # within SIMAVR_SYNC_NS / 2 (a busy start-up answers the first queries late), or a
             # later, better re-map would differ from it by more than the guard for good
@@ -488,7 +745,7 @@ class Session:
     """Longest wait for the first frame and a connected backend."""
 
     def _debounce_ns(self, loop) -> int:
-        section = "gpio" if self.path == "gpio" else "serial"
+        section = "gpio" if self.path.startswith("gpio") else "serial"
         return int(float(loop.cfg[section]["debounce_ms"]) * MS)
 
     def _open_question(self, loop, lamps: list, cond, wait, timeout: float = STEP_TIMEOUT_S) -> int:
@@ -497,6 +754,8 @@ class Session:
         that had come on before."""
         state = lambda: loop.state  # noqa: E731  (read from the loop thread's latest)
         self._pressed_at.clear()
+        self._applied_at.clear()
+        self._delivered_at.clear()
         q0 = state().question
         announced = q0.announced_at if q0 is not None else -1
         loop.enqueue(HostKey("question"))
@@ -530,7 +789,12 @@ class Session:
         follow_ns = None
         handed_ns = None
         invalid = None
-        if self.path == "gpio":
+        true_gap = None
+        if self.path == GPIOD_HOST:
+            lines = loop.backend._line_of
+            t0, t1, handed_ns = box.press(lines[first], lines[second], gap_ns)
+            true_gap = t1 - t0
+        elif self.path == "gpio":
             t0 = time.monotonic_ns()
             t1 = t0 + gap_ns
             deliver = t1 + int(round(cell.delay_ms * MS))
@@ -584,6 +848,8 @@ class Session:
         if self.path == "serial-simavr" and first in self._pressed_at:
             t0 = self._pressed_at[first]  # the harness's cycle -> time reply is only good to a few ms
         decision = None if lamp_ns is None else lamp_ns - t0
+        if self.path == GPIOD_HOST and lamp_ns is not None:
+            decision = lamp_ns - t1   # from the later edge, as on the gpiod-kernel rows
         after = None if (lamp_ns is None or handed_ns is None) else lamp_ns - handed_ns
         # let a late second press reach the engine before the host moves on
         if self.path == "gpio":
@@ -593,13 +859,16 @@ class Session:
         release_ns = time.monotonic_ns()  # the players let go as the host rules
         if self.path == "gpio":
             feeder.submit([(release_ns, pins[first], release_ns, 1), (0, pins[second], release_ns, 1)])
+        elif self.path == GPIOD_HOST:
+            lines = loop.backend._line_of
+            release_ns = box.release(lines[first], lines[second])[1]
         elif self.path == "serial-virtual":
             vbox = loop.backend.box
             vbox.release(loop.backend.input_of_button[first])
             vbox.release(loop.backend.input_of_button[second])
         first_kind, stamp_gap = self._outcome(loop, first, second)
         released = lambda: not ({first, second} & state().held) and not state().question.open  # noqa: E731
-        if not wait(released) and box is not None:
+        if not wait(released) and self.path == "serial-simavr":
             # simavr far behind real time: its release edges may still be coming; nudge it once
             self.notes.append("simavr: a release took over 5 s; released again")
             invalid = invalid or "simavr was too late with the releases"
@@ -611,7 +880,7 @@ class Session:
             raise RuntimeError(f"timed out waiting for the withdrawal and the releases: held {sorted(state().held)}, "
                                f"question open {q.open}, box {loop.backend.status().detail!r}"
                                + (f", link {link.status()}" if link is not None else "")
-                               + (f", simavr {self._box_progress(box)}" if box is not None else ""))
+                               + (f", simavr {self._box_progress(box)}" if self.path == "serial-simavr" else ""))
         wait_until(max(release_ns, t0) + debounce_ns + 2 * MS)
         skew = self._pressed_at.get(first)
         if self.path == "serial-simavr":
@@ -620,8 +889,13 @@ class Session:
                 and not invalid:
             # simavr catching up on a backlog ran past both cycles before the commands came
             invalid = f"the presses reached simavr after their cycles (stamp gap {stamp_gap / US:g} µs)"
+        read = applied = in_journal = None
+        if self.path == GPIOD_HOST and second in self._applied_at:
+            read, applied = self._delivered_at[second] - t1, self._applied_at[second] - t1
+            if lamp_ns is not None:
+                in_journal = sum(max(0, min(b, lamp_ns) - max(a, t1)) for a, b in list(self._journal_spans))
         return Pair(cell, first, won, decision, after, follow_ns, None if skew is None else skew - t0, stamp_gap,
-                    invalid, first_kind)
+                    invalid, first_kind, true_gap, read, applied, in_journal)
 
     @staticmethod
     def _box_progress(box) -> str:
@@ -692,7 +966,8 @@ class Session:
 # summarising
 
 
-def summarise(cells: list[Cell], pairs: list[Pair], throttled: bool) -> list[dict]:
+def summarise(cells: list[Cell], pairs: list[Pair], throttled: bool, load: str | None = None) -> list[dict]:
+    """One row per cell; ``load`` (plain, hog, throttled) defaults to what ``throttled`` says."""
     by_cell: dict[tuple, list[Pair]] = {}
     for p in pairs:
         by_cell.setdefault(p.cell.key(), []).append(p)
@@ -724,6 +999,16 @@ def summarise(cells: list[Cell], pairs: list[Pair], throttled: bool) -> list[dic
             "stamp_error_max_ms": _ms(max(skew)) if skew else None,
             "stamp_gap_error_max_us": round(max(gap_err) / US, 3) if gap_err else None,
         })
+        rows[-1]["load"] = load or ("throttled" if throttled else "plain")
+        for name in ("read", "applied", "journal"):
+            vals = [getattr(p, f"{name}_ns") for p in ps if getattr(p, f"{name}_ns") is not None]
+            if vals:
+                rows[-1][f"{name}_p50_ms"] = _ms(percentile(vals, 50))
+                rows[-1][f"{name}_p99_ms"] = _ms(percentile(vals, 99))
+        true_gaps = [p.true_gap_ns for p in ps if p.true_gap_ns is not None]
+        if true_gaps:
+            rows[-1]["true_gap_min_us"] = round(min(true_gaps) / US, 1)
+            rows[-1]["true_gap_max_us"] = round(max(true_gaps) / US, 1)
     return rows
 
 
@@ -929,7 +1214,27 @@ def run_cell(path: str, gap_us: float, delay_ms: float, follow_ms: float, pairs:
 def measure(quick: bool = False, pairs: int | None = None, paths: Iterable[str] = PATHS,
             throttle: bool = True, throttled_pairs: int | None = None) -> dict:
     """The whole benchmark: every cell plain (in a child process) and, when a
-    cgroup can be made, throttled.  Returns the ``e2e_*`` results keys."""
+    cgroup can be made, throttled; ``gpiod-host`` plain, beside CPU hogs and throttled
+    (:func:`measure_gpiod_host`).  Returns the ``e2e_*`` results keys (those of the paths
+    asked for: ``e2e_paths`` lists them, and run.py replaces only their rows)."""
+    paths = list(paths)
+    unknown = [p for p in paths if p not in PATHS]
+    if unknown:
+        raise ValueError(f"unknown path {unknown[0]!r}; known: {', '.join(PATHS)}")
+    classic = [p for p in paths if p in CLASSIC_PATHS]
+    out: dict[str, Any] = {}
+    if classic:
+        out = _measure_classic(quick, pairs, classic, throttle, throttled_pairs)
+    if GPIOD_HOST in paths:
+        host = measure_gpiod_host(quick, pairs, throttle)
+        out["e2e_fairness"] = out.get("e2e_fairness", []) + host.pop("rows")
+        out.update(host)
+    out["e2e_paths"] = paths
+    return out
+
+
+def _measure_classic(quick: bool, pairs: int | None, paths: list[str], throttle: bool,
+                     throttled_pairs: int | None) -> dict:
     pairs = pairs or (PAIRS_QUICK if quick else PAIRS_FULL)
     throttled_pairs = throttled_pairs or (THROTTLED_PAIRS_QUICK if quick else min(pairs, THROTTLED_PAIRS_FULL))
     cells = grid(quick, paths)
@@ -977,6 +1282,113 @@ def measure(quick: bool = False, pairs: int | None = None, paths: Iterable[str] 
     return out
 
 
+def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: bool = True,
+                       loads: Iterable[str] = GPIOD_HOST_LOADS) -> dict:
+    """The ``gpiod-host`` path (see the module docstring) under each load, each in a child
+    process: ``hog`` with one CPU-bound process per CPU running beside it, ``throttled`` in
+    the cgroup CPU quota.  Returns ``rows`` (for ``e2e_fairness``: path, load, gap_us, pairs,
+    ours, gpio_tie_us, ...) and the ``e2e_gpiod_host_*`` keys."""
+    cells = grid(quick, [GPIOD_HOST])
+    per_load = dict(GPIOD_HOST_QUICK_PAIRS if quick else GPIOD_HOST_PAIRS)
+    if pairs:
+        per_load = {k: pairs for k in per_load}
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from controller.app import config as config_mod
+    defaults = config_mod.build({})
+    tie_us = float(defaults["gpio"]["tie_us"])
+    settle_ms = float(defaults["arbiter"]["settle_ms"])
+    rows: list[dict] = []
+    notes: list[str] = []
+    p50: dict[str, float | None] = {}
+    p99: dict[str, float | None] = {}
+    seconds: dict[str, float] = {}
+    parts: dict[str, dict[str, list]] = {}
+    throttle_desc = None
+    for load in loads:
+        n = per_load[load]
+        t0 = time.perf_counter()
+        try:
+            if load == "throttled":
+                if not throttle:
+                    notes.append("throttled: not asked for (--no-throttle)")
+                    continue
+                with Throttle() as th:
+                    throttle_desc = th.describe()
+                    res = _run_child(cells, n, th, _timeout_for(cells, n, True))
+            elif load == "hog":
+                with Hogs():
+                    res = _run_child(cells, n, None, _timeout_for(cells, n, True))
+            else:
+                res = _run_child(cells, n, None, _timeout_for(cells, n, False))
+        except ThrottleUnavailable as exc:
+            notes.append(f"throttled: unavailable: {exc}")
+            continue
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            notes.append(f"{load} run failed: {exc}")
+            continue
+        seconds[load] = round(time.perf_counter() - t0, 1)
+        notes += [f"{load}: {x}" for x in res["notes"]]
+        rows += host_rows(cells, res["pairs"], load, tie_us)
+        dec = [p.decision_ns for p in res["pairs"] if p.decision_ns is not None and not p.invalid]
+        p50[load] = _ms(percentile(dec, 50))
+        p99[load] = _ms(percentile(dec, 99))
+        for name in ("read", "applied", "journal"):
+            vals = [getattr(p, f"{name}_ns") for p in res["pairs"] if getattr(p, f"{name}_ns") is not None]
+            parts.setdefault(name, {})[load] = [_ms(percentile(vals, 50)), _ms(percentile(vals, 99))]
+    try:
+        loadavg = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        loadavg = None
+    return {
+        "rows": rows,
+        "e2e_gpiod_host_decision_p50_ms": p50,
+        "e2e_gpiod_host_decision_p99_ms": p99,
+        # where the decision's time goes: the later edge -> its Press at the loop's sink (the
+        # backend's reader thread), -> that Press applied (the loop woke, the journal fsync'ed);
+        # the time spent in the journal's writes (fsync) between the later edge and the lamp;
+        # [p50, p99] per load
+        "e2e_gpiod_host_read_ms": parts.get("read", {}),
+        "e2e_gpiod_host_applied_ms": parts.get("applied", {}),
+        "e2e_gpiod_host_journal_ms": parts.get("journal", {}),
+        "e2e_gpiod_host_pairs_per_cell": per_load,
+        "e2e_gpiod_host_s": seconds,
+        "e2e_gpiod_host_settle_ms": settle_ms,
+        "e2e_gpiod_host_throttle": throttle_desc,
+        "e2e_gpiod_host_loadavg_at_end": loadavg,
+        "e2e_gpiod_host_note": "; ".join(notes) or None,
+        "e2e_gpiod_host_measured": GPIOD_HOST_MEASURED,
+    }
+
+
+def host_rows(cells: list[Cell], pairs: list[Pair], load: str, tie_us: float) -> list[dict]:
+    """The ``e2e_fairness`` rows of the ``gpiod-host`` path under one load (summarise's, with
+    the tie resolution, and the stamps' gap as the engine got them against the true gap)."""
+    rows = summarise(cells, pairs, load == "throttled", load)
+    for row, cell in zip(rows, cells):
+        mine = [p for p in pairs if p.cell.key() == cell.key() and not p.invalid]
+        errs = [abs(p.stamp_gap_ns - p.true_gap_ns) for p in mine
+                if p.stamp_gap_ns is not None and p.true_gap_ns is not None]
+        row["stamp_gap_error_max_us"] = round(max(errs) / US, 3) if errs else None
+        row["gpio_tie_us"] = tie_us
+        row["above_tie"] = row["gap_us"] > tie_us
+        for k in ("follow_measured_p50_ms", "follow_measured_max_ms", "lost_follow_ms"):
+            row.pop(k)
+    return rows
+
+
+GPIOD_HOST_MEASURED = (
+    "gpiod-host: buttons = 'gpiod' through controller.cli.main(['run', ...]) (fsync'ed journal, 1920x1080 "
+    "window on SDL dummy) on this machine's own kernel, not in an emulator; the backend's line request is a "
+    "stand-in whose fd is a real pipe: a separate presser process (real-time priority where allowed, outside "
+    "the CPU quota) stamps each edge with CLOCK_MONOTONIC and writes its event record (line, edge, stamp, "
+    "global_seqno, line_seqno) at once, the two edges gap_us apart (true gaps: true_gap_min/max_us); ours = "
+    "fraction the true first presser's lamp lit; decision = the later edge's stamp -> the winner's Lamp 'on' "
+    "carried out (negative: the first press was decided alone before the later edge); loads: plain, hog (one "
+    "CPU-bound process per CPU beside the game), throttled (the e2e cgroup quota). Not measured: the kernel's "
+    "own part on a Pi (GPIO interrupt latency, the edge stamped at interrupt service and queued by the line's "
+    "interrupt thread, the BCM2835 pin-order service of near-simultaneous edges) nor a Pi's CPU speed")
+
 MEASURED = (
     "ours = fraction of pairs in which the loop switched the true first presser's lamp on, through "
     "controller.cli.main(['run', ...]) with the fsync'ed journal and a 1920x1080 window (SDL dummy); "
@@ -1017,7 +1429,7 @@ def _latency_keys(out: dict, pairs: list[Pair], prefix: str) -> None:
 def table(rows: list[dict]) -> list[str]:
     """Per path: one line per (D, δ), one column per gap; 'plain/throttled'."""
     lines = []
-    for path in PATHS:
+    for path in CLASSIC_PATHS:
         rs = [r for r in rows if r["path"] == path]
         if not rs:
             continue
@@ -1034,14 +1446,29 @@ def table(rows: list[dict]) -> list[str]:
                     vals.append("-" if r is None or r["ours"] is None else f"{r['ours']:.2f}")
                 line += f"{' / '.join(vals):>14}"
             lines.append(line)
+    host = [r for r in rows if r["path"] == GPIOD_HOST]
+    if host:
+        gaps = sorted({r["gap_us"] for r in host})
+        lines.append(f"{GPIOD_HOST}: ours (pairs), decision p99 ms (later edge -> lamp)")
+        lines.append(f"{'load':>10} " + "".join(f"{f'{g:g} µs':>22}" for g in gaps))
+        for load in GPIOD_HOST_LOADS:
+            cell = {r["gap_us"]: r for r in host if r.get("load") == load}
+            if cell:
+                lines.append(f"{load:>10} " + "".join(f"{_host_value(cell.get(g)):>22}" for g in gaps))
     return lines
+
+
+def _host_value(r: dict | None) -> str:
+    if r is None or r.get("ours") is None:
+        return "-"
+    return f"{r['ours']:.2f} ({r['pairs']}) {r['decision_p99_ms']}"
 
 
 def markdown_table(rows: list[dict]) -> list[str]:
     """The same as :func:`table`, as Markdown: one table per path."""
     lines = ["End to end through `buzzer run`'s loop: fraction of pairs won by the true first presser, "
              "plain / throttled."]
-    for path in PATHS:
+    for path in CLASSIC_PATHS:
         rs = [r for r in rows if r["path"] == path]
         if not rs:
             continue
@@ -1055,6 +1482,24 @@ def markdown_table(rows: list[dict]) -> list[str]:
                 v = [cell.get((g, d, f, th)) for th in (False, True)]
                 vals.append(" / ".join("-" if r is None or r["ours"] is None else f"{r['ours']:.2f}" for r in v))
             lines.append(f"| {d:g} ms | {f:g} ms | " + " | ".join(vals) + " |")
+    lines += host_markdown_table(rows)
+    return lines
+
+
+def host_markdown_table(rows: list[dict]) -> list[str]:
+    """The ``gpiod-host`` rows as Markdown: one line per load, one column per gap."""
+    host = [r for r in rows if r["path"] == GPIOD_HOST]
+    if not host:
+        return []
+    gaps = sorted({r["gap_us"] for r in host})
+    lines = ["", f"`{GPIOD_HOST}`: fraction won by the true first presser (pairs), decision p99 "
+             "(later edge's stamp -> winner's lamp)", "",
+             "| load | " + " | ".join(f"{g:g} µs" for g in gaps) + " |", "|---|" + "---|" * len(gaps)]
+    for load in GPIOD_HOST_LOADS:
+        cell = {r["gap_us"]: r for r in host if r.get("load") == load}
+        if cell:
+            vals = [_host_value(cell.get(g)).replace(") ", "), ") + (" ms" if cell.get(g) else "") for g in gaps]
+            lines.append(f"| {load} | " + " | ".join(vals) + " |")
     return lines
 
 
@@ -1062,6 +1507,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
         return _child_main(argv[1], argv[2])
+    if argv[:1] == ["--presser"]:
+        return _presser_main(int(argv[1]))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="a few cells, 5 pairs each")
     p.add_argument("--pairs", type=int, help=f"pairs per cell (default {PAIRS_FULL}, quick {PAIRS_QUICK})")
@@ -1086,7 +1533,9 @@ def main(argv: list[str] | None = None) -> int:
     for k in ("e2e_decision_p50_ms", "e2e_decision_p99_ms", "e2e_decision_beyond_delay_p99_ms",
               "e2e_decision_after_delivery_p50_ms", "e2e_decision_after_delivery_p99_ms",
               "e2e_decision_throttled_p50_ms", "e2e_decision_throttled_p99_ms",
-              "e2e_decision_throttled_beyond_delay_p99_ms", "e2e_throttle", "e2e_throttle_stats", "e2e_note"):
+              "e2e_decision_throttled_beyond_delay_p99_ms", "e2e_throttle", "e2e_throttle_stats", "e2e_note",
+              "e2e_gpiod_host_decision_p50_ms", "e2e_gpiod_host_decision_p99_ms", "e2e_gpiod_host_note",
+              "e2e_gpiod_host_loadavg_at_end"):
         if k in res:
             print(f"{k}: {res[k]}")
     print(f"({time.perf_counter() - t0:.0f} s)")

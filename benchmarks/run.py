@@ -7,6 +7,7 @@
     python benchmarks/run.py --out FILE # where the JSON goes (default benchmarks/results.json,
                                         # or results-quick.json with --quick)
     python benchmarks/run.py --plot docs/img/fairness.png   # also draw the fairness sweep
+    python benchmarks/run.py --only e2e --e2e-paths gpiod-host   # the gpiod path on the host only
 
 Prints a table with PASS/MISS against the targets of docs/performance.md and
 writes every figure to a JSON file.  Benchmarks are not tests: CI runs
@@ -25,7 +26,8 @@ What is measured (each function's docstring says how):
 * ``startup``      -- command to the first status line of ``buzzer run --headless``;
 * ``journal``      -- ``Journal.append`` with fsync on this disk, vs group commit;
 * ``e2e``          -- who wins a press pair through ``buzzer run``'s real loop, on each input
-  path, plain and CPU-throttled (``benchmarks/e2e_fairness.py``);
+  path, plain and CPU-throttled (``benchmarks/e2e_fairness.py``); the gpiod backend natively on
+  this machine (path ``gpiod-host``) also beside CPU hogs;
 * ``phones``       -- phones as buttons through a delaying proxy: ours vs arrival order, random
   within 300 ms, client-measured reaction time, on the same traces; a phone against a wired
   button both ways; two wired buttons with a phone joined and without (``benchmarks/phones.py``);
@@ -385,13 +387,20 @@ def web(quick: bool) -> dict:
     return mod.run(quick)
 
 
+E2E_PATHS: list[str] | None = None
+"""``--e2e-paths``: the e2e measure's paths (None: all of them)."""
+
+
 def e2e(quick: bool) -> dict:
     """benchmarks/e2e_fairness.py measure(quick): press pairs through ``buzzer
     run``'s loop (journal, 1920x1080 window) on each real input path, plain
-    and under a cgroup CPU quota (each in a child process)."""
+    and under a cgroup CPU quota (each in a child process); ``gpiod-host`` also
+    beside CPU hogs.  ``--e2e-paths`` picks the paths (the others' rows and keys stay)."""
     mod = _import_bench("e2e_fairness")
     if mod is None:
         return {"e2e_fairness": [], "e2e_note": "benchmarks/e2e_fairness.py missing"}
+    if E2E_PATHS is not None:
+        return mod.measure(quick, paths=E2E_PATHS)
     return mod.measure(quick)
 
 
@@ -424,6 +433,12 @@ def merge_partial(old: dict, new: dict, only) -> dict:
     new = dict(new)
     if "e2e_fairness" in new and "e2e_kernel_rows" not in new:
         new["e2e_kernel_rows"] = [r for r in old.get("e2e_fairness", []) if r.get("path") in KERNEL_PATHS]
+        if new.get("e2e_paths"):
+            # only some e2e paths were run (--e2e-paths): the other paths' rows stay
+            ran = set(new["e2e_paths"])
+            new["e2e_fairness"] = [r for r in old.get("e2e_fairness", [])
+                                   if r.get("path") not in ran and r.get("path") not in KERNEL_PATHS] \
+                + new["e2e_fairness"]
     merged = {**old, **new}
     merged["command"] = "python benchmarks/run.py (with --only runs merged: " + ",".join(sorted(only)) + ")"
     return merged
@@ -824,6 +839,23 @@ def table_rows(r: dict) -> list[tuple[str, str, str, str]]:
         rows.append((f"{path}: decision p99 (later kernel stamp -> lamp) plain / hog / throttled",
                      " / ".join(_fmt(loads.get(k)) for k in ("plain", "hog", "throttled")) + " ms",
                      "settle + 3 ms unthrottled, 20 ms throttled (on a Pi; TCG is slower)", ""))
+    host_p99 = r.get("e2e_gpiod_host_decision_p99_ms") or {}
+    if host_p99:
+        rows_h = [x for x in r.get("e2e_fairness", []) if x.get("path") == "gpiod-host" and x.get("ours") is not None
+                  and x.get("gap_us", 0) > (x.get("gpio_tie_us") or 0)]
+        won = sum(1 for x in rows_h if x["ours"] == 1.0)
+        rows.append(("gpiod-host: cells above the tie resolution the true first always wins",
+                     f"{won} / {len(rows_h)}" if rows_h else "null", "all",
+                     _verdict(None if not rows_h else won == len(rows_h))))
+        settle = r.get("e2e_gpiod_host_settle_ms") or 2.0
+        unthrottled = [host_p99.get(k) for k in ("plain", "hog") if host_p99.get(k) is not None]
+        ok = None
+        if unthrottled or host_p99.get("throttled") is not None:
+            ok = all(v <= settle + 3 for v in unthrottled) and \
+                (host_p99.get("throttled") is None or host_p99["throttled"] <= 20)
+        rows.append(("gpiod-host: decision p99 (later edge's stamp -> lamp) plain / hog / throttled",
+                     " / ".join(_fmt(host_p99.get(k)) for k in ("plain", "hog", "throttled")) + " ms",
+                     f"<= settle + 3 = {settle + 3:g} ms unthrottled, <= 20 ms throttled", _verdict(ok)))
     return rows
 
 
@@ -1002,6 +1034,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated measures to run: " + ",".join(m for m, _ in MEASURES))
     parser.add_argument("--skip", help="comma-separated measures to leave out (CI leaves out kernel: its guest "
                         "runs under emulation, its figures are taken by hand)")
+    parser.add_argument("--e2e-paths", help="with e2e: comma-separated paths of benchmarks/e2e_fairness.py "
+                        "(e.g. gpiod-host); the other paths' rows and keys in the file stay")
     parser.add_argument("--plot", help="also draw the fairness sweep to this PNG (pygame, headless)")
     parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
     args = parser.parse_args(argv)
@@ -1009,6 +1043,8 @@ def main(argv: list[str] | None = None) -> int:
         # a quick run must not overwrite the committed full figures
         args.out = str(HERE / ("results-quick.json" if args.quick else "results.json"))
     only = set(args.only.split(",")) if args.only else None
+    global E2E_PATHS
+    E2E_PATHS = args.e2e_paths.split(",") if args.e2e_paths else None
     results: dict[str, Any] = {"quick": args.quick, "machine": machine(),
                                "command": "python benchmarks/run.py" + (" --quick" if args.quick else "")}
     failures = 0

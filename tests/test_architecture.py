@@ -272,7 +272,7 @@ def _model_names(phones: bool = True) -> set[str]:
     hub = SimpleNamespace(status=lambda: {"q": [phone]}, tokens={"q": "tok"}, wait=0,
                           settings={"bound_max_ms": 10, "exclude_over_bound": True})
     if phones:
-        walk({"phones": WebServer.phones_view(SimpleNamespace(hub=hub, snapshot={}, play_base="http://x", _qr={},
+        walk({"phones": WebServer.phones_view(SimpleNamespace(hub=hub, snapshot={}, play_base="http://x", _qr={}, phone_teams=set(),
                                                             bind="127.0.0.1"))})
     walk(viewmodel.build({"mode": "erudite", "teams": []}, flash={"kind": "right", "team": "A"},
                          keys={"right": ["return"]}, undo={"changes": [{"team": "A", "score": 0, "after": 10}]},

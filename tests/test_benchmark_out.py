@@ -67,3 +67,27 @@ def test_an_e2e_run_keeps_the_kernel_measures_rows(run, tmp_path, monkeypatch):
     got = json.loads(out.read_text())
     assert got["e2e_fairness"] == [new_row, kernel_row]
     assert got["e2e_kernel_decision_p99_ms"] == {"gpiod-kernel": {"hog": 900.0}}
+
+
+def test_an_e2e_run_of_some_paths_keeps_the_other_paths_rows(run, tmp_path, monkeypatch):
+    """``--only e2e --e2e-paths gpiod-host`` replaces the gpiod-host rows only; the other e2e
+    paths' rows, the kernel rows and the keys the run did not make stay."""
+    out = tmp_path / "results.json"
+    gpio_row = {"path": "gpio", "gap_us": 1, "ours": 0.5}
+    kernel_row = {"path": "gpiod-kernel", "load": "hog", "gap_us": 100, "pairs": 3, "ours": 1.0}
+    old_host = {"path": "gpiod-host", "load": "plain", "gap_us": 10, "ours": 0.0}
+    out.write_text(json.dumps({"e2e_fairness": [gpio_row, old_host, kernel_row], "e2e_decision_p99_ms": 40.0}))
+    new_host = {"path": "gpiod-host", "load": "plain", "gap_us": 10, "ours": 1.0}
+    asked = []
+
+    def e2e(quick):
+        asked.append(run.E2E_PATHS)
+        return {"e2e_fairness": [new_host], "e2e_paths": ["gpiod-host"],
+                "e2e_gpiod_host_decision_p99_ms": {"plain": 4.0}}
+
+    monkeypatch.setattr(run, "MEASURES", [("e2e", e2e)])
+    run.main(["--only", "e2e", "--e2e-paths", "gpiod-host", "--out", str(out)])
+    got = json.loads(out.read_text())
+    assert asked == [["gpiod-host"]]
+    assert got["e2e_fairness"] == [gpio_row, new_host, kernel_row]
+    assert got["e2e_decision_p99_ms"] == 40.0 and got["e2e_gpiod_host_decision_p99_ms"] == {"plain": 4.0}

@@ -209,6 +209,41 @@ def test_check_config_names_own_game_players_and_programme_rounds(capsys):
     assert "3 раунда" in buzzer(capsys, "check-config", ROOT / "examples" / "programme.toml")[1]
 
 
+@pytest.mark.parametrize("mode, section, key, limit", [("erudite", "erudite", "max_teams", 4),
+                                                       ("brain-ring", "brain_ring", "max_teams", 3),
+                                                       ("own-game", "own_game", "max_players", 3)])
+def test_more_teams_than_the_game_seats_is_one_translated_line_naming_the_limit_key(tmp_path, capsys, mode,
+                                                                                  section, key, limit):
+    """A class puts more teams on phones than the game seats: one line, in the config's language,
+    naming the key that would seat them (not a game's English sentence without the key)."""
+    teams = "".join(f'[[teams]]\nname = "T{i}"\nbutton = "{chr(65 + i)}"\n' for i in range(limit + 1))
+    path = tmp_path / "class.toml"
+    for lang, words in (("ru", f"команд {limit + 1}, а можно не больше {limit}"),
+                        ("en", f"{limit + 1} teams, at most {limit} here")):
+        if mode == "own-game":
+            words = words.replace("команд", "игроков").replace("teams", "players")
+        path.write_text(f'mode = "{mode}"\nlanguage = "{lang}"\n[{section}]\n{key} = {limit}\n{teams}',
+                        encoding="utf-8")
+        rc, out, err = buzzer(capsys, "check-config", path)
+        msg = one_error_line(err)
+        assert rc == 2 and out == ""
+        assert msg.startswith(f"buzzer: {path}: teams: {words} ({section}.{key})"), msg
+
+
+def test_the_class_on_phones_example_validates(capsys):
+    """examples/phones-class.toml (docs/phones.md, «A class: four teams on phones»): `check-config
+    -c` passes; four teams, none with a key (they press on their phones), the pages open to the
+    classroom's network, phones on."""
+    from controller.app import config as config_mod
+
+    path = ROOT / "examples" / "phones-class.toml"
+    rc, out, err = buzzer(capsys, "check-config", "-c", path)
+    assert (rc, err) == (0, "") and out.endswith("phones-class.toml: OK (Эрудит-квартет, 4 команды, кнопки: keyboard, на телефонах: 4)\n")
+    cfg = config_mod.load(path)
+    assert [(t["key"], t.get("phone")) for t in cfg["teams"]] == [("", True)] * 4 and cfg["phones"]["enabled"]
+    assert cfg["web"]["bind"] == "0.0.0.0" and cfg["display"]["host_overlay"] is False
+
+
 def test_check_config_without_a_file_checks_the_default_config():
     """`buzzer check-config` with no FILE checks what `buzzer run` would load (docs/cli.md: [FILE])."""
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "check-config"], cwd=ROOT,

@@ -51,9 +51,43 @@ def test_virtual_box_cell_plays_through_the_loop(e2e):
     assert row["stamp_error_max_ms"] is not None
 
 
+def test_gpiod_host_cell_plays_through_the_loop_with_the_kernel_order_and_stamps(e2e):
+    """The gpiod backend on the presser's pipe: its real reader thread, the engine gets the
+    presser's stamps exactly, and the stream names the true first presser at a 10 µs gap."""
+    cells = [e2e.Cell("gpiod-host", 10, 0, 0)]
+    res = e2e._run_child(cells, 3, None, timeout=120)
+    assert res["notes"] == []
+    row = e2e.host_rows(cells, res["pairs"], "plain", 5.0)[0]
+    assert (row["path"], row["load"], row["pairs"], row["no_ruling"]) == ("gpiod-host", "plain", 3, 0)
+    assert row["ours"] == 1.0 and row["gpio_tie_us"] == 5.0 and row["above_tie"]
+    assert row["true_gap_min_us"] >= 10.0                # the presser spun the whole gap
+    assert row["stamp_gap_error_max_us"] == 0.0          # the stamps reached the engine unchanged
+    assert row["stamp_error_max_ms"] == 0.0
+    assert row["decision_p50_ms"] > 0                    # the lamp after the later edge
+
+
+def test_gpiod_host_quick_measure_has_the_results_keys(e2e):
+    """The quick gpiod-host measure (plain and beside the hogs, one pair a cell): the rows
+    ``e2e_fairness`` gets and the per-load decision p99."""
+    res = e2e.measure(quick=True, pairs=1, paths=["gpiod-host"], throttle=False)
+    assert res["e2e_paths"] == ["gpiod-host"] and "e2e_decision_p99_ms" not in res   # the other paths' keys stay
+    rows = res["e2e_fairness"]
+    assert {(r["load"], r["gap_us"]) for r in rows} == {(load, g) for load in ("plain", "hog") for g in (10, 1000)}
+    for r in rows:
+        assert r["path"] == "gpiod-host" and r["pairs"] == 1 and r["ours"] == 1.0 and r["gpio_tie_us"] == 5.0
+    p99 = res["e2e_gpiod_host_decision_p99_ms"]
+    assert set(p99) == {"plain", "hog"} and all(v > 0 for v in p99.values())
+    assert "not measured" in res["e2e_gpiod_host_measured"].lower() and "interrupt" in res["e2e_gpiod_host_measured"]
+    assert "not asked for" in res["e2e_gpiod_host_note"]
+
+
 def test_grid_and_tables(e2e):
     full, quick = e2e.grid(False), e2e.grid(True)
-    assert len(full) == 75 + 12 + 4 and len(quick) < 10
+    assert len(full) == 75 + 12 + 4 + 4 and len(quick) < 10
+    host = [{"path": "gpiod-host", "load": load, "gap_us": g, "pairs": 4, "ours": 1.0, "decision_p99_ms": 3.5,
+             "throttled": load == "throttled"} for load in ("plain", "hog", "throttled") for g in (10, 1000)]
+    assert any(line.split()[0] == "hog" and "1.00 (4) 3.5" in line for line in e2e.table(host))
+    assert "| throttled | 1.00 (4), 3.5 ms | 1.00 (4), 3.5 ms |" in e2e.markdown_table(host)
     assert {c.gap_us for c in full if c.path != "gpio"} == {10, 100, 1000, 10000}
     rows = [{"path": c.path, "gap_us": c.gap_us, "delay_ms": c.delay_ms, "follow_ms": c.follow_ms,
              "throttled": th, "ours": 1.0} for c in quick for th in (False, True)]

@@ -325,7 +325,7 @@ def test_export_rating_writes_one_sheet_per_competition_with_every_halls_teams(t
 MAFIA = ROOT_EXAMPLES / "mafia-table.jsonl"
 
 
-def test_a_mafia_hall_and_an_erudite_hall_show_their_rows_and_tags_from_the_halls_table(tmp_path, monkeypatch):
+def test_a_mafia_hall_and_an_erudite_hall_show_their_rows_and_tags_from_the_halls_table(tmp_path):
     """Each hall publishes its game's table, built from its screen model: a board started after the
     halls went away (no events to replay, the retained standings only) draws «Мафия»'s seats with
     their tags and Эрудит's teams with their points, and knows neither game."""
@@ -360,8 +360,7 @@ def test_a_mafia_hall_and_an_erudite_hall_show_their_rows_and_tags_from_the_hall
     top = simulated(ERUDITE)["standings"]
     assert [(r["place"], r["name"], r["points"]) for r in erudite["rows"]] == \
         [(r["place"], r["team"], r["points"]) for r in top]
-    monkeypatch.setattr("controller.festival.board.ROWS", 10)   # (a card shows 6 rows: seats 7 and 9 too)
-    text = text_board(list(halls_seen.values()), [], "ru")
+    text = text_board(list(halls_seen.values()), [], "ru")   # the text board has no height: every row
     assert "  7  Жанна  Без речи\n" in text and "  9  Ира  Выбыл\n" in text and "  1  Анна\n" in text
     assert f"  1  {top[0]['team']}  {top[0]['points']}\n" in text
     assert "  7  Zhanna" not in text_board(list(halls_seen.values()), [], "en")
@@ -443,3 +442,147 @@ def test_a_settled_game_keeps_its_table(festival):
     assert all(g.done and g.state is None for g in board.games.values())
     assert {h["hall"]: h["table"] for h in board.halls()} == before
     assert [r["name"] for r in before["Зал 1"]["rows"]] == [r["team"] for r in simulated(ERUDITE)["standings"]]
+
+
+TEAMS_12 = ["Альфа", "Бета", "Гамма", "Дельта", "Эпсилон", "Дзета", "Эта", "Тета", "Йота", "Каппа", "Лямбда", "Мю"]
+
+
+def chgk_script(folder, teams: list[str]):
+    """A ЧГК game of ``len(teams)`` questions: question q answered by all but the last q teams,
+    so the teams end in the order given, each with points of its own (12, 11, … 1)."""
+    lines = [{"setup": {"mode": "chgk", "teams": [{"name": n, "button": chr(65 + i)} for i, n in enumerate(teams)],
+                        "settings": {"chgk.tours": 1, "chgk.questions_per_tour": len(teams)}}},
+             {"at": 0.0, "host": "start_clock"}]
+    at = 75.0
+    for q in range(len(teams)):
+        lines.append({"at": at, "host": "results", "results": teams[:len(teams) - q]})
+        if q < len(teams) - 1:
+            lines.append({"at": at + 1, "host": "question"})
+        at += 76
+    path = folder / f"chgk-{len(teams)}.jsonl"
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+BIG_TABLES = {"Зал 4": "Клуб", "Зал 6": "Кубок", "Зал 7": "Лига"}
+"""The halls of :func:`publish_big_tables`: «Мафия»'s ten seats, a ЧГК of 12 teams, one of 3."""
+
+
+def publish_big_tables(broker, halls) -> None:
+    """Three halls publish to ``broker``: «Мафия»'s ten seats (7 «Без речи», 9 «Выбыл»), a 12-team
+    ЧГК game, a 3-team one."""
+    for (hall, comp), script in zip(BIG_TABLES.items(), (MAFIA, chgk_script(halls, TEAMS_12),
+                                                         chgk_script(halls, TEAMS_12[:3]))):
+        buzzer("simulate", script, "--festival", broker.plain_url, "--hall", hall, "--competition", comp, cwd=halls)
+
+
+@pytest.fixture(scope="module")
+def big_tables(tmp_path_factory):
+    """A broker with the halls of :func:`publish_big_tables` on it, and a board's halls."""
+    folder = tmp_path_factory.mktemp("big")
+    broker = Broker(folder / "broker").start()
+    halls = folder / "halls"
+    halls.mkdir()
+    try:
+        publish_big_tables(broker, halls)
+        lst = Listener(broker_of({"username": "", "password": ""}, broker.url))
+        lst.start()
+        try:
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline and sum(h["table"] is not None for h in lst.festival.halls()) < 3:
+                lst.pump(0.1)
+            seen = lst.festival.halls()
+        finally:
+            lst.close()
+        assert sorted(h["hall"] for h in seen if h["table"]) == sorted(BIG_TABLES)
+        yield broker, halls, seen
+    finally:
+        broker.stop()
+
+
+def _on_image(image, screen, line) -> bool:
+    """Whether ``line`` ((text, x, y, size, colour) as the board drew it) is on ``image`` pixel for
+    pixel: the text rendered afresh on a card's colour is what the image has there."""
+    from controller.festival.board import CARD
+
+    text, x, y, size, colour = line
+    glyphs = screen.text.render(text, size, colour)
+    expected = pygame.Surface(glyphs.get_size())
+    expected.fill(CARD)
+    expected.blit(glyphs, (0, 0))
+    w, h = glyphs.get_size()
+    if x + w > image.get_width() or y + h > image.get_height():
+        return False
+    got = image.subsurface((x, y, w, h))
+    return all(got.get_at((i, j))[:3] == expected.get_at((i, j))[:3] for i in range(w) for j in range(h))
+
+
+def test_a_card_too_small_for_its_table_keeps_the_leaders_and_every_tagged_row_and_says_how_many_it_left_out(
+        big_tables, tmp_path):
+    """A 10-seat «Мафия» table, a 12-team ЧГК and a 3-team one on a 1024×600 window: the
+    «Мафия» card shows seat 7 «Без речи» and seat 9 «Выбыл» (before, a card showed its first 6
+    rows, whatever they were), the 12-team card its top places and «ещё N», the 3-team card all
+    three as before; every line drawn is on the window's PNG, inside the card."""
+    from controller.festival.board import BoardScreen, card_lines, table_rows
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    broker, halls, seen = big_tables
+    pygame.display.init()
+    surface = pygame.Surface((1024, 600))
+    screen = BoardScreen(surface, "ru")
+    screen.draw(seen, [], True, "")
+    png = tmp_path / "board-small.png"
+    pygame.image.save(surface, str(png))
+    image = pygame.image.load(str(png))
+    by_hall = {}
+    for line in screen.drawn[1:]:                  # the title, then each card's head line and the rest
+        if line[0].startswith("Зал "):
+            by_hall[line[0].split(" · ")[0]] = [line]
+        else:
+            by_hall[list(by_hall)[-1]].append(line)
+    cards = {h["hall"]: h for h in seen}
+
+    def rows(hall):
+        return [line[0] for line in by_hall[hall] if line[0][:3].strip().isdigit()]
+
+    mafia = rows("Зал 4")
+    assert "  7  Жанна  Без речи" in mafia and "  9  Ира  Выбыл" in mafia and mafia[0] == "  1  Анна"
+    assert len(mafia) < 10                           # the card is too small for the whole table
+    kept = len(mafia) - 2                            # the leaders, then seats 7 and 9
+    assert [r.split()[0] for r in mafia] == [str(n) for n in range(1, kept + 1)] + ["7", "9"]
+    assert by_hall["Зал 4"][-1][0].strip() == f"ещё {10 - len(mafia)}"
+
+    top = rows("Зал 6")
+    assert top == [f"{n:>3}  {TEAMS_12[n - 1]}  {13 - n}" for n in range(1, len(top) + 1)] and 3 < len(top) < 12
+    assert by_hall["Зал 6"][-1][0].strip() == f"ещё {12 - len(top)}"
+
+    assert [line[0] for line in by_hall["Зал 7"]] == [text for text, _ in card_lines(cards["Зал 7"], "ru")]
+    assert rows("Зал 7") == ["  1  Альфа  3", "  2  Бета  2", "  3  Гамма  1"] and len(table_rows(cards["Зал 7"])) == 3
+    for hall in BIG_TABLES:
+        for line in by_hall[hall]:
+            assert _on_image(image, screen, line), (hall, line)
+
+    # the board's own window (`buzzer festival --png`) draws the same
+    cfg = tmp_path / "board.toml"
+    cfg.write_text("[display]\nwidth = 1024\nheight = 600\n")
+    real = tmp_path / "board-window.png"
+    buzzer("festival", "--config", cfg, "--broker", broker.plain_url, "--seconds", "3", "--png", real, cwd=halls)
+    window = pygame.image.load(str(real))
+    for hall in BIG_TABLES:
+        for line in by_hall[hall]:
+            assert _on_image(window, screen, line), (hall, line)
+
+
+def test_the_rows_a_card_keeps_are_the_leader_then_every_tagged_row_then_by_place():
+    from controller.festival.board import card_lines, shown_rows
+
+    tag = [{"key": "out", "tone": "info", "text": "Выбыл"}]
+    rows = [{"place": n, "name": f"T{n}", "points": None, "tags": tag if n in (7, 9) else []} for n in range(1, 11)]
+    assert shown_rows(rows, None) == (rows, 0) and shown_rows(rows, 10) == (rows, 0)
+    assert [r["place"] for r in shown_rows(rows, 6)[0]] == [1, 2, 3, 7, 9] and shown_rows(rows, 6)[1] == 5
+    assert [r["place"] for r in shown_rows(rows, 3)[0]] == [1, 7] and shown_rows(rows, 3)[1] == 8
+    assert shown_rows(rows[:3], 3) == (rows[:3], 0)
+    card = {"hall": "Зал 1", "competition": "Кубок", "game": "g", "mode": "", "finished": False,
+            "online": True, "headline": {}, "table": {"rows": rows}}
+    assert card_lines(card, "en", 4)[-1] == ("     7 more", "muted")
+    assert len(card_lines(card, "ru")) == 2 + 10         # the text board: every row

@@ -139,3 +139,79 @@ def test_the_board_page_is_local_only_by_default_and_can_be_off(tmp_path, broker
     r = subprocess.run(BUZZER + ["festival", "--headless", "--broker", broker.plain_url, "-c", str(bad), "--seconds", "1"],
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "festival.web_port" in r.stderr and "Traceback" not in r.stderr
+
+
+CARD_VIEW = """(() => {
+  const box = document.querySelector('.card[data-hall="%s"]');
+  if (!box || !box.querySelector('.standings')) return null;
+  const card = box.getBoundingClientRect();
+  const rows = [...box.querySelectorAll('.standings tr.row')];
+  const inside = (r) => r.top >= card.top && r.bottom <= card.bottom && r.bottom <= window.innerHeight
+                        && r.right <= card.right;
+  const more = box.querySelector('.standings .more');
+  return {rows: rows.map((tr) => [...tr.children].map((td) => td.textContent)),
+          visible: rows.every((tr) => inside(tr.getBoundingClientRect())),
+          more: more ? more.textContent : null, more_visible: more ? inside(more.getBoundingClientRect()) : null,
+          bottom: card.bottom, height: window.innerHeight};
+})()"""
+
+
+def test_a_card_too_small_for_its_table_keeps_the_leaders_and_every_tagged_row_on_the_page(tmp_path, broker):
+    """The board's page in a real Chromium, a small window: a 10-seat «Мафия» table shows seat 7
+    «Без речи» and seat 9 «Выбыл» in its card (before, the page showed the first 6 rows), a
+    12-team ЧГК its top places and «ещё N» — a button: the whole table, then «свернуть» —, a
+    3-team one all three; every card fits in the window.  In a bigger window every row shows."""
+    from test_festival_board import BIG_TABLES, TEAMS_12, publish_big_tables
+
+    halls = tmp_path / "halls"
+    halls.mkdir()
+    publish_big_tables(broker, halls)
+    board, base = start_board(tmp_path, broker.plain_url)
+    chromium = Chromium(tmp_path, size=(1280, 600))
+    try:
+        async def scenario():
+            page = await chromium.page(base + "/")
+            await page.wait_for(" && ".join(f"({CARD_VIEW % hall})" for hall in BIG_TABLES), timeout=30)
+            await page.fonts_ready()
+            views = {hall: await page.eval(CARD_VIEW % hall) for hall in BIG_TABLES}
+            await page.screenshot(tmp_path / "festival-rows.png")
+            await page.eval("document.querySelector('.card[data-hall=\"Зал 6\"] .more').click()")
+            opened = await page.eval(CARD_VIEW % "Зал 6")
+            await page.eval("document.querySelector('.card[data-hall=\"Зал 6\"] .more').click()")
+            closed = await page.eval(CARD_VIEW % "Зал 6")
+            await page.call("Emulation.setDeviceMetricsOverride", width=1600, height=1000, deviceScaleFactor=1,
+                            mobile=False)
+            await page.wait_for(f"({CARD_VIEW % 'Зал 4'}).rows.length === 10 && ({CARD_VIEW % 'Зал 6'}).rows.length === 12")
+            big = {hall: await page.eval(CARD_VIEW % hall) for hall in BIG_TABLES}
+            await page.screenshot(tmp_path / "festival-rows-big.png")
+            await page.call("Emulation.setDeviceMetricsOverride", width=420, height=800, deviceScaleFactor=1,
+                            mobile=True)
+            await page.wait_for(f"({CARD_VIEW % 'Зал 4'}).rows.length < 10")
+            phone = await page.eval(CARD_VIEW % "Зал 4")
+            await page.screenshot(tmp_path / "festival-rows-phone.png")
+            await page.close()
+            return views, opened, closed, big, phone
+
+        views, opened, closed, big, phone = asyncio.run(scenario())
+    finally:
+        chromium.close()
+        stop(board)
+    mafia, top, small = views["Зал 4"], views["Зал 6"], views["Зал 7"]
+    for view in (*views.values(), *big.values()):
+        assert view["visible"] and view["bottom"] <= view["height"], view   # the board fits the window
+    places = [r[0] for r in mafia["rows"]]
+    assert ["7", "Жанна", "", "Без речи"] in mafia["rows"] and ["9", "Ира", "", "Выбыл"] in mafia["rows"]
+    assert len(places) < 10 and places == [str(n) for n in range(1, len(places) - 1)] + ["7", "9"], mafia
+    assert mafia["more"] == f"ещё {10 - len(places)}" and mafia["more_visible"]
+    n = len(top["rows"])
+    assert 3 < n < 12 and top["rows"] == [[str(i), TEAMS_12[i - 1], str(13 - i), ""] for i in range(1, n + 1)], top
+    assert top["more"] == f"ещё {12 - n}" and top["more_visible"]
+    assert small["rows"] == [["1", "Альфа", "3", ""], ["2", "Бета", "2", ""], ["3", "Гамма", "1", ""]]
+    assert small["more"] is None
+    assert [r[0] for r in opened["rows"]] == [str(i) for i in range(1, 13)] and opened["more"] == "свернуть"
+    assert closed["rows"] == top["rows"] and closed["more"] == top["more"]
+    # a phone: one card under another, the page scrolls, each card still of a readable height
+    assert ["7", "Жанна", "", "Без речи"] in phone["rows"] and ["9", "Ира", "", "Выбыл"] in phone["rows"]
+    assert len(phone["rows"]) >= 5 and phone["more"] == f"ещё {10 - len(phone['rows'])}"
+    assert big["Зал 4"]["more"] is None and big["Зал 6"]["more"] is None and big["Зал 7"] == dict(small, **{
+        k: big["Зал 7"][k] for k in ("bottom", "height")})

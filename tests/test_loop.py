@@ -276,3 +276,32 @@ def test_without_phones_a_wired_race_decides_after_the_settle_window_as_before()
     loop.enqueue(Press("A", wired - 10 * MS, 0, unc=3 * MS))   # too late: the race is decided
     loop.drain()
     assert loop.backend.lamps["A"] == "off"
+
+
+def test_a_phone_team_is_no_phone_until_one_joins_and_a_wired_team_never_is():
+    """The status the screens say it from (docs/phones.md): a team with phone = true (its pin not
+    opened: not the backend's) or with no input of the backend at all, when its phone link
+    presses for it, is «Нет телефона» while none is joined, never «Не отвечают»; a wired team
+    whose button does not answer still is; a team with no link stays «Не отвечают»."""
+    from controller.inputs.base import BackendStatus
+
+    cfg = config.build({"buttons": "gpio", "gpio": {"pins": {"C": "GPIO22", "D": "GPIO23"}},
+                        "teams": [{"name": "Альфа", "button": "A", "phone": True},
+                                  {"name": "Бета", "button": "B", "phone": True},
+                                  {"name": "Гамма", "button": "C"}, {"name": "Дельта", "button": "D"}]})
+    loop = Loop(cfg, engine.new_game(cfg, 1), ManualClock())
+
+    class Chip:   # the wired teams' backend: Дельта's line does not answer
+        def status(self):
+            return BackendStatus("gpiod", True, missing=("D",))
+
+        def button_keys(self):
+            return {}
+
+    loop.use(backend=Chip())
+    loop.set_phone_buttons(["A", "B", "C", "D"])
+    assert (loop.status()["missing"], loop.status()["no_phone"]) == (["D"], ["A", "B"])
+    loop.set_phones_joined(["A", "C"])
+    assert (loop.status()["missing"], loop.status()["no_phone"]) == (["D"], ["B"])
+    loop.set_phone_buttons(["C", "D"])                 # no link for Альфа and Бета: nothing to say of phones
+    assert loop.status()["no_phone"] == []

@@ -396,6 +396,18 @@ def test_status_corner_shows_backend_and_missing_buttons():
     assert share(bad, corner, sb.AMBER, 20) > 0     # the notice
 
 
+def test_status_corner_says_no_phone_in_amber_never_not_responding_in_red():
+    """A team that presses only with its phone link and has none joined: «Нет телефона: A» in
+    amber, not the red of a button that does not answer."""
+    v = view_at(PRESS, 2.6)
+    corner = game_layout((1920, 1080))["hdr_status"]
+    ok = draw(v, status={"backend": "keyboard", "connected": True, "missing": [], "notice": ""})
+    waiting = draw(v, status={"backend": "keyboard", "connected": True, "missing": [], "no_phone": ["A"],
+                              "notice": ""})
+    assert share(waiting, corner, sb.AMBER, 20) > 0 and share(ok, corner, sb.AMBER, 20) == 0
+    assert share(waiting, corner, sb.RED, 20) == 0 and share(waiting, corner, sb.GREEN, 20) == 0
+
+
 def test_english_differs_from_russian():
     v = view_at(PRESS, 2.6)
     ru, en = draw(v, lang="ru"), draw(v, lang="en")

@@ -276,11 +276,13 @@ def test_the_host_page_names_the_keys_as_the_host_reads_them(game, chromium, tmp
     rows = run(scenario())
     keys = {label: k for k, label in rows}
     raw = state(game, game.token)["host"]["keys"]
-    named = {r["label"]: r["keys"] for r in raw}
+    named = {r["label"]: (r["keys"], r["twice"]) for r in raw}
     from controller.screens.common import key_label
-    for label, names in named.items():     # the projector's key help words, one label per key
-        assert keys[label] == ", ".join(dict.fromkeys(key_label(n, "ru") for n in names)), label
-    shown = [name for text in keys.values() for name in text.split(", ")]
+    for label, (names, twice) in named.items():   # the projector's key help words, one label per key
+        said = ", ".join(dict.fromkeys(key_label(n, "ru") for n in names))
+        assert keys[label] == said + (" дважды" if twice else ""), label   # «Esc дважды»: its first press asks
+    assert named["Выход"][1] and not named["Ответ верный"][1]
+    shown = [name.removesuffix(" дважды") for text in keys.values() for name in text.split(", ")]
     assert {"Пробел", "Num 0", "Enter"} <= set(shown)
     for raw_name in ("return", "enter", "space", "[0]", "[.]", "pause"):
         assert raw_name not in shown, raw_name

@@ -139,6 +139,10 @@ SHELL_SCHEMA: list[Section] = [
             "handler and the pipe to the game); also the most a press message may have been on its way beyond "
             "the phone's measured path: one that claims to have been sent earlier is taken as sent then, its "
             "stamp moved up and flagged (a press held back, or dated back).", minimum=0.0, maximum=500.0),
+        Key("delay_half_life_s", "float", 60.0, "How fast a phone's slow path of long ago stops counting in "
+            "that wait: each round trip's delay counts halved for every this many seconds it is older than the "
+            "phone's newest round trip (one Wi-Fi spike does not keep every race waiting while the phone's "
+            "recent paths are fast; the newest counts in full).", minimum=1.0, maximum=3600.0),
         Key("sync_interval_s", "float", 2.0, "How often a phone exchanges its clock with this computer while it "
             "is connected (at joining: five times in quick succession).", minimum=0.2, maximum=60.0),
         Key("sync_window", "int", 32, "How many of a phone's latest round trips the sync keeps.", minimum=4,

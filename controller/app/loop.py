@@ -148,6 +148,10 @@ class Loop:
         delay to this computer and its bound, capped by ``[phones] wait_max_ms``; 0: no phone
         plays): the sink stamps it on every press as its quiet period, so it is journaled and a
         replay decides the same (controller/web/phones.py sets it, :meth:`set_phone_wait`)."""
+        self.phone_buttons: frozenset[str] = frozenset()
+        """The buttons a team's phone link presses for (controller/web/attach.py's PhoneBridge)."""
+        self.phones_joined: frozenset[str] = frozenset()
+        """Those of them with a phone joined now (the web process tells, :meth:`set_phones_joined`)."""
         self._wake_r = self._wake_w = -1
         self._woken = False
         self.parts: list[Part] = []
@@ -225,6 +229,18 @@ class Loop:
     def set_phone_wait(self, ns: int) -> None:
         """The joined phones' delay (see :attr:`phone_wait_ns`)."""
         self.phone_wait_ns = max(0, int(ns))
+
+    def set_phone_buttons(self, buttons) -> None:
+        """The buttons a team's phone link presses for (see :attr:`phone_buttons`)."""
+        self.phone_buttons = frozenset(str(b) for b in buttons)
+        self.dirty = True
+
+    def set_phones_joined(self, buttons) -> None:
+        """The buttons with a phone joined now (see :attr:`phones_joined`; any thread)."""
+        joined = frozenset(str(b) for b in buttons)
+        if joined != self.phones_joined:
+            self.phones_joined = joined
+            self.dirty = True
 
     def use(self, backend=None, audio=None, out=None, pack_media=None, scrollback=None) -> None:
         """Give the loop its button backend, its speakers, where its notice lines go, the
@@ -866,8 +882,16 @@ class Loop:
 
     def status(self) -> dict:
         st = self.backend.status() if self.backend is not None else None
+        # a team that presses with its phone link (phone = true, or no wired input at all: a team
+        # without a key) does not «not answer»: it has no phone yet («нет телефона»), or it is fine;
+        # a wired team is never named there
+        unmapped = set(st.unmapped) if st else set()
+        by_phone = [t["button"] for t in self.cfg["teams"] if t["button"] in self.phone_buttons
+                    and (t.get("phone") or t["button"] in unmapped)]
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
-                "missing": list(st.missing) if st else [], "detail": st.detail if st else "",
+                "missing": [b for b in st.missing if b not in by_phone] if st else [],
+                "no_phone": [b for b in by_phone if b not in self.phones_joined],
+                "detail": st.detail if st else "",
                 # the keys the players press for their buttons (simulated on the keyboard): named so
                 "keys": dict(self.backend.button_keys()) if self.backend is not None else {},
                 "notice": self.notice_now(),

@@ -48,6 +48,7 @@ phone's delay before this computer had it, and its interval reaches back at most
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -199,12 +200,24 @@ def estimate(sync: Sync, at: int, rules: SyncRules) -> Estimate | None:
                     min(s.rtt for s in samples), consistent)
 
 
-def upstream(sync: Sync, est: Estimate) -> int:
+def upstream(sync: Sync, est: Estimate, half_life_ns: int = 0) -> int:
     """The longest phone-to-server delay of the window's round trips (ns, at most): a ping
-    left at ``t0 + θ`` and came at ``t1``, ``θ`` at least ``est.lo``."""
+    left at ``t0 + θ`` and came at ``t1``, ``θ`` at least ``est.lo``.
+
+    With ``half_life_ns`` (the races' wait, ``[phones] delay_half_life_s``) each round trip's
+    delay counts for less the older it is (halved every ``half_life_ns`` before the newest
+    round trip): one slow path long ago does not keep every race waiting for it while the
+    phone's recent paths are fast; the newest round trip counts in full.  Without it (the
+    plausibility check of :func:`convert`) the slowest path of the window counts as it was."""
     if not sync.samples:
         return 0
-    return max(max(0, s.t1 - (s.t0 + est.lo)) for s in sync.samples)
+    newest = max(s.at for s in sync.samples)
+
+    def delay(s: Sample) -> float:
+        d = max(0, s.t1 - (s.t0 + est.lo))
+        return d * 0.5 ** ((newest - s.at) / half_life_ns) if half_life_ns > 0 else d
+
+    return int(math.ceil(max(delay(s) for s in sync.samples)))
 
 
 def convert(sync: Sync, stamp: int, sent: int, received: int, rules: SyncRules) -> Converted | None:

@@ -515,12 +515,16 @@ class RacePress:
 @dataclass(frozen=True)
 class Race:
     """The latest race's record (the host's): every press in edge order; a tie decided by
-    lot names its ``seed`` and ``salt`` (``tie``)."""
+    lot names its ``seed`` and ``salt`` (``tie``), the published rule that decided it
+    (``tie_rule``: ``random``, the lot, or ``order``) and, within the presses' uncertainty,
+    its ±``within_ms`` (as the press order says «ничья ±N мс»)."""
 
     presses: tuple[RacePress, ...] = ()
     tie: bool = False
     seed: Any = None
     salt: Any = None
+    tie_rule: str = ""
+    within_ms: Any = None
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,11 @@ MUTED = (150, 158, 172)
 GREEN = (76, 175, 80)
 RED = (229, 57, 53)
 AMBER = (255, 179, 0)
-ROWS = 6
-"""Standings rows a card shows."""
+CARD_LINES = 11
+"""A card's line is this share of its height (its four head lines, six rows and its margins)."""
+READABLE_ROW_PX = 23
+"""A table row on the window is never drawn smaller than this (its text about 14 px), nor smaller
+than 3/4 of the card's line: rather than shrink further, the card leaves rows out (:func:`shown_rows`)."""
 
 
 def cards(halls: list[dict], schedule: list[dict]) -> list[dict]:
@@ -78,6 +81,30 @@ def table_rows(card: dict) -> list[dict]:
     return rows_of_older_hall(card.get("standings") or [])
 
 
+def keep_order(rows: list[dict]) -> list[int]:
+    """The order in which a card too small for its whole table keeps its rows (their indices):
+    the leader (the first row), then every row with a tag (a tag is news: a warning, an
+    elimination), then the others by place.  Whatever the game: it reads the rows alone."""
+    tagged = [i for i, row in enumerate(rows) if i and row.get("tags")]
+    rest = [i for i, row in enumerate(rows) if i and not row.get("tags")]
+    return ([0] if rows else []) + tagged + rest
+
+
+def shown_rows(rows: list[dict], room: int | None) -> tuple[list[dict], int]:
+    """The rows a card with ``room`` lines for its table shows (in table order) and how many it
+    leaves out: every row when they fit (``room`` None: no limit), else the first ``room - 1`` of
+    :func:`keep_order`, the last line saying «ещё N» (:func:`more_line`)."""
+    if room is None or len(rows) <= room:
+        return list(rows), 0
+    kept = sorted(keep_order(rows)[:max(room - 1, 0)])
+    return [rows[i] for i in kept], len(rows) - len(kept)
+
+
+def more_line(n: int, lang: str) -> str:
+    """«ещё 5»: the line of a card under the rows it left out."""
+    return f"{'':>3}  " + t("board_more", lang, n=n)
+
+
 def tag_words(tag: dict, lang: str) -> str:
     """A tag in ``lang`` when the board's catalog knows its key, else as the hall wrote it."""
     key = tag.get("key") or ""
@@ -119,8 +146,27 @@ def competition_words(name: str, lang: str) -> str:
     return mode_title(name, lang) if name in games.names() else str(name)
 
 
-def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
-    """A card as (text, colour name) lines: the text board and the window draw the same."""
+def card_lines(card: dict, lang: str, room: int | None = None) -> list[tuple[str, str]]:
+    """A card as (text, colour name) lines: the text board and the window draw the same.
+    ``room``: lines for the table's rows (None: every row, as the text board and ``buzzer
+    festival results`` print them); rows left out are said in the last line (:func:`shown_rows`)."""
+    return head_lines(card, lang) + row_lines(card, lang, room)
+
+
+def row_lines(card: dict, lang: str, room: int | None = None) -> list[tuple[str, str]]:
+    """The card's table as lines, at most ``room`` of them (:func:`shown_rows`)."""
+    if card["game"] is None:
+        return []
+    rows, left_out = shown_rows(table_rows(card), room)
+    lines = [(row_line(row, lang), "muted") for row in rows]
+    if left_out:
+        lines.append((more_line(left_out, lang), "muted"))
+    return lines
+
+
+def head_lines(card: dict, lang: str) -> list[tuple[str, str]]:
+    """The card's lines above its table: the hall and competition, the game and its state, the
+    question, the leader."""
     head = f"{card['hall']} · {competition_words(card['competition'], lang)}"
     if card["game"] is None:
         state = t("board_waiting", lang) + (f" ({card['time']})" if card.get("time") else "")
@@ -139,9 +185,19 @@ def card_lines(card: dict, lang: str) -> list[tuple[str, str]]:
         lines.append((words + (f" · {extra}" if extra else ""), "muted"))
     if "leader" in h:
         lines.append((t("board_leader", lang, name=h["leader"]["name"], points=h["leader"]["points"]), "text"))
-    for row in table_rows(card)[:ROWS]:
-        lines.append((row_line(row, lang), "muted"))
     return lines
+
+
+def row_fit(rows: int, space: int, line_h: int) -> tuple[int, int | None]:
+    """(row height, room) for ``rows`` table rows in ``space`` px of a card whose line is
+    ``line_h``: the card's line when they all fit; else rows as small as it takes, but not below
+    :data:`READABLE_ROW_PX` nor 3/4 of the line, and the room of lines they have at that height
+    (:func:`shown_rows` leaves the rest out)."""
+    if rows * line_h <= space:
+        return line_h, None
+    smallest = min(line_h, max(line_h * 3 // 4, READABLE_ROW_PX))
+    row_h = max(smallest, space // max(rows, 1))
+    return row_h, None if rows * row_h <= space else max(space // row_h, 1)
 
 
 def reasons_words(refused, lang: str) -> str:
@@ -198,10 +254,13 @@ class BoardScreen:
         self.surface = surface
         self.lang = lang
         self.text = TextCache()
+        self.drawn: list[tuple[str, int, int, int, tuple]] = []
+        """What the last :meth:`draw` put on the surface: (text, x, y, size, colour) per line."""
 
     def _put(self, text: str, x: int, y: int, size: int, colour, width: int) -> None:
         size = self.text.fit(text, width, size)
         self.surface.blit(self.text.render(text, size, colour), (x, y))
+        self.drawn.append((text, x, y, size, colour))
 
     def draw(self, halls: list[dict], schedule: list[dict], connected: bool, problem: str,
              refused: str = "") -> None:
@@ -209,6 +268,7 @@ class BoardScreen:
         s = self.surface
         w, h = s.get_size()
         s.fill(BG)
+        self.drawn = []
         top = h // 12
         self._put(t("board_title", self.lang), w // 40, top // 5, top * 3 // 5, TEXT, w // 2)
         status = problem or ("" if connected else "…")
@@ -230,11 +290,16 @@ class BoardScreen:
             x = gap + (i % cols) * (cw + gap)
             y = top + gap + (i // cols) * (ch + gap)
             pygame.draw.rect(s, CARD, (x, y, cw, ch), border_radius=max(gap // 2, 2))
-            lines = card_lines(card, self.lang)
-            line_h = max(ch // (ROWS + 5), 10)   # the same in every card
-            for k, (text, colour) in enumerate(lines):
+            line_h = max(ch // CARD_LINES, 10)   # the same in every card
+            head = head_lines(card, self.lang)
+            for k, (text, colour) in enumerate(head):
                 size = int(line_h * (0.8 if k == 0 else 0.62))
                 self._put(text, x + gap, y + gap // 2 + k * line_h, size, palette[colour], cw - 2 * gap)
+            top_rows = y + gap // 2 + len(head) * line_h
+            row_h, room = row_fit(len(table_rows(card)) if card["game"] is not None else 0,
+                                  y + ch - gap // 2 - top_rows, line_h)
+            for k, (text, colour) in enumerate(row_lines(card, self.lang, room)):
+                self._put(text, x + gap, top_rows + k * row_h, int(row_h * 0.62), palette[colour], cw - 2 * gap)
 
 
 def run(args, cfg: dict, listener, page=None) -> int:

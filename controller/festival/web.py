@@ -31,7 +31,7 @@ from controller.web.server import WebServer
 log = logging.getLogger(__name__)
 
 STATIC = {"board.js": "application/javascript", "board.css": "text/css"}
-LABELS = ("board_title", "board_no_games")
+LABELS = ("board_title", "board_no_games", "board_more", "board_less")
 
 
 def settings_of(cfg: dict) -> dict:
@@ -43,17 +43,21 @@ def settings_of(cfg: dict) -> dict:
 def snapshot(halls: list[dict], schedule: list[dict], lang: str, connected: bool, problem: str | None,
              festival=None) -> dict:
     """What the page shows: one card per hall (the lines the pygame board draws, and the
-    values they come from: mode, state, question, leader, the table's rows as ``standings``)."""
+    values they come from: mode, state, question, leader, the table's rows as ``standings``,
+    each with its ``rank`` in :func:`controller.festival.board.keep_order`: a card with room for
+    ``k`` rows but not for all shows those of rank below ``k - 1`` and «ещё N»)."""
     out = []
     for card in board.cards(halls, schedule):
         h = card.get("headline") or {}
         leader = h.get("leader")
+        rows = board.table_rows(card)
+        rank = {i: k for k, i in enumerate(board.keep_order(rows))}
         out.append({
             "hall": card["hall"], "competition": card["competition"], "game": card["game"],
             "mode": card["mode"], "mode_title": mode_title(card["mode"], lang) if card["mode"] else "",
             "finished": bool(card["finished"]), "online": card.get("online"),
             "question": h.get("question"), "leader": leader,
-            "standings": [_row_json(row, lang) for row in board.table_rows(card)],
+            "standings": [dict(_row_json(row, lang), rank=rank[i]) for i, row in enumerate(rows)],
             "lines": [{"text": text, "colour": colour} for text, colour in board.card_lines(card, lang)],
         })
     refused = dict(festival.refused) if festival is not None else {}

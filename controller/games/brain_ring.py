@@ -36,6 +36,7 @@ from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
+from controller.i18n import Text
 from controller.core.events import NS_PER_MS, Host, Press, seconds_to_ns
 from controller.games import race as b
 from controller.games.actions import Param, Spec, declare
@@ -689,7 +690,8 @@ class BrainRing(Game):
     def check_config(self, cfg: dict) -> None:
         b_ = cfg["brain_ring"]
         if len(cfg["teams"]) > b_["max_teams"]:
-            raise ConfigError("teams", f"Брейн-ринг takes at most {b_['max_teams']} teams, got {len(cfg['teams'])}")
+            raise ConfigError("teams", Text("config.too_many_teams", most=b_["max_teams"], got=len(cfg["teams"]),
+                                            key="brain_ring.max_teams"))
         if b_["start_delay_max_s"] < b_["start_delay_min_s"]:
             raise ConfigError("brain_ring.start_delay_max_s", "must be >= start_delay_min_s")
 

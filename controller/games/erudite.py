@@ -36,6 +36,7 @@ from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
+from controller.i18n import Text
 from controller.core.events import Host, Press, Release, seconds_to_ns
 from controller.games import lineup as lu_rules
 from controller.games import race as b
@@ -1276,8 +1277,8 @@ class Erudite(Game):
                 raise ConfigError(f"teams[{i}].players", f"a team needs at least {limits['min_players']} "
                                   f"players (seed §4.1), got {team['players']}")
         if len(cfg["teams"]) > limits["max_teams"]:
-            raise ConfigError("teams", f"Эрудит-квартет takes at most {limits['max_teams']} teams, "
-                              f"got {len(cfg['teams'])}")
+            raise ConfigError("teams", Text("config.too_many_teams", most=limits["max_teams"],
+                                            got=len(cfg["teams"]), key="erudite.max_teams"))
 
 
 GAME = Erudite()

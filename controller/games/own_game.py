@@ -32,6 +32,7 @@ from controller.core import arbiter as arb
 from controller.core import countdown as cdn
 from controller.core.effects import Flash, Lamp, Notice, Sound
 from controller.core.errors import ConfigError, GameError
+from controller.i18n import Text
 from controller.core.events import Host, Press, seconds_to_ns
 from controller.games import own_game_pack as pk
 from controller.games import race as b
@@ -677,7 +678,7 @@ class OwnGame(Game):
     def check_config(self, cfg: dict) -> None:
         n, most = len(cfg["teams"]), cfg["own_game"]["max_players"]
         if n > most:
-            raise ConfigError("teams", f"Своя игра takes at most {most} players, got {n}")
+            raise ConfigError("teams", Text("config.too_many_players", most=most, got=n, key="own_game.max_players"))
 
     def describe(self, cfg: dict) -> list[tuple[str, int]]:
         return [("check.players_n", len(cfg["teams"]))]

@@ -478,7 +478,8 @@ def race(record: Mapping[str, Any] | None) -> Race | None:
                                         rule=str(p.get("rule", "")), resolution_us=p.get("resolution_us") or 0,
                                         uncertainty_ms=_unc_ms(p.get("uncertainty_ms")))
                               for p in record.get("presses") or ()),
-                tie=bool(tie), seed=tie.get("seed"), salt=tie.get("salt"))
+                tie=bool(tie), seed=tie.get("seed"), salt=tie.get("salt"), tie_rule=str(tie.get("rule") or ""),
+                within_ms=tie.get("within_ms"))
 
 
 def host_part(view: Mapping[str, Any]) -> HostPart:

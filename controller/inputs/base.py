@@ -72,6 +72,9 @@ class BackendStatus:
     detail: str = ""
     missing: tuple[str, ...] = ()
     """Buttons the backend cannot currently read."""
+    unmapped: tuple[str, ...] = ()
+    """Those of ``missing`` that have no input of this backend at all (a team without a key): a
+    team whose phone link presses for it is not one that does not answer (Loop.status)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 

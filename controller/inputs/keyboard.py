@@ -75,4 +75,4 @@ class KeyboardBackend(KeyInput, ButtonBackend):
     def status(self) -> BackendStatus:
         unmapped = tuple(b for b in self.buttons if b not in self.key_to_button.values())
         return BackendStatus(self.name, True, "keys: " + " ".join(
-            f"{b}={k}" for k, b in sorted(self.key_to_button.items(), key=lambda x: x[1])), missing=unmapped)
+            f"{b}={k}" for k, b in sorted(self.key_to_button.items(), key=lambda x: x[1])), missing=unmapped, unmapped=unmapped)

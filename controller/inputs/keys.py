@@ -42,6 +42,9 @@ def terminal_key_names(ch: str) -> list[str]:
 ON_THE_PAGE = ("mute",)
 """The program's actions a host page offers besides the game's."""
 
+PRESSED_TWICE = ("end_game", "new_game", "quit")
+"""The host keys that act on a second press only (the first asks): the key help says so."""
+
 
 def program_action(name: str) -> Action | None:
     """The declaration of one of the program's own actions, or None."""

@@ -500,6 +500,8 @@ class Scoreboard:
             line2, colour = t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)), RED
         elif not status.get("connected", True):
             line2, colour = t("backend_disconnected", lang), RED
+        elif status.get("no_phone"):   # a team that presses only with a phone link has none joined yet
+            line2, colour = t("backend_no_phone", lang, buttons=", ".join(str(m) for m in status["no_phone"])), AMBER
         else:
             line2, colour = t("backend_connected", lang), GREEN
         notice = status.get("notice")
@@ -524,7 +526,9 @@ class Scoreboard:
             r = self._text(surface, text, Rect(rect.x, rect.y + k * row, rect.width - (dot * 2 if k == 0 else 0),
                                                row), size, c, align="right", fit=False)
             if k == 0:
-                pygame.draw.circle(surface, GREEN if ok else RED, (rect.right - dot // 2 - 1, r.centery), dot // 2)
+                # amber: every button answers, but a team on its phone alone has none joined yet
+                light = RED if not ok else AMBER if status.get("no_phone") else GREEN
+                pygame.draw.circle(surface, light, (rect.right - dot // 2 - 1, r.centery), dot // 2)
 
     # -- main panel --------------------------------------------------------------------------
     def _draw_main(self, surface, lay: dict, p: MainPanel, cards: Cards,

@@ -225,6 +225,9 @@ def status_lines(view: Mapping[str, Any] | Screen, lang: str = "ru", status: Map
             lines.append(t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)))
         elif not status.get("connected", True):
             lines.append(f"{t('backend', lang)}: {t('backend_disconnected', lang)}")
+        no_phone = list(status.get("no_phone") or ())
+        if no_phone:   # teams that press only with a phone link and have none joined yet
+            lines.append(t("backend_no_phone", lang, buttons=", ".join(str(m) for m in no_phone)))
         link = status.get("link")
         if link and not link.get("connected"):
             lines.append(f"{t('festival_link', lang)}: {t('festival_link_lost', lang)}")

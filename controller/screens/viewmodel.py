@@ -8,7 +8,7 @@ buttons' status) into one plain, JSON-ready value::
      "audience": {"game": {...}, "question_head": "Вопрос 1/5", "series_head": "", "flash": {...} | None,
                   "inputs": {...}, "screen": {...}},
      "host": {"notice": "...", "entry": {...} | None, "help": False,
-              "keys": [{"action", "label", "keys", "key_labels"}], "actions": [...],
+              "keys": [{"action", "label", "keys", "key_labels", "twice"}], "actions": [...],
               "undo": {...} | None, "game": {...}, "links": {...}, "screen": {...}}}
 
 ``screen`` is the typed screen model (:mod:`controller.core.screen`) as the game presents
@@ -38,7 +38,7 @@ from controller.core import screen as model
 from controller.i18n import action_label, labels, t, template
 from controller.screens.common import mode_title
 from controller.screens.common import COUNTED, PRESS_TAG_KEYS, flash_words, key_label, question_head, series_head
-from controller.inputs.keys import ON_THE_PAGE, program_action
+from controller.inputs.keys import ON_THE_PAGE, PRESSED_TWICE, program_action
 
 HOST_KEY = "host"
 """The key of a game view's host-only part."""
@@ -96,12 +96,13 @@ def undo_preview(state: Any, view: Mapping[str, Any], now: int | None) -> dict |
 
 
 def key_help(keys: Mapping[str, Iterable[str]], lang: str, own: Mapping[str, str] | None = None) -> list[dict]:
-    """The key help as a list: ``{"action", "label", "keys", "key_labels"}`` in the given order
+    """The key help as a list: ``{"action", "label", "keys", "key_labels", "twice"}`` in the given order
     (``keys``: the key names as in config ``[keys]``; ``key_labels``: as the host reads them,
     «Пробел», «Num 0», as on the projector's key help; ``own``: the game's own label keys,
     :func:`own_labels`)."""
     return [{"action": a, "label": action_label(a, lang, own), "keys": list(names),
-             "key_labels": list(dict.fromkeys(key_label(str(n), lang) for n in names))}
+             "key_labels": list(dict.fromkeys(key_label(str(n), lang) for n in names)),
+             "twice": a in PRESSED_TWICE}   # its first press only asks («Esc дважды»)
             for a, names in keys.items()]
 
 
@@ -191,6 +192,8 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
             "flash": flash_value(flash, lang),
             "inputs": {"backend": st.get("backend", "none"), "connected": bool(st.get("connected", False)),
                        "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or ""),
+                       # teams that press only with a phone link and have no phone joined yet
+                       "no_phone": list(st.get("no_phone") or ()),
                        # the keys the players press for their buttons (the keyboard), for the holder's name
                        "keys": dict(st.get("keys") or {})},
             "screen": screen_audience,

@@ -178,10 +178,14 @@ class PhoneBridge:
         self.loop = loop
         self.dir = link_dir(loop)
         self.tokens = team_tokens.for_game(self.dir, buttons)
+        loop.set_phone_buttons(self.tokens)   # these teams may press with a phone alone
 
     def init(self, server: WebProcess) -> dict:
         """What the web process needs of the phones (its init message; a pipe, never argv)."""
         return {"settings": self.loop.cfg["phones"], "tokens": dict(self.tokens), "base": base_url(server),
+                # the teams that press with a phone (phone = true): the others have a wired button
+                "phone_teams": [t["button"] for t in self.loop.cfg["teams"]
+                                if t.get("phone") and t["button"] in self.tokens],
                 # how a tie is broken, for the phones to word it as the projector does
                 "tie_rule": self.loop.cfg["arbiter"]["tie_rule"]}
 
@@ -201,6 +205,8 @@ class PhoneBridge:
                                  ", ".join(str(f)[:20] for f in msg["flags"][:4]))
             elif kind == "wait":
                 self.loop.set_phone_wait(int(msg["ns"]))
+            elif kind == "joined":
+                self.loop.set_phones_joined(b for b in msg["buttons"] if b in self.tokens)
             elif kind == "team_token":
                 if msg["button"] in self.tokens and isinstance(msg["token"], str):
                     self.tokens[msg["button"]] = msg["token"]

@@ -13,7 +13,8 @@ the game loop's GIL.  It reads (all file descriptors inherited, one JSON object 
 and writes host actions to ``ACT`` (``{"id": .., "action": .., "params": {..}}``) and, with phones
 (``init["phones"]``), what the game must know of them: ``{"t": "press", "button", "at", "unc",
 "flags"}`` (a phone's press, ``at`` on ``CLOCK_MONOTONIC``), ``{"t": "wait", "ns"}`` (how long a
-race waits for the phones), ``{"t": "team_token", "button", "token"}`` (a team's renewed link).  The end
+race waits for the phones), ``{"t": "joined", "buttons"}`` (the teams with a phone joined),
+``{"t": "team_token", "button", "token"}`` (a team's renewed link).  The end
 of ``CTL`` (the game's process has ended, however) ends this process.
 """
 
@@ -126,8 +127,10 @@ def main(argv: list[str]) -> int:
         server.hub = Hub(phones["settings"], phones["tokens"],
                          send_press=lambda button, at, unc, flags: tell(
                              {"t": "press", "button": button, "at": at, "unc": unc, "flags": list(flags)}),
-                         send_wait=lambda ns: tell({"t": "wait", "ns": ns}))
+                         send_wait=lambda ns: tell({"t": "wait", "ns": ns}),
+                         send_joined=lambda buttons: tell({"t": "joined", "buttons": buttons}))
         server.play_base = phones["base"]
+        server.phone_teams = set(phones.get("phone_teams") or ())
         server.tie_rule = phones.get("tie_rule", server.tie_rule)
         server.on_team_token = lambda button, token: tell({"t": "team_token", "button": button, "token": token})
     vm = newest_vm(vm_lines.read())   # what the game published before this process started

@@ -3,9 +3,10 @@ presses (docs/inputs.md «Phones», docs/web.md «/play»).
 
 No aiohttp here: :class:`Hub` is fed by the server's ``/api/play`` handler with each
 message and the monotonic time it came, and hands on what the game's process must know
-through two callables: ``send_press(button, at_ns, unc_ns, flags)`` (the touch on
-``CLOCK_MONOTONIC``, which the engine clock maps) and ``send_wait(ns)`` (how long a race waits
-for the phones' presses still on their way).  The clock sync itself is pure
+through three callables: ``send_press(button, at_ns, unc_ns, flags)`` (the touch on
+``CLOCK_MONOTONIC``, which the engine clock maps), ``send_wait(ns)`` (how long a race waits
+for the phones' presses still on their way) and ``send_joined(buttons)`` (the teams with a phone
+joined).  The clock sync itself is pure
 (:mod:`controller.core.clocksync`).
 
 A phone's messages (JSON objects, each under 256 bytes):
@@ -80,12 +81,17 @@ class Hub:
     def __init__(self, settings: Mapping[str, Any], tokens: Mapping[str, str],
                  send_press: Callable[[str, int, int, tuple], None] = lambda *a: None,
                  send_wait: Callable[[int], None] = lambda ns: None,
-                 clock: Callable[[], int] = time.monotonic_ns):
+                 clock: Callable[[], int] = time.monotonic_ns,
+                 send_joined: Callable[[list[str]], None] = lambda buttons: None):
         self.settings = dict(settings)
         self.rules = rules_of(self.settings)
         self.tokens = dict(tokens)
         self.send_press = send_press
         self.send_wait = send_wait
+        self.send_joined = send_joined
+        """Told the buttons with a phone joined whenever they change (the game's status: a team
+        that presses only by phone and has none says «нет телефона»)."""
+        self._joined: list[str] = []
         self.clock = clock
         self.phones: dict[int, Phone] = {}
         self._ids = itertools.count(1)
@@ -121,12 +127,20 @@ class Hub:
         phone = Phone(next(self._ids), button, now, last=now, bucket=(float(self.settings["rate_per_s"]), now))
         self.phones[phone.id] = phone
         self.revision += 1
+        self._tell_joined()
         return phone
 
     def leave(self, phone: Phone) -> None:
         if self.phones.pop(phone.id, None) is not None:
             self.revision += 1
             self._update_wait()
+            self._tell_joined()
+
+    def _tell_joined(self) -> None:
+        joined = sorted({p.button for p in self.phones.values()})
+        if joined != self._joined:
+            self._joined = joined
+            self.send_joined(joined)
 
     def allow(self, phone: Phone, now: int) -> bool:
         """The phone's own rate (``rate_per_s``, a burst of as many): False when it sends faster."""
@@ -209,11 +223,15 @@ class Hub:
 
     def delay(self, phone: Phone, now: int) -> int | None:
         """How long a press of this phone may take to come here (its slowest recent path to
-        this computer, the sync's bound and the margin), ns; None before an exchange."""
+        this computer, an older one's delay halved every ``delay_half_life_s``, the sync's
+        bound and the margin), ns; None before an exchange."""
         est = self.estimate(phone, now)
         if est is None:
             return None
-        return cs.upstream(phone.sync, est) + est.bound + int(round(self.settings["wait_margin_ms"] * MS))
+        # an old slow path counts less the older it is ([phones] delay_half_life_s)
+        half_life = int(round(float(self.settings["delay_half_life_s"]) * 1e9))
+        return (cs.upstream(phone.sync, est, half_life) + est.bound
+                + int(round(self.settings["wait_margin_ms"] * MS)))
 
     def _update_wait(self) -> None:
         now = self.clock()

@@ -203,6 +203,8 @@ class WebServer:
         """The joined phones (:class:`controller.web.phones.Hub`), when ``[phones] enabled``."""
         self.play_base = ""
         """The pages' address as the phones open it (``http://192.168.1.23:8080``)."""
+        self.phone_teams: set[str] = set()
+        """The buttons of the teams with ``phone = true`` (the others press a wired button)."""
         self.tie_rule = "random"
         """``[arbiter] tie_rule``: the join tells a phone how a tie is broken (its words for it)."""
         self.on_team_token: Callable[[str, str], None] = lambda button, token: None
@@ -387,7 +389,9 @@ class WebServer:
                 self._qr[url] = ["".join("1" if c else "0" for c in row) for row in qr.matrix(url)]
             team = teams.get(button) or {}
             out.append({"button": button, "name": team.get("name", button), "color": team.get("colour"),
-                        "url": url, "qr": self._qr[url], "phones": status.get(button, [])})
+                        "url": url, "qr": self._qr[url], "phones": status.get(button, []),
+                        # with phone teams named in the config, the others press a wired button
+                        "wired": bool(self.phone_teams) and button not in self.phone_teams})
         return {"teams": out, "bound_max_ms": hub.settings["bound_max_ms"], "wait_ms": round(hub.wait / 1e6, 1),
                 "exclude_over_bound": bool(hub.settings["exclude_over_bound"]),
                 # the default bind: the links are 127.0.0.1's, which no phone can open (the page says so)

@@ -109,9 +109,12 @@
     const box = $("presses-box"), list = $("presses");
     if (!box || !list) return;
     const presses = scr.presses.entries;
-    show(box, presses.length > 0);
+    // the host page keeps the box (and its height) from the start: the buttons under it never move
+    const host = page === "host";
+    show(box, presses.length > 0 || host);
     const wave = scr.presses.wave;
     let prev = null;
+    if (host && !presses.length) { list.replaceChildren(el("li", "press press-none", L.presses_none || "")); return; }
     list.replaceChildren(...presses.map((p) => {
       const w = p.wave || 0;
       const li = el("li", "press" + (p.kind ? " press-" + p.kind : "") + (w === wave ? "" : " press-old")
@@ -125,6 +128,10 @@
           + (p.unc_ms ? " " + fillIn(L.press_unc || "±{ms}", { ms: p.unc_ms }) : "")));   // a phone's: how sure
       return li;
     }));
+    if (host) {   // the host's box scrolls: the current wave's first press at its top
+      const first = list.querySelector('.press[data-wave="' + wave + '"]');
+      list.scrollTop = first ? first.offsetTop - list.offsetTop : 0;
+    }
   }
   function renderStandings(scr) {
     const box = $("standings-box"), table = $("standings");
@@ -220,9 +227,16 @@
       [p.name, fmtGap(p.gap_ms), L["race_rule_" + p.rule] || p.rule]
         .concat(p.resolution_us > 0 ? ["±" + p.resolution_us + " µs"] : [])
         .concat(p.uncertainty_ms ? [fillIn(L.press_unc || "±{ms}", { ms: p.uncertainty_ms })] : []).join(" · "))));
+    // a tie in the projector's words («ничья ±24 мс»), then how it was decided: the draw it chose
+    // with (its seed and salt), or the team order (no draw)
     const lot = $("race-lot");
     show(lot, !!race.tie);
-    if (race.tie) lot.textContent = (L.race_seed || "{seed} {salt}").replace("{seed}", race.seed).replace("{salt}", race.salt);
+    if (race.tie) {
+      const won = race.presses.find((p) => p.rule === "tie_lot" || p.rule === "tie_order");
+      const tie = race.within_ms ? fillIn(L.tie_within, { ms: race.within_ms }) : (L.press_tie || "");
+      lot.textContent = fillIn(race.tie_rule === "order" ? L.race_order : L.race_lot,
+        { tie: tie.charAt(0).toUpperCase() + tie.slice(1), winner: won ? won.name : "", seed: race.seed, salt: race.salt });
+    }
   }
   // Each team's phone link (/play#t=…) with its QR code, a «new link» button, and the phones
   // joined with it: how well each one's clock is known, its delay, a mark past the limit.
@@ -242,6 +256,13 @@
     show(box, !!p);
     if (!p) return;
     $("phone-wait").textContent = p.wait_ms > 0 ? fillIn(L.phone_wait, { ms: p.wait_ms }) : "";
+    // a team that presses only with its phone link and has none joined (never a wired team)
+    const vm = window.buzzer.last || {};
+    const noPhone = ((vm.audience || {}).inputs || {}).no_phone || [];
+    const names = noPhone.map((b) => (p.teams.find((t) => t.button === b) || { name: b }).name);
+    const missing = $("phone-missing");
+    show(missing, names.length > 0);
+    if (missing) missing.textContent = names.length ? fillIn(L.phone_missing, { teams: names.join(", ") }) : "";
     const local = $("phone-local");
     show(local, !!p.local_only);   // 127.0.0.1 links: no phone opens them; how to bind is in the words
     if (local) local.textContent = p.local_only ? (L.phones_local_only || "") : "";
@@ -255,7 +276,15 @@
         if (t.color) card.style.setProperty("--team", t.color);
         const renew = el("button", "phone-renew", L.phone_renew || "");
         renew.type = "button";
-        renew.addEventListener("click", () => renewLink(t.button));
+        // the old link stops working and the team's phones are cut off: a stray tap only asks,
+        // a second one within 3 s renews (as every action that cannot be taken back)
+        const idle = { label: L.phone_renew || "" };
+        renew.addEventListener("click", () => {
+          if (renew.classList.contains("armed")) { disarm(renew, idle); renewLink(t.button); return; }
+          renew.classList.add("armed");
+          renew.textContent = L.phone_renew_confirm || "";
+          renew.dataset.timer = String(setTimeout(() => disarm(renew, idle), CONFIRM_MS));
+        });
         const link = el("a", "phone-link", t.url);
         link.href = t.url;
         link.target = "_blank";
@@ -273,7 +302,8 @@
         if (ph.stalls) parts.push(fillIn(L.phone_stalls, { n: ph.stalls }));
         if (ph.over && ph.synced) parts.push(p.exclude_over_bound ? L.phone_over : L.phone_over_only);
         return el("li", "phone" + (ph.over ? " is-over" : ""), parts.join(" · "));
-      }) : [el("li", "phone none", L.phone_none || "")]));
+      // a wired team needs none (a team the screens say «Нет телефона» of does)
+      }) : [el("li", "phone none", (t.wired && !noPhone.includes(t.button) ? L.phone_wired : L.phone_none) || "")]));
     });
   }
   async function renewLink(button) {
@@ -352,7 +382,9 @@
     }
     $("keys").replaceChildren(...h.keys.map((k) => {
       const tr = el("tr");
-      tr.append(el("td", "k", (k.key_labels || k.keys).join(", ")), el("td", "a", k.label));
+      // a key whose first press only asks says so, with the keys bound to it («Esc дважды»)
+      const said = (k.key_labels || k.keys).join(", ");
+      tr.append(el("td", "k", k.twice ? fillIn(L.key_twice || "{key}", { key: said }) : said), el("td", "a", k.label));
       return tr;
     }));
   }
@@ -463,7 +495,20 @@
     });
     return f;
   }
+  // The labels are the language the pages' process was started with: a game started again in
+  // another language (a restart with [language] changed) reloads the page for its words, once
+  function sameLanguage(vm) {
+    const lang = vm.lang, shown = document.documentElement.lang;
+    if (!lang || !shown || lang === shown || shown === "__LANG__") return true;
+    let tried = "";
+    try { tried = sessionStorage.getItem("buzzer-lang-reload") || ""; } catch (e) { tried = lang; }
+    if (tried === lang) return true;   // reloaded for it already: never a loop of reloads
+    try { sessionStorage.setItem("buzzer-lang-reload", lang); } catch (e) { return true; }
+    location.reload();
+    return false;
+  }
   function render(vm) {
+    if (!sameLanguage(vm)) return;
     window.buzzer.last = vm;
     const scr = vm.audience.screen;
     renderHeader(scr);

@@ -497,8 +497,7 @@ def _finish(loop: Loop, jr, cfg: dict, command: str | None = None) -> None:
     still = [b for b, n in seen.items() if n == 0]
     if still and engine.finished(loop.state) and loop.game.buttons_play:
         # by the team's name (a host reads «C» as a key), with the button to check
-        teams = engine.view(loop.state).get("teams")
-        print(t("buttons_never_changed", lang, buttons=teams_words(still, teams, lang, with_button=True)))
+        print(t("buttons_never_changed", lang, buttons=teams_words(still, loop.team_names(), lang, with_button=True)))
     if engine.finished(loop.state):
         jr.finish()
         jr.close()

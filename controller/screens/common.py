@@ -120,12 +120,11 @@ def button_words(button: str, keys: Mapping[str, str] | None, lang: str) -> str:
     return t("key_name", lang, key=key_label(str(key), lang)) if key else t("button_name", lang, button=button)
 
 
-def teams_words(buttons, teams, lang: str, with_button: bool = False) -> str:
-    """Buttons named as the host knows their teams: «Альфа, Бета» (``teams``: the view's
-    ``teams``, each with ``name`` and ``button``); ``with_button``: each with its button id in
-    brackets, for what is a matter of wiring («Гамма (кнопка C)»).  A button of no team stays
-    its id."""
-    names = {str(tm.get("button")): str(tm.get("name") or "") for tm in teams or () if tm.get("button")}
+def teams_words(buttons, names: Mapping[str, str] | None, lang: str, with_button: bool = False) -> str:
+    """Buttons named as the host knows their teams: «Альфа, Бета» (``names``: button id -> its
+    team's name now, the loop's status); ``with_button``: each with its button id in brackets,
+    for what is a matter of wiring («Гамма (кнопка C)»).  A button of no team stays its id."""
+    names = names or {}
     out = []
     for b in buttons:
         b = str(b)

@@ -388,7 +388,7 @@ class Scoreboard:
             # landscape: a notice may use the header's width right of the title (not the corner's sixth)
             wide = None if lay["portrait"] else Rect(lay["hdr_theme"].x, st.y, st.right - lay["hdr_theme"].x,
                                                      st.height)
-            self._draw_status(surface, st, status, wide, teams=view.get("teams"))
+            self._draw_status(surface, st, status, wide)
         if flash and flash.get("kind") not in SILENT_FLASHES:
             self._draw_flash(surface, flash, view)
         if help_overlay:
@@ -484,13 +484,11 @@ class Scoreboard:
             self._text(surface, f"«{h.theme}»" if lang == "ru" else f"“{h.theme}”", rect,
                        int(min(rect.height * 0.55, lay["header"].height * 0.5)), TEXT, bold=True)
 
-    def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any], wide: Rect | None = None,
-                     teams=None) -> None:
+    def _draw_status(self, surface, rect: Rect, status: Mapping[str, Any], wide: Rect | None = None) -> None:
         """The input backend, whether every button answers, and the latest host notice (small, top right).
 
         With ``wide`` (the header right of the title) the notice is a line of its own there, as
-        large as the status lines, so a long notice does not shrink them to an unreadable size.
-        ``teams``: the view's teams, which name the buttons that do not answer."""
+        large as the status lines, so a long notice does not shrink them to an unreadable size."""
         lang = self.lang
         h = rect.height
         backend = status.get("backend")
@@ -501,11 +499,11 @@ class Scoreboard:
         if missing:
             # by the teams' names: the buttons' ids too would shrink the corner's line to nothing
             # (the host's terminal and page name them)
-            line2, colour = t("backend_missing", lang, buttons=teams_words(missing, teams, lang)), RED
+            line2, colour = t("backend_missing", lang, buttons=teams_words(missing, status.get("names"), lang)), RED
         elif not status.get("connected", True):
             line2, colour = t("backend_disconnected", lang), RED
         elif status.get("no_phone"):   # a team that presses only with a phone link has none joined yet
-            line2, colour = t("backend_no_phone", lang, buttons=teams_words(status["no_phone"], teams, lang)), AMBER
+            line2, colour = t("backend_no_phone", lang, buttons=teams_words(status["no_phone"], status.get("names"), lang)), AMBER
         else:
             line2, colour = t("backend_connected", lang), GREEN
         notice = status.get("notice")

@@ -220,10 +220,8 @@ def status_lines(view: Mapping[str, Any] | Screen, lang: str = "ru", status: Map
     scr = view if isinstance(view, Screen) else games.screen_of(dict(view))
     lines = screen_lines(scr, lang, (status or {}).get("keys"))
     if status:
-        # the teams by their names, as the host page says them (every team: the view's, else the cards')
-        teams = view.get("teams") if not isinstance(view, Screen) else None
-        if teams is None:
-            teams = [{"name": c.name, "button": c.button} for c in scr.cards.items if c.button]
+        # the teams by their names, as the host page says them (the loop's status names them)
+        teams = status.get("names")
         missing = list(status.get("missing") or ())
         if missing:   # a matter of wiring: the button too
             lines.append(t("backend_missing", lang, buttons=screen.teams_words(missing, teams, lang, True)))

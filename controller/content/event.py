@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.core.errors import ConfigError
+from controller.i18n import Text
 from controller.games import catalog, event_plan
 from controller.games.event_plan import MAX_NAME, MAX_TEXT, _name, _table_list, _text, _unknown  # noqa: F401
 from controller.games.event_plan import _show
@@ -140,18 +141,18 @@ def parse_file(path: str | Path) -> dict:
     source = str(path)
     try:
         if not p.exists():
-            raise ConfigError("", "event file not found", source)
+            raise ConfigError("", Text("event.not_found"), source)
         if p.is_dir():
-            raise ConfigError("", "is a folder, not an event file", source)
+            raise ConfigError("", Text("event.is_folder"), source)
         if p.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigError("", f"larger than {MAX_FILE_BYTES // 1000} kB; is it an event file?", source)
+            raise ConfigError("", Text("event.too_large", kb=MAX_FILE_BYTES // 1000), source)
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
-        raise ConfigError("", "not UTF-8 text", source) from None
+        raise ConfigError("", Text("file.not_utf8"), source) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("", f"bad TOML: {exc}", source) from None
+        raise ConfigError("", Text("event.bad_toml", detail=str(exc)), source) from None
     except OSError as exc:
-        raise ConfigError("", f"cannot read: {exc.strerror}", source) from None
+        raise ConfigError("", Text("file.cannot_read", problem=exc.strerror), source) from None
     try:
         data = with_4s_packs(data, p.resolve().parent)
         out = check(data, p.resolve().parent)

@@ -221,3 +221,19 @@ def test_a_forged_hello_is_said_to_the_host_in_words_and_the_press_counts():
             assert "refused 1" in backend.status().detail and "resets" not in backend.status().detail
         finally:
             backend.close()
+
+
+def test_buzzer_run_gives_the_box_the_configs_language(tmp_path, caplog):
+    """make_backend (buzzer run) passes the config's language: an English host reads English."""
+    from controller.app import config, startup
+    port = tmp_path / "usb-none"
+    path = tmp_path / "en.toml"
+    path.write_text(f'buttons = "serial"\nlanguage = "en"\n[serial]\nport = "{port}"\n', encoding="utf-8")
+    backend = startup.make_backend(config.load(path), EngineClock(), lambda e: None)
+    with caplog.at_level("WARNING"):
+        backend.start()
+        try:
+            assert until(lambda: caplog.records)
+        finally:
+            backend.close()
+    assert caplog.records[0].getMessage() == f"button box {port} not available ([serial] port): no such device"

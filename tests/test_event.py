@@ -62,13 +62,13 @@ def test_without_an_event_file_the_config_is_as_before():
 
 BAD = [
     ('[[teams]]\nname = "A"\nplayers = ["1","2","3","4","5","6","7","8","9"]\n',
-     "teams[0].players: at most 8 players on an entry (seed §2.4), got 9"),
-    ('[[teams]]\nname = "A"\nplayers = ["Аня", "аня"]\n', "teams[0].players[1]: player 'аня' is named twice"),
+     "teams[0].players: игроков в заявке: 9, а можно не больше 8 (seed §2.4)"),
+    ('[[teams]]\nname = "A"\nplayers = ["Аня", "аня"]\n', "teams[0].players[1]: игрок 'аня' назван в команде дважды"),
     ('[[teams]]\nname = "A"\ncaptain = "x"\n', "teams[0].captain: неизвестный ключ; можно: button, city"),
     ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\n[[games.fights]]\ntype = "grey"\n',
      "games[0].fights[0].type: unknown fight type \"grey\""),
-    ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\nteams = ["B"]\n', "games[0].teams[0]: no team \"B\""),
-    ('[[teams]]\nname = "A"\n[[games]]\nmode = "darts"\n', "games[0].mode: expected one of"),
+    ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\nteams = ["B"]\n', "games[0].teams[0]: в [[teams]] нет команды \"B\""),
+    ('[[teams]]\nname = "A"\n[[games]]\nmode = "darts"\n', "games[0].mode: нужно одно из: erudite, "),
     ('[[teams]]\nname = "A"\nsound = "trumpet"\n', "teams[0].sound: expected one of press-1"),
     ('[[teams]]\nname = "A"\n[[teams]]\nname = "B"\n[[games]]\nmode = "erudite"\n[[games.fights]]\n'
      'themes = ["1", "2", "3", "4", "5"]\n', "games[0].fights[0].themes: 5 themes, but a fight has 4 rounds"),
@@ -123,12 +123,12 @@ def test_the_event_file_key_of_a_config_is_relative_to_the_config(tmp_path, caps
     assert rc == 2 and "missing.toml: файл события не найден" in err
     cfg_path.write_text('event_file = "sub/ev.toml"\nevent_game = 2\n', encoding="utf-8")
     rc, _, err = buzzer(capsys, "check-config", cfg_path)
-    assert rc == 2 and "event_game: game 2 of the event file is chgk, the config plays erudite" in err
+    assert rc == 2 and "event_game: игра 2 в файле события — chgk, а конфигурация играет erudite" in err
 
 
 def test_a_mafia_config_with_an_event_file_is_refused_naming_the_key(capsys):
     rc, _, err = buzzer(capsys, "check-config", ROOT / "config" / "mafia.toml", "--event", EXAMPLE)
-    assert rc == 2 and "event_file: an event file is not used in mode mafia" in err
+    assert rc == 2 and "event_file: файл события не используется в режиме mafia" in err
 
 
 def test_buzzer_run_event_plays_the_event_and_journals_it(tmp_path):

@@ -236,7 +236,8 @@ class SerialLink:
                  replay_timeout_s: float = 0.05, debounce_us: int | None = None,
                  monotonic_ns: Callable[[], int] = time.monotonic_ns,
                  inputs_in_use: set[int] | None = None, stamp_tolerance_ms: float = 20.0,
-                 when_problem: Callable[[str, dict], None] | None = None):
+                 when_problem: Callable[[str, dict], None] | None = None,
+                 when_unavailable: Callable[[Exception], None] | None = None):
         self.port = port
         self.baud = baud
         self.when_event = when_event
@@ -255,6 +256,9 @@ class SerialLink:
         link refused or could not deliver in order: ``"stamp"``, ``"input"``, ``"conflict"``,
         ``"lost"``, ``"late"`` (docs/serial-protocol.md, «Plausibility»). Nothing is dropped
         without it."""
+        self.when_unavailable = when_unavailable
+        """Called (reader thread) with the error once when the port cannot be opened (again after
+        the box was back): the host is told in their language.  Without it, a log warning."""
 
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -351,7 +355,10 @@ class SerialLink:
                 ser = self._open()
             except (serial.SerialException, OSError, ValueError) as exc:
                 if not self._outage_logged:
-                    log.warning("button box %s not available: %s", self.port, exc)
+                    if self.when_unavailable is not None:
+                        self.when_unavailable(exc)
+                    else:
+                        log.warning("button box %s not available: %s", self.port, exc)
                     self._outage_logged = True
                 self._update(last_error=str(exc))
                 self._stop.wait(delay)

@@ -17,7 +17,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest  # noqa: E402
 
 from controller.i18n import t as tr  # noqa: E402
-from tests.browser import WAIT_S, Chromium, Game, run, state  # noqa: E402
+from tests.browser import WAIT_S, Chromium, Game, run, state, until  # noqa: E402
 
 ANSWER = "document.getElementById('answer').textContent"
 DETAIL = "document.getElementById('detail').textContent"
@@ -127,6 +127,38 @@ def test_a_press_the_game_did_not_count_is_never_accepted_on_the_phone(tmp_path,
             await hall.close()
             for p in (alpha, beta):
                 await p.close()
+
+        run(scenario())
+    finally:
+        chromium.close()
+        game.close()
+
+
+def test_a_press_before_the_buttons_are_on_says_it_was_early_as_the_projector_does(tmp_path):
+    """Своя игра (default rules): a press after the question is announced and before the host's
+    end-of-reading mark is the game's early press (the button blocked a moment): the phone says
+    «Рано: кнопки ещё не включены» and, under the idle button, the press order's tag for it."""
+    game = Game(tmp_path, top='mode = "own-game"\n')
+    chromium = Chromium(tmp_path, size=(390, 844))
+    try:
+        teams = state(game, game.token)["host"]["phones"]["teams"]
+        urls = {t["button"]: t["url"] for t in teams}
+        names = {t["button"]: t["name"] for t in teams}
+
+        async def scenario():
+            alpha = await phone(chromium, urls["A"])
+            host(game, "question")                            # announced: reading, the buttons not on yet
+            until(lambda: state(game)["audience"]["screen"]["presses"]["open"], what="the question open")
+            await alpha.wait_for(f"{LABEL} === {json.dumps(tr('web.play_button_idle', 'ru'))}")
+            await touch(alpha)
+            fate = await alpha.wait_for(f"{ANSWER} === {json.dumps(tr('web.play_early', 'ru'))} && {DETAIL}")
+            rows = [e for e in entries(game) if e["button"] == "A"]
+            assert [e["kind"] for e in rows] == ["early"], rows
+            tag = rows[0]["tag"]["text"]
+            assert fate == tr("web.play_fate", "ru", tag=tag) == "Не засчитано: Рано", fate
+            assert f"{names['A']} — {tag}" in game.output()
+            await alpha.screenshot(tmp_path / "play-early-own-game.png")
+            await alpha.close()
 
         run(scenario())
     finally:

@@ -359,6 +359,7 @@ def make_backend(cfg: dict, clock, sink):
     button, a phone team's too."""
     options = dict(cfg.get(BACKEND_SECTION.get(cfg["buttons"], cfg["buttons"]), {}) or {})
     options["keys"] = {t["button"]: t["key"] for t in cfg["teams"]}
+    options["lang"] = cfg["language"]   # the backend's own lines to the host (a box not found)
     if cfg["buttons"] == "gpiod":   # a press waits the settle window for one that ties with it
         options["settle_ms"] = cfg["arbiter"]["settle_ms"]
     return create_backend(cfg["buttons"], wired_buttons(cfg), clock, sink, options)

@@ -26,6 +26,7 @@ from controller.games.present import (  # noqa: F401  (re-exported: the projecto
     COUNTDOWN_LABELS, PRESS_TAG_KEYS, TAG_KEYS, TIE_TAG_KEY, TIE_WITHIN_KEY, closed_outcome, countdown_label_key, holder_index,
     info_slots, main_panel, press_numbers, press_order_shown, show_table, team_marks, teams_of, theme, timer_of)
 from controller.i18n import MINUS, signed, t  # noqa: F401  (re-exported)
+from controller.inputs.keys import PRESSED_TWICE
 from controller.games.race import COUNTED  # noqa: F401  (re-exported)
 
 def tie_words(tie_ms: int | None, lang: str) -> str:
@@ -102,6 +103,14 @@ def key_label(name: str, lang: str) -> str:
     if len(name) == 1:
         return name.upper()
     return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
+
+
+def keys_said(labels: list[str], action: str, lang: str) -> str:
+    """A key help line's keys as the host reads them (``labels``: :func:`key_label`'s or the
+    terminal's), «Esc дважды» where the action acts on a second press only (:data:`PRESSED_TWICE`,
+    which the host page's ``twice`` says too): the projector's and the terminal's key help."""
+    said = ", ".join(labels)
+    return t("web.key_twice", lang, key=said) if said and action in PRESSED_TWICE else said
 
 
 def button_words(button: str, keys: Mapping[str, str] | None, lang: str) -> str:

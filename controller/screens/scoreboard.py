@@ -37,7 +37,7 @@ from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (FLASH_TEXT, countdown_phase, countdown_text, fmt_gap: re-exported)
     FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, button_words, tie_words, gap_words,
-    countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score, key_label, place_text, say, says,
+    countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score, key_label, keys_said, place_text, say, says,
     show_table)
 
 Rect = pygame.Rect
@@ -1136,7 +1136,7 @@ class Scoreboard:
         rows = []
         for action, names in items:
             labels = list(dict.fromkeys(key_label(str(n), lang) for n in names))
-            rows.append((", ".join(labels), action_label(action, lang, own)))
+            rows.append((keys_said(labels, action, lang), action_label(action, lang, own)))
         if self.team_keys:
             rows[0] = (rows[0][0], items[0][0])  # the team names, not an action
         # the text as large as a row allows (a dense list: 60 % of its height; a short one as before)

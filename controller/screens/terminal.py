@@ -358,7 +358,7 @@ def help_text(keys: Keys, lang: str = "ru") -> str:
         names = _terminal_keys(names, keys.host)
         labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in names) if x))
         if labels:
-            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang, keys.labels)}")
+            lines.append(f"  {screen.keys_said(labels, action, lang):<24} {action_label(action, lang, keys.labels)}")
     return "\n".join(lines)
 
 

@@ -19,8 +19,11 @@
   counted as lost and logged -- never silently;
 * maps box timestamps onto the host's monotonic clock: ``box_ns + offset``.
   The offset is estimated from time queries (midpoint of the fastest recent
-  round trip) and only changes while no press is coming in, so presses that
-  compete keep their exact box-time gap; ordering never depends on arrival;
+  round trip, carried forward by the box clock's rate against the host's, which
+  the samples of the last minutes show: a resonator runs up to 0.5 % off; a step,
+  which no rate explains, drops the samples before it) and only changes while no
+  press is coming in, so presses that compete keep their exact box-time gap;
+  ordering never depends on arrival;
 * sends lamp commands (a full on/blink mask, re-sent with every time query
   and after every HELLO, so a lost or reset-cleared command heals itself).
 
@@ -69,6 +72,13 @@ class BoxEvent:
 
 MAX_DRIFT = 0.01
 """How much faster than the host's clock the box's may run (an Uno's resonator: 0.5 %)."""
+
+DRIFT_SAMPLES = 64
+"""Time samples kept to estimate how fast the box's clock runs against the host's (at the
+default query interval, the last two minutes)."""
+
+DRIFT_MIN_SPAN_NS = 1_000_000_000
+"""The box clock's rate is estimated once its samples span this much host time."""
 
 HISTORY = 1024
 """Events whose content the link remembers by sequence number (a replayed duplicate is
@@ -140,6 +150,9 @@ class _Session:
     offset_ns: int | None = None        # monotonic - box ns
     pending_offset: int | None = None   # waits for a quiet moment
     samples: collections.deque = field(default_factory=lambda: collections.deque(maxlen=8))
+    """The latest time samples: (round trip, offset, host time of the reading) each."""
+    trend: collections.deque = field(default_factory=lambda: collections.deque(maxlen=DRIFT_SAMPLES))
+    drift: float = 0.0                  # d(offset) / d(host time): the box clock's rate error
     ref_ticks: int = 0                  # a box clock reading ...
     ref_host_ns: int = 0                # ... and a host time at or before the moment it was read
     last_at: int | None = None          # the stamp of the latest event taken (ticks)
@@ -149,6 +162,50 @@ class _Session:
 
     def box_ns(self, ticks: int) -> int:
         return ticks * 1_000_000_000 // self.tick_hz
+
+    def add_sample(self, rtt: int, offset: int, host_ns: int) -> bool:
+        """Keep a time sample; True when it shows the box clock stepped (the samples before are
+        dropped: a host suspended, a box that lost time), which no rate explains: each
+        sample's offset is within half its round trip of the true one, and the true one moves
+        at most :data:`MAX_DRIFT` of the time between them."""
+        stepped = False
+        if self.trend:
+            prev_rtt, prev_offset, prev_at = self.trend[-1]
+            allowed = MAX_DRIFT * max(host_ns - prev_at, 0) + (rtt + prev_rtt) / 2
+            if abs(offset - prev_offset) > allowed:
+                self.samples.clear()
+                self.trend.clear()
+                self.drift = 0.0
+                stepped = True
+        self.samples.append((rtt, offset, host_ns))
+        self.trend.append((rtt, offset, host_ns))
+        self._fit_drift()
+        return stepped
+
+    def _fit_drift(self) -> None:
+        """The box clock's rate against the host's, from the best round trip of the older and
+        of the newer half of the samples kept: kept at 0 while it is not larger than twice
+        what those round trips leave uncertain (a box whose clock runs true), and never
+        beyond :data:`MAX_DRIFT`."""
+        t = list(self.trend)
+        if len(t) < 4 or t[-1][2] - t[0][2] < DRIFT_MIN_SPAN_NS:
+            return
+        half = len(t) // 2
+        a, b = min(t[:half]), min(t[half:])
+        dt = b[2] - a[2]
+        if dt <= 0:
+            return
+        rate = (b[1] - a[1]) / dt
+        uncertain = (a[0] + b[0]) / 2 / dt
+        self.drift = 0.0 if abs(rate) <= 2 * uncertain else max(-MAX_DRIFT, min(MAX_DRIFT, rate))
+
+    def offset_at(self, now: int) -> int | None:
+        """The offset for host time ``now``: the best round trip of the latest samples,
+        carried forward by the box clock's rate since it was read."""
+        if not self.samples:
+            return None
+        _, offset, at = min(self.samples)
+        return offset + int(self.drift * (now - at))
 
     def clock_bound(self, now: int, tolerance_ns: int) -> int:
         """The latest tick the box's clock can have read by host time ``now``: its latest
@@ -179,7 +236,8 @@ class SerialLink:
                  replay_timeout_s: float = 0.05, debounce_us: int | None = None,
                  monotonic_ns: Callable[[], int] = time.monotonic_ns,
                  inputs_in_use: set[int] | None = None, stamp_tolerance_ms: float = 20.0,
-                 when_problem: Callable[[str, dict], None] | None = None):
+                 when_problem: Callable[[str, dict], None] | None = None,
+                 when_unavailable: Callable[[Exception], None] | None = None):
         self.port = port
         self.baud = baud
         self.when_event = when_event
@@ -198,6 +256,9 @@ class SerialLink:
         link refused or could not deliver in order: ``"stamp"``, ``"input"``, ``"conflict"``,
         ``"lost"``, ``"late"`` (docs/serial-protocol.md, «Plausibility»). Nothing is dropped
         without it."""
+        self.when_unavailable = when_unavailable
+        """Called (reader thread) with the error once when the port cannot be opened (again after
+        the box was back): the host is told in their language.  Without it, a log warning."""
 
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -294,7 +355,10 @@ class SerialLink:
                 ser = self._open()
             except (serial.SerialException, OSError, ValueError) as exc:
                 if not self._outage_logged:
-                    log.warning("button box %s not available: %s", self.port, exc)
+                    if self.when_unavailable is not None:
+                        self.when_unavailable(exc)
+                    else:
+                        log.warning("button box %s not available: %s", self.port, exc)
                     self._outage_logged = True
                 self._update(last_error=str(exc))
                 self._stop.wait(delay)
@@ -591,8 +655,8 @@ class SerialLink:
 
     def _deliver(self, event: codec.Event, now: int, late: bool = False) -> None:
         s = self._session
-        if s.pending_offset is not None and now - self._last_event_rx >= self.remap_quiet_s * 1e9:
-            s.offset_ns, s.pending_offset = s.pending_offset, None
+        if now - self._last_event_rx >= self.remap_quiet_s * 1e9:
+            self._remap(s, now)
         self._last_event_rx = now
         box_ns = s.box_ns(event.at)
         box_event = BoxEvent(event.input, event.pressed, event.at, box_ns, box_ns + s.offset_ns,
@@ -602,6 +666,16 @@ class SerialLink:
                 self.when_event(box_event)
             except Exception:  # a bad sink must not kill the reader thread
                 log.exception("button box event handler failed")
+
+    def _remap(self, s: _Session, now: int) -> None:
+        """A quiet moment: the clock offset moves to its estimate for now (the box clock's
+        rate carries the best sample forward). While presses come in it stays put, so presses
+        that race keep their exact box-time gap."""
+        offset = s.offset_at(now)
+        s.pending_offset = None
+        if offset is not None and offset != s.offset_ns:
+            s.offset_ns = offset
+            self._update(offset_ns=offset)
 
     def _problem(self, kind: str, **details) -> None:
         if self.when_problem is not None:
@@ -645,13 +719,14 @@ class SerialLink:
             s.ref_ticks, s.ref_host_ns = reply.now, sent
         if sent is not None:
             rtt = now - sent
-            s.samples.append((rtt, (sent + now) // 2 - s.box_ns(reply.now)))
-            best_rtt, offset = min(s.samples)
+            mid = (sent + now) // 2
+            if s.add_sample(rtt, mid - s.box_ns(reply.now), mid):
+                log.info("button box clock stepped against the host's: its earlier time samples dropped")
             if now - self._last_event_rx >= self.remap_quiet_s * 1e9:
-                s.offset_ns, s.pending_offset = offset, None
+                self._remap(s, now)
             else:
-                s.pending_offset = offset
-            self._update(offset_ns=s.offset_ns, rtt_ns=best_rtt)
+                s.pending_offset = s.offset_at(now)
+            self._update(offset_ns=s.offset_ns, rtt_ns=min(s.samples)[0])
         if seq_diff(reply.seq, s.expected) > 0:
             self._request_replay(now, f"box has sent up to {reply.seq - 1}")
         elif self._replay_sent_at is not None or s.gone_before is not None:
@@ -711,9 +786,8 @@ class SerialLink:
                 self._next_time_query = now + int(self.time_query_interval_s * 1e9)
         if self._replay_sent_at is not None and now - self._replay_sent_at >= self.replay_timeout_s * 1e9:
             self._request_replay(now, "replay not answered")
-        if s is not None and s.pending_offset is not None and now - self._last_event_rx >= self.remap_quiet_s * 1e9:
-            s.offset_ns, s.pending_offset = s.pending_offset, None
-            self._update(offset_ns=s.offset_ns)
+        if s is not None and now - self._last_event_rx >= self.remap_quiet_s * 1e9:
+            self._remap(s, now)
         silent = now - self._last_rx
         limit = max(3 * self.time_query_interval_s, 1.0) * 1e9
         responding = silent < limit

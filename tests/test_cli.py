@@ -121,8 +121,16 @@ def test_a_bad_script_line_is_named_in_the_hosts_language(tmp_path, capsys, conf
     (["simulate", str(ROOT / "examples" / "erudite-round.jsonl"), "--config", "{tmp}/nope.toml"],
      "{tmp}/nope.toml: нет такого файла"),
     (["check-config", "{tmp}/nope.toml"], "{tmp}/nope.toml: нет такого файла"),
-    (["tournament", "{tmp}/nope"], "{tmp}/nope: folder not found"),
-    (["protocol", "check", "{tmp}/nope.json"], "{tmp}/nope.json: file not found"),
+    (["tournament", "{tmp}/nope"], "{tmp}/nope: нет такой папки"),
+    (["tournament", "{tmp}/nope", "--lang", "en"], "{tmp}/nope: folder not found"),
+    (["protocol", "check", "{tmp}/nope.json"], "{tmp}/nope.json: нет такого файла"),
+    (["protocol", "check", "{tmp}/nope.json", "--lang", "en"], "{tmp}/nope.json: file not found"),
+    (["run", "--event", "{tmp}/nope.toml"], "{tmp}/nope.toml: файл события не найден"),
+    (["run", "--event", "{tmp}/nope.toml", "--lang", "en"], "{tmp}/nope.toml: event file not found"),
+    (["screenshot", str(ROOT / "examples" / "chgk.jsonl"), "--at", "1", "--out", "{tmp}/no/dir/y.png"],
+     "--out: нет такой папки: {tmp}/no/dir"),
+    (["screenshot", str(ROOT / "examples" / "chgk.jsonl"), "--at", "1", "--out", "{tmp}/no/dir/y.png", "--lang", "en"],
+     "--out: folder does not exist: {tmp}/no/dir"),
 ])
 def test_a_missing_file_is_named_without_a_line_number(tmp_path, capsys, argv, message):
     """A file that is not there has no line 0: the message is `FILE: problem`."""

@@ -62,21 +62,35 @@ def test_without_an_event_file_the_config_is_as_before():
 
 BAD = [
     ('[[teams]]\nname = "A"\nplayers = ["1","2","3","4","5","6","7","8","9"]\n',
-     "teams[0].players: at most 8 players on an entry (seed §2.4), got 9"),
-    ('[[teams]]\nname = "A"\nplayers = ["Аня", "аня"]\n', "teams[0].players[1]: player 'аня' is named twice"),
-    ('[[teams]]\nname = "A"\ncaptain = "x"\n', "teams[0].captain: unknown key"),
+     "teams[0].players: игроков в заявке: 9, а можно не больше 8 (seed §2.4)"),
+    ('[[teams]]\nname = "A"\nplayers = ["Аня", "аня"]\n', "teams[0].players[1]: игрок 'аня' назван в команде дважды"),
+    ('[[teams]]\nname = "A"\ncaptain = "x"\n', "teams[0].captain: неизвестный ключ; можно: button, city"),
     ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\n[[games.fights]]\ntype = "grey"\n',
      "games[0].fights[0].type: unknown fight type \"grey\""),
-    ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\nteams = ["B"]\n', "games[0].teams[0]: no team \"B\""),
-    ('[[teams]]\nname = "A"\n[[games]]\nmode = "darts"\n', "games[0].mode: expected one of"),
+    ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\nteams = ["B"]\n', "games[0].teams[0]: в [[teams]] нет команды \"B\""),
+    ('[[teams]]\nname = "A"\n[[games]]\nmode = "darts"\n', "games[0].mode: нужно одно из: erudite, "),
     ('[[teams]]\nname = "A"\nsound = "trumpet"\n', "teams[0].sound: expected one of press-1"),
     ('[[teams]]\nname = "A"\n[[teams]]\nname = "B"\n[[games]]\nmode = "erudite"\n[[games.fights]]\n'
      'themes = ["1", "2", "3", "4", "5"]\n', "games[0].fights[0].themes: 5 themes, but a fight has 4 rounds"),
     ('[[teams]]\nname = "A"\n[[teams]]\nname = "B"\n[[games]]\nmode = "erudite"\n[[games.fights]]\n'
      '[[games.fights.questions]]\nround = 1\nnominal = 15\n', "games[0].fights[0].questions[0].nominal: not one of"),
-    ('teams = 3\n', "teams: expected an array of tables"),
-    ('[[teams]\n', "bad TOML"),
+    ('teams = 3\n', "teams: нужен массив таблиц"),
+    ('[[teams]\n', "ошибка в TOML: "),
+    ('title = 5\n', "title: нужно непустое значение (заголовок), получено 5"),
+    ('[buttons]\nx = 1\n', "buttons: неизвестный ключ; можно: games, teams, title"),
+    ('[[teams]]\nname = "%s"\n' % ("Я" * 61), "teams[0].name: слишком длинно: длина 61, можно не больше 60"),
 ]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('title = 5\n', "title: expected a non-empty title, got 5"),
+    ('[buttons]\nx = 1\n', "buttons: unknown key; allowed: games, teams, title"),
+])
+def test_a_bad_event_file_is_said_in_english_with_lang_en(tmp_path, capsys, text, message):
+    path = tmp_path / "event.toml"
+    path.write_text(text, encoding="utf-8")
+    rc, out, err = buzzer(capsys, "run", "--event", path, "--lang", "en")
+    assert rc == 2 and out == "" and err == f"buzzer: {path}: {message}\n"
 
 
 @pytest.mark.parametrize("text, message", BAD)
@@ -106,15 +120,15 @@ def test_the_event_file_key_of_a_config_is_relative_to_the_config(tmp_path, caps
     assert cfg["teams"][1]["roster"][0] == "Егор"
     cfg_path.write_text('event_file = "missing.toml"\n', encoding="utf-8")
     rc, _, err = buzzer(capsys, "check-config", cfg_path)
-    assert rc == 2 and "missing.toml: event file not found" in err
+    assert rc == 2 and "missing.toml: файл события не найден" in err
     cfg_path.write_text('event_file = "sub/ev.toml"\nevent_game = 2\n', encoding="utf-8")
     rc, _, err = buzzer(capsys, "check-config", cfg_path)
-    assert rc == 2 and "event_game: game 2 of the event file is chgk, the config plays erudite" in err
+    assert rc == 2 and "event_game: игра 2 в файле события — chgk, а конфигурация играет erudite" in err
 
 
 def test_a_mafia_config_with_an_event_file_is_refused_naming_the_key(capsys):
     rc, _, err = buzzer(capsys, "check-config", ROOT / "config" / "mafia.toml", "--event", EXAMPLE)
-    assert rc == 2 and "event_file: an event file is not used in mode mafia" in err
+    assert rc == 2 and "event_file: файл события не используется в режиме mafia" in err
 
 
 def test_buzzer_run_event_plays_the_event_and_journals_it(tmp_path):

@@ -305,3 +305,28 @@ def test_a_phone_team_is_no_phone_until_one_joins_and_a_wired_team_never_is():
     assert (loop.status()["missing"], loop.status()["no_phone"]) == (["D"], ["B"])
     loop.set_phone_buttons(["C", "D"])                 # no link for Альфа and Бета: nothing to say of phones
     assert loop.status()["no_phone"] == []
+
+
+def test_f4_with_a_question_open_says_the_refusal_at_once_and_asks_twice_only_when_it_can_end():
+    """F4 (end the game) asks for a second press only when the game would take it: with a question
+    open the first press already says why not, instead of «Нажмите ещё раз» for nothing."""
+    loop, clock = make_loop()
+
+    def press(*keys):
+        for k in keys:
+            loop.key_down([k])
+            loop.key_up([k])
+            loop.drain()
+            clock.advance(100 * MS)
+            loop.tick_if_due()
+    press("n")                                          # a question opens
+    assert engine.view(loop.state)["question"] is not None
+    press("f4")
+    assert loop.notice == "Сначала завершите или снимите текущий вопрос"
+    assert engine.view(loop.state)["stage"] != "finished"
+    press("x")                                          # withdrawn: now the game can end
+    press("f4")
+    assert loop.notice == "Нажмите ещё раз: закончить игру и показать итоги"
+    assert engine.view(loop.state)["stage"] != "finished"
+    press("f4")
+    assert engine.finished(loop.state)

@@ -288,3 +288,41 @@ def test_mafia_a_rename_after_the_protocol_is_written_updates_it_and_keeps_the_p
     protocol = mafia_protocol.load(saved)
     assert protocol.player(2).name == "Борис Б." and [p.text for p in protocol.protests] == ["Протест"]
     assert "Борис Б." in (tmp_path / "game-001-table-1.html").read_text(encoding="utf-8")
+
+
+def test_a_live_terminal_shows_the_prompt_and_the_name_being_typed_even_a_long_one():
+    """The terminal's status block (a tty 60 columns wide) carries the rename dialogue: the prompt
+    naming the team, the name as typed so far with its cursor; a name longer than the line keeps
+    its end (what is being typed) in sight, the title and the keys' hint give way."""
+    import io
+
+    from controller.app.runner import model
+    from controller.screens.terminal import Terminal
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    loop, clock = make_loop()
+    out = Tty()
+    with open(os.devnull) as stdin:
+        term = Terminal(loop.cfg, stream=out, stdin=stdin)
+        term.out.columns = lambda: 60
+        term.open(loop)
+        feed(loop, "\x1b[12~")
+        feed(loop, "2")
+        feed(loop, "Орлы")
+        term.present(model(loop))
+        assert term.out.shown[0].startswith("Новое имя: 2 · Бета: БетаОрлы▌  (Enter — сохранить"), term.out.shown
+        feed(loop, " и Соколы, школа 57")
+        term.present(model(loop))
+        first = term.out.shown[0]
+        assert len(first) <= 59 and first.endswith(": БетаОрлы и Соколы, школа 57▌  (Enter …"), first
+        term.out.columns = lambda: 40                     # a narrow terminal: the title gives way
+        feed(loop, "!")
+        term.present(model(loop))
+        assert term.out.shown[0] == "Новое и…: БетаОрлы и Соколы, школа 57!▌", term.out.shown
+        term.out.columns = lambda: 20                     # narrower than the name: its end
+        feed(loop, "?")
+        term.present(model(loop))
+    assert term.out.shown[0] == "…околы, школа 57!?▌", term.out.shown

@@ -269,10 +269,14 @@ def test_the_window_front_end_keys_resize_title_and_close(monkeypatch):
         assert shell.screens == [first] and first.size == (640, 360)
         ev = pygame.event.Event
         for e in (ev(pygame.KEYDOWN, key=pygame.K_n), ev(pygame.KEYUP, key=pygame.K_n),
+                  ev(pygame.KEYDOWN, key=pygame.K_PAUSE),
                   ev(pygame.TEXTINPUT, text="ё"), ev(pygame.VIDEORESIZE, size=(640, 360), w=640, h=360)):
             pygame.event.post(e)
         window.poll()
-        assert shell.keys == [("down", ["n"]), ("up", ["n"]), ("text", "ё")]
+        # the Pause key: SDL calls it «break», the config's [keys] pause «pause»: both go on
+        pause = [n for n in (pygame.key.name(pygame.K_PAUSE), "pause")]
+        assert shell.keys == [("down", ["n"]), ("up", ["n"]), ("down", list(dict.fromkeys(pause))), ("text", "ё")]
+        assert "pause" in shell.keys[2][1]
         assert window.board is not first and shell.screens == [first, window.board]
         assert window.present(runner.model(loop))            # the first frame is drawn
         loop.drawn()                                         # (as the runner does then)

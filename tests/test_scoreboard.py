@@ -623,3 +623,20 @@ def test_the_projector_s_press_order_says_a_phone_s_uncertainty_and_a_wired_pres
     assert board.text.width(gap, font, bold) <= rect.width
     wired = gap.replace("0.050", "0.020").split(" ±")[0]
     assert wired in shown and not any(s.startswith(wired + " ±") for s in shown), shown
+
+
+def test_the_help_overlay_says_which_keys_want_a_second_press(tmp_path):
+    """The projector's key help (H) says «F4 дважды», «Esc дважды» as the host page does (the
+    actions whose first press only asks), and not for a key acting at once."""
+    from controller.app import config
+    from controller.screens.window import _scoreboard
+
+    board = _scoreboard(config.load(), (1280, 720))
+    drawn = []
+    real = board._text
+    board._text = lambda surface, text, *a, **k: (drawn.append(str(text)), real(surface, text, *a, **k))[1]
+    surface = pygame.Surface((1280, 720))
+    board.draw(surface, view_at(PRESS, 2.6), 0, help_overlay=True)
+    pygame.image.save(surface, str(tmp_path / "help.png"))
+    assert {"F4 дважды", "Esc дважды", "F12 дважды"} <= set(drawn), drawn
+    assert "H, F1" in drawn and "F2" in drawn and "H, F1 дважды" not in drawn

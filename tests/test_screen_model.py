@@ -247,6 +247,27 @@ def test_a_card_names_its_button_and_whether_its_presses_race():
     assert all(c.button is None and not c.barred for c in seats.cards.items)
 
 
+def test_the_press_order_says_whether_a_question_takes_a_press_at_all():
+    """Between questions a press is no entry at all (a team's phone says «Вопроса ещё нет»); while a
+    team answers the question is still open, a press not armed but taken (an early one)."""
+    text = """
+{"at": 1.0, "host": "question", "nominal": 10}
+{"at": 2.0, "host": "reading_done"}
+{"at": 3.0, "press": "B"}
+{"at": 4.0, "press": "A"}
+{"at": 5.0, "host": "right"}
+"""
+    start = present_at(text, 0.5)
+    assert not start.presses.open and not start.presses.armed
+    assert present_at(text, 2.5).presses.open and present_at(text, 2.5).presses.armed
+    answering = present_at(text, 4.5)
+    assert answering.presses.open and not answering.presses.armed
+    assert [(e.name, e.kind, e.tag.key if e.tag else None) for e in answering.presses.entries] == \
+        [("Бета", "answer", None), ("Альфа", "early", "early")]
+    after = present_at(text, 5.5)
+    assert not after.presses.open and not after.presses.armed
+
+
 MIXED = """
 {"at": 1.0, "host": "question", "nominal": 10}
 {"at": 2.0, "host": "reading_done"}

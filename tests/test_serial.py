@@ -121,6 +121,26 @@ def test_missing_box_is_not_connected(tmp_path):
         backend.close()
 
 
+@pytest.mark.parametrize("lang, line", [
+    (None, "кнопочный блок {port} ([serial] port) недоступен: нет такого устройства"),
+    ("en", "button box {port} not available ([serial] port): no such device"),
+])
+def test_a_missing_box_is_one_line_to_the_host_in_their_language(tmp_path, caplog, lang, line):
+    """Not pyserial's «could not open port …: [Errno 2] … [Errno 2] …»: the port, the key to
+    fix and the reason in a few words, once."""
+    port = str(tmp_path / "usb-none")
+    options = {"port": port, "reconnect_min_s": 0.01, **({"lang": lang} if lang else {})}
+    backend = create_backend("serial", ["A"], EngineClock(), lambda e: None, options)
+    with caplog.at_level("WARNING"):
+        backend.start()
+        try:
+            assert until(lambda: backend.link.status().last_error and caplog.records)
+            assert until(lambda: "Errno" in backend.link.status().last_error)
+        finally:
+            backend.close()
+    assert [r.getMessage() for r in caplog.records] == [line.format(port=port)]
+
+
 def test_serial_sim_presses_from_keys():
     q = queue.Queue()
     backend = create_backend("serial-sim", ["A", "B"], EngineClock(), q.put,
@@ -201,3 +221,19 @@ def test_a_forged_hello_is_said_to_the_host_in_words_and_the_press_counts():
             assert "refused 1" in backend.status().detail and "resets" not in backend.status().detail
         finally:
             backend.close()
+
+
+def test_buzzer_run_gives_the_box_the_configs_language(tmp_path, caplog):
+    """make_backend (buzzer run) passes the config's language: an English host reads English."""
+    from controller.app import config, startup
+    port = tmp_path / "usb-none"
+    path = tmp_path / "en.toml"
+    path.write_text(f'buttons = "serial"\nlanguage = "en"\n[serial]\nport = "{port}"\n', encoding="utf-8")
+    backend = startup.make_backend(config.load(path), EngineClock(), lambda e: None)
+    with caplog.at_level("WARNING"):
+        backend.start()
+        try:
+            assert until(lambda: caplog.records)
+        finally:
+            backend.close()
+    assert caplog.records[0].getMessage() == f"button box {port} not available ([serial] port): no such device"

@@ -396,3 +396,53 @@ def test_a_forged_boot_that_won_the_boxs_answer_is_undone_and_repeats_no_press(b
     events = got.wait_for(3)
     assert [(e.input, e.boot_id) for e in got.events] == [(0, boot), (1, boot), (2, boot)]
     assert [e.seq for e in events] == [events[0].seq + i for i in range(3)]
+
+
+def test_a_box_clock_running_fast_is_followed_not_left_behind():
+    # a ceramic resonator is off by up to 0.5 %: the box's clock gains 5 ms a second on the host's.
+    # Once quiet, a box stamp must map onto the host moment it was read at, not onto where the
+    # best of the last time samples (up to 8 query intervals old) put the box clock back then
+    rate = 0.008
+    t0 = time.monotonic_ns()
+    with VirtualBox(monotonic_ns=lambda: t0 + int((time.monotonic_ns() - t0) * (1 + rate))) as box:
+        link = SerialLink(box.path, time_query_interval_s=0.1, remap_quiet_s=0.1, reconnect_min_s=0.01)
+        link.start()
+        try:
+            assert link.connected_event.wait(2), link.status()
+            time.sleep(3.0)  # time samples over a few seconds: enough to see the rate
+            errors = []
+            deadline = time.monotonic() + 1.0
+            while time.monotonic() < deadline:
+                now = time.monotonic_ns()
+                mapped = link.box_to_monotonic_ns(box.now_ticks() * 1_000_000_000 // box.tick_hz)
+                errors.append(abs(mapped - now))
+                time.sleep(0.013)
+        finally:
+            link.close()
+    # without following the rate: up to 0.8 % of the 0.8 s the samples span, 6 ms
+    assert max(errors) < 1_000_000, f"mapping off by up to {max(errors) / 1e6:.2f} ms"
+
+
+def test_a_box_clock_that_steps_is_remapped_not_taken_for_a_drift():
+    # the host suspended (its monotonic clock stops, the box's does not) or a simulated box that
+    # dropped a backlog: the box clock jumps 300 ms against the host's. That is no rate: once
+    # quiet, the mapping follows the jump and stays right, with no drift carried forward
+    jump = [0]
+    with VirtualBox(monotonic_ns=lambda: time.monotonic_ns() + jump[0]) as box:
+        link = SerialLink(box.path, time_query_interval_s=0.1, remap_quiet_s=0.1, reconnect_min_s=0.01)
+        link.start()
+        try:
+            assert link.connected_event.wait(2), link.status()
+            time.sleep(1.5)
+            jump[0] = 300_000_000
+            time.sleep(1.0)
+            errors = []
+            deadline = time.monotonic() + 1.0
+            while time.monotonic() < deadline:
+                now = time.monotonic_ns()
+                mapped = link.box_to_monotonic_ns(box.now_ticks() * 1_000_000_000 // box.tick_hz)
+                errors.append(abs(mapped - now))
+                time.sleep(0.013)
+        finally:
+            link.close()
+    assert max(errors) < 1_000_000, f"mapping off by up to {max(errors) / 1e6:.2f} ms"

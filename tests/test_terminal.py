@@ -1,5 +1,7 @@
 """Headless mode: the status line and the key help a host reads in the terminal."""
 
+import os
+
 from controller.app import config
 from controller.games import engine
 from controller.core.events import Host, Press, Tick
@@ -111,3 +113,90 @@ def test_a_phone_s_press_is_shown_as_the_phone_s_not_as_the_team_s_key():
             s, _ = engine.step(s, ev)
         line = status_line(engine.view(s, 2_100_000_000), "ru", {"keys": {"C": "p"}})
         assert said in line, line
+
+
+# --- the teams by name in the buttons' lines (never «A, B, C») ------------------------------
+
+def _phone_loop():
+    """Альфа and Бета press only with their phone link (none joined), Дельта's wire does not answer."""
+    from controller.app.loop import Loop
+    from controller.inputs.base import BackendStatus
+    from controller.inputs.clock import ManualClock
+
+    cfg = config.build({"buttons": "gpio", "gpio": {"pins": {"C": "GPIO22", "D": "GPIO23"}},
+                        "teams": [{"name": "Альфа", "button": "A", "phone": True},
+                                  {"name": "Бета", "button": "B", "phone": True},
+                                  {"name": "Гамма", "button": "C"}, {"name": "Дельта", "button": "D"}]})
+    loop = Loop(cfg, engine.new_game(cfg, 1), ManualClock())
+
+    class Chip:
+        buttons = ("C", "D")
+
+        def status(self):
+            return BackendStatus("gpiod", True, missing=("D",))
+
+        def button_keys(self):
+            return {}
+
+        def edges_seen(self):
+            return {"C": 0, "D": 3}
+
+        def set_lamp(self, button, state):
+            pass
+
+    loop.use(backend=Chip())
+    loop.set_phone_buttons(["A", "B", "C", "D"])
+    return loop
+
+
+def test_the_terminal_names_the_teams_without_a_phone_and_those_not_answering():
+    import io
+
+    from controller.app.runner import model
+    from controller.screens.terminal import Terminal
+
+    loop = _phone_loop()
+    out = io.StringIO()
+    with open(os.devnull) as stdin:
+        term = Terminal(loop.cfg, stream=out, stdin=stdin)
+        term.open(loop)
+        term.present(model(loop))
+    text = out.getvalue()
+    assert "Нет телефона: Альфа, Бета" in text, text
+    assert "Не отвечают: Дельта (кнопка D)" in text, text
+    en = status_line(engine.view(loop.state), "en", loop.status())
+    assert "No phone: Альфа, Бета" in en and "Not responding: Дельта (button D)" in en, en
+
+
+def test_the_projector_names_them_too(monkeypatch):
+    import pygame
+
+    from controller.screens import scoreboard as sb
+
+    loop = _phone_loop()
+    pygame.display.init()
+    pygame.font.init()
+    drawn: list[str] = []
+    original = sb.Scoreboard._text
+    monkeypatch.setattr(sb.Scoreboard, "_text", lambda self, surface, text, *a, **k:
+                        (drawn.append(str(text)), original(self, surface, text, *a, **k))[1])
+    status = loop.status()
+    sb.Scoreboard((1280, 720)).draw(pygame.Surface((1280, 720)), engine.view(loop.state), 0, status=status)
+    assert "Не отвечают: Дельта" in drawn, drawn
+    status["missing"] = []
+    drawn.clear()
+    sb.Scoreboard((1280, 720)).draw(pygame.Surface((1280, 720)), engine.view(loop.state), 0, status=status)
+    assert "Нет телефона: Альфа, Бета" in drawn, drawn
+
+
+def test_the_buttons_never_pressed_at_the_end_are_named_by_their_teams(tmp_path, capsys):
+    from controller.app import startup
+    from controller.sessions import journal
+
+    loop = _phone_loop()
+    loop.cfg["journal"]["dir"] = str(tmp_path)
+    loop.state = engine.step(loop.state, Host("end_game", 1_000_000_000, {}))[0]
+    jr = journal.Journal(tmp_path / "current.jsonl", header={"config": loop.cfg, "seed": 1})
+    startup._finish(loop, jr, loop.cfg)
+    out = capsys.readouterr().out
+    assert "Кнопки, ни разу не сработавшие за игру (проверьте подключение): Гамма (кнопка C)" in out, out

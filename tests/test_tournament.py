@@ -240,7 +240,9 @@ def test_command_refuses_the_same_game_twice_and_an_empty_folder(tmp_path, capsy
     assert "game 1 at table 1 (Отборочный) is also in game01.json" in capsys.readouterr().err
     (tmp_path / "empty").mkdir()
     assert main(["tournament", str(tmp_path / "empty")]) == 2
-    assert "no protocol files" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"buzzer: нет протоколов (*.json) в папке {tmp_path / 'empty'}\n"
+    assert main(["tournament", str(tmp_path / "empty"), "--lang", "en"]) == 2
+    assert capsys.readouterr().err == f"buzzer: no protocol files (*.json) in {tmp_path / 'empty'}\n"
 
 
 def test_command_runs_as_a_real_process(tmp_path):
@@ -250,7 +252,7 @@ def test_command_runs_as_a_real_process(tmp_path):
     run = subprocess.run([sys.executable, "-m", "controller.cli", "tournament", str(folder), "--seed", "1"],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert run.returncode == 2
-    assert run.stderr.strip().endswith("broken.json: bad JSON at line 1: Expecting property name enclosed "
+    assert run.stderr.strip().endswith("broken.json: ошибка в JSON, строка 1: Expecting property name enclosed "
                                        "in double quotes") and run.stderr.count("\n") == 1
     (folder / "broken.json").unlink()
     run = subprocess.run([sys.executable, "-m", "controller.cli", "tournament", str(folder)],

@@ -53,7 +53,8 @@ def inputs(game) -> dict:
 def test_a_team_on_its_phone_alone_is_no_phone_until_one_joins_never_not_responding(tmp_path, chromium):
     game = Game(tmp_path, extra_config=CLASS, web_config=WIDE)
     try:
-        until(lambda: "Нет телефона: A, B" in game.output(), what="the terminal's status line")
+        # by the teams' names, as the host page says them (never «A, B»)
+        until(lambda: "Нет телефона: Альфа, Бета" in game.output(), what="the terminal's status line")
         assert "Не отвечают" not in game.output()
         assert inputs(game)["missing"] == [] and inputs(game)["no_phone"] == ["A", "B"]
 
@@ -86,7 +87,7 @@ def test_a_team_on_its_phone_alone_is_no_phone_until_one_joins_never_not_respond
 def test_without_phones_a_team_with_no_input_still_does_not_answer(tmp_path):
     game = Game(tmp_path, extra_config=CLASS.replace("phone = true\n", "") + "[phones]\nenabled = false\n")
     try:
-        until(lambda: "Не отвечают: A" in game.output(), what="the terminal's status line")
+        until(lambda: "Не отвечают: Альфа (кнопка A)" in game.output(), what="the terminal's status line")
         assert inputs(game)["missing"] == ["A"] and inputs(game)["no_phone"] == []
     finally:
         game.close()

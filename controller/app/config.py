@@ -28,6 +28,7 @@ from controller.core.errors import ConfigError
 from controller.i18n import LANGUAGES, Text
 from controller import games
 from controller.inputs.backends import BACKENDS
+from controller.inputs.keys import is_key_name
 from controller.inputs.options import GPIO, KEYPAD, KEYS, SERIAL, gpio_covers_teams, phone_teams_have_phones, serial_covers_teams
 from controller.screens.layouts import LAYOUTS
 
@@ -400,12 +401,28 @@ def _program_keys_kept(cfg: dict) -> None:
                                                       action=action))
 
 
+def _real_keys(path: str, keymap: Mapping[str, Any]) -> None:
+    """Every key named is one a front end gives (:func:`~controller.inputs.keys.is_key_name`):
+    ``right = ["F13x"]`` would pass silently and do nothing at the first ruling."""
+    for action, names in keymap.items():
+        for k in names if isinstance(names, list) else [names]:
+            if isinstance(k, str) and not is_key_name(k):
+                raise ConfigError(f"{path}.{action}", Text("config.key_unknown", key=repr(k)))
+
+
 def _cross_checks(cfg: dict) -> None:
-    _one_action_per_key("keys", cfg["keys"])
+    own_maps = [("keys", cfg["keys"])]
     for name in games.names():      # a game's own key map (ЧГК's, «Мафия»'s) on top of [keys]
         own = (cfg.get(name) or {}).get("keys") if isinstance(cfg.get(name), dict) else None
         if isinstance(own, dict):
-            _one_action_per_key(f"{name}.keys", own)
+            own_maps.append((f"{name}.keys", own))
+    for path, keymap in own_maps:
+        _real_keys(path, keymap)
+    for i, t in enumerate(cfg["teams"]):
+        if t["key"] and not is_key_name(t["key"]):
+            raise ConfigError(f"teams[{i}].key", Text("config.key_unknown", key=repr(t["key"])))
+    for path, keymap in own_maps:
+        _one_action_per_key(path, keymap)
     _program_keys_kept(cfg)
     host_keys = {k.lower(): action for action, names in cfg["keys"].items() for k in names}
     for i, t in enumerate(cfg["teams"]):
@@ -597,7 +614,7 @@ def docs_markdown() -> str:
             "| key | type | default | meaning |", "|---|---|---|---|",
             "| `name` | str | required | Shown on the screen. |",
             "| `button` | str | A, B, C … | The button id that backends and scripts use. |",
-            "| `key` | str | q, z, p, m, a, l … by team order | Keyboard key of the simulated button (pygame key name; \"\" for none). |",
+            "| `key` | str | q, z, p, m, a, l … by team order | Keyboard key of the simulated button (a key name as in [keys]; \"\" for none). |",
             "| `color` | str | a palette colour | `#rrggbb` colour on the screen. |",
             "| `players` | int | 4 | Players in the team; fewer than the rounds of a fight means "
             "the captain skips rounds (seed §4.1). |",

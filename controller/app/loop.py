@@ -504,6 +504,10 @@ class Loop:
         ask = None if key.confirmed else self.game.confirm(self.state, action)
         if ask is None and action == "end_game" and not key.confirmed:
             ask = ("confirm_end_game", {})   # the whole game ends: never on one stray press
+        if ask is not None and engine.refuses(self.state, Host(action, now, dict(key.params))):
+            # the game would refuse it now (a question still open): no «Нажмите ещё раз» for
+            # nothing -- it goes as it is and the game's refusal says why at the first press
+            ask = None
         # it ends a stage early (a programme's game, a fight with no winner): a second press acts
         prompt, done = self.confirmations.stage(action, now, ask[0] if ask is not None else None)
         if prompt:
@@ -888,9 +892,12 @@ class Loop:
         unmapped = set(st.unmapped) if st else set()
         by_phone = [t["button"] for t in self.cfg["teams"] if t["button"] in self.phone_buttons
                     and (t.get("phone") or t["button"] in unmapped)]
+        missing = [b for b in st.missing if b not in by_phone] if st else []
+        no_phone = [b for b in by_phone if b not in self.phones_joined]
         return {"backend": st.name if st else "none", "connected": st.connected if st else False,
-                "missing": [b for b in st.missing if b not in by_phone] if st else [],
-                "no_phone": [b for b in by_phone if b not in self.phones_joined],
+                "missing": missing, "no_phone": no_phone,
+                # the teams of those buttons by name, as the screens say them (only when there are any)
+                "names": self.team_names() if missing or no_phone else {},
                 "detail": st.detail if st else "",
                 # the keys the players press for their buttons (simulated on the keyboard): named so
                 "keys": dict(self.backend.button_keys()) if self.backend is not None else {},
@@ -898,6 +905,12 @@ class Loop:
                 **({"notice_screen": self.notice_screen if self.notice_now() else ""}
                    if self.notice_screen is not None else {}),
                 "entry": self.entry(), **({"link": self.link} if self.link is not None else {})}
+
+    def team_names(self) -> dict[str, str]:
+        """Each team's button -> its name now (a rename included): the buttons' lines name the
+        teams, never their button ids (the view's ``teams``, docs/modes.md)."""
+        return {str(tm["button"]): str(tm.get("name") or "") for tm in engine.view(self.state).get("teams") or ()
+                if tm.get("button")}
 
     def shown_link(self) -> dict | None:
         """The host link on the projector now (until it hides itself)."""

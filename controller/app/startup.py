@@ -30,7 +30,7 @@ from controller.inputs.keys import mode_keys
 from controller.app.loop import SWITCH_INTERVAL_S, Loop
 from controller.core.commandline import command_name
 from controller.i18n import t, tn
-from controller.screens.common import display_available, key_label, mode_title
+from controller.screens.common import display_available, key_label, mode_title, teams_words
 from controller.festival.link import festival_cross_check
 from controller.web.attach import attach as attach_web
 
@@ -359,6 +359,7 @@ def make_backend(cfg: dict, clock, sink):
     button, a phone team's too."""
     options = dict(cfg.get(BACKEND_SECTION.get(cfg["buttons"], cfg["buttons"]), {}) or {})
     options["keys"] = {t["button"]: t["key"] for t in cfg["teams"]}
+    options["lang"] = cfg["language"]   # the backend's own lines to the host (a box not found)
     if cfg["buttons"] == "gpiod":   # a press waits the settle window for one that ties with it
         options["settle_ms"] = cfg["arbiter"]["settle_ms"]
     return create_backend(cfg["buttons"], wired_buttons(cfg), clock, sink, options)
@@ -513,7 +514,8 @@ def _finish(loop: Loop, jr, cfg: dict, command: str | None = None) -> None:
     seen = loop.backend.edges_seen() if loop.backend is not None else {}
     still = [b for b, n in seen.items() if n == 0]
     if still and engine.finished(loop.state) and loop.game.buttons_play:
-        print(t("buttons_never_changed", lang, buttons=", ".join(still)))
+        # by the team's name (a host reads «C» as a key), with the button to check
+        print(t("buttons_never_changed", lang, buttons=teams_words(still, loop.team_names(), lang, with_button=True)))
     if engine.finished(loop.state):
         jr.finish()
         jr.close()

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.core.errors import ConfigError
+from controller.i18n import Text
 from controller.games import catalog, event_plan
 from controller.games.event_plan import MAX_NAME, MAX_TEXT, _name, _table_list, _text, _unknown  # noqa: F401
 from controller.games.event_plan import _show
@@ -60,15 +61,14 @@ def _team(t: dict, i: int) -> dict:
     out = {"name": _name(t.get("name"), f"{path}.name")}
     players = t.get("players", [])
     if not isinstance(players, list):
-        raise ConfigError(f"{path}.players", "expected a list of player names")
+        raise ConfigError(f"{path}.players", Text("event.players_list"))
     if len(players) > MAX_PLAYERS:
-        raise ConfigError(f"{path}.players", f"at most {MAX_PLAYERS} players on an entry (seed §2.4), "
-                          f"got {len(players)}")
+        raise ConfigError(f"{path}.players", Text("event.too_many_players", most=MAX_PLAYERS, got=len(players)))
     names: list[str] = []
     for j, p in enumerate(players):
         name = _name(p, f"{path}.players[{j}]", "player name")
         if name.casefold() in (n.casefold() for n in names):
-            raise ConfigError(f"{path}.players[{j}]", f"player {name!r} is named twice in the team")
+            raise ConfigError(f"{path}.players[{j}]", Text("event.player_twice", name=repr(name)))
         names.append(name)
     out["players"] = names
     for key in ("button", "key", "color", "phone"):
@@ -79,8 +79,7 @@ def _team(t: dict, i: int) -> dict:
     if "rating_id" in t:
         rid = t["rating_id"]
         if isinstance(rid, bool) or not isinstance(rid, int) or not 1 <= rid <= MAX_RATING_ID:
-            raise ConfigError(f"{path}.rating_id", f"expected the team's ID on the rating site (a whole "
-                              f"number 1..{MAX_RATING_ID}), got {_show(rid)}")
+            raise ConfigError(f"{path}.rating_id", Text("event.rating_id", most=MAX_RATING_ID, got=_show(rid)))
         out["rating_id"] = rid
     if "city" in t:
         out["city"] = _name(t["city"], f"{path}.city", "city")
@@ -92,18 +91,18 @@ def _game(g: dict, i: int, team_names: list[str], base: Path | None) -> dict:
     mode = g.get("mode")
     plans = catalog.event_plans()
     if mode not in plans:
-        raise ConfigError(f"{path}.mode", f"expected one of {', '.join(plans)}, got {_show(mode)}")
+        raise ConfigError(f"{path}.mode", Text("event.mode", choices=", ".join(plans), got=_show(mode)))
     plan = plans[mode]
     _unknown(g, GAME_KEYS | plan.keys, path)
     out: dict[str, Any] = {"mode": mode, "title": _name(g["title"], f"{path}.title", "title") if "title" in g else ""}
     teams = g.get("teams", team_names)
     if not isinstance(teams, list) or not teams:
-        raise ConfigError(f"{path}.teams", "expected a list of team names")
+        raise ConfigError(f"{path}.teams", Text("event.teams_list"))
     for j, name in enumerate(teams):
         if name not in team_names:
-            raise ConfigError(f"{path}.teams[{j}]", f"no team {_show(name)} in [[teams]]")
+            raise ConfigError(f"{path}.teams[{j}]", Text("event.no_team", team=_show(name)))
         if teams.index(name) != j:
-            raise ConfigError(f"{path}.teams[{j}]", f"team {name!r} is named twice")
+            raise ConfigError(f"{path}.teams[{j}]", Text("event.team_twice", team=repr(name)))
     out["teams"] = list(teams)
     out.update(plan.check(g, path, str(base) if base is not None else None))
     return out
@@ -117,15 +116,15 @@ def check(data: Mapping[str, Any], base: Path | None = None) -> dict:
     title = _name(data["title"], "title", "title") if "title" in data else ""
     teams = [_team(t, i) for i, t in enumerate(_table_list(data.get("teams", []), "teams"))]
     if not teams:
-        raise ConfigError("teams", "an event needs at least one [[teams]] entry")
+        raise ConfigError("teams", Text("event.no_teams"))
     names = [t["name"] for t in teams]
     for i, n in enumerate(names):
         if names.index(n) != i:
-            raise ConfigError(f"teams[{i}].name", f"duplicate team name {n!r}")
+            raise ConfigError(f"teams[{i}].name", Text("event.duplicate_team", team=repr(n)))
     ids = [t.get("rating_id") for t in teams]
     for i, rid in enumerate(ids):
         if rid is not None and ids.index(rid) != i:
-            raise ConfigError(f"teams[{i}].rating_id", f"rating ID {rid} is also {names[ids.index(rid)]!r}'s")
+            raise ConfigError(f"teams[{i}].rating_id", Text("event.rating_id_twice", id=rid, team=repr(names[ids.index(rid)])))
     for t in teams:
         snd = t.get("sound")
         if snd and snd.lower().endswith(".wav") and base is not None and not Path(snd).is_absolute():
@@ -140,18 +139,18 @@ def parse_file(path: str | Path) -> dict:
     source = str(path)
     try:
         if not p.exists():
-            raise ConfigError("", "event file not found", source)
+            raise ConfigError("", Text("event.not_found"), source)
         if p.is_dir():
-            raise ConfigError("", "is a folder, not an event file", source)
+            raise ConfigError("", Text("event.is_folder"), source)
         if p.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigError("", f"larger than {MAX_FILE_BYTES // 1000} kB; is it an event file?", source)
+            raise ConfigError("", Text("event.too_large", kb=MAX_FILE_BYTES // 1000), source)
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
-        raise ConfigError("", "not UTF-8 text", source) from None
+        raise ConfigError("", Text("file.not_utf8"), source) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("", f"bad TOML: {exc}", source) from None
+        raise ConfigError("", Text("event.bad_toml", detail=str(exc)), source) from None
     except OSError as exc:
-        raise ConfigError("", f"cannot read: {exc.strerror}", source) from None
+        raise ConfigError("", Text("file.cannot_read", problem=exc.strerror), source) from None
     try:
         data = with_4s_packs(data, p.resolve().parent)
         out = check(data, p.resolve().parent)
@@ -233,11 +232,10 @@ def choose_game(event: dict, mode: str, number: int = 0) -> tuple[int, dict | No
     else the first game of that mode; ``(0, None)`` when it has none."""
     if number:
         if not 1 <= number <= len(event["games"]):
-            raise ConfigError("event_game", f"the event file has {len(event['games'])} games, got {number}")
+            raise ConfigError("event_game", Text("event.no_such_game", games=len(event["games"]), got=number))
         g = event["games"][number - 1]
         if g["mode"] != mode:
-            raise ConfigError("event_game", f"game {number} of the event file is {g['mode']}, "
-                              f"the config plays {mode}")
+            raise ConfigError("event_game", Text("event.game_mode", number=number, mode=g["mode"], config_mode=mode))
         return number, g
     for i, g in enumerate(event["games"]):
         if g["mode"] == mode:
@@ -254,7 +252,7 @@ def apply(cfg: dict, event: dict, build) -> dict:
     by_name = {t["name"]: t for t in event["teams"]}
     chosen = game["teams"] if game is not None else [t["name"] for t in event["teams"]]
     if cfg["mode"] not in catalog.event_plans():
-        raise ConfigError("event_file", f"an event file is not used in mode {cfg['mode']}")
+        raise ConfigError("event_file", Text("event.not_used", mode=cfg["mode"]))
     teams = []
     for name in chosen:
         t = by_name[name]

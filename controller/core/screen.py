@@ -418,6 +418,10 @@ class PressOrder:
     armed: bool = False
     """A press now races for the answer: the buttons are on and nobody holds the answer (what a
     team's phone says as «Можно нажимать»; a press while a team is locked out still is not its)."""
+    open: bool = False
+    """A question is open: the game takes a press now, racing (:attr:`armed`) or not (early, a
+    false start, locked …: its entry says which).  Between questions a press is no entry at all
+    (what a team's phone says as «Вопроса ещё нет»)."""
 
 
 @dataclass(frozen=True)

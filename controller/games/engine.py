@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from controller import games
+from controller.core.effects import Log
+from controller.core.errors import GameError
 
 
 def new_game(config: dict, seed: int) -> Any:
@@ -28,6 +30,19 @@ def new_game(config: dict, seed: int) -> Any:
 def step(state: Any, event: Any) -> tuple[Any, list]:
     """Apply one event; return the new state and the effects."""
     return games.of_state(state).step(state, event)
+
+
+def refuses(state: Any, event: Any) -> bool:
+    """Whether the game would refuse ``event`` now, judged on ``state`` without applying it:
+    its step fails (a :class:`~controller.core.errors.GameError`), or its rules turn it down --
+    an action that does not apply changes nothing and logs ``refused`` (a game's own
+    ``<game>.refused``), docs/modes.md.  The loop asks it before a key asks for its second
+    press: an action that would be refused says why at once."""
+    try:
+        _, fx = step(state, event)
+    except GameError:
+        return True
+    return any(isinstance(f, Log) and (f.kind == "refused" or f.kind.endswith(".refused")) for f in fx)
 
 
 def wakeup(state: Any) -> int | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from controller.core.errors import ConfigError
+from controller.i18n import Text
 
 MAX_TEXT = 2000
 """Longest text (a question, an answer) taken from the file."""
@@ -37,26 +38,33 @@ def _show(v: Any) -> str:
     return repr(v) if not isinstance(v, str) else f'"{v}"'
 
 
+WHAT_KEYS = {"name": "event.what_name", "title": "event.what_title", "player name": "event.what_player",
+             "theme": "event.what_theme", "city": "event.what_city", "sound name or WAV file": "event.what_sound"}
+"""What :func:`_name` checks, in English -> the catalog key of its words (the error line
+is in the host's language)."""
+
+
 def _name(value: Any, path: str, what: str = "name") -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(path, f"expected a non-empty {what}, got {_show(value)}")
+        said = Text(WHAT_KEYS[what]) if what in WHAT_KEYS else what
+        raise ConfigError(path, Text("event.nonempty", what=said, got=_show(value)))
     value = value.strip()
     if len(value) > MAX_NAME:
-        raise ConfigError(path, f"at most {MAX_NAME} characters, got {len(value)}")
+        raise ConfigError(path, Text("event.too_long", most=MAX_NAME, got=len(value)))
     return value
 
 
 def _text(value: Any, path: str) -> str:
     if not isinstance(value, str):
-        raise ConfigError(path, f"expected a string, got {_show(value)}")
+        raise ConfigError(path, Text("event.expected_string", got=_show(value)))
     if len(value) > MAX_TEXT:
-        raise ConfigError(path, f"at most {MAX_TEXT} characters, got {len(value)}")
+        raise ConfigError(path, Text("event.too_long", most=MAX_TEXT, got=len(value)))
     return value
 
 
 def _table_list(value: Any, path: str) -> list[dict]:
     if not isinstance(value, list) or not all(isinstance(x, dict) for x in value):
-        raise ConfigError(path, "expected an array of tables")
+        raise ConfigError(path, Text("event.table_array"))
     return value
 
 
@@ -64,7 +72,7 @@ def _unknown(table: Mapping, allowed: set, path: str) -> None:
     extra = sorted(set(table) - allowed)
     if extra:
         raise ConfigError(f"{path}.{extra[0]}" if path else extra[0],
-                          f"unknown key; allowed: {', '.join(sorted(allowed))}")
+                          Text("event.unknown_key", allowed=", ".join(sorted(allowed))))
 
 
 def _erudite_fights(fights: Any, path: str) -> list[dict]:

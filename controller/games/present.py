@@ -554,7 +554,8 @@ def presses(view: Mapping[str, Any]) -> PressOrder:
                          answer=kind == "answer", kind=kind, button=r.get("button"), tie_ms=_tie_ms(r),
                          unc_ms=_unc_ms(r.get("unc_ms"))))
     return PressOrder(shown=bool(press_order_shown(view)), entries=tuple(out),
-                      wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)), armed=armed(view))
+                      wave=q.get("wave", max((r.get("wave", 0) for r in rows), default=0)), armed=armed(view),
+                      open=bool(press_order_shown(view) and q.get("open")))
 
 
 COLUMN_LABELS = {"fights_won": "fights_won_column", "total": "points"}

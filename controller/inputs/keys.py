@@ -39,6 +39,29 @@ def terminal_key_names(ch: str) -> list[str]:
     return [ch.lower()]
 
 
+KEY_NAMES = frozenset({
+    *(f"f{n}" for n in range(1, 16)),
+    *(f"[{d}]" for d in range(10)), "[+]", "[-]", "[*]", "[/]", "[.]", "[=]", "enter", "equals", "numlock",
+    "return", "space", "escape", "backspace", "tab", "delete", "insert", "home", "end", "page up", "page down",
+    "up", "down", "left", "right", "pause", "break", "clear", "help", "menu", "print screen", "sys req",
+    "scroll lock", "caps lock", "power", "euro", "ac back", "currencysubunit",
+    "left shift", "right shift", "left ctrl", "right ctrl", "left alt", "right alt", "alt gr",
+    "left meta", "right meta",
+})
+"""The key names of more than one character a front end gives (in lower case): the window's (pygame's
+names of the keys), the terminal's (:data:`TERMINAL_KEYS`, the function and arrow keys of its escape
+sequences) and a USB keypad's (the ``[keys]`` names it reads).  ``pause`` is pygame 1's name of Pause
+(pygame 2 says ``break``).  Any single character is a key too (a letter of any layout, a digit, a sign)."""
+
+
+def is_key_name(name: str) -> bool:
+    """Whether some front end gives the key ``name`` (any case): one printable character, or a
+    name of :data:`KEY_NAMES` (``"F13x"`` or ``"йй"`` is no key: the binding would do nothing)."""
+    if len(name) == 1:
+        return name.isprintable() and not name.isspace()
+    return name.lower() in KEY_NAMES
+
+
 ON_THE_PAGE = ("mute",)
 """The program's actions a host page offers besides the game's."""
 

@@ -19,7 +19,10 @@ from controller.core.schema import Key, Section, _show
 KEYS = Section("keys", "The keyboard map of the simulated buttons and of the host "
         "(pygame key names, e.g. \"q\", \"space\", \"return\", \"[+]\" for keypad plus). "
         "Player buttons come from [[teams]] `key`; these are the host's keys. A key does one "
-        "thing: check-config refuses a key named by two actions.", (
+        "thing: check-config refuses a key named by two actions, and a name no keyboard gives "
+        "(one letter, digit or sign; f1-f15; return, enter (keypad Enter), space, escape, backspace, tab, "
+        "delete, insert, home, end, page up, page down, up, down, left, right; [0]-[9], [+], [-], [*], [/], "
+        "[.] on the keypad: controller/inputs/keys.py KEY_NAMES).", (
     Key("question", "list", ["n", "[+]"], "Announce the next question (theme and nominal).", items="str"),
     Key("reading_done", "list", ["space", "[0]"], "End of reading: the countdown starts.", items="str"),
     Key("right", "list", ["return", "enter"], "The answer is right.", items="str"),

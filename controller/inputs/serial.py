@@ -17,8 +17,10 @@ are the wired teams', :func:`~controller.inputs.options.wired_buttons`),
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 import threading
 from typing import Any, Mapping, Sequence
 
@@ -26,8 +28,28 @@ from controller.inputs.base import BackendStatus, ButtonBackend, KeyInput, Sink
 from controller.inputs.clock import EngineClock
 from controller.inputs.options import SERIAL, input_map
 from controller.core.events import NS_PER_MS, InputStatus, Press, Release
+from controller.i18n import DEFAULT_LANG, t
 
 log = logging.getLogger(__name__)
+
+REASON_KEYS = {errno.ENOENT: "serial_box.no_device", errno.ENODEV: "serial_box.no_device",
+               errno.ENXIO: "serial_box.no_device", errno.EACCES: "serial_box.no_access",
+               errno.EPERM: "serial_box.no_access", errno.EBUSY: "serial_box.busy"}
+"""The OS errors a host meets opening the box's port -> the catalog key of their words."""
+
+
+def unavailable_line(port: str, exc: BaseException, lang: str = DEFAULT_LANG) -> str:
+    """The host's one line for a box port that cannot be opened: the port, the ``[serial] port``
+    key and the OS reason in a few words (not pyserial's «could not open port …: [Errno 2] …»)."""
+    code = getattr(exc, "errno", None)
+    if code in REASON_KEYS:
+        reason = t(REASON_KEYS[code], lang)
+    elif isinstance(code, int):
+        reason = os.strerror(code)
+    else:
+        reason = str(exc)
+    return t("serial_box.unavailable", lang, port=port, reason=reason)
+
 
 def _option_defaults() -> dict[str, Any]:
     """The ``[serial]`` section's defaults, from the one config schema."""
@@ -67,7 +89,11 @@ class SerialBackend(ButtonBackend):
             debounce_us=int(round(float(self._opts["debounce_ms"]) * 1000)),
             inputs_in_use=set(self.button_of_input),
             stamp_tolerance_ms=float(self._opts["stamp_tolerance_ms"]),
-            when_problem=self._on_box_problem)
+            when_problem=self._on_box_problem, when_unavailable=self._on_box_unavailable)
+
+    def _on_box_unavailable(self, exc: Exception) -> None:
+        """The port cannot be opened (no box, no permission): one line in the host's language."""
+        log.warning("%s", unavailable_line(self.port, exc, str(self.options.get("lang") or DEFAULT_LANG)))
 
     def _on_box_problem(self, kind: str, details: dict) -> None:
         """The link refused something the box sent, or delivered it out of order: the host is

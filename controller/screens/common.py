@@ -26,6 +26,7 @@ from controller.games.present import (  # noqa: F401  (re-exported: the projecto
     COUNTDOWN_LABELS, PRESS_TAG_KEYS, TAG_KEYS, TIE_TAG_KEY, TIE_WITHIN_KEY, closed_outcome, countdown_label_key, holder_index,
     info_slots, main_panel, press_numbers, press_order_shown, show_table, team_marks, teams_of, theme, timer_of)
 from controller.i18n import MINUS, signed, t  # noqa: F401  (re-exported)
+from controller.inputs.keys import PRESSED_TWICE
 from controller.games.race import COUNTED  # noqa: F401  (re-exported)
 
 def tie_words(tie_ms: int | None, lang: str) -> str:
@@ -104,11 +105,37 @@ def key_label(name: str, lang: str) -> str:
     return name.upper() if name.startswith("f") and name[1:].isdigit() else name.capitalize()
 
 
+def keys_said(labels: list[str], action: str, lang: str) -> str:
+    """A key help line's keys as the host reads them (``labels``: :func:`key_label`'s or the
+    terminal's), «Esc дважды» where the action acts on a second press only (:data:`PRESSED_TWICE`,
+    which the host page's ``twice`` says too): the projector's and the terminal's key help."""
+    said = ", ".join(labels)
+    return t("web.key_twice", lang, key=said) if said and action in PRESSED_TWICE else said
+
+
 def button_words(button: str, keys: Mapping[str, str] | None, lang: str) -> str:
     """A player's button as the hall knows it: «Клавиша Q» where the players press keys for their
     buttons (``keys``: button id -> key, the loop's status for the keyboard), else «Кнопка A»."""
     key = (keys or {}).get(button)
     return t("key_name", lang, key=key_label(str(key), lang)) if key else t("button_name", lang, button=button)
+
+
+def teams_words(buttons, names: Mapping[str, str] | None, lang: str, with_button: bool = False) -> str:
+    """Buttons named as the host knows their teams: «Альфа, Бета» (``names``: button id -> its
+    team's name now, the loop's status); ``with_button``: each with its button id in brackets,
+    for what is a matter of wiring («Гамма (кнопка C)»).  A button of no team stays its id."""
+    names = names or {}
+    out = []
+    for b in buttons:
+        b = str(b)
+        name = names.get(b)
+        if not name or name == b:
+            out.append(b)
+        elif with_button:
+            out.append(t("team_with_button", lang, team=name, button=b))
+        else:
+            out.append(name)
+    return ", ".join(out)
 
 
 def place_text(row: Any, finished: bool, lang: str) -> str:

@@ -37,8 +37,8 @@ from controller.screens.textcache import TextCache
 from controller.i18n import DEFAULT_LANG, action_label, signed, t
 from controller.screens.common import (  # noqa: F401  (FLASH_TEXT, countdown_phase, countdown_text, fmt_gap: re-exported)
     FLASH_TEXT, PRESS_TAG_KEYS, SILENT_FLASHES, TAG_KEYS, button_words, tie_words, gap_words,
-    countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score, key_label, place_text, say, says,
-    show_table)
+    countdown_phase, countdown_text, flash_words, fmt_gap, fmt_score, key_label, keys_said, place_text, say, says,
+    show_table, teams_words)
 
 Rect = pygame.Rect
 Colour = tuple[int, int, int]
@@ -497,11 +497,13 @@ class Scoreboard:
         ok = bool(status.get("connected", True)) and not missing
         line1 = f"{t('backend', lang)}: {name}" if name else t("backend", lang)
         if missing:
-            line2, colour = t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)), RED
+            # by the teams' names: the buttons' ids too would shrink the corner's line to nothing
+            # (the host's terminal and page name them)
+            line2, colour = t("backend_missing", lang, buttons=teams_words(missing, status.get("names"), lang)), RED
         elif not status.get("connected", True):
             line2, colour = t("backend_disconnected", lang), RED
         elif status.get("no_phone"):   # a team that presses only with a phone link has none joined yet
-            line2, colour = t("backend_no_phone", lang, buttons=", ".join(str(m) for m in status["no_phone"])), AMBER
+            line2, colour = t("backend_no_phone", lang, buttons=teams_words(status["no_phone"], status.get("names"), lang)), AMBER
         else:
             line2, colour = t("backend_connected", lang), GREEN
         notice = status.get("notice")
@@ -1136,7 +1138,7 @@ class Scoreboard:
         rows = []
         for action, names in items:
             labels = list(dict.fromkeys(key_label(str(n), lang) for n in names))
-            rows.append((", ".join(labels), action_label(action, lang, own)))
+            rows.append((keys_said(labels, action, lang), action_label(action, lang, own)))
         if self.team_keys:
             rows[0] = (rows[0][0], items[0][0])  # the team names, not an action
         # the text as large as a row allows (a dense list: 60 % of its height; a short one as before)

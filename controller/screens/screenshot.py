@@ -28,7 +28,7 @@ from controller.core.errors import BuzzerError
 from controller.games import engine
 from controller.sessions import script as script_mod
 from controller.core.events import seconds_to_ns
-from controller.i18n import LANGUAGES
+from controller.i18n import LANGUAGES, Text
 from controller.core.commandline import Command
 from controller.inputs.keys import mode_keys, mode_labels, team_keys
 
@@ -110,7 +110,7 @@ def save(surface: Any, out: str) -> Path:
     if path.suffix.lower() != ".png":
         raise ScreenshotError(f"--out: the file name must end with .png, got {out!r}")
     if not path.parent.is_dir():
-        raise ScreenshotError(f"--out: folder does not exist: {path.parent}")
+        raise ScreenshotError(Text("screenshot.no_folder", folder=str(path.parent)))
     try:
         pygame.image.save(surface, str(path))
     except (pygame.error, OSError) as exc:

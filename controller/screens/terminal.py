@@ -220,14 +220,16 @@ def status_lines(view: Mapping[str, Any] | Screen, lang: str = "ru", status: Map
     scr = view if isinstance(view, Screen) else games.screen_of(dict(view))
     lines = screen_lines(scr, lang, (status or {}).get("keys"))
     if status:
+        # the teams by their names, as the host page says them (the loop's status names them)
+        teams = status.get("names")
         missing = list(status.get("missing") or ())
-        if missing:
-            lines.append(t("backend_missing", lang, buttons=", ".join(str(m) for m in missing)))
+        if missing:   # a matter of wiring: the button too
+            lines.append(t("backend_missing", lang, buttons=screen.teams_words(missing, teams, lang, True)))
         elif not status.get("connected", True):
             lines.append(f"{t('backend', lang)}: {t('backend_disconnected', lang)}")
         no_phone = list(status.get("no_phone") or ())
         if no_phone:   # teams that press only with a phone link and have none joined yet
-            lines.append(t("backend_no_phone", lang, buttons=", ".join(str(m) for m in no_phone)))
+            lines.append(t("backend_no_phone", lang, buttons=screen.teams_words(no_phone, teams, lang)))
         link = status.get("link")
         if link and not link.get("connected"):
             lines.append(f"{t('festival_link', lang)}: {t('festival_link_lost', lang)}")
@@ -358,7 +360,7 @@ def help_text(keys: Keys, lang: str = "ru") -> str:
         names = _terminal_keys(names, keys.host)
         labels = list(dict.fromkeys(x for x in (_terminal_label(k, lang) for k in names) if x))
         if labels:
-            lines.append(f"  {', '.join(labels):<24} {action_label(action, lang, keys.labels)}")
+            lines.append(f"  {screen.keys_said(labels, action, lang):<24} {action_label(action, lang, keys.labels)}")
     return "\n".join(lines)
 
 
@@ -420,8 +422,13 @@ class TextScreen:
         self.shown: list[str] = []
         self.last: list[str] | None = None
 
+    def width(self) -> int:
+        """The characters a line of the status block may have (one less than the terminal's
+        columns: a full line would wrap at once)."""
+        return max(self.columns() - 1, 10)
+
     def _fit(self, line: str) -> str:
-        width = max(self.columns() - 1, 10)
+        width = self.width()
         return line if len(line) <= width else line[:width - 1] + "…"
 
     def _erase(self) -> str:
@@ -500,12 +507,13 @@ class _Scrollback:
             return False
 
 
-def status_block(frame: Frame, lang: str = "ru") -> list[str]:
+def status_block(frame: Frame, lang: str = "ru", width: int | None = None) -> list[str]:
     """The status block of ``frame``: its screen as the host sees it (the game's host-only part
     too), the buttons' state and the notice (a live terminal's block carries the notice; a log
-    has it as a line of its own); while the host types a name, the dialogue's line first."""
+    has it as a line of its own); while the host types a name, the dialogue's line first
+    (``width``: the live terminal's, which that line fits, :func:`entry_line`)."""
     view, status = viewmodel.host_screen(frame.vm)
-    entry = entry_line(viewmodel.host_entry(frame.vm))
+    entry = entry_line(viewmodel.host_entry(frame.vm), width)
     return ([entry] if entry else []) + status_lines(view, lang, status)
 
 
@@ -520,11 +528,24 @@ def feed(shell: Shell, text: str) -> None:
             shell.key_up(names)
 
 
-def entry_line(entry: dict | None) -> str:
-    """The rename dialogue as one status line: what to do, what is typed, the keys."""
+def entry_line(entry: dict | None, width: int | None = None) -> str:
+    """The host's dialogue (a rename) as one status line: what to do, what is typed, the keys.
+
+    ``width``: the line fits it, the text being typed and its cursor always in sight (a live
+    terminal cuts a longer line at its end): the keys' hint is cut first, then the end of the
+    title; a text longer than the whole line shows its end."""
     if not entry:
         return ""
-    return f"{entry['title']}: {entry['text']}▌  ({entry['hint']})"
+    title, typed, hint = entry["title"], f"{entry['text']}▌", f"  ({entry['hint']})"
+    line = f"{title}: {typed}{hint}"
+    if width is None or len(line) <= width:
+        return line
+    if len(title) + len(typed) + 2 <= width:
+        return line[:width - 1] + "…"
+    room = width - len(typed) - 2   # the title's characters left beside «: text▌»
+    if room >= 2:
+        return f"{title[:room - 1]}…: {typed}"
+    return "…" + typed[-(width - 1):]
 
 
 def sane_mode(mode: list) -> list:
@@ -599,7 +620,7 @@ class Terminal(FrontEnd):
                 and flash.get("kind") not in screen.SILENT_FLASHES:
             out.history(flash_line(flash, lang))
         self.shown_flash = (flash, frame.flash_until) if flash is not None else None
-        lines = status_block(frame, lang)
+        lines = status_block(frame, lang, self.out.width() if self.live else None)
         if not self.live:
             lines = [line for line in lines if not line.startswith("! ")]  # a line of its own already
         out.show(lines)

@@ -194,6 +194,8 @@ def build(view: Mapping[str, Any], *, seq: int = 0, lang: str = "ru", title: str
                        "missing": list(st.get("missing") or ()), "detail": str(st.get("detail") or ""),
                        # teams that press only with a phone link and have no phone joined yet
                        "no_phone": list(st.get("no_phone") or ()),
+                       # the teams of the buttons named there, by button (their names now)
+                       "names": dict(st.get("names") or {}),
                        # the keys the players press for their buttons (the keyboard), for the holder's name
                        "keys": dict(st.get("keys") or {})},
             "screen": screen_audience,

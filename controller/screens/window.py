@@ -17,6 +17,17 @@ from controller.i18n import t
 from controller.inputs.keys import mode_keys, mode_labels, team_keys
 
 
+PYGAME_ALIASES = {"break": "pause"}
+"""Key names pygame gives that the config knows by another name: SDL 2 names the Pause key
+«break» (pygame 2.6), the config's ``[keys] pause`` says ``"pause"``; both are passed on."""
+
+
+def key_names(pygame, key: int) -> list[str]:
+    """The names a key of the window goes by (pygame's own first)."""
+    name = pygame.key.name(key)
+    return [name, PYGAME_ALIASES[name]] if name in PYGAME_ALIASES else [name]
+
+
 def _open_window(cfg: dict):
     from controller.sdl import pygame
 
@@ -82,9 +93,9 @@ class Window(FrontEnd):
             if ev.type == pygame.QUIT:
                 shell.stop()
             elif ev.type == pygame.KEYDOWN:
-                shell.key_down([pygame.key.name(ev.key)])
+                shell.key_down(key_names(pygame, ev.key))
             elif ev.type == pygame.KEYUP:
-                shell.key_up([pygame.key.name(ev.key)])
+                shell.key_up(key_names(pygame, ev.key))
             elif ev.type == pygame.TEXTINPUT:
                 shell.text_input(ev.text)  # a team's new name (Cyrillic too); ignored otherwise
             elif ev.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):

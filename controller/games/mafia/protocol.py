@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from controller.core.errors import BuzzerError
-from controller.i18n import labels, notice
+from controller.i18n import DEFAULT_LANG, Text, labels, notice, words
 from controller.games.mafia.game import ROLES, validate_settings
 
 FORMAT = "buzzer-mafia-protocol"
@@ -57,8 +57,15 @@ class ProtocolError(BuzzerError):
         self.source = source
         self.reason = reason
         self.params = dict(params or {})
-        where = f"{source}: " if source else ""
-        super().__init__(f"{where}{field}: {problem}" if field else f"{where}{problem}")
+        super().__init__(self._line(str(problem)))
+
+    def _line(self, problem: str) -> str:
+        where = f"{self.source}: " if self.source else ""
+        return f"{where}{self.field}: {problem}" if self.field else f"{where}{problem}"
+
+    def words(self, lang: str = DEFAULT_LANG) -> str:
+        """The line in ``lang`` (a ``problem`` that is a catalog text; any other as it is)."""
+        return self._line(str(words(self.problem, lang)))
 
 
 def team_of(role: str) -> str:
@@ -596,15 +603,15 @@ def load(path: str | Path, settings: Mapping[str, Any] | None = None) -> Protoco
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ProtocolError("", "file not found", str(path)) from None
+        raise ProtocolError("", Text("file.not_found"), str(path)) from None
     except UnicodeDecodeError:
-        raise ProtocolError("", "not UTF-8 text", str(path)) from None
+        raise ProtocolError("", Text("file.not_utf8"), str(path)) from None
     except OSError as exc:
-        raise ProtocolError("", f"cannot read: {exc.strerror}", str(path)) from None
+        raise ProtocolError("", Text("file.cannot_read", problem=exc.strerror), str(path)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ProtocolError("", f"bad JSON at line {exc.lineno}: {exc.msg}", str(path)) from None
+        raise ProtocolError("", Text("protocols.bad_json", line=exc.lineno, detail=exc.msg), str(path)) from None
     try:
         return from_dict(data, settings)
     except ProtocolError as exc:

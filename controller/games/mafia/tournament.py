@@ -39,7 +39,7 @@ from typing import Any, Iterable, Mapping
 from controller.core import cells, configs
 from controller.games.mafia.protocol import (CSS, ProtocolError, Protocol, _f, _won, add_protest, check_extra_points,
                                        fmt_points, game_points, load, parse_time, render_html, save)
-from controller.i18n import DEFAULT_LANG, LANGUAGES, labels, t, tn
+from controller.i18n import DEFAULT_LANG, LANGUAGES, Text, labels, t, tn
 from controller.games.mafia.game import validate_settings
 from controller.games.mafia import polemica
 from controller.core.commandline import Command
@@ -159,10 +159,10 @@ def load_folder(folder: str | Path, settings: Mapping[str, Any] | None = None) -
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise ProtocolError("", "folder not found" if not folder.exists() else "not a folder", str(folder))
+        raise ProtocolError("", Text("protocols.folder_not_found") if not folder.exists() else Text("protocols.not_a_folder"), str(folder))
     files = sorted(folder.glob("*.json"))
     if not files:
-        raise ProtocolError("", f"no protocol files (*.json) in {folder}")
+        raise ProtocolError("", Text("protocols.no_files", folder=str(folder)))
     protocols = []
     seen: dict[tuple, Path] = {}
     for path in files:

@@ -6,7 +6,10 @@
 // model, whose screen model (audience.screen, controller/core/screen.py) the answer to this
 // phone is derived from without knowing the game: who holds the answer, this team's card (found
 // by its button; barred …), its presses in the press order, whether a press now races for the
-// answer (presses.armed), how a question ended, the game's countdown (main.clock), the pause.
+// answer (presses.armed), whether a question takes a press at all (presses.open), how a question
+// ended, the game's countdown (main.clock), the pause.  A press's fate is the game's own record of
+// it: the entry of this team that came after the tap, with the projector's tag («Рано», «Фальстарт»);
+// «Нажатие принято» says only that the server received the press, until the game has its fate.
 "use strict";
 (function () {
   const L = JSON.parse(document.getElementById("labels").textContent || "{}");
@@ -25,6 +28,9 @@
   let token = readToken();
   let ws = null, me = null, vm = null, done = null, n = 0, retry = 500, timer = null, quick = null;
   let dead = "", bound = null, exchanges = 0, refused = "", said = "", acked = false;
+  // the last tap: how many entries of this team the press order had then (an entry beyond them is
+  // this press's fate), the uncertainty the server answered, whether no question took it
+  let mark = 0, unc = null, ignored = false, wasArmed = false;
   window.buzzer = { me: () => me, bound: () => bound, presses: [], gone: () => dead };
 
   document.querySelectorAll("[data-label]").forEach((e) => { e.textContent = L[e.dataset.label] || ""; });
@@ -82,9 +88,12 @@
     ev.preventDefault();
     if (buzz.disabled) return;
     const at = stampOf(ev);              // the touch, as the browser stamped it
-    if (!buzz.classList.contains("is-locked")) buzz.classList.add("is-down");
+    if (!buzz.classList.contains("is-locked") && !buzz.classList.contains("is-idle")) buzz.classList.add("is-down");
     refused = "";
     acked = false;
+    unc = null;
+    ignored = false;
+    mark = mineAll(screen()).length;
     // sent whatever the page believes of the race or the clock: the game decides, and the
     // answer says how sure the press was (its uncertainty) or why it was not taken
     const msg = { t: "press", at: at, sent: clock(), n: ++n };
@@ -98,6 +107,9 @@
   buzz.addEventListener("contextmenu", (ev) => ev.preventDefault());
 
   const cardsOf = (sc) => (sc.cards && sc.cards.items) || [];
+  const screen = () => (vm && vm.audience && vm.audience.screen) || {};
+  // this team's entries in the press order, every wave's
+  const mineAll = (sc) => ((sc.presses && sc.presses.entries) || []).filter((r) => me && r.button === me.button);
   // this phone's team: the card whose button the join named
   function myCard(sc) {
     return cardsOf(sc).find((c) => me && c.button === me.button) || null;
@@ -113,6 +125,25 @@
     const order = me && me.tie_rule === "order";
     const key = last.tie_ms ? (order ? "play_tie_order" : "play_tie_lot") : (order ? "play_tie_exact_order" : "play_tie_exact_lot");
     return fill(L[key], { ms: last.tie_ms, team: first.name || first.button || "" });
+  }
+  // a press's tag as the projector words it («Рано»), else its kind
+  const tagOf = (r) => (r.tag && r.tag.text) || r.kind || "";
+  // The line under the button after a tap: «Нажатие принято: ±N мс» (the server received it)
+  // until the game has the press's fate -- its entry after the tap, with the projector's tag
+  // («Не засчитано: Рано») -- or no question took it («Вопроса ещё нет: нажатие не засчитано»).
+  function pressLine(sc, a) {
+    if (refused || !acked || a.late) return { text: "", bad: false };
+    const own = mineAll(sc);
+    const order = sc.presses || {};
+    if (own.length < mark) mark = 0;      // another question's order: the entries began again
+    const fate = own.length > mark ? own[own.length - 1] : null;
+    if (fate && fate.tag) return { text: fill(L.play_fate, { tag: tagOf(fate) }), bad: true };
+    if (fate) ignored = false;
+    // no question open when the press came: the game takes no press then (it stays so, until a
+    // race is on or the game records the press after all)
+    else if (order.shown !== false && !order.open) ignored = true;
+    if (ignored) return { text: L.play_no_question || "", bad: true };
+    return { text: fill(L.play_unc, { ms: unc }), bad: false };
   }
   // The answer to this phone, from the audience's screen model alone (never a game's name).
   function answer(sc) {
@@ -133,10 +164,13 @@
     if (holder && last && last.kind === "lockout" && last.tie) return out({ text: fill(L.play_holder, { team: holder.name }), kind: "bad" });
     if (holder && last && ["lockout", "late"].includes(last.kind))
       return out({ text: fill(L.play_before, { team: holder.name }), kind: "bad" });
+    // a press while another team answers is «early» for the next race: the projector's word for
+    // it, and who answers
+    if (holder && last && last.kind === "early")
+      return out({ text: fill(L.play_fate_holder, { tag: tagOf(last), team: holder.name }), kind: "bad" });
     if (locked) return out({ text: L.play_locked || "", kind: "bad" });
     // re-armed after a tie: press again, until another team answers in the new race
     if (last && last.kind === "rearmed" && !holder) return out({ text: fill(L.play_rearm, { ms: last.tie_ms || "?" }), kind: "" });
-    // a press while another team answers is «early» for the next race: say who answers, not «not armed»
     if (last && last.kind === "early" && !holder) return out({ text: L.play_early || "", kind: "bad" });
     if (holder) return out({ text: fill(L.play_holder, { team: holder.name }), kind: "" });
     if (last && last.kind === "pending") return out({ text: L.play_pressed || "", kind: "" });
@@ -149,13 +183,16 @@
   }
   function render() {
     if (dead) return;
-    const sc = (vm && vm.audience && vm.audience.screen) || {};
+    const sc = screen();
     const mine = myCard(sc);
     if (mine) {
       $("team").textContent = mine.name;
       if (mine.colour) paint(mine.colour);
     }
-    if (sc.presses && sc.presses.armed) acked = false;   // a race on: an earlier press is no longer the news
+    // a race began after the tap: that press is no longer the news
+    const armed = !!(sc.presses && sc.presses.armed);
+    if (armed && !wasArmed) { acked = false; ignored = false; }
+    wasArmed = armed;
     const a = answer(sc);
     const sync = syncState();
     // a phone kept out of the races says so before it presses, not only after
@@ -165,16 +202,23 @@
     box.className = "answer" + (refused || excluded ? " is-bad" : a.kind ? " is-" + a.kind : "");
     $("tie").textContent = a.tie || "";
     $("tie").hidden = !a.tie;
-    // «Нажатие принято: ±N мс» only for a press the game could take
-    if (a.late) $("detail").textContent = "";
+    const line = pressLine(sc, a);
+    $("detail").textContent = line.text;
+    $("detail").className = "detail" + (line.bad ? " is-bad" : "");
     if (a.kind === "you" && said !== "you" && navigator.vibrate) navigator.vibrate([90, 50, 90]);
     said = a.kind;
     buzz.disabled = !me;
     // locked out of this question (or out of the races): not pressable-looking, and it says why
     const locked = !!me && (a.shut || excluded);
+    // no press races now (between questions, another team answers, before the buttons are on):
+    // not «Жми!»; a tap still goes to the game, which says what it was (the line under it)
+    const order = sc.presses || {};
+    const idle = !!me && !locked && order.shown !== false && !order.armed;
     buzz.classList.toggle("is-locked", locked);
-    buzz.setAttribute("aria-disabled", locked ? "true" : "false");
-    $("buzz-label").textContent = locked ? (L.play_button_locked || "") : (L.play_press || "");
+    buzz.classList.toggle("is-idle", idle);
+    buzz.setAttribute("aria-disabled", locked || idle ? "true" : "false");
+    $("buzz-label").textContent = locked ? (L.play_button_locked || "")
+      : idle ? ((mine && mine.holder ? L.play_button_answer : L.play_button_idle) || "") : (L.play_press || "");
     const paused = !!(sc.header && sc.header.paused);
     $("paused").hidden = !paused;
     $("paused").textContent = paused ? (L.paused || "") : "";
@@ -226,7 +270,7 @@
       } else if (msg.t === "press") {
         refused = msg.ok ? "" : (msg.why === "bound" ? L.play_refused_bound : L.play_refused_sync) || "";
         acked = !!msg.ok;
-        $("detail").textContent = msg.ok ? fill(L.play_unc, { ms: msg.unc_ms }) : "";
+        unc = msg.ok ? msg.unc_ms : null;
         render();
       } else if (msg.t === "error") {
         if (msg.why === "bad token") gone("bad");
@@ -266,6 +310,9 @@
     dead = refused = said = "";
     exchanges = 0;
     acked = false;
+    unc = null;
+    mark = 0;
+    ignored = wasArmed = false;
     retry = 500;
     $("gone").hidden = true;
     document.body.classList.remove("is-gone");

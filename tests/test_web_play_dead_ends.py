@@ -18,7 +18,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest  # noqa: E402
 
 from controller.i18n import t as tr  # noqa: E402
-from tests.browser import Chromium, Game, run, state  # noqa: E402
+from tests.browser import Chromium, Game, run, state, until  # noqa: E402
 from tests.test_web_play import ANSWER, Proxy, phone, tap  # noqa: E402
 
 GONE = ("(() => { const g = document.getElementById('gone');"
@@ -124,7 +124,9 @@ def test_a_new_link_pasted_into_the_same_tab_joins_without_a_reload(tmp_path):
 
         async def scenario():
             dead = await opened(chromium, game.base + "/play#t=%E0%A4%A")
-            await dead.wait_for("document.readyState === 'complete'")
+            # the page's own script has run and said the link is bad (readyState alone may be the
+            # blank page's before the navigation commits: a hash set then is lost with it)
+            await dead.wait_for("window.buzzer !== undefined && window.buzzer.gone() === 'bad'")
             await dead.eval("window.untouched = 7; true")
             await dead.eval(f"location.hash = {json.dumps('#' + urls['Гамма'].split('#')[1])}; true")
             await dead.wait_for("window.buzzer.me() && window.buzzer.me().button === 'C' &&"
@@ -136,7 +138,9 @@ def test_a_new_link_pasted_into_the_same_tab_joins_without_a_reload(tmp_path):
             await beta.eval(f"location.hash = {json.dumps('#' + urls['Дельта'].split('#')[1])}; true")
             await beta.wait_for("document.getElementById('team').textContent === 'Дельта' && window.buzzer.bound() !== null")
             assert await beta.eval("[window.untouched, window.buzzer.me().button]") == [8, "D"]
-            assert (joined(game, "B"), joined(game, "C"), joined(game, "D")) == (0, 1, 1)
+            # the host's snapshot tells the phones' joins and leaves at its next publish: wait for it
+            until(lambda: (joined(game, "B"), joined(game, "C"), joined(game, "D")) == (0, 1, 1),
+                  what="Бета's phone gone over to Дельта, Гамма's joined")
             game.type("n ")
             await beta.wait_for(ANSWER + " === 'Можно нажимать'")
             await tap(beta)                                        # the pasted link presses for its team

@@ -36,11 +36,16 @@ class ConfigError(BuzzerError):
         super().__init__(self._line(str(problem)))
 
     def _line(self, problem: str) -> str:
-        where = f"{self.source}: " if self.source else ""
-        return f"{where}{self.key}: {problem}" if self.key else f"{where}{problem}"
+        return located(self.source, self.key, problem)
 
     def words(self, lang: str = DEFAULT_LANG) -> str:
         return self._line(str(_words(self.problem, lang)))
+
+
+def located(source: str | None, key: str | None, problem: str) -> str:
+    """One error line: ``source: key: problem`` (either may be missing)."""
+    where = f"{source}: " if source else ""
+    return f"{where}{key}: {problem}" if key else f"{where}{problem}"
 
 
 class ScriptError(BuzzerError):

@@ -23,7 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from controller.core.errors import BuzzerError
+from controller.core.errors import BuzzerError, located
 from controller.i18n import DEFAULT_LANG, Text, labels, notice, words
 from controller.games.mafia.game import ROLES, validate_settings
 
@@ -60,8 +60,7 @@ class ProtocolError(BuzzerError):
         super().__init__(self._line(str(problem)))
 
     def _line(self, problem: str) -> str:
-        where = f"{self.source}: " if self.source else ""
-        return f"{where}{self.field}: {problem}" if self.field else f"{where}{problem}"
+        return located(self.source, self.field, problem)
 
     def words(self, lang: str = DEFAULT_LANG) -> str:
         """The line in ``lang`` (a ``problem`` that is a catalog text; any other as it is)."""

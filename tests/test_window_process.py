@@ -269,3 +269,52 @@ def test_the_child_shows_a_packages_picture_read_by_the_loops_process(running, t
         r.stop()
     finally:
         loop.pack_media.close()
+
+
+WINDOW_RUN = ("import sys, controller.app.startup as s\n"
+              "s.display_available = lambda: True  # SDL's dummy driver reads as 'no display'\n"
+              "from controller.cli import main\n"
+              "sys.exit(main(sys.argv[1:]))\n")
+
+
+def sig_ignored(pid: int) -> str:
+    return next(line.split()[1] for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                if line.startswith("SigIgn:"))
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+def test_buzzer_run_forks_its_window_early_and_ctrl_c_ends_both_quietly(tmp_path):
+    """``buzzer run`` with a display: the window's process is a fork made at the start (the same
+    command line: nothing imported twice); Ctrl+C in the terminal (SIGINT to the process group)
+    ends the program and its window without a traceback or a «window closed» notice."""
+    import subprocess
+
+    (tmp_path / "game.toml").write_text("[web]\nenabled = false\n", encoding="utf-8")
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1",
+               PYTHONPATH=str(ROOT))
+    env.pop("BUZZER_EXIT_AFTER_FIRST_FRAME", None)
+    proc = subprocess.Popen([sys.executable, "-c", WINDOW_RUN, "run", "-c", "game.toml", "--new",
+                             "--seconds", "120"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        cmdline = lambda pid: Path(f"/proc/{pid}/cmdline").read_bytes()  # noqa: E731
+        window = until(lambda: [c for c in children(proc.pid) if cmdline(c) == cmdline(proc.pid)],
+                       WAIT, 0.02, "the window's process, forked")[0]
+        # its own start under way: it ignores the terminal's Ctrl+C (the program ends it)
+        until(lambda: int(sig_ignored(window), 16) & (1 << (signal.SIGINT - 1)), WAIT, 0.02,
+              "the window ignoring SIGINT")
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 0, (out, err)
+    assert "Traceback" not in err and "Окно проектора" not in out + err, (out, err)
+    assert not Path(f"/proc/{window}").exists() or proc_state(window) == "Z"

@@ -314,6 +314,9 @@ def run_from_args(args, config_path: str | None, window: FrontEnd, terminal: Fro
     try:
         return _run(args, cfg, path, window, terminal)
     finally:
+        spare = sys.modules.get("controller.screens.window_process")
+        if spare is not None:
+            spare.discard_spare()   # a window's process forked early that no window took
         held.release()
 
 
@@ -384,6 +387,10 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     # on the terminal
     logging.getLogger(__name__).info("tie seed: %d", seed)
     headless = args.headless or not display_available()
+    if not headless and cfg["display"]["separate_process"]:
+        from controller.screens import window_process
+        # the window's process, forked before any input thread starts: its imports are shared
+        window_process.prefork()
     loop = Loop(cfg, state, clock, journal=jr, config_path=prepared.config_path)
     loop.use(pack_media=packs.open_media(cfg))   # the package's pictures and sounds (resumed: the journal's)
     # the first notice is for the screen: the terminal has said the game was resumed already

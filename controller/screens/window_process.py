@@ -59,6 +59,92 @@ frame by the CPU, as it was by the interpreter in one process); under full load 
 still gets about a quarter of a core beside two busy processes, enough for its frames."""
 
 
+_spare: "tuple[socket.socket, int] | None" = None
+"""The window's process forked by :func:`prefork` and not yet taken: (the parent's socket, pid)."""
+
+
+class _Forked:
+    """A forked child as much of :class:`subprocess.Popen` as :class:`WindowProcess` uses."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, sig)
+
+    def wait(self, timeout: float | None = None) -> int:
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            pid, status = os.waitpid(self.pid, 0 if end is None else os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+                break
+            if time.monotonic() >= end:
+                raise subprocess.TimeoutExpired(["window"], timeout)
+            time.sleep(0.005)
+        return self.returncode
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def prefork() -> bool:
+    """Start the window's process now, by a fork of this one, while the program has no thread yet
+    (``buzzer run`` calls it before its inputs start): the child has the drawing modules and
+    pygame imported already (imported here first), so the window costs the machine little CPU to
+    start -- under a CPU quota the two processes share it.  With a thread running (a test, a
+    library's) nothing is forked and the window's process is started afresh when it opens.
+    True when a child was forked."""
+    global _spare
+    if _spare is not None or threading.active_count() > 1 or not hasattr(os, "fork"):
+        return False
+    import controller.screens.window  # noqa: F401  (the drawing modules, shared with the child)
+    from controller.sdl import pygame  # noqa: F401
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:   # the child: never returns into the program's stack
+        code = 1
+        try:
+            parent.close()
+            fd = child.detach()
+            # nothing of the program's open files stays open here (the journal, its lock)
+            os.closerange(3, fd)
+            os.closerange(fd + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 4096)
+            os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
+            code = child_main(fd)
+        except KeyboardInterrupt:   # a Ctrl+C before child_main could ignore it: the program ends
+            code = 0
+        except BaseException:   # noqa: BLE001  (reported below, then gone)
+            import traceback
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    child.close()
+    _spare = (parent, pid)
+    return True
+
+
+def discard_spare() -> None:
+    """End a child :func:`prefork` made that no window took (its socket's end tells it)."""
+    global _spare
+    if _spare is None:
+        return
+    sock, pid = _spare
+    _spare = None
+    sock.close()
+    try:
+        _Forked(pid).wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        os.kill(pid, signal.SIGKILL)
+        _Forked(pid).wait()
+
+
 def _frame_message(frame: Frame, changed: bool) -> bytes:
     body = pickle.dumps(("frame", frame if frame.changed == changed else _with_changed(frame, changed)),
                         protocol=pickle.HIGHEST_PROTOCOL)
@@ -115,6 +201,13 @@ class WindowProcess(FrontEnd):
         self._start()
 
     def _start(self) -> None:
+        global _spare
+        if _spare is not None:   # forked at the program's start (prefork)
+            self.sock, pid = _spare
+            _spare = None
+            self.proc = _Forked(pid)
+            self._begin()
+            return
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.proc = subprocess.Popen(
@@ -124,6 +217,9 @@ class WindowProcess(FrontEnd):
         finally:
             child.close()
         self.sock = parent
+        self._begin()
+
+    def _begin(self) -> None:
         self._in, self._out = b"", bytearray()
         self._in_flight = False
         self._started = time.monotonic()
@@ -426,6 +522,10 @@ def _die_with_parent() -> None:
 
 def child_main(fd: int) -> int:
     _die_with_parent()
+    # Ctrl+C in the terminal reaches the whole process group: the program decides to end (and
+    # then closes this window); a SIGTERM to the group ends this one quietly
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     try:
         os.nice(NICE)
     except OSError:

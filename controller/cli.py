@@ -202,6 +202,24 @@ def main(argv: list[str] | None = None) -> int:
     # `buzzer run` handles SIGTERM, SIGINT and SIGHUP itself (controller/app/startup.py)
     os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
     Parser.argv = list(sys.argv[1:] if argv is None else argv)
+    release = _hold_stop_signals(Parser.argv)
+    try:
+        return _main(argv)
+    finally:
+        release()
+
+
+def _hold_stop_signals(argv: list[str]):
+    """``buzzer run``: a stop signal from its first moment on ends it tidily, also one that comes
+    before its slow imports and start-up are done (:mod:`controller.app.stopping`)."""
+    if next((w for w in argv if not w.startswith("-")), None) != "run":
+        return lambda: None
+    from controller.app import stopping
+
+    return stopping.hold()
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser(modules_for(Parser.argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

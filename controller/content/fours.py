@@ -17,8 +17,9 @@ host's version, ``(PAGEBREAK)`` is dropped, ``\\_`` is an underscore.
 
 :func:`parse` is pure (text in, a :class:`Pack` out); a malformed file is one
 :class:`FoursError` naming the line: ``pack.4s: line 12: «!» (an answer) with no question
-before it`` (in the host's language: :meth:`FoursError.words`).  Each game's plan (:mod:`controller.games.event_plan`, ``from_4s``) turns a pack into
-the keys of its ``[[games]]`` table (docs/event-file.md).
+before it`` (in the host's language: :meth:`FoursError.words`).  Each game's plan
+(:mod:`controller.games.event_plan`, ``from_4s``) turns a pack into the keys of its
+``[[games]]`` table (docs/event-file.md).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -90,6 +91,54 @@ def state(game, token=None) -> dict:
         req.add_header("Authorization", "Bearer " + token)
     with urllib.request.urlopen(req, timeout=WAIT_S) as r:
         return json.loads(r.read())
+
+
+PHONE_SIZE = (390, 844)
+"""A phone's screen in CSS pixels: the /play tests' tabs."""
+
+JOINED = "window.buzzer && window.buzzer.me() && window.buzzer.bound() !== null"
+"""A /play page has joined its team and knows its clock."""
+
+
+@contextlib.contextmanager
+def game_and_phones(tmp: Path, **game_kw):
+    """A :class:`Game` (``game_kw`` as its own) and a phone-sized :class:`Chromium` for it; both
+    closed after, Chromium first, whatever the test did."""
+    game = Game(tmp, **game_kw)
+    try:
+        chromium = Chromium(tmp, size=PHONE_SIZE)
+        try:
+            yield game, chromium
+        finally:
+            chromium.close()
+    finally:
+        game.close()
+
+
+def team_links(game, key: str = "name") -> dict[str, str]:
+    """Each team's /play link from the host's part of ``/api/state``, by the team's ``key``
+    (``"name"`` or ``"button"``)."""
+    return {t[key]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+
+
+async def phone_tab(chromium, url: str, touch_points: int = 0, joined: bool = True) -> "Page":
+    """A phone's tab on ``url`` (:data:`PHONE_SIZE`, a phone's pixel ratio); with
+    ``touch_points`` a touch screen of that many points; with ``joined``, once the page has
+    joined its team and knows its clock (:data:`JOINED`)."""
+    page = await chromium.page(url)
+    await page.call("Emulation.setDeviceMetricsOverride", width=PHONE_SIZE[0], height=PHONE_SIZE[1],
+                    deviceScaleFactor=2, mobile=True)
+    if touch_points:
+        await page.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=touch_points)
+    if joined:
+        await page.wait_for(JOINED)
+    return page
+
+
+async def buzz_centre(page) -> list[float]:
+    """Where a finger lands on a /play page's big button: its centre, in CSS pixels."""
+    return await page.eval("(() => { const r = document.getElementById('buzz').getBoundingClientRect();"
+                           " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
 
 
 def stop(proc: subprocess.Popen, timeout: float = 10.0) -> None:

@@ -325,6 +325,20 @@ def test_export_rating_writes_one_sheet_per_competition_with_every_halls_teams(t
 MAFIA = ROOT_EXAMPLES / "mafia-table.jsonl"
 
 
+def halls_heard(broker, tables: int, timeout: float = 60.0) -> list[dict]:
+    """The halls a board listening to ``broker`` has heard of, once ``tables`` of them have sent
+    their game's table (or ``timeout`` passed: the caller's assertions say what is missing)."""
+    lst = Listener(broker_of({"username": "", "password": ""}, broker.url))
+    lst.start()
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and sum(h["table"] is not None for h in lst.festival.halls()) < tables:
+            lst.pump(0.1)
+        return lst.festival.halls()
+    finally:
+        lst.close()
+
+
 def test_a_mafia_hall_and_an_erudite_hall_show_their_rows_and_tags_from_the_halls_table(tmp_path):
     """Each hall publishes its game's table, built from its screen model: a board started after the
     halls went away (no events to replay, the retained standings only) draws «Мафия»'s seats with
@@ -339,15 +353,7 @@ def test_a_mafia_hall_and_an_erudite_hall_show_their_rows_and_tags_from_the_hall
                cwd=halls)
         buzzer("simulate", ERUDITE, "--festival", broker.plain_url, "--hall", "Зал 1", "--competition", "Эрудит",
                cwd=halls)
-        lst = Listener(broker_of({"username": "", "password": ""}, broker.url))
-        lst.start()
-        try:
-            deadline = time.monotonic() + 15
-            while time.monotonic() < deadline and sum(h["table"] is not None for h in lst.festival.halls()) < 2:
-                lst.pump(0.1)
-            halls_seen = {h["hall"]: h for h in lst.festival.halls()}
-        finally:
-            lst.close()
+        halls_seen = {h["hall"]: h for h in halls_heard(broker, tables=2)}
     finally:
         broker.stop()
     mafia, erudite = halls_seen["Зал 4"]["table"], halls_seen["Зал 1"]["table"]
@@ -485,15 +491,7 @@ def big_tables(tmp_path_factory):
     halls.mkdir()
     try:
         publish_big_tables(broker, halls)
-        lst = Listener(broker_of({"username": "", "password": ""}, broker.url))
-        lst.start()
-        try:
-            deadline = time.monotonic() + 15
-            while time.monotonic() < deadline and sum(h["table"] is not None for h in lst.festival.halls()) < 3:
-                lst.pump(0.1)
-            seen = lst.festival.halls()
-        finally:
-            lst.close()
+        seen = halls_heard(broker, tables=3)
         assert sorted(h["hall"] for h in seen if h["table"]) == sorted(BIG_TABLES)
         yield broker, halls, seen
     finally:

@@ -48,7 +48,7 @@ def game():
 def frame(loop, path, keys=()):
     """Run the real window loop briefly (dummy video driver), pressing ``keys`` first; save the
     last frame."""
-    from controller.app.runner import run_window
+    from controller.app.runner import run_window_here as run_window
 
     step_once, posted = loop.step_once, []
 

@@ -20,7 +20,7 @@ from controller.sessions import journal  # noqa: E402
 from controller.app.loop import Loop  # noqa: E402
 from controller.core.events import NS_PER_S, Host  # noqa: E402
 from controller.screens import scoreboard, viewmodel  # noqa: E402
-from controller.app.runner import run_window  # noqa: E402
+from controller.app.runner import run_window_here as run_window  # noqa: E402
 
 
 def test_the_archive_notice_names_no_path_on_the_projector_and_leaves_within_6_s(tmp_path, monkeypatch, capsys):

@@ -342,6 +342,33 @@ def open_question(loop, clock, after_ms=150):
     wait_for(lambda: clock.now() > armed + after_ms * MS, "the question to be armed a while")
 
 
+def wired_hall(cfg):
+    """A loop on the config's real-time backend with the phones' bridge; ``seen`` holds every
+    event the backend sends, in order."""
+    clock = EngineClock()
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock, journal=None, out=io.StringIO())
+    seen = []
+
+    def sink(ev):
+        seen.append(ev)
+        loop.enqueue(ev)
+
+    backend = make_backend(cfg, clock, sink)
+    loop.backend = backend
+    bridge = PhoneBridge(loop, [t["button"] for t in cfg["teams"]])
+    return clock, loop, seen, backend, bridge
+
+
+def press_and_release(clock, seen, close, release, what):
+    """A wired press: ``close()`` the contacts, wait until the backend reads the press (``what``
+    says how it comes), hold it past the debounce window, ``release()``."""
+    before = len(seen)
+    close()
+    down = wait_for(lambda: next((e for e in seen[before:] if isinstance(e, Press)), None), what)
+    wait_for(lambda: clock.now() > down.at + 20 * MS, "the debounce window to pass")
+    release()
+
+
 def race_wired_then_earlier_phone(loop, clock, bridge, seen, wired_press, wired, phone, wired_name, phone_name):
     """The two races of the real-time backends: a wired press alone answers; with phones
     playing, a phone press stamped 50 ms before a wired one answers though it comes after."""
@@ -369,17 +396,7 @@ def race_wired_then_earlier_phone(loop, clock, bridge, seen, wired_press, wired,
 def test_gpiod_a_wired_press_and_a_phone_press_reach_the_game(fake_chip):
     cfg = hall("gpiod", **{"gpio.pins": {"A": "GPIO22", "B": "GPIO17", "D": "GPIO27"},
                            "gpio.lamps": {"A": "GPIO13", "B": "GPIO5", "D": "GPIO6"}})
-    clock = EngineClock()
-    loop = Loop(cfg, engine.new_game(cfg, 1), clock, journal=None, out=io.StringIO())
-    seen = []
-
-    def sink(ev):
-        seen.append(ev)
-        loop.enqueue(ev)
-
-    backend = make_backend(cfg, clock, sink)
-    loop.backend = backend
-    bridge = PhoneBridge(loop, [t["button"] for t in cfg["teams"]])
+    clock, loop, seen, backend, bridge = wired_hall(cfg)
     inputs, lamps = fake_chip.requests
     # the wired teams' lines only: Альфа's pin (line 22) and lamp (line 13) are not requested
     assert sorted(inputs.offsets) == [17, 27] and sorted(lamps.offsets) == [5, 6]
@@ -388,12 +405,10 @@ def test_gpiod_a_wired_press_and_a_phone_press_reach_the_game(fake_chip):
 
     def press(button):
         line = {"B": 17, "D": 27}[button]
-        before = len(seen)
-        inputs.edge(line, True, time.monotonic_ns())     # the contacts close (pulled up: a falling edge)
-        down = wait_for(lambda: next((e for e in seen[before:] if isinstance(e, Press)), None),
-                        f"{button}'s press to be read")
-        wait_for(lambda: clock.now() > down.at + 20 * MS, "the debounce window to pass")
-        inputs.edge(line, False, time.monotonic_ns())    # and open again
+        press_and_release(clock, seen,
+                          lambda: inputs.edge(line, True, time.monotonic_ns()),   # closed (pulled up: falling)
+                          lambda: inputs.edge(line, False, time.monotonic_ns()),  # and open again
+                          f"{button}'s press to be read")
 
     try:
         race_wired_then_earlier_phone(loop, clock, bridge, seen, press, "D", "C", "Дельта", "Гамма")
@@ -409,28 +424,14 @@ def test_serial_a_wired_press_and_a_phone_press_reach_the_game():
     with VirtualBox() as box:
         # the box's inputs of the wired teams only, in their order: Бета on 5, Дельта on 2
         cfg = hall("serial", **{"serial.inputs": [5, 2], "serial.port": box.path, "serial.reconnect_min_s": 0.01})
-        clock = EngineClock()
-        loop = Loop(cfg, engine.new_game(cfg, 1), clock, journal=None, out=io.StringIO())
-        seen = []
-
-        def sink(ev):
-            seen.append(ev)
-            loop.enqueue(ev)
-
-        backend = make_backend(cfg, clock, sink)
-        loop.backend = backend
-        bridge = PhoneBridge(loop, [t["button"] for t in cfg["teams"]])
+        clock, loop, seen, backend, bridge = wired_hall(cfg)
         assert backend.button_of_input == {5: "B", 2: "D"}
         backend.start()
 
         def press(button):
             index = backend.input_of_button[button]
-            before = len(seen)
-            box.press(index)
-            down = wait_for(lambda: next((e for e in seen[before:] if isinstance(e, Press)), None),
-                            f"{button}'s press to come over the line")
-            wait_for(lambda: clock.now() > down.at + 20 * MS, "the debounce window to pass")
-            box.release(index)
+            press_and_release(clock, seen, lambda: box.press(index), lambda: box.release(index),
+                              f"{button}'s press to come over the line")
 
         try:
             wait_for(lambda: backend.status().connected, "the box to answer")

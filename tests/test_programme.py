@@ -300,7 +300,7 @@ def test_the_projectors_key_help_is_the_current_rounds(monkeypatch):
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     from controller.screens import scoreboard as sb
-    from controller.app.runner import run_window
+    from controller.app.runner import run_window_here as run_window
 
     cfg = config.load(str(ROOT / "examples" / "programme.toml"))
     loop, clock = keyboard_loop(cfg)

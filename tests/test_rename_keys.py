@@ -201,7 +201,7 @@ def test_the_screen_shows_the_name_being_typed_to_the_host():
 
 def test_the_pygame_window_takes_the_keys_and_the_text_input_events():
     """The real window loop (dummy video driver) fed the events SDL sends for F2, 2, «-ё», Enter."""
-    from controller.app.runner import run_window
+    from controller.app.runner import run_window_here as run_window
 
     loop, clock = make_loop()
     step_once, posted = loop.step_once, []

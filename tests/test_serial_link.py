@@ -6,7 +6,7 @@ import time
 import pytest
 import serial
 
-from firmware_bridge.link import SerialLink
+from firmware_bridge.link import DRIFT_MIN_SPAN_NS, SerialLink
 from firmware_bridge.virtual_box import VirtualBox
 
 
@@ -398,10 +398,68 @@ def test_a_forged_boot_that_won_the_boxs_answer_is_undone_and_repeats_no_press(b
     assert [e.seq for e in events] == [events[0].seq + i for i in range(3)]
 
 
+# ---------------------------------------------------------------- the box clock's mapping
+
+MAPPING_WAIT_S = 30.0
+"""How long the link may take to estimate the box clock: generous, for a loaded machine."""
+
+
+def _trend(link) -> tuple:
+    """The link's time samples, (round trip, offset, host time) each (a copy: the reader thread
+    appends to them)."""
+    s = link._session
+    return tuple(s.trend) if s is not None else ()
+
+
+def _state(link) -> str:
+    s = link._session
+    if s is None:
+        return "no box session"
+    samples = tuple(s.samples)
+    return (f"{len(s.trend)} time samples, drift {s.drift:+.5f}, offset {s.offset_ns} ns, "
+            f"best round trip {min(samples)[0] / 1e6 if samples else float('nan'):.2f} ms")
+
+
+def _mapping_errors(link, box, n_samples: int = 10) -> list[int]:
+    """How far a box stamp read now maps from the host moment it was read at (ns), sampled while
+    the link takes ``n_samples`` more time samples (about a second at 0.1 s a query).  The host
+    moment is bracketed by a reading before and after the box's clock, so that the test thread
+    being held up by a loaded machine is not counted as the link's error."""
+    errors = []
+    last, taken = _trend(link)[-1:], 0
+    while taken < n_samples:
+        before = time.monotonic_ns()
+        box_ns = box.now_ticks() * 1_000_000_000 // box.tick_hz
+        after = time.monotonic_ns()
+        mapped = link.box_to_monotonic_ns(box_ns)
+        errors.append(max(before - mapped, mapped - after, 0))
+        latest = _trend(link)[-1:]
+        if latest != last:
+            last, taken = latest, taken + 1
+        time.sleep(0.013)
+    return errors
+
+
+def _wait_for_mapping_within(link, box, bound_ns: int = 1_000_000, timeout: float = MAPPING_WAIT_S) -> None:
+    """Wait until a box stamp maps within ``bound_ns`` of the host moment it was read at, for a
+    whole run of time samples; a run spoiled by a stall of the machine is tried again."""
+    deadline = time.monotonic() + timeout
+    worst = []
+    while True:
+        errors = _mapping_errors(link, box)
+        if max(errors) < bound_ns:
+            return
+        worst.append(max(errors))
+        if time.monotonic() > deadline:
+            raise AssertionError(f"mapping off by up to {min(worst) / 1e6:.2f} ms at best over "
+                                 f"{len(worst)} runs of time samples in {timeout:.0f} s ({_state(link)})")
+
+
 def test_a_box_clock_running_fast_is_followed_not_left_behind():
     # a ceramic resonator is off by up to 0.5 %: the box's clock gains 5 ms a second on the host's.
     # Once quiet, a box stamp must map onto the host moment it was read at, not onto where the
     # best of the last time samples (up to 8 query intervals old) put the box clock back then
+    # (without following the rate: up to 0.8 % of the 0.8 s the samples span, 6 ms)
     rate = 0.008
     t0 = time.monotonic_ns()
     with VirtualBox(monotonic_ns=lambda: t0 + int((time.monotonic_ns() - t0) * (1 + rate))) as box:
@@ -409,18 +467,12 @@ def test_a_box_clock_running_fast_is_followed_not_left_behind():
         link.start()
         try:
             assert link.connected_event.wait(2), link.status()
-            time.sleep(3.0)  # time samples over a few seconds: enough to see the rate
-            errors = []
-            deadline = time.monotonic() + 1.0
-            while time.monotonic() < deadline:
-                now = time.monotonic_ns()
-                mapped = link.box_to_monotonic_ns(box.now_ticks() * 1_000_000_000 // box.tick_hz)
-                errors.append(abs(mapped - now))
-                time.sleep(0.013)
+            assert until(lambda: link._session.drift != 0.0, MAPPING_WAIT_S), \
+                f"the link never estimated the box clock's rate ({_state(link)})"
+            _wait_for_mapping_within(link, box)
+            assert link._session.drift < 0     # the box clock gains: the offset to it shrinks
         finally:
             link.close()
-    # without following the rate: up to 0.8 % of the 0.8 s the samples span, 6 ms
-    assert max(errors) < 1_000_000, f"mapping off by up to {max(errors) / 1e6:.2f} ms"
 
 
 def test_a_box_clock_that_steps_is_remapped_not_taken_for_a_drift():
@@ -433,16 +485,26 @@ def test_a_box_clock_that_steps_is_remapped_not_taken_for_a_drift():
         link.start()
         try:
             assert link.connected_event.wait(2), link.status()
-            time.sleep(1.5)
+            # enough samples before the jump for the link to be fitting a rate to them
+            def spans_a_second():
+                t = _trend(link)
+                return len(t) >= 4 and t[-1][2] - t[0][2] >= DRIFT_MIN_SPAN_NS
+
+            assert until(spans_a_second, MAPPING_WAIT_S), \
+                f"the link took no time samples over a second ({_state(link)})"
+            before = min(_trend(link))[1]
             jump[0] = 300_000_000
-            time.sleep(1.0)
-            errors = []
-            deadline = time.monotonic() + 1.0
-            while time.monotonic() < deadline:
-                now = time.monotonic_ns()
-                mapped = link.box_to_monotonic_ns(box.now_ticks() * 1_000_000_000 // box.tick_hz)
-                errors.append(abs(mapped - now))
-                time.sleep(0.013)
+            after = before - jump[0]                  # the box clock is 300 ms ahead: offset 300 ms less
+
+            def stepped(sample):
+                return abs(sample[1] - after) < abs(sample[1] - before)
+
+            # ten time samples after the jump: enough for a rate fitted across it to show
+            assert until(lambda: sum(map(stepped, _trend(link))) >= 10, MAPPING_WAIT_S), \
+                f"the link took no ten time samples after the box clock jumped ({_state(link)})"
+            kept = [x for x in _trend(link) if not stepped(x)]
+            assert not kept and link._session.drift == 0.0, \
+                f"the jump was taken for a drift: {len(kept)} samples from before it kept ({_state(link)})"
+            _wait_for_mapping_within(link, box)
         finally:
             link.close()
-    assert max(errors) < 1_000_000, f"mapping off by up to {max(errors) / 1e6:.2f} ms"

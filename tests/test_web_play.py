@@ -16,7 +16,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest  # noqa: E402
 
-from tests.browser import WAIT_S, Chromium, Game, run, state, until  # noqa: E402
+from tests.browser import (PHONE_SIZE, WAIT_S, Chromium, Game, buzz_centre, game_and_phones, phone_tab,  # noqa: E402
+                           run, state, team_links, until)
 
 # a touch latency of 200 ms (the most the config allows) makes each phone press ±200 ms or more:
 # two presses made by two DevTools calls at once are a tie unless a loaded machine lands them
@@ -37,22 +38,14 @@ def game(tmp_path):
 
 @pytest.fixture
 def chromium(tmp_path):
-    c = Chromium(tmp_path, size=(390, 844))
+    c = Chromium(tmp_path, size=PHONE_SIZE)
     yield c
     c.close()
 
 
-async def phone(chromium, url):
-    page = await chromium.page(url)
-    await page.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
-    await page.wait_for("window.buzzer && window.buzzer.me() && window.buzzer.bound() !== null")
-    return page
-
-
 async def tap(page):
     """A press on the big button, as a finger's: the pointer event's own timeStamp is the press."""
-    box = await page.eval("(() => { const r = document.getElementById('buzz').getBoundingClientRect();"
-                          " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    box = await buzz_centre(page)
     await page.call("Input.dispatchMouseEvent", type="mousePressed", x=box[0], y=box[1], button="left", clickCount=1)
     await page.call("Input.dispatchMouseEvent", type="mouseReleased", x=box[0], y=box[1], button="left", clickCount=1)
 
@@ -92,8 +85,8 @@ def test_two_phones_the_first_holds_and_a_press_within_the_uncertainty_is_a_tie(
     assert "phones" not in audience and not any(u.split("#t=")[1] in audience for u in links.values())
 
     async def scenario():
-        alpha = await phone(chromium, links["Альфа"])
-        beta = await phone(chromium, links["Бета"])
+        alpha = await phone_tab(chromium, links["Альфа"])
+        beta = await phone_tab(chromium, links["Бета"])
         assert await alpha.eval("document.getElementById('team').textContent") == "Альфа"
         game.type("n ")                  # the next question; reading done: the countdown starts
         await alpha.wait_for(ANSWER + " === 'Можно нажимать'")
@@ -253,16 +246,14 @@ def test_a_phone_behind_a_slow_path_still_wins_when_it_pressed_first_and_reconne
     path to the game turns slow (300 ms).  Бета presses first, Альфа 120 ms later: Альфа's press
     comes first, Бета's 180 ms after it, and the race waited for it (the wait follows the measured
     path): Бета holds.  Then Бета's Wi-Fi drops: the page comes back on the same link by itself."""
-    game = Game(tmp_path, extra_config=NETWORK)
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
-        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+    with game_and_phones(tmp_path, extra_config=NETWORK) as (game, chromium):
+        urls = team_links(game)
 
         async def scenario():
             proxy = await Proxy(game.port).start()
-            alpha = await phone(chromium, urls["Альфа"])
-            beta = await phone(chromium, urls["Бета"].replace(f":{game.port}/", f":{proxy.port}/"))
-            gamma = await phone(chromium, urls["Гамма"])
+            alpha = await phone_tab(chromium, urls["Альфа"])
+            beta = await phone_tab(chromium, urls["Бета"].replace(f":{game.port}/", f":{proxy.port}/"))
+            gamma = await phone_tab(chromium, urls["Гамма"])
             proxy.up_ms = 300.0               # the path turns slow; the phone's exchanges measure it
             await eventually(lambda: ((host_phones(game, "B") or [{}])[0].get("delay_ms") or 0) >= 300, "slow path seen")
             assert not host_phones(game, "B")[0]["over"]      # a slow path, but a well known clock
@@ -296,9 +287,6 @@ def test_a_phone_behind_a_slow_path_still_wins_when_it_pressed_first_and_reconne
             await proxy.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 REARM = ("[erudite]\nthink_time_s = 300\n[phones]\nuncertain_tie = \"rearm\"\ntouch_latency_ms = 200.0\n"
@@ -310,17 +298,15 @@ def test_rearm_in_the_browser_and_a_phone_over_the_bound_is_marked_and_kept_out(
     nobody answers and both phones say «Ничья ±N мс — нажмите ещё раз»; they press again.  Гамма's
     phone is behind a path so slow its clock is known only to ±60 ms or so (over bound_max_ms = 40):
     the host page marks it «неточно: вне гонок», its press is refused and the phone says why."""
-    game = Game(tmp_path, extra_config=REARM)
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
-        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+    with game_and_phones(tmp_path, extra_config=REARM) as (game, chromium):
+        urls = team_links(game)
 
         async def scenario():
             proxy = await Proxy(game.port).start()
             proxy.up_ms = 150.0
-            alpha = await phone(chromium, urls["Альфа"])
-            beta = await phone(chromium, urls["Бета"])
-            gamma = await phone(chromium, urls["Гамма"].replace(f":{game.port}/", f":{proxy.port}/"))
+            alpha = await phone_tab(chromium, urls["Альфа"])
+            beta = await phone_tab(chromium, urls["Бета"])
+            gamma = await phone_tab(chromium, urls["Гамма"].replace(f":{game.port}/", f":{proxy.port}/"))
             await eventually(lambda: (host_phones(game, "C") or [{}])[0].get("over")
                              and host_phones(game, "C")[0].get("synced"), "Гамма over the bound")
             hostp = await chromium.page(game.base + "/host#token=" + game.token)
@@ -350,9 +336,6 @@ def test_rearm_in_the_browser_and_a_phone_over_the_bound_is_marked_and_kept_out(
             await proxy.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 # -- what the phone says when: armed at the announcement, a press after the time ran out -----------
@@ -364,13 +347,11 @@ def test_the_phone_says_press_as_soon_as_a_press_is_taken_and_a_press_after_the_
     """Эрудит-квартет arms the buttons at the announcement (§4.6): after `N` alone the phone says
     «Можно нажимать» (not «Ждите вопроса»), and a tap then wins.  A tap after «Время!» (the
     question's time ran out, nobody pressed) says it came too late, not «Нажатие принято»."""
-    game = Game(tmp_path, extra_config=ARMED)
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
-        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+    with game_and_phones(tmp_path, extra_config=ARMED) as (game, chromium):
+        urls = team_links(game)
 
         async def scenario():
-            beta = await phone(chromium, urls["Бета"])
+            beta = await phone_tab(chromium, urls["Бета"])
             assert await beta.eval(ANSWER) == "Ждите вопроса"
             game.type("n")                   # announced; the reading goes on (no Space)
             await beta.wait_for(ANSWER + " === 'Можно нажимать'")
@@ -389,18 +370,13 @@ def test_the_phone_says_press_as_soon_as_a_press_is_taken_and_a_press_after_the_
             await beta.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 @pytest.mark.parametrize("bind", ["127.0.0.1", "0.0.0.0"])
 def test_the_host_page_says_beside_the_phone_links_when_no_phone_can_open_them(tmp_path, bind):
     """With the default bind the phone links (and their QR codes) are 127.0.0.1's: the host page
     says so next to them and how to bind; bound to the hall's network it says nothing of it."""
-    game = Game(tmp_path, web_config=f'bind = "{bind}"\n')
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
+    with game_and_phones(tmp_path, web_config=f'bind = "{bind}"\n') as (game, chromium):
         async def scenario():
             hostp = await chromium.page(game.base + "/host#token=" + game.token)
             await hostp.wait_for("document.querySelectorAll('#phones .phone-link').length === 4")
@@ -414,9 +390,6 @@ def test_the_host_page_says_beside_the_phone_links_when_no_phone_can_open_them(t
             await hostp.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 # -- four teams on phones, two on wired buttons, one game ------------------------------------------
@@ -452,10 +425,8 @@ def test_four_teams_on_phones_and_two_on_wired_buttons_every_press_says_how_sure
     audience page, the host page (and its race record) and the terminal shows Альфа's gap with
     «±N мс» and Эпсилон's exact.  Then Бета's phone and Зета's button press at once: a tie
     within ±N ms, shown as «ничья ±N мс» on both presses, the wired one's too."""
-    game = Game(tmp_path, extra_config=MIXED)
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
-        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+    with game_and_phones(tmp_path, extra_config=MIXED) as (game, chromium):
+        urls = team_links(game)
         assert set(urls) == {"Альфа", "Бета", "Гамма", "Дельта", "Эпсилон", "Зета"}
 
         async def next_question(*pages):
@@ -466,10 +437,10 @@ def test_four_teams_on_phones_and_two_on_wired_buttons_every_press_says_how_sure
 
         async def scenario():
             proxy = await Proxy(game.port).start()
-            alpha = await phone(chromium, urls["Альфа"])
-            beta = await phone(chromium, urls["Бета"])
-            gamma = await phone(chromium, urls["Гамма"])
-            delta = await phone(chromium, urls["Дельта"].replace(f":{game.port}/", f":{proxy.port}/"))
+            alpha = await phone_tab(chromium, urls["Альфа"])
+            beta = await phone_tab(chromium, urls["Бета"])
+            gamma = await phone_tab(chromium, urls["Гамма"])
+            delta = await phone_tab(chromium, urls["Дельта"].replace(f":{game.port}/", f":{proxy.port}/"))
             proxy.up_ms = 900.0               # Дельта's Wi-Fi is slow: every race waits for its presses
             await eventually(lambda: ((host_phones(game, "D") or [{}])[0].get("delay_ms") or 0) >= 900, "slow path seen")
             hostp = await chromium.page(game.base + "/host#token=" + game.token)
@@ -542,6 +513,3 @@ def test_four_teams_on_phones_and_two_on_wired_buttons_every_press_says_how_sure
             await proxy.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()

@@ -18,8 +18,11 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest  # noqa: E402
 
 from controller.i18n import t as tr  # noqa: E402
-from tests.browser import Chromium, Game, run, state, until  # noqa: E402
-from tests.test_web_play import ANSWER, Proxy, phone, tap  # noqa: E402
+from tests.browser import game_and_phones, phone_tab, run, state, team_links, until  # noqa: E402
+from tests.test_web_play import ANSWER, Proxy, tap  # noqa: E402
+
+ERUDITE = "[erudite]\nthink_time_s = 300\n"
+"""The games' config here: a question stays open for five minutes."""
 
 GONE = ("(() => { const g = document.getElementById('gone');"
         " return g && !g.hidden && g.offsetParent !== null ? g.textContent : ''; })()")
@@ -53,10 +56,7 @@ its ancestors' opacity blended in), its text, its colour and the background's.""
 
 async def opened(chromium, url):
     """A phone's tab (390×844, touch) on ``url``, not waiting for a join."""
-    page = await chromium.page(url)
-    await page.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
-    await page.call("Emulation.setTouchEmulationEnabled", enabled=True)
-    return page
+    return await phone_tab(chromium, url, touch_points=1, joined=False)
 
 
 async def gone_screen(page, said, shot):
@@ -84,10 +84,8 @@ def test_links_that_cannot_work_are_one_screen_in_the_page_s_language(tmp_path):
     renewed the team's link: the phone joined with it is let go, the old link opened again is
     refused), one more phone than [phones] max_phones_per_team: each is one screen saying why,
     in Russian (the game's language), never a blank page."""
-    game = Game(tmp_path, extra_config="[erudite]\nthink_time_s = 300\n[phones]\nmax_phones_per_team = 1\n")
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
-        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+    with game_and_phones(tmp_path, extra_config=ERUDITE + "[phones]\nmax_phones_per_team = 1\n") as (game, chromium):
+        urls = team_links(game)
         bad = tr("web.play_bad_link", "ru")
 
         async def scenario():
@@ -96,10 +94,10 @@ def test_links_that_cannot_work_are_one_screen_in_the_page_s_language(tmp_path):
                 page = await opened(chromium, url)
                 await gone_screen(page, bad, tmp_path / f"play-bad-{n}.png")
                 await page.close()
-            beta = await phone(chromium, urls["Бета"])
+            beta = await phone_tab(chromium, urls["Бета"])
             more = await opened(chromium, urls["Бета"])            # one phone per team: this one is one too many
             await gone_screen(more, tr("web.play_team_full", "ru"), tmp_path / "play-full.png")
-            alpha = await phone(chromium, urls["Альфа"])
+            alpha = await phone_tab(chromium, urls["Альфа"])
             renew(game, "A")                                       # the host hands Альфа a new link
             await gone_screen(alpha, tr("web.play_renewed", "ru"), tmp_path / "play-renewed.png")
             old = await opened(chromium, urls["Альфа"])            # the old link, opened again
@@ -108,19 +106,14 @@ def test_links_that_cannot_work_are_one_screen_in_the_page_s_language(tmp_path):
                 await p.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 def test_a_new_link_pasted_into_the_same_tab_joins_without_a_reload(tmp_path):
     """Only the fragment changes when a link of the same page is pasted into its tab: the page joins
     that team with it (no reload: what the page had stays), from a joined page and from a dead one,
     and the pasted link presses for its team."""
-    game = Game(tmp_path, extra_config="[erudite]\nthink_time_s = 300\n")
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
-        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+    with game_and_phones(tmp_path, extra_config=ERUDITE) as (game, chromium):
+        urls = team_links(game)
 
         async def scenario():
             dead = await opened(chromium, game.base + "/play#t=%E0%A4%A")
@@ -133,7 +126,7 @@ def test_a_new_link_pasted_into_the_same_tab_joins_without_a_reload(tmp_path):
                                 " document.getElementById('team').textContent")
             assert await dead.eval("[window.untouched, document.getElementById('team').textContent,"
                                    " document.getElementById('gone').hidden]") == [7, "Гамма", True]
-            beta = await phone(chromium, urls["Бета"])
+            beta = await phone_tab(chromium, urls["Бета"])
             await beta.eval("window.untouched = 8; true")
             await beta.eval(f"location.hash = {json.dumps('#' + urls['Дельта'].split('#')[1])}; true")
             await beta.wait_for("document.getElementById('team').textContent === 'Дельта' && window.buzzer.bound() !== null")
@@ -150,17 +143,13 @@ def test_a_new_link_pasted_into_the_same_tab_joins_without_a_reload(tmp_path):
                 await p.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 def test_a_phone_page_where_phones_are_off_says_so_in_english(tmp_path):
     """[phones] enabled = false in an English game: a team's old link opened is one English screen
     saying the phones are not buttons here (not «Waiting…» retried forever)."""
-    game = Game(tmp_path, top='language = "en"\n', extra_config="[phones]\nenabled = false\n")
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
+    with game_and_phones(tmp_path, top='language = "en"\n',
+                         extra_config="[phones]\nenabled = false\n") as (game, chromium):
         async def scenario():
             page = await opened(chromium, game.base + "/play#t=" + "A" * 43)
             await gone_screen(page, tr("web.play_off", "en"), tmp_path / "play-off-en.png")
@@ -168,27 +157,19 @@ def test_a_phone_page_where_phones_are_off_says_so_in_english(tmp_path):
             await page.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
-
-
-def game_and_chromium(tmp_path):
-    return Game(tmp_path, extra_config="[erudite]\nthink_time_s = 300\n"), Chromium(tmp_path, size=(390, 844))
 
 
 def test_every_text_is_readable_on_each_default_team_colour(tmp_path):
     """The four default teams' phones, armed: every text shown (the header's name and state on the
     team's colour, the button's word, the answer, the clock) contrasts ≥ 4.5:1 with what is
     rendered behind it, and the header keeps the team's own colour."""
-    game, chromium = game_and_chromium(tmp_path)
-    try:
+    with game_and_phones(tmp_path, extra_config=ERUDITE) as (game, chromium):
         teams = state(game, game.token)["host"]["phones"]["teams"]
         urls, colours = {t["name"]: t["url"] for t in teams}, {t["name"]: t["color"] for t in teams}
         assert sorted(colours.values()) == sorted(["#e53935", "#1e88e5", "#43a047", "#fdd835"])
 
         async def scenario():
-            pages = {name: await phone(chromium, url) for name, url in urls.items()}
+            pages = {name: await phone_tab(chromium, url) for name, url in urls.items()}
             game.type("n ")
             for name, page in pages.items():
                 await page.wait_for(ANSWER + " === 'Можно нажимать'")
@@ -204,21 +185,17 @@ def test_every_text_is_readable_on_each_default_team_colour(tmp_path):
                 await p.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 def test_a_locked_out_team_s_button_looks_locked_and_the_pause_is_shown(tmp_path):
     """Альфа answers wrong: its button is locked for the question and looks it (grey, flat, dashed,
     «Заблокировано», still readable), the line says «Кнопка заблокирована»; Бета's stays pressable.
     The host pauses the clock: the phones say «Пауза», and no more once it goes on."""
-    game, chromium = game_and_chromium(tmp_path)
-    try:
-        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+    with game_and_phones(tmp_path, extra_config=ERUDITE) as (game, chromium):
+        urls = team_links(game)
 
         async def scenario():
-            alpha, beta = await phone(chromium, urls["Альфа"]), await phone(chromium, urls["Бета"])
+            alpha, beta = await phone_tab(chromium, urls["Альфа"]), await phone_tab(chromium, urls["Бета"])
             game.type("n ")
             await alpha.wait_for(ANSWER + " === 'Можно нажимать'")
             assert await alpha.eval("document.getElementById('buzz').className") == "buzz"
@@ -247,16 +224,12 @@ def test_a_locked_out_team_s_button_looks_locked_and_the_pause_is_shown(tmp_path
                 await p.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 def test_a_host_page_left_open_after_f9_says_its_link_works_no_more(tmp_path):
     """The host renews the host token (F9): the host page left open with the old link loses the
     host's part and says why (the new link is in the terminal or its QR code), not silently."""
-    game, chromium = game_and_chromium(tmp_path)
-    try:
+    with game_and_phones(tmp_path, extra_config=ERUDITE) as (game, chromium):
         async def scenario():
             hostp = await chromium.page(game.base + "/host#token=" + game.token)
             await hostp.wait_for("document.querySelectorAll('#phones .phone-link').length === 4")
@@ -269,9 +242,6 @@ def test_a_host_page_left_open_after_f9_says_its_link_works_no_more(tmp_path):
             await hostp.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 SLOW = ("[erudite]\nthink_time_s = 300\n[phones]\ntouch_latency_ms = 5.0\nbound_max_ms = 40.0\n"
@@ -287,10 +257,9 @@ def test_a_clock_known_too_badly_is_said_before_the_race(tmp_path, exclude):
     button looks it; taken (exclude_over_bound = false), a press is sent and the phone says how
     sure the game is of it: at least the clock's bound.  Бета's phone, straight to the game, says
     its clock is synced."""
-    game = Game(tmp_path, extra_config=SLOW + f"exclude_over_bound = {'true' if exclude else 'false'}\n")
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
-        urls = {t["name"]: t["url"] for t in state(game, game.token)["host"]["phones"]["teams"]}
+    over = f"exclude_over_bound = {'true' if exclude else 'false'}\n"
+    with game_and_phones(tmp_path, extra_config=SLOW + over) as (game, chromium):
+        urls = team_links(game)
 
         async def scenario():
             proxy = await Proxy(game.port).start()
@@ -316,7 +285,7 @@ def test_a_clock_known_too_badly_is_said_before_the_race(tmp_path, exclude):
                 # no question yet: idle (no press races), not locked
                 assert await gamma.eval("document.getElementById('buzz').className") == "buzz is-idle"
             await gamma.screenshot(tmp_path / "play-out.png")
-            beta = await phone(chromium, urls["Бета"])
+            beta = await phone_tab(chromium, urls["Бета"])
             await beta.wait_for("document.body.dataset.sync === 'good'")
             assert (await beta.eval("document.getElementById('sync').textContent")).startswith("Часы сверены: ±")
             assert await beta.eval(ANSWER) == "Ждите вопроса"
@@ -333,6 +302,3 @@ def test_a_clock_known_too_badly_is_said_before_the_race(tmp_path, exclude):
             await proxy.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()

@@ -17,7 +17,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest  # noqa: E402
 
 from controller.i18n import t as tr  # noqa: E402
-from tests.browser import WAIT_S, Chromium, Game, run, state, until  # noqa: E402
+from tests.browser import WAIT_S, buzz_centre, game_and_phones, phone_tab, run, state, until  # noqa: E402
 
 ANSWER = "document.getElementById('answer').textContent"
 DETAIL = "document.getElementById('detail').textContent"
@@ -41,19 +41,14 @@ def host(game, action: str) -> None:
 
 async def phone(chromium, url):
     """A joined phone's tab (390×844, touch), its clock known."""
-    page = await chromium.page(url)
-    await page.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
-    await page.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
-    await page.wait_for("window.buzzer && window.buzzer.me() && window.buzzer.bound() !== null")
-    return page
+    return await phone_tab(chromium, url, touch_points=5)
 
 
 async def touch(page) -> None:
     """A finger's tap on the big button (touch events, as a phone sends them)."""
     n = await page.eval("window.buzzer.presses.length")
     await page.call("Page.bringToFront")              # a tab in the background takes no touch
-    box = await page.eval("(() => { const r = document.getElementById('buzz').getBoundingClientRect();"
-                          " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    box = await buzz_centre(page)
     await page.call("Input.dispatchTouchEvent", type="touchStart", touchPoints=[{"x": box[0], "y": box[1]}])
     await page.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
     await page.wait_for(f"window.buzzer.presses.length > {n}")     # the page sent it
@@ -65,9 +60,8 @@ def entries(game) -> list[dict]:
 
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_a_press_the_game_did_not_count_is_never_accepted_on_the_phone(tmp_path, lang):
-    game = Game(tmp_path, top=f'language = "{lang}"\n', extra_config="[erudite]\nthink_time_s = 300\n")
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
+    with game_and_phones(tmp_path, top=f'language = "{lang}"\n',
+                         extra_config="[erudite]\nthink_time_s = 300\n") as (game, chromium):
         teams = state(game, game.token)["host"]["phones"]["teams"]
         urls = {t["button"]: t["url"] for t in teams}
         names = {t["button"]: t["name"] for t in teams}
@@ -129,18 +123,13 @@ def test_a_press_the_game_did_not_count_is_never_accepted_on_the_phone(tmp_path,
                 await p.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()
 
 
 def test_a_press_before_the_buttons_are_on_says_it_was_early_as_the_projector_does(tmp_path):
     """Своя игра (default rules): a press after the question is announced and before the host's
     end-of-reading mark is the game's early press (the button blocked a moment): the phone says
     «Рано: кнопки ещё не включены» and, under the idle button, the press order's tag for it."""
-    game = Game(tmp_path, top='mode = "own-game"\n')
-    chromium = Chromium(tmp_path, size=(390, 844))
-    try:
+    with game_and_phones(tmp_path, top='mode = "own-game"\n') as (game, chromium):
         teams = state(game, game.token)["host"]["phones"]["teams"]
         urls = {t["button"]: t["url"] for t in teams}
         names = {t["button"]: t["name"] for t in teams}
@@ -161,6 +150,3 @@ def test_a_press_before_the_buttons_are_on_says_it_was_early_as_the_projector_do
             await alpha.close()
 
         run(scenario())
-    finally:
-        chromium.close()
-        game.close()

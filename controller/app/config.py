@@ -77,6 +77,9 @@ SHELL_SCHEMA: list[Section] = [
         Key("host_overlay", "bool", True, "Draw what only the host needs (notices, the key help, the rename "
             "dialogue) on this screen too. True suits a laptop game with no phone; set false when the host "
             "uses the web host page and the projector shows the hall only (docs/web.md)."),
+        Key("separate_process", "bool", True, "Draw the window in a process of its own, so that a frame "
+            "being drawn never delays a press or the winner's lamp (docs/performance.md «The window in its own "
+            "process»); false: in the game loop's process (one process less)."),
     )),
     Section("web", "Live web pages inside buzzer run: / for the audience, /overlay for a stream, /host for "
             "the host's phone (docs/web.md).", (

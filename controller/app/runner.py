@@ -64,6 +64,9 @@ class LoopShell:
     def use(self, out: Any = None, scrollback: Any = None) -> None:
         self._loop.use(out=out, scrollback=scrollback)
 
+    def notice(self, key: str, /, **params) -> None:
+        self._loop.say(key, **params)
+
 
 def model(loop: Any) -> Frame:
     """The frame of ``loop`` now: the view model (with the buttons' status, the notice, the
@@ -114,10 +117,12 @@ def run(loop: Any, front: FrontEnd, seconds: float | None = None) -> None:
     try:
         while loop.running and (end is None or time.monotonic() < end):
             heartbeat(loop, front)
+            near = loop.deadline_near()
+            front.hold(near)
             wall = time.monotonic()
             if front.fps is not None and not loop.dirty and wall - last < frame_s:
                 continue
-            if loop.deadline_near():
+            if near:
                 continue  # a deadline (the arbiter's decision) is about to fall due: no frame now
             last = wall
             if front.present(model(loop)):
@@ -127,7 +132,20 @@ def run(loop: Any, front: FrontEnd, seconds: float | None = None) -> None:
 
 
 def run_window(loop: Any, seconds: float | None = None) -> None:
-    """``buzzer run`` with the projector's window (pygame)."""
+    """``buzzer run`` with the projector's window (pygame): drawn in a process of its own
+    (:class:`~controller.screens.window_process.WindowProcess`), or with ``[display]
+    separate_process = false`` in the loop's process (:func:`run_window_here`)."""
+    if not loop.cfg["display"].get("separate_process", True):
+        run_window_here(loop, seconds)
+        return
+    from controller.screens.window_process import WindowProcess
+
+    run(loop, WindowProcess(loop.cfg), seconds)
+
+
+def run_window_here(loop: Any, seconds: float | None = None) -> None:
+    """The projector's window drawn on the loop's own thread (a press read while a frame is
+    drawn waits for the frame's end: docs/performance.md «The window in its own process»)."""
     from controller.screens.window import Window
 
     run(loop, Window(loop.cfg), seconds)

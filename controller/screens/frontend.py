@@ -94,6 +94,9 @@ class Shell(Protocol):
     def use(self, out: Any = None, scrollback: Any = None) -> None:
         """Where the host's notice lines go, and lines that must stay readable in the terminal."""
 
+    def notice(self, key: str, /, **params) -> None:
+        """Tell the host the notice ``key`` (the catalog's; the window process restarted its window)."""
+
 
 class FrontEnd(ABC):
     """A front end the runner drives.  Must provide :meth:`poll` and :meth:`present`; may
@@ -123,6 +126,11 @@ class FrontEnd(ABC):
     def present(self, frame: Frame) -> bool:
         """Show ``frame``: True when it is on screen now (drawn, or already shown)."""
         raise NotImplementedError
+
+    def hold(self, on: bool) -> None:
+        """The engine's next deadline (a race's decision) is near (``on``) or not any more: a front
+        end that draws elsewhere stops drawing meanwhile, leaving the CPU to the input threads and
+        the loop, as the runner does by starting no frame then (called on every heartbeat)."""
 
     def close(self) -> None:
         """After the last heartbeat (also when the loop ends by an error): give back what

@@ -291,14 +291,14 @@ LONG_TITLE = "## " + "Очень длинное название тура " * 3 
 
 
 @pytest.mark.parametrize("mode, text, line, problem", [
-    ("chgk", LONG_TITLE, 1, "название тура («##»): не больше 60 символов, а не 83"),
-    ("erudite", LONG_TITLE, 1, "название тура («##»): не больше 60 символов, а не 83"),
+    ("chgk", LONG_TITLE, 1, "название тура («##») слишком длинное: длина 83, можно не больше 60"),
+    ("erudite", LONG_TITLE, 1, "название тура («##») слишком длинное: длина 83, можно не больше 60"),
     ("chgk", "## Тур\n\n? Начало вопроса\n" + "слово " * 400 + "\n! Ответ\n", 3,
-     "вопрос («?»): не больше 2000 символов, а не 2414"),
+     "вопрос («?»): слишком длинно: длина 2414, можно не больше 2000"),
     ("brain-ring", "? Вопрос\n! Ответ\n= " + "а" * 2001 + "\n", 3,
-     "зачёт («=»): не больше 2000 символов, а не 2001"),
+     "зачёт («=»): слишком длинно: длина 2001, можно не больше 2000"),
     ("chgk", "? Вопрос\n! Ответ\n\n/ Комментарий\n" + "к" * 2001 + "\n", 4,
-     "комментарий («/»): не больше 2000 символов, а не 2013"),
+     "комментарий («/»): слишком длинно: длина 2013, можно не больше 2000"),
 ])
 def test_a_4s_text_too_long_for_the_event_names_the_4s_file_and_line(tmp_path, mode, text, line, problem):
     """A tour title or a question's text over the event file's limits is the pack's mistake:
@@ -335,7 +335,7 @@ def test_4s_own_number_leaves_the_counter_and_a_misfit_pack_names_its_file(tmp_p
     r = buzzer("check-config", str(tmp_path / "event.toml"))
     err = r.stderr.strip()
     assert r.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
-    assert "big.4s: строка 17: в теме 'Тема' вопросов больше, чем номиналов (10, 20, 30, 40, 50)" in err, err
+    assert "big.4s: строка 17: в теме 'Тема': вопросов больше, чем номиналов (10, 20, 30, 40, 50)" in err, err
 
 
 # -- the race record --------------------------------------------------------------------------
@@ -489,7 +489,7 @@ def test_the_race_record_goes_to_the_host_part_of_the_view_model_only():
     ("№№ пять\n? Вопрос\n! Ответ\n", "строка 1: после «№№» нужно число, а не 'пять'",
      "line 1: «№№» needs a number, got 'пять'"),
     ("### Только название\n", "в файле нет ни одного вопроса (строки «?»)", "no question («?» line) in the file"),
-    ("## " + "Т" * 61 + "\n? Вопрос\n! Ответ\n", "строка 1: название тура («##»): не больше 60 символов, а не 61",
+    ("## " + "Т" * 61 + "\n? Вопрос\n! Ответ\n", "строка 1: название тура («##») слишком длинное: длина 61, можно не больше 60",
      "line 1: the tour's title («##»): at most 60 characters, got 61"),
 ])
 def test_a_4s_packs_mistake_is_said_in_the_hosts_language(tmp_path, capsys, text, ru, en):

@@ -354,14 +354,14 @@ def test_ending_a_game_before_the_last_says_the_next_follows_not_that_all_is_ove
     model = catalog.screen_of(g.view())
     assert model.standings.shown and model.standings.finished
     assert say(model.standings.over, "ru") == say(model.header.over, "ru") == \
-        "Игра 1 из 3 окончена, дальше игра 2 «Брейн-ринг»"
+        "Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»"
     assert say(model.standings.over, "en") == "Game 1 of 3 is over; next: game 2 “Брейн-ринг”"
     lines = status_lines(g.view(), "ru")
-    assert lines[1] == "Турнирная таблица · Игра 1 из 3 окончена, дальше игра 2 «Брейн-ринг»"
+    assert lines[1] == "Турнирная таблица · Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»"
     assert "Игра окончена" not in "\n".join(lines)
     g.host("next_game", 2)
     g.host("end_game", 3)                                  # Брейн-ринг, game 2: the next is ЧГК
-    assert say(catalog.screen_of(g.view()).standings.over, "ru") == "Игра 2 из 3 окончена, дальше игра 3 «ЧГК»"
+    assert say(catalog.screen_of(g.view()).standings.over, "ru") == "Окончена игра 2 из 3, дальше игра 3 «ЧГК»"
     g.host("next_game", 4)
     g.host("end_game", 5)                                  # the last game: the whole programme is over
     model = catalog.screen_of(g.view())
@@ -375,4 +375,4 @@ def test_an_untitled_programme_game_is_named_by_its_number_when_the_one_before_e
 
     g = Game([{"mode": "own-game"}, {"mode": "brain-ring"}])
     g.host("end_game", 1)
-    assert say(catalog.screen_of(g.view()).standings.over, "ru") == "Игра 1 из 2 окончена, дальше игра 2"
+    assert say(catalog.screen_of(g.view()).standings.over, "ru") == "Окончена игра 1 из 2, дальше игра 2"

@@ -461,7 +461,7 @@ class Standings:
     ``won_label``: the headings of the points column and of the second one when the game
     names them (Брейн-ринг's final table: «Победы в боях», «Очки»; None: «Очки», «За верные»);
     ``over``: how a finished table says the end when it is not «Игра окончена» (a programme's
-    game before its last: «Игра 1 из 3 окончена, дальше игра 2 …»)."""
+    game before its last: «Окончена игра 1 из 3, дальше игра 2 …»)."""
 
     shown: bool = False
     title: Words | None = None

@@ -338,7 +338,7 @@ def _colours(teams: list) -> dict[Any, tuple[int, Any]]:
 
 def series_over(view: Mapping[str, Any]) -> Words | None:
     """A programme's game that has ended while the programme goes on, in the programme's words:
-    «Игра 1 из 3 окончена, дальше игра 2 «Брейн-ринг»»; None outside a programme, while its game
+    «Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»»; None outside a programme, while its game
     is played, and for its last game (whose end is the whole programme's: «Игра окончена»)."""
     series = view.get("series") or {}
     n, of = series.get("round"), series.get("rounds")

@@ -71,6 +71,55 @@ ARGUMENT_PROBLEMS = (
 )
 
 
+ARGPARSE_WORDS = {
+    # argparse's own words in a help text (it takes them through gettext's ``_()`` in English)
+    # -> the catalog key of the host's words
+    "usage: ": "args.usage",
+    "positional arguments": "args.positional_arguments",
+    "options": "args.options",
+    "show this help message and exit": "args.show_help",
+    "show program's version number and exit": "args.show_version",
+}
+
+
+def help_key(prog: str, dest: str | None = None) -> str:
+    """The catalog key of a help text: ``cli.run.config`` for ``--config`` of ``buzzer run``
+    (``prog`` "buzzer run", ``dest`` "config"), ``cli.run`` for the command's own line (in
+    ``buzzer --help``, and its description in ``buzzer run --help``), ``cli`` for ``buzzer``'s."""
+    return ".".join(["cli", *prog.split()[1:], *([dest] if dest else [])])
+
+
+def help_words(key: str, english: str | None, lang: str) -> str | None:
+    """The help text of ``key`` in ``lang``; the code's ``english`` when the catalog lacks it."""
+    from controller.i18n import has, template
+
+    return template(key, lang) if english is not None and has(key) else english
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """``--help`` in the host's language (:func:`error_lang` of the words, as an error line):
+    the commands' texts from the catalogs (:func:`help_key`), argparse's own words
+    (:data:`ARGPARSE_WORDS`) too; the options, commands and metavars stay as typed."""
+
+    lang = "ru"
+
+    def _argparse_words(self, english: str | None) -> str | None:
+        return help_words(ARGPARSE_WORDS[english], english, self.lang) if english in ARGPARSE_WORDS else english
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        if prefix is None:
+            prefix = self._argparse_words("usage: ")
+        return super().add_usage(usage, actions, groups, prefix)
+
+    def start_section(self, heading):
+        return super().start_section(self._argparse_words(heading))
+
+    def _get_help_string(self, action):
+        if action.help in ARGPARSE_WORDS:
+            return self._argparse_words(action.help)
+        return help_words(help_key(self._prog, action.dest), action.help, self.lang)
+
+
 class Parser(argparse.ArgumentParser):
     """The parser of ``buzzer`` and its subcommands: a mistake in the words is one line in the
     host's language naming it and the ``--help`` to read, exit code 2 (not argparse's usage block
@@ -78,6 +127,24 @@ class Parser(argparse.ArgumentParser):
 
     argv: list[str] = []
     """The words being parsed (set by :func:`main`): their ``--lang`` / ``--config`` pick the language."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def _get_formatter(self):
+        formatter = super()._get_formatter()
+        formatter.lang = error_lang(None, self.argv)
+        return formatter
+
+    def format_help(self) -> str:
+        # the description in the host's language; a subcommand's: its line in ``buzzer --help``
+        description = self.description
+        self.description = help_words(help_key(self.prog), description or "", error_lang(None, self.argv)) or None
+        try:
+            return super().format_help()
+        finally:
+            self.description = description
 
     def error(self, message: str):  # type: ignore[override]
         sys.stderr.write(f"buzzer: {self.problem(message, error_lang(None, self.argv))}\n")
@@ -135,6 +202,24 @@ def main(argv: list[str] | None = None) -> int:
     # `buzzer run` handles SIGTERM, SIGINT and SIGHUP itself (controller/app/startup.py)
     os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
     Parser.argv = list(sys.argv[1:] if argv is None else argv)
+    release = _hold_stop_signals(Parser.argv)
+    try:
+        return _main(argv)
+    finally:
+        release()
+
+
+def _hold_stop_signals(argv: list[str]):
+    """``buzzer run``: a stop signal from its first moment on ends it tidily, also one that comes
+    before its slow imports and start-up are done (:mod:`controller.app.stopping`)."""
+    if next((w for w in argv if not w.startswith("-")), None) != "run":
+        return lambda: None
+    from controller.app import stopping
+
+    return stopping.hold()
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser(modules_for(Parser.argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

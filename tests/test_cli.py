@@ -552,3 +552,79 @@ def test_a_mistyped_option_speaks_the_language_of_the_config_it_names(tmp_path, 
     with pytest.raises(SystemExit):
         cli.main(["run", "-c", str(cfg), "--lang", "de"])
     assert capsys.readouterr().err == "buzzer: --lang: no such choice 'de'; choose from ru, en; see buzzer run --help\n"
+
+
+# --- --help in the host's language ------------------------------------------------------------------
+
+def _parsers(parser=None, path=()):
+    """Every parser of ``buzzer`` with the words that reach it: (), ("run",), ("pack", "show"), …"""
+    import argparse
+
+    parser = parser or cli.build_parser()
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, (*path, name))
+
+
+def help_of(capsys, *argv):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0 and err == "", err
+    return " ".join(out.split())   # argparse's wrapping left out
+
+
+def test_buzzer_help_is_russian_by_default_and_english_when_chosen(capsys):
+    ru = help_of(capsys, "--help")
+    assert ru.startswith("использование: buzzer [-h] [--version] COMMAND ...")
+    for words in ("позиционные аргументы:", "параметры:", "-h, --help показать эту справку и выйти",
+                  "run провести игру", "check-config проверить файл конфигурации",
+                  "Контроллер кнопок и таймера для интеллектуальных игр."):
+        assert words in ru, words
+    assert "usage:" not in ru and "options:" not in ru and "play a game" not in ru
+    en = help_of(capsys, "--help", "--lang", "en")
+    assert en.startswith("usage: buzzer [-h] [--version] COMMAND ...")
+    for words in ("positional arguments:", "options:", "-h, --help show this help message and exit",
+                  "run play a game", "Buzzer and timer controller for quiz games."):
+        assert words in en, words
+    assert "параметры" not in en
+
+
+def test_a_commands_help_follows_its_config_and_its_lang(tmp_path, capsys):
+    cfg = tmp_path / "en.toml"
+    cfg.write_text('language = "en"\n', encoding="utf-8")
+    assert "--new начать новую игру" in help_of(capsys, "run", "--help")
+    assert "--new start a new game" in help_of(capsys, "run", "-c", str(cfg), "--help")
+    assert "--new start a new game" in help_of(capsys, "run", "--lang", "en", "--help")
+    assert "--json вывести JSON" in help_of(capsys, "pack", "show", "--help")
+
+
+@pytest.mark.parametrize("path", [path for path, _ in _parsers()], ids=lambda p: " ".join(p) or "buzzer")
+def test_every_commands_help_renders_in_both_languages(capsys, path):
+    ru = help_of(capsys, *path, "--help")
+    assert ru.startswith(f"использование: {' '.join(('buzzer', *path))}") and "параметры:" in ru
+    en = help_of(capsys, *path, "--help", "--lang", "en")
+    assert en.startswith(f"usage: {' '.join(('buzzer', *path))}") and "options:" in en
+    assert "использование" not in en and "usage:" not in ru
+
+
+def test_every_help_text_is_in_the_catalogs_as_the_code_says_it():
+    """Each command's, argument's and subcommand's help has its key (``cli.help_key``) in every
+    catalog, and the English catalog says what the code says (the English a reader sees there)."""
+    import argparse
+
+    from controller import i18n
+
+    for _, parser in _parsers():
+        texts = {cli.help_key(parser.prog): parser.description} if parser.description else {}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                texts.update({cli.help_key(parser.prog, c.dest): c.help for c in action._choices_actions})
+            elif action.help not in (None, argparse.SUPPRESS):
+                key = cli.ARGPARSE_WORDS.get(action.help) or cli.help_key(parser.prog, action.dest)
+                texts[key] = action.help
+        for key, english in texts.items():
+            assert i18n.messages("en").get(key) == english, key
+            assert key in i18n.messages("ru"), key

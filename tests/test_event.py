@@ -66,14 +66,14 @@ BAD = [
     ('[[teams]]\nname = "A"\nplayers = ["Аня", "аня"]\n', "teams[0].players[1]: игрок 'аня' назван в команде дважды"),
     ('[[teams]]\nname = "A"\ncaptain = "x"\n', "teams[0].captain: неизвестный ключ; можно: button, city"),
     ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\n[[games.fights]]\ntype = "grey"\n',
-     "games[0].fights[0].type: unknown fight type \"grey\""),
+     "games[0].fights[0].type: неизвестный тип боя \"grey\"; можно: light, half-dark или dark"),
     ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\nteams = ["B"]\n', "games[0].teams[0]: в [[teams]] нет команды \"B\""),
     ('[[teams]]\nname = "A"\n[[games]]\nmode = "darts"\n', "games[0].mode: нужно одно из: erudite, "),
     ('[[teams]]\nname = "A"\nsound = "trumpet"\n', "teams[0].sound: expected one of press-1"),
     ('[[teams]]\nname = "A"\n[[teams]]\nname = "B"\n[[games]]\nmode = "erudite"\n[[games.fights]]\n'
-     'themes = ["1", "2", "3", "4", "5"]\n', "games[0].fights[0].themes: 5 themes, but a fight has 4 rounds"),
+     'themes = ["1", "2", "3", "4", "5"]\n', "games[0].fights[0].themes: тем: 5, а в бою раундов: 4"),
     ('[[teams]]\nname = "A"\n[[teams]]\nname = "B"\n[[games]]\nmode = "erudite"\n[[games.fights]]\n'
-     '[[games.fights.questions]]\nround = 1\nnominal = 15\n', "games[0].fights[0].questions[0].nominal: not one of"),
+     '[[games.fights.questions]]\nround = 1\nnominal = 15\n', "games[0].fights[0].questions[0].nominal: не из erudite.nominals (10, 20, 30, 40, 50): 15"),
     ('teams = 3\n', "teams: нужен массив таблиц"),
     ('[[teams]\n', "ошибка в TOML: "),
     ('title = 5\n', "title: нужно непустое значение (заголовок), получено 5"),
@@ -85,6 +85,13 @@ BAD = [
 @pytest.mark.parametrize("text, message", [
     ('title = 5\n', "title: expected a non-empty title, got 5"),
     ('[buttons]\nx = 1\n', "buttons: unknown key; allowed: games, teams, title"),
+    ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\n[[games.fights]]\ntype = "grey"\n',
+     "games[0].fights[0].type: unknown fight type \"grey\"; use light, half-dark or dark"),
+    ('[[teams]]\nname = "A"\n[[teams]]\nname = "B"\n[[games]]\nmode = "erudite"\n[[games.fights]]\n'
+     'themes = ["1", "2", "3", "4", "5"]\n',
+     "games[0].fights[0].themes: 5 themes, but a fight has 4 rounds (erudite.rounds_per_fight)"),
+    ('[[teams]]\nname = "A"\n[[games]]\nmode = "mafia"\nquestions_4s = "pack.4s"\n',
+     "games[0].questions_4s: a 4s pack gives questions to a game of mode erudite, brain-ring, chgk, not to 'mafia'"),
 ])
 def test_a_bad_event_file_is_said_in_english_with_lang_en(tmp_path, capsys, text, message):
     path = tmp_path / "event.toml"

@@ -270,11 +270,11 @@ def test_a_4s_pack_gives_brain_ring_and_erudite_their_questions(tmp_path):
 
 
 @pytest.mark.parametrize("text, line, problem", [
-    ("? Вопрос без ответа\n\n? Второй\n! Ответ\n", 1, "no answer"),
-    ("## Тур\n! Ответ без вопроса\n", 2, "with no question"),
-    ("### Пакет\n\nпросто строка\n", 3, "outside any field"),
-    ("? [Раздаточный материал: открыта\nВопрос\n! Ответ\n", 1, "not closed"),
-    ("? Вопрос\n! Один\n! Два\n", 3, "a second"),
+    ("? Вопрос без ответа\n\n? Второй\n! Ответ\n", 1, "у вопроса нет ответа (строки «!»)"),
+    ("## Тур\n! Ответ без вопроса\n", 2, "«!» (ответ) без вопроса («?») перед ним"),
+    ("### Пакет\n\nпросто строка\n", 3, "текст вне поля"),
+    ("? [Раздаточный материал: открыта\nВопрос\n! Ответ\n", 1, "не закрыт скобкой «]»"),
+    ("? Вопрос\n! Один\n! Два\n", 3, "второе поле «!» (ответ) у вопроса строки 1"),
 ])
 def test_a_malformed_4s_file_is_one_line_naming_the_line(tmp_path, text, line, problem):
     (tmp_path / "bad.4s").write_text(text, encoding="utf-8")
@@ -284,21 +284,21 @@ def test_a_malformed_4s_file_is_one_line_naming_the_line(tmp_path, text, line, p
     assert r.returncode == 2, r.stdout
     err = r.stderr.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
-    assert f"bad.4s: line {line}:" in err and problem in err and "games[0].questions_4s" in err
+    assert f"bad.4s: строка {line}:" in err and problem in err and "games[0].questions_4s" in err
 
 
 LONG_TITLE = "## " + "Очень длинное название тура " * 3 + "\n\n? Вопрос\n! Ответ\n"   # 83 characters
 
 
 @pytest.mark.parametrize("mode, text, line, problem", [
-    ("chgk", LONG_TITLE, 1, "the tour's title («##»): at most 60 characters, got 83"),
-    ("erudite", LONG_TITLE, 1, "the tour's title («##»): at most 60 characters, got 83"),
+    ("chgk", LONG_TITLE, 1, "название тура («##») слишком длинное: длина 83, можно не больше 60"),
+    ("erudite", LONG_TITLE, 1, "название тура («##») слишком длинное: длина 83, можно не больше 60"),
     ("chgk", "## Тур\n\n? Начало вопроса\n" + "слово " * 400 + "\n! Ответ\n", 3,
-     "the question («?»): at most 2000 characters, got 2414"),
+     "вопрос («?»): слишком длинно: длина 2414, можно не больше 2000"),
     ("brain-ring", "? Вопрос\n! Ответ\n= " + "а" * 2001 + "\n", 3,
-     "the accepted answers («=»): at most 2000 characters, got 2001"),
+     "зачёт («=»): слишком длинно: длина 2001, можно не больше 2000"),
     ("chgk", "? Вопрос\n! Ответ\n\n/ Комментарий\n" + "к" * 2001 + "\n", 4,
-     "the comment («/»): at most 2000 characters, got 2013"),
+     "комментарий («/»): слишком длинно: длина 2013, можно не больше 2000"),
 ])
 def test_a_4s_text_too_long_for_the_event_names_the_4s_file_and_line(tmp_path, mode, text, line, problem):
     """A tour title or a question's text over the event file's limits is the pack's mistake:
@@ -309,7 +309,7 @@ def test_a_4s_text_too_long_for_the_event_names_the_4s_file_and_line(tmp_path, m
     r = buzzer("check-config", str(tmp_path / "event.toml"))
     err = r.stderr.strip()
     assert r.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
-    assert f"long.4s: line {line}: {problem}" in err, err
+    assert f"long.4s: строка {line}: {problem}" in err, err
     assert "tours[" not in err and "fights[" not in err and "questions[" not in err, err
 
 
@@ -335,7 +335,7 @@ def test_4s_own_number_leaves_the_counter_and_a_misfit_pack_names_its_file(tmp_p
     r = buzzer("check-config", str(tmp_path / "event.toml"))
     err = r.stderr.strip()
     assert r.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
-    assert "big.4s: line 17: theme 'Тема' has more questions than nominals" in err, err
+    assert "big.4s: строка 17: в теме 'Тема': вопросов больше, чем номиналов (10, 20, 30, 40, 50)" in err, err
 
 
 # -- the race record --------------------------------------------------------------------------
@@ -479,3 +479,42 @@ def test_the_race_record_goes_to_the_host_part_of_the_view_model_only():
     assert race["winner"] and [p["rule"] for p in race["presses"]] == ["first", "late"]   # 3 ms after: past the 2 ms settle window
     audience = json.dumps(viewmodel.audience_only(vm), ensure_ascii=False)
     assert '"race"' not in audience and "delivered_ns" not in audience and "host" not in vm["audience"]["game"]
+
+
+@pytest.mark.parametrize("text, ru, en", [
+    ("? Вопрос без ответа\n", "строка 1: у вопроса нет ответа (строки «!»)",
+     "line 1: the question has no answer («!» line)"),
+    ("## Тур\n\n/ Комментарий\n", "строка 3: «/» (комментарий) без вопроса («?») перед ним",
+     "line 3: «/» (a comment) with no question («?») before it"),
+    ("№№ пять\n? Вопрос\n! Ответ\n", "строка 1: после «№№» нужно число, а не 'пять'",
+     "line 1: «№№» needs a number, got 'пять'"),
+    ("### Только название\n", "в файле нет ни одного вопроса (строки «?»)", "no question («?» line) in the file"),
+    ("## " + "Т" * 61 + "\n? Вопрос\n! Ответ\n", "строка 1: название тура («##») слишком длинное: длина 61, можно не больше 60",
+     "line 1: the tour's title («##»): at most 60 characters, got 61"),
+])
+def test_a_4s_packs_mistake_is_said_in_the_hosts_language(tmp_path, capsys, text, ru, en):
+    """The pack's one line is Russian by default and English with --lang en: the file, its line
+    and what is wrong there."""
+    from controller.cli import main
+
+    (tmp_path / "bad.4s").write_text(text, encoding="utf-8")
+    event = tmp_path / "event.toml"
+    event.write_text(EVENT + '\n[[games]]\nmode = "chgk"\nquestions_4s = "bad.4s"\n', encoding="utf-8")
+    for argv, words in ((["check-config", "--event", str(event)], ru),
+                        (["run", "--event", str(event), "--lang", "en"], en)):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"buzzer: {event}: games[0].questions_4s: {tmp_path / 'bad.4s'}: {words}\n", err
+
+
+def test_a_4s_error_is_english_as_a_string_and_the_hosts_words_when_said():
+    from controller.content import fours
+
+    with pytest.raises(fours.FoursError) as caught:
+        fours.parse("? Вопрос\n! Один\n! Два\n", "pack.4s")
+    assert str(caught.value) == "pack.4s: line 3: a second «!» (an answer) for the question of line 1"
+    assert caught.value.words("ru") == "pack.4s: строка 3: второе поле «!» (ответ) у вопроса строки 1"
+    with pytest.raises(fours.FoursError) as caught:
+        fours.load("/nonexistent/pack.4s")
+    assert caught.value.words("ru") == "/nonexistent/pack.4s: нет такого файла"
+    assert caught.value.words("en") == "/nonexistent/pack.4s: file not found"

@@ -179,3 +179,56 @@ def test_a_signal_stops_buzzer_run_headless_cleanly_with_the_journal_closed(tmp_
     events = journal.read(current).events
     assert any(type(e).__name__ == "Press" and e.button == "C" for e in events)
     assert took < 20
+
+
+def test_a_sigterm_in_the_first_moments_of_buzzer_run_ends_it_as_tidily_as_one_later(tmp_path):
+    """SIGTERM right after `buzzer run` has started -- here as soon as it says it resumes the game,
+    before its sound, backend and web pages are up and its own handlers installed -- used to end
+    it on the spot: no journal closed, no line naming the command that continues the game.  Now
+    it stops as on a normal stop, only sooner."""
+    import fcntl
+
+    proc, out, reader = _start(tmp_path)                 # a game with a press in its journal
+    current = journal.current_path(tmp_path / "journal")
+    try:
+        assert _until(lambda: b"Q = " in out or proc.poll() is not None, step=0.02), out.decode()
+        proc.stdin.write(b"np")
+        proc.stdin.flush()
+        assert _until(lambda: any(type(e).__name__ == "Press" for e in _events(current)), step=0.02), out.decode()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        reader.join(10)
+    before = current.read_text(encoding="utf-8")
+
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT),
+               PYTHONUNBUFFERED="1")                     # the start's first line comes at once
+    env.pop("SDL_NO_SIGNAL_HANDLERS", None)
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless"], cwd=tmp_path, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = bytearray()
+    reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
+                              daemon=True)
+    reader.start()
+    try:
+        assert _until(lambda: "Незавершённая игра продолжена".encode() in out or proc.poll() is not None,
+                      step=0.001), out.decode()
+        proc.send_signal(signal.SIGTERM)                 # the start has only just said what it resumes
+        rc = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        reader.join(10)
+    err = proc.stderr.read().decode()
+    assert rc == 0 and "Traceback" not in err, (rc, err)
+    lines = [line for line in out.decode().splitlines() if line.strip()]
+    assert lines[-1].startswith("Игра не окончена:"), lines[-3:]   # the journal was closed by _finish
+    after = current.read_text(encoding="utf-8")
+    assert after.startswith(before) and all(json.loads(line.split(" ", 1)[1]) for line in after.splitlines())
+    assert any(type(e).__name__ == "Press" and e.button == "C" for e in journal.read(current).events)
+    with open(tmp_path / "journal" / journal.LOCK, "rb+") as held:   # the directory is free again
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -330,3 +330,23 @@ def test_f4_with_a_question_open_says_the_refusal_at_once_and_asks_twice_only_wh
     assert engine.view(loop.state)["stage"] != "finished"
     press("f4")
     assert engine.finished(loop.state)
+
+
+def test_a_host_key_the_game_leaves_out_of_its_keys_says_it_does_nothing_here():
+    """«Мафия»'s judge's table has no F4 (end the game in the other games): the host reads one line
+    saying so instead of nothing; a key no key map names stays silent."""
+    for lang, line in (("ru", "F4 — в этой игре эта клавиша ничего не делает"), ("en", "F4 does nothing in this game")):
+        cfg = config.build({"mode": "mafia", "language": lang})
+        clock = ManualClock(1_000 * MS)
+        loop = Loop(cfg, engine.new_game(cfg, 1), clock)
+        loop.key_down(["F4"])
+        loop.drain()
+        assert loop.notice == line
+    loop = Loop(cfg, engine.new_game(cfg, 1), clock)
+    loop.key_down(["f13"])                       # no map names it
+    loop.drain()
+    assert loop.notice == ""
+    loop, clock = make_loop()                    # where F4 is a key of the game it asks as before
+    loop.key_down(["f4"])
+    loop.drain()
+    assert loop.notice == "Нажмите ещё раз: закончить игру и показать итоги"

@@ -340,3 +340,39 @@ def test_the_host_page_offers_one_button_for_moving_on_where_two_actions_do_the_
     assert {"Следующая игра программы", "Следующий раунд"} <= set(labels(g))   # two moves
     g.host("end_game", 1)                                                     # Эрудит-квартет is over
     assert "Следующая игра программы" in labels(g) and "Следующий раунд" not in labels(g)
+
+
+def test_ending_a_game_before_the_last_says_the_next_follows_not_that_all_is_over():
+    """F4 (end the game) in game 1 of 3: the screen says that game is over and the next one follows,
+    in the programme's words; only the last game's end says «Игра окончена»."""
+    from controller.games import catalog
+    from controller.screens.common import say
+    from controller.screens.terminal import status_lines
+
+    g = Game(THREE)
+    g.host("end_game", 1)
+    model = catalog.screen_of(g.view())
+    assert model.standings.shown and model.standings.finished
+    assert say(model.standings.over, "ru") == say(model.header.over, "ru") == \
+        "Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»"
+    assert say(model.standings.over, "en") == "Game 1 of 3 is over; next: game 2 “Брейн-ринг”"
+    lines = status_lines(g.view(), "ru")
+    assert lines[1] == "Турнирная таблица · Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»"
+    assert "Игра окончена" not in "\n".join(lines)
+    g.host("next_game", 2)
+    g.host("end_game", 3)                                  # Брейн-ринг, game 2: the next is ЧГК
+    assert say(catalog.screen_of(g.view()).standings.over, "ru") == "Окончена игра 2 из 3, дальше игра 3 «ЧГК»"
+    g.host("next_game", 4)
+    g.host("end_game", 5)                                  # the last game: the whole programme is over
+    model = catalog.screen_of(g.view())
+    assert model.standings.over is None and model.header.over is None
+    assert status_lines(g.view(), "ru")[1].endswith(" · Игра окончена")
+
+
+def test_an_untitled_programme_game_is_named_by_its_number_when_the_one_before_ends():
+    from controller.games import catalog
+    from controller.screens.common import say
+
+    g = Game([{"mode": "own-game"}, {"mode": "brain-ring"}])
+    g.host("end_game", 1)
+    assert say(catalog.screen_of(g.view()).standings.over, "ru") == "Окончена игра 1 из 2, дальше игра 2"

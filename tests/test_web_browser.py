@@ -585,3 +585,35 @@ def test_the_audience_page_titles_a_finished_programmes_table_as_the_projector_d
         assert run(scenario()) == "Итоги программы"
     finally:
         game.close()
+
+
+def test_the_host_pages_top_has_no_empty_band_when_nobody_answers(game, chromium, tmp_path):
+    """390×844, between questions: no holder, countdown, pause or flash to show, so the sticky top
+    block holds no empty band above the reply and the scores (a newcomer saw ~90 px of nothing);
+    once the countdown runs, its strip is there again and the holder takes its place in it."""
+    rects = ("(() => { const r = id => document.getElementById(id).getBoundingClientRect();"
+             " const top = document.querySelector('.top').getBoundingClientRect(),"
+             " strip = document.querySelector('.top .strip').getBoundingClientRect();"
+             " return {top: top.top, strip: strip.height, result: r('result').top, teams: r('teams').top}; })()")
+
+    async def scenario():
+        page = await chromium.page(f"{game.base}/host#token={game.token}")
+        await page.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
+        await page.wait_for("document.querySelectorAll('.action').length >= 10"
+                            " && document.querySelectorAll('#teams .team').length === 4", timeout=30.0)
+        idle = await page.eval(rects)
+        await page.screenshot(tmp_path / "host-390x844-idle.png")
+        game.type("n ")
+        await page.wait_for("!document.getElementById('countdown').hidden", timeout=30.0)
+        counting = await page.eval(rects)
+        game.type("q")
+        await page.wait_for(f"({HOLDER}) === 'Альфа'", timeout=30.0)
+        answering = await page.eval(rects)
+        await page.screenshot(tmp_path / "host-390x844-answering.png")
+        await page.close()
+        return idle, counting, answering
+
+    idle, counting, answering = run(scenario())
+    assert idle["strip"] == 0 and idle["result"] - idle["top"] < 20, idle       # no band above the reply
+    assert counting["strip"] > 40, counting                                      # the countdown's strip
+    assert answering["teams"] == counting["teams"], (counting, answering)        # the holder moved nothing

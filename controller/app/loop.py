@@ -389,6 +389,18 @@ class Loop:
             for n in names:
                 if self.backend.key_down(n, now):
                     return
+        self._key_not_taken(names)
+
+    def _key_not_taken(self, names: list[str]) -> None:
+        """A key of the host's key map (config ``[keys]``) that the game on now leaves out of its
+        own key layers (its declared keys: «Мафия»'s judge's table has no end-game key): one line
+        saying the key does nothing here, not silence; a key no map names stays silent."""
+        bound = {str(n).lower() for keys in self.cfg.get("keys", {}).values() if isinstance(keys, list)
+                 for n in keys}
+        for n in names:
+            if n.lower() in bound:
+                self._notice("key_not_in_this_game", name=key_label(n.lower(), self.cfg["language"]))
+                return
 
     def key_up(self, names: list[str]) -> None:
         for dialogue in self.open_dialogues.values():

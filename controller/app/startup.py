@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from controller.app import config as config_mod
+from controller.app import stopping
 from controller.content import packs
 from controller.games import engine
 from controller.sessions import journal as journal_mod
@@ -58,7 +59,8 @@ def _ask(question: str, default: bool, lang: str) -> bool:
     if not _interactive():
         return default
     try:
-        answer = input(f"{question} {t('ask.default_yes' if default else 'ask.default_no', lang)} ").strip().lower()
+        with stopping.asking():   # a stop signal while the host is asked ends the start at once
+            answer = input(f"{question} {t('ask.default_yes' if default else 'ask.default_no', lang)} ").strip().lower()
     except EOFError:
         return default
     return default if not answer else answer in YES
@@ -457,7 +459,7 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
     return 0
 
 
-STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+STOP_SIGNALS = stopping.STOP_SIGNALS
 
 
 def _stop_on_signals(loop: Loop) -> Callable[[], None]:
@@ -465,8 +467,9 @@ def _stop_on_signals(loop: Loop) -> Callable[[], None]:
     loop like the quit key: the journal is closed and the line naming the command that
     continues the game is printed (:func:`_finish`). SDL would otherwise take SIGTERM and
     turn it into a quit event only the window reads (``SDL_NO_SIGNAL_HANDLERS`` is set before
-    pygame starts, and these handlers replace any it installed). Returns what puts the old
-    handlers back."""
+    pygame starts, and these handlers replace any it installed). A signal that came during the
+    start, before these (controller/app/stopping.py), stops the loop at once. Returns what puts
+    the old handlers back."""
     import signal
 
     if threading.current_thread() is not threading.main_thread():
@@ -480,6 +483,8 @@ def _stop_on_signals(loop: Loop) -> Callable[[], None]:
         sig = getattr(signal, name, None)
         if sig is not None:
             old[sig] = signal.signal(sig, stop)
+    if stopping.pending() is not None:
+        loop.stop()   # one came during the start (controller/app/stopping.py): the same tidy end, at once
 
     def restore() -> None:
         for sig, handler in old.items():

@@ -180,32 +180,36 @@ def with_4s_packs(data: Mapping[str, Any], base: Path) -> Mapping[str, Any]:
         key = f"games[{i}].{PACK_4S}"
         name = g[PACK_4S]
         if not isinstance(name, str) or not name.strip():
-            raise ConfigError(key, f"expected the path of a .4s file, got {name!r}")
+            raise ConfigError(key, Text("event.expected_4s_path", got=repr(name)))
         g = {k: v for k, v in g.items() if k != PACK_4S}
         plan = catalog.event_plans().get(g.get("mode"))
         if plan is None or plan.from_4s is None:
-            raise ConfigError(key, "a 4s pack gives questions to a ЧГК, Брейн-ринг or Эрудит-квартет game, "
-                              f"not to {g.get('mode')!r}")
+            raise ConfigError(key, Text("event.4s_not_for_mode", games=_4s_games(), mode=repr(g.get("mode"))))
         path = Path(name).expanduser()
         path = path if path.is_absolute() else base / path
         try:
             pack = plan.from_4s(fours.load(path), _defaults(g.get("mode")))
         except (fours.FoursError, event_plan.PackError) as exc:
             # a pack that does not fit the game names the pack's file as a malformed one does
-            raise ConfigError(key, f"{path}: {exc.problem}" if isinstance(exc, ConfigError) else str(exc)) from None
+            raise ConfigError(key, ConfigError("", exc.problem, str(path)) if isinstance(exc, ConfigError) else exc) \
+                from None
         for own, value in pack.items():
             if own not in g:
                 continue
             # the file's own tables may give their types only (the fights' light/dark); the rest is the pack's
             given = g[own] if isinstance(g[own], list) else []
             if not all(isinstance(f, dict) and set(f) <= {"type"} for f in given) or not given:
-                raise ConfigError(f"games[{i}].{own}", f"the game has {own} of its own and {PACK_4S}: "
-                                  f"give them in one place (with {PACK_4S}, only each one's type)")
+                raise ConfigError(f"games[{i}].{own}", Text("event.own_and_4s", own=own, pack=PACK_4S))
             for k, f in enumerate(value):
                 if k < len(given) and "type" in given[k]:
                     f["type"] = given[k]["type"]
         out.append({**g, **pack})
     return {**data, "games": out}
+
+
+def _4s_games() -> str:
+    """The modes whose games a 4s pack gives questions to, as the event file names them: ``chgk, …``."""
+    return ", ".join(mode for mode, plan in catalog.event_plans().items() if plan.from_4s is not None)
 
 
 def _defaults(mode: Any) -> dict:

@@ -17,8 +17,9 @@ host's version, ``(PAGEBREAK)`` is dropped, ``\\_`` is an underscore.
 
 :func:`parse` is pure (text in, a :class:`Pack` out); a malformed file is one
 :class:`FoursError` naming the line: ``pack.4s: line 12: «!» (an answer) with no question
-before it``.  Each game's plan (:mod:`controller.games.event_plan`, ``from_4s``) turns a pack into
-the keys of its ``[[games]]`` table (docs/event-file.md).
+before it`` (in the host's language: :meth:`FoursError.words`).  Each game's plan
+(:mod:`controller.games.event_plan`, ``from_4s``) turns a pack into the keys of its
+``[[games]]`` table (docs/event-file.md).
 """
 
 from __future__ import annotations
@@ -29,13 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import BuzzerError
+from controller.i18n import DEFAULT_LANG, Text, t, words
 
 # longest first: a line is matched against these in order
 MARKERS = ("###LJ", "###", "#DATE", "#EDITOR", "##", "#", "№№", "№", "!=", "?", "!", "=", "/", "^", "@")
 QUESTION_FIELDS = {"!": "answer", "=": "accepted", "!=": "not_accepted", "/": "comment", "^": "source",
                    "@": "author"}
-WHAT = {"!": "an answer", "=": "accepted answers", "!=": "answers not accepted", "/": "a comment",
-        "^": "sources", "@": "authors"}
+WHAT = {"!": "fours.what_answer", "=": "fours.what_accepted", "!=": "fours.what_not_accepted",
+        "/": "fours.what_comment", "^": "fours.what_source", "@": "fours.what_author"}
+"""What each question field is, as the catalog key of its words («!»: an answer)."""
 MAX_BYTES = 5_000_000
 _HANDOUT = re.compile(r"\[\s*Раздаточный материал\s*:?\s*(.*?)\]", re.S | re.I)
 _IMG = re.compile(r"\(img\s+([^)]+?)\s*\)")
@@ -43,7 +46,23 @@ _SCREEN = re.compile(r"\(screen\s+([^|)]*)\|[^)]*\)")
 
 
 class FoursError(BuzzerError):
-    """A malformed 4s file; the message names the file and the line."""
+    """A malformed 4s file; the message names the file and the line: ``source: line N: problem``
+    (``line`` None: the file as a whole).  ``problem`` is a catalog text, said in the host's
+    language by :meth:`words` (``str`` is the English line)."""
+
+    def __init__(self, source: str, line: int | None, problem: Text):
+        self.source = source
+        self.line = line
+        self.problem = problem
+        super().__init__(self._line(str(problem), "en"))
+
+    def _line(self, problem: str, lang: str) -> str:
+        where = f"{self.source}: " if self.source else ""
+        return f"{where}{t('fours.line', lang, n=self.line)}: {problem}" if self.line is not None \
+            else f"{where}{problem}"
+
+    def words(self, lang: str = DEFAULT_LANG) -> str:
+        return self._line(str(words(self.problem, lang)), lang)
 
 
 @dataclass
@@ -125,7 +144,7 @@ def _handouts(q: Question, source: str) -> None:
     opened = text.lower().count("[раздаточный материал")
     found = _HANDOUT.findall(text)
     if opened > len(found):
-        raise FoursError(f"{source}: line {q.line}: a handout «[Раздаточный материал: …» is not closed with «]»")
+        raise FoursError(source, q.line, Text("fours.handout_not_closed"))
     for body in found:
         imgs = _IMG.findall(body)
         words = _IMG.sub("", body).strip()
@@ -152,8 +171,7 @@ def parse(text: str, source: str = "<4s>") -> Pack:
         found = _marker(line)
         if found is None:
             if current is None:
-                raise FoursError(f"{source}: line {n}: text outside any field (a 4s field starts with "
-                                 f"?, !, =, !=, /, ^, @, ##, # …): {line.strip()[:40]!r}")
+                raise FoursError(source, n, Text("fours.outside_field", got=repr(line.strip()[:40])))
             current[2].append(line)
             continue
         current = (n, found[0], [found[1]] if found[1] else [])
@@ -168,10 +186,10 @@ def parse(text: str, source: str = "<4s>") -> Pack:
         if q is None:
             return
         if not q.answer:
-            raise FoursError(f"{source}: line {q.line}: the question has no answer («!» line)")
+            raise FoursError(source, q.line, Text("fours.no_answer"))
         _handouts(q, source)
         if not q.text and not q.handouts:
-            raise FoursError(f"{source}: line {q.line}: the question («?») is empty")
+            raise FoursError(source, q.line, Text("fours.empty_question"))
 
     for n, m, lines in fields:
         body = _clean("\n".join(lines), counters)
@@ -188,19 +206,19 @@ def parse(text: str, source: str = "<4s>") -> Pack:
             tour.questions.append(q)
         elif m in QUESTION_FIELDS:
             if q is None:
-                raise FoursError(f"{source}: line {n}: «{m}» ({WHAT[m]}) with no question («?») before it")
+                raise FoursError(source, n, Text("fours.no_question_before", marker=m, what=Text(WHAT[m])))
             key = QUESTION_FIELDS[m]
             if getattr(q, key):
-                raise FoursError(f"{source}: line {n}: a second «{m}» ({WHAT[m]}) for the question of line {q.line}")
+                raise FoursError(source, n, Text("fours.second_field", marker=m, what=Text(WHAT[m]), line=q.line))
             if not body and m == "!":
-                raise FoursError(f"{source}: line {n}: the answer («!») is empty")
+                raise FoursError(source, n, Text("fours.empty_answer"))
             setattr(q, key, body)
             q.lines[key] = n
         elif m == "##":
             close(q)
             q = None
             if not body:
-                raise FoursError(f"{source}: line {n}: a tour («##») without a title")
+                raise FoursError(source, n, Text("fours.untitled_tour"))
             tour = Tour(body, n)
             pack.tours.append(tour)
         elif m in ("###", "###LJ"):
@@ -214,15 +232,15 @@ def parse(text: str, source: str = "<4s>") -> Pack:
             (tour.info if tour is not None else pack.info).append(body)
         elif m == "№":
             if q is not None and not q.answer:
-                raise FoursError(f"{source}: line {n}: «№» inside a question (before its answer)")
+                raise FoursError(source, n, Text("fours.number_inside"))
             own_number = body
         elif m == "№№":
             if not body.isdigit():
-                raise FoursError(f"{source}: line {n}: «№№» needs a number, got {body!r}")
+                raise FoursError(source, n, Text("fours.renumber_needs_number", got=repr(body)))
             renumber = int(body)
     close(q)
     if not pack.questions:
-        raise FoursError(f"{source}: no question («?» line) in the file")
+        raise FoursError(source, None, Text("fours.no_questions"))
     return pack
 
 
@@ -230,14 +248,14 @@ def load(path: str | Path) -> Pack:
     p = Path(path)
     try:
         if p.is_dir():
-            raise FoursError(f"{path}: is a folder, not a 4s file")
+            raise FoursError(str(path), None, Text("fours.is_folder"))
         if p.stat().st_size > MAX_BYTES:
-            raise FoursError(f"{path}: larger than {MAX_BYTES // 1_000_000} MB; is it a 4s file?")
+            raise FoursError(str(path), None, Text("fours.too_large", mb=MAX_BYTES // 1_000_000))
         text = p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise FoursError(f"{path}: file not found") from None
+        raise FoursError(str(path), None, Text("file.not_found")) from None
     except UnicodeDecodeError:
-        raise FoursError(f"{path}: not UTF-8 text") from None
+        raise FoursError(str(path), None, Text("file.not_utf8")) from None
     except OSError as exc:
-        raise FoursError(f"{path}: cannot read: {exc.strerror}") from None
+        raise FoursError(str(path), None, Text("file.cannot_read", problem=exc.strerror)) from None
     return parse(text, str(path))

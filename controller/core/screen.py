@@ -157,7 +157,9 @@ class Header:
     never empty: the title when the game has no structure), the ``theme`` and the pause;
     ``series``: which game of a series is on («Игра 2 из 3», None outside one);
     ``question``: the question being played, open or closed (its head, nominal and own
-    theme; None between questions); ``finished``: the game is over."""
+    theme; None between questions); ``finished``: the game is over; ``over``: how to say so
+    when it is not «Игра окончена» (a programme's game before its last: «Игра 1 из 3 окончена,
+    дальше игра 2 …»)."""
 
     title: Words
     structure: tuple[Words, ...]
@@ -166,6 +168,7 @@ class Header:
     series: Words | None = None
     question: "QuestionCard | None" = None
     finished: bool = False
+    over: Words | None = None
 
 
 @dataclass(frozen=True)
@@ -456,12 +459,15 @@ class Standings:
     players (``best``: (title, rows)); ``note``: what the final table leaves open, under its
     title (ЧГК: «Поделены места 1–2: их решит перестрелка»); ``points_label`` and
     ``won_label``: the headings of the points column and of the second one when the game
-    names them (Брейн-ринг's final table: «Победы в боях», «Очки»; None: «Очки», «За верные»)."""
+    names them (Брейн-ринг's final table: «Победы в боях», «Очки»; None: «Очки», «За верные»);
+    ``over``: how a finished table says the end when it is not «Игра окончена» (a programme's
+    game before its last: «Окончена игра 1 из 3, дальше игра 2 …»)."""
 
     shown: bool = False
     title: Words | None = None
     finished: bool = False
     title_final: bool = False
+    over: Words | None = None
     structure: tuple[Words, ...] = ()
     rows: tuple[StandingRow, ...] = ()
     has_won: bool = False

@@ -1241,15 +1241,15 @@ def _event_fit(cfg: dict, game: dict, number: int) -> None:
     for k, f in enumerate(game.get("fights", [])):
         path = f"games[{number - 1}].fights[{k}]"
         if len(f["themes"]) > e["rounds_per_fight"]:
-            raise ConfigError(f"{path}.themes", f"{len(f['themes'])} themes, but a fight has "
-                              f"{e['rounds_per_fight']} rounds (erudite.rounds_per_fight)")
+            raise ConfigError(f"{path}.themes", Text("erudite.event_themes", themes=len(f["themes"]),
+                                                        rounds=e["rounds_per_fight"]))
         for j, q in enumerate(f["questions"]):
             if q["round"] > e["rounds_per_fight"]:
-                raise ConfigError(f"{path}.questions[{j}].round", f"a fight has {e['rounds_per_fight']} rounds, "
-                                  f"got {q['round']}")
+                raise ConfigError(f"{path}.questions[{j}].round", Text("erudite.event_round", rounds=e["rounds_per_fight"],
+                                                                         got=q["round"]))
             if q["nominal"] not in e["nominals"]:
-                raise ConfigError(f"{path}.questions[{j}].nominal", f"not one of erudite.nominals "
-                                  f"({', '.join(map(str, e['nominals']))}), got {q['nominal']}")
+                raise ConfigError(f"{path}.questions[{j}].nominal", Text(
+                    "erudite.event_nominal", nominals=", ".join(map(str, e["nominals"])), got=q["nominal"]))
 
 
 class Erudite(Game):

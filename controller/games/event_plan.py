@@ -84,12 +84,11 @@ def _erudite_fights(fights: Any, path: str) -> list[dict]:
         fight: dict[str, Any] = {}
         if "type" in f:
             if f["type"] not in FIGHT_TYPES:
-                raise ConfigError(f"{fp}.type", f"unknown fight type {_show(f['type'])}; use light, "
-                                  "half-dark or dark")
+                raise ConfigError(f"{fp}.type", Text("event.fight_type", got=_show(f["type"])))
             fight["type"] = f["type"]
         themes = f.get("themes", [])
         if not isinstance(themes, list):
-            raise ConfigError(f"{fp}.themes", "expected a list of the rounds' themes")
+            raise ConfigError(f"{fp}.themes", Text("event.themes_list"))
         fight["themes"] = [_name(x, f"{fp}.themes[{r}]", "theme") for r, x in enumerate(themes)]
         questions = []
         seen = set()
@@ -98,11 +97,11 @@ def _erudite_fights(fights: Any, path: str) -> list[dict]:
             _unknown(q, QUESTION_KEYS, qp)
             rnd, nominal = q.get("round"), q.get("nominal")
             if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
-                raise ConfigError(f"{qp}.round", f"expected a round number from 1, got {_show(rnd)}")
+                raise ConfigError(f"{qp}.round", Text("event.round_number", got=_show(rnd)))
             if not isinstance(nominal, int) or isinstance(nominal, bool) or nominal <= 0:
-                raise ConfigError(f"{qp}.nominal", f"expected a whole number > 0, got {_show(nominal)}")
+                raise ConfigError(f"{qp}.nominal", Text("event.nominal", got=_show(nominal)))
             if (rnd, nominal) in seen:
-                raise ConfigError(qp, f"round {rnd} has two questions of {nominal}")
+                raise ConfigError(qp, Text("event.two_questions", round=rnd, nominal=nominal))
             seen.add((rnd, nominal))
             questions.append({"round": rnd, "nominal": nominal, **_question(q, qp)})
         fight["questions"] = questions
@@ -120,8 +119,7 @@ def _question(q: dict, qp: str) -> dict:
     if "handouts" in q:
         h = q["handouts"]
         if not isinstance(h, list) or len(h) > MAX_HANDOUTS:
-            raise ConfigError(f"{qp}.handouts", f"expected a list of at most {MAX_HANDOUTS} handouts (texts or "
-                              "picture files)")
+            raise ConfigError(f"{qp}.handouts", Text("event.handouts_list", most=MAX_HANDOUTS))
         out["handouts"] = [_text(x, f"{qp}.handouts[{j}]") for j, x in enumerate(h)]
     return out
 
@@ -174,7 +172,7 @@ def _own_game_pack(g: dict, path: str, base: str | None) -> dict:
         return {}
     pack = g["pack"]
     if not isinstance(pack, str) or not pack.strip():
-        raise ConfigError(f"{path}.pack", f"expected the path of a .siq file, got {_show(pack)}")
+        raise ConfigError(f"{path}.pack", Text("event.expected_siq_path", got=_show(pack)))
     pack = pack.strip()
     if base is not None and not pack.startswith(("/", "~")):
         pack = base.rstrip("/") + "/" + pack
@@ -184,13 +182,19 @@ def _own_game_pack(g: dict, path: str, base: str | None) -> dict:
 class PackError(ConfigError):
     """A 4s pack that does not fit a game (its message names the pack's line)."""
 
-    def __init__(self, problem: str):
+    def __init__(self, problem: Text):
         super().__init__("", problem)
 
 
-FIELD_NAMES = {"text": "the question («?»)", "answer": "the answer («!»)", "accepted": "the accepted answers («=»)",
-               "not_accepted": "the answers not accepted («!=»)", "comment": "the comment («/»)",
-               "source": "the sources («^»)", "author": "the authors («@»)", "handouts": "a handout"}
+FIELD_NAMES = {"text": "fours.field_text", "answer": "fours.field_answer", "accepted": "fours.field_accepted",
+               "not_accepted": "fours.field_not_accepted", "comment": "fours.field_comment",
+               "source": "fours.field_source", "author": "fours.field_author", "handouts": "fours.field_handout"}
+"""A 4s question's field -> the catalog key of its name in an error line («the answer («!»)»)."""
+
+
+def _line(n: int, problem: Text) -> Text:
+    """A pack's problem at its line ``n``: «line 12: …» in the host's language."""
+    return Text("fours.at_line", line=Text("fours.line", n=n), problem=problem)
 
 
 def _fits(pack: Any, titles: bool) -> None:
@@ -198,15 +202,15 @@ def _fits(pack: Any, titles: bool) -> None:
     :class:`PackError` naming the pack's line (``titles``: the game shows its tours' titles)."""
     for t in pack.tours:
         if titles and t.questions and len(t.title) > MAX_NAME:
-            raise PackError(f"line {t.line}: the tour's title («##»): at most {MAX_NAME} characters, got {len(t.title)}")
+            raise PackError(_line(t.line, Text("fours.title_too_long", most=MAX_NAME, got=len(t.title))))
         for q in t.questions:
             if len(q.handouts) > MAX_HANDOUTS:
-                raise PackError(f"line {q.line}: at most {MAX_HANDOUTS} handouts a question, got {len(q.handouts)}")
+                raise PackError(_line(q.line, Text("fours.too_many_handouts", most=MAX_HANDOUTS, got=len(q.handouts))))
             for key, value in q.as_dict().items():
                 for v in value if key == "handouts" else [value]:
                     if len(v) > MAX_TEXT:
-                        raise PackError(f"line {q.lines.get(key, q.line)}: {FIELD_NAMES[key]}: at most {MAX_TEXT} "
-                                        f"characters, got {len(v)}")
+                        raise PackError(_line(q.lines.get(key, q.line), Text(
+                            "fours.field_too_long", field=Text(FIELD_NAMES[key]), most=MAX_TEXT, got=len(v))))
 
 
 def _chgk_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
@@ -231,7 +235,7 @@ def _erudite_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
     fights: list[dict] = []
     for k, t in enumerate(x for x in pack.tours if x.questions):
         if not t.title:
-            raise PackError(f"line {t.line}: an Эрудит-квартет round needs its theme as a tour title («## Тема»)")
+            raise PackError(_line(t.line, Text("fours.erudite_untitled")))
         if k % per_fight == 0:
             fights.append({"themes": [], "questions": []})
         fight = fights[-1]
@@ -242,8 +246,8 @@ def _erudite_from_4s(pack: Any, cfg_defaults: Mapping[str, Any]) -> dict:
             elif j < len(nominals):
                 nominal = nominals[j]
             else:
-                raise PackError(f"line {q.line}: theme {t.title!r} has more questions than nominals "
-                                f"({', '.join(map(str, nominals))}); give the question its nominal («№ 50»)")
+                raise PackError(_line(q.line, Text("fours.more_than_nominals", theme=repr(t.title),
+                                                     nominals=", ".join(map(str, nominals)))))
             fight["questions"].append({"round": len(fight["themes"]), "nominal": nominal, **q.as_dict()})
     return {"fights": fights}
 

@@ -336,6 +336,21 @@ def _colours(teams: list) -> dict[Any, tuple[int, Any]]:
     return {tm.get("name"): (i, tm.get("color")) for i, tm in enumerate(teams)}
 
 
+def series_over(view: Mapping[str, Any]) -> Words | None:
+    """A programme's game that has ended while the programme goes on, in the programme's words:
+    «Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»»; None outside a programme, while its game
+    is played, and for its last game (whose end is the whole programme's: «Игра окончена»)."""
+    series = view.get("series") or {}
+    n, of = series.get("round"), series.get("rounds")
+    if view.get("stage") != "finished" or series.get("finished") or not of or not isinstance(n, int) or n >= of:
+        return None
+    titles = list(series.get("titles") or ())
+    title = str(titles[n]) if n < len(titles) else ""
+    if not title or title == str(n + 1):   # a round without a title is named by its number
+        return Words.of("series_game_over_untitled", n=n, of=of, next=n + 1)
+    return Words.of("series_game_over", n=n, of=of, next=n + 1, next_title=title)
+
+
 def header(view: Mapping[str, Any], title_key: str | None) -> Header:
     mode = view.get("mode")
     title = title_words(mode, title_key)
@@ -344,7 +359,7 @@ def header(view: Mapping[str, Any], title_key: str | None) -> Header:
                   theme=theme(view), paused=bool(view.get("paused")), series=series_head(view),
                   question=QuestionCard(head=question_head(q), nominal=q.get("nominal"), theme=q.get("theme"),
                                         waiting_start=bool(q.get("waiting_start"))) if q else None,
-                  finished=view.get("stage") == "finished")
+                  finished=view.get("stage") == "finished", over=series_over(view))
 
 
 def cell(what: str, data: Mapping[str, Any], paused: bool = False) -> Cell:
@@ -597,9 +612,10 @@ def standings(view: Mapping[str, Any], title_key: str | None) -> Standings:
         who = best.get(key) or []
         if who:
             best_rows.append((title, tuple(PlayerRow(r["name"], r["team"], r["points"]) for r in who)))
+    over = series_over(view)   # a programme's game is over, the programme goes on: said so, not «Игра окончена»
     return Standings(
         shown=True, title=Words("series_standings" if series.get("finished") else "standings"), finished=finished,
-        title_final=bool(series.get("finished")),
+        title_final=bool(series.get("finished")), over=over,
         structure=structure(view, title_words(view.get("mode"), title_key)) if not finished and view.get("round")
         else (),
         rows=standing_rows(view),

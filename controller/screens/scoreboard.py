@@ -840,7 +840,9 @@ class Scoreboard:
         if finished and not st.title_final:
             # the final table, not one more between rounds (as the terminal and the pages say);
             # a programme's says «Итоги программы» already
-            title = f"{title}{t('separator', lang)}{t('game_over', lang)}"
+            # (a programme's game before its last: that game is over, the next one follows)
+            over = say(st.over, lang) if st.over is not None else t("game_over", lang)
+            title = f"{title}{t('separator', lang)}{over}"
         self._text(surface, title, Rect(rect.x, rect.y, rect.width, title_h), int(title_h * 0.7), TEXT,
                    bold=True)
         if st.note is not None:   # what the final table leaves open (ЧГК: shared prize places, a shoot-out due)

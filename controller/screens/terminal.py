@@ -175,7 +175,8 @@ def _standings(st: Standings, lang: str) -> list[str]:
     title = screen.say(st.title, lang)
     if st.structure:
         title += t("separator", lang) + screen.says(st.structure, lang)
-    lines = [title + (t("separator", lang) + t("game_over", lang) if st.finished else "")]
+    over = screen.say(st.over, lang) if st.over is not None else t("game_over", lang)   # a programme's game: the next follows
+    lines = [title + (t("separator", lang) + over if st.finished else "")]
     if st.note is not None:   # what the final table leaves open (a shoot-out due)
         lines.append(f"  {screen.say(st.note, lang)}")
     for row in st.rows:

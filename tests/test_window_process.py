@@ -318,3 +318,43 @@ def test_buzzer_run_forks_its_window_early_and_ctrl_c_ends_both_quietly(tmp_path
     assert proc.returncode == 0, (out, err)
     assert "Traceback" not in err and "Окно проектора" not in out + err, (out, err)
     assert not Path(f"/proc/{window}").exists() or proc_state(window) == "Z"
+
+
+def test_a_picture_larger_than_the_sockets_buffer_reaches_the_window_whole():
+    """A package's photo of a few MB: the picture thread sends it all while the child reads it
+    (the loop's thread never waits for the socket)."""
+    import socket
+
+    from controller.screens import window_process as wp
+    from controller.screens.frontend import Pictures
+
+    big = bytes(range(256)) * (3 * 1024 * 1024 // 256)
+    front = WindowProcess(make_loop().cfg)
+    front._pictures = Pictures(lambda member: big if member == "Images/big.jpg" else None, 1 << 26)
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    parent.setblocking(False)
+    front.sock = parent
+    reader = threading.Thread(target=front._read_pictures, daemon=True)
+    reader.start()
+    conn = wp._Conn(child.detach())
+    got: list = []
+    asking = threading.Thread(target=lambda: got.append(conn.picture("Images/big.jpg")), daemon=True)
+    asking.start()
+    until(lambda: not asking.is_alive() or _take_requests(front), WAIT, 0.01, "the picture answered")
+    asking.join(WAIT)
+    assert not asking.is_alive(), "the child still waits for the rest of the picture"
+    assert got == [big]
+    front._reads.put((None, None))
+    parent.close()
+
+
+def _take_requests(front) -> bool:
+    """The loop's side: read the child's lines (its picture request) as poll() does."""
+    try:
+        data = front.sock.recv(1 << 16)
+    except BlockingIOError:
+        return False
+    for line in data.split(b"\n"):
+        if line:
+            front._take(line)
+    return False

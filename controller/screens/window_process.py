@@ -315,17 +315,30 @@ class WindowProcess(FrontEnd):
             data = pics.read(member) if pics is not None else None
             try:
                 self._send(_message("picture", ident, data))
-                self._flush()
+                self._flush_all()
             except OSError:
                 pass
+
+    def _flush_all(self, timeout: float = 5.0) -> None:
+        """Send everything waiting, waiting for the socket meanwhile (the picture thread only: a
+        picture is larger than the socket's buffer; the loop's thread never waits here)."""
+        end = time.monotonic() + timeout
+        while self._out and time.monotonic() < end:
+            self._flush()
+            sock = self.sock
+            if self._out and sock is not None:
+                try:
+                    select.select([], [sock], [], 0.1)
+                except (OSError, ValueError):
+                    return
 
     def _child_ended(self) -> None:
         code = None
         if self.proc is not None:
             try:
-                code = self.proc.wait(timeout=2)
+                code = self.proc.wait(timeout=0.05)   # it closed its end: it is ending
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                self.proc.kill()   # (the loop does not wait for a window that does not end)
                 code = self.proc.wait()
         if self.sock is not None:
             self.sock.close()
@@ -366,6 +379,7 @@ class WindowProcess(FrontEnd):
             self.holds += 1
 
     def present(self, frame: Frame) -> bool:
+        self._flush()   # what the socket could not take before
         if self.sock is None:
             self._maybe_restart()
             if self.sock is None:

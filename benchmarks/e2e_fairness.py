@@ -11,8 +11,9 @@ input path:
   F: ``buttons``, ``[gpio] pin_factory = "mock"`` or ``[serial] port``, a
   1920x1080 window, the journal in a temp folder with ``fsync = true``),
   ``prepare_game``, the backend, the audio (SDL's dummy driver) and
-  ``controller.app.runner.run_window`` (the runner with the window) in the main thread, rendering the audience
-  screen at 1920x1080 on SDL's dummy video driver.  Two things are patched:
+  ``controller.app.runner.run_window`` (the runner with the window) in the main thread; the window's own
+  process (forked at the start, ``[display] separate_process``) renders the audience screen at 1920x1080 on
+  SDL's dummy video driver (before 7 Dec 2026 the main thread drew it).  Two things are patched:
   ``controller.app.startup.display_available`` says yes (the dummy driver reads as
   "no display", as in run.py's start-up benchmark), and ``run_window`` is
   wrapped so that, once the loop exists, a driver thread starts and a hook

@@ -127,8 +127,11 @@ def test_a_wake_that_lands_while_the_pipe_is_being_emptied_does_not_mute_later_w
 # =========================================================================
 # a real `buzzer run --headless` under a real signal
 
-def _start(tmp_path):
-    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT))
+def _start(tmp_path, unbuffered: bool = False):
+    """``buzzer run --headless`` in ``tmp_path`` with its output read as it comes (``unbuffered``:
+    its first line at once)."""
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT),
+               **({"PYTHONUNBUFFERED": "1"} if unbuffered else {}))
     env.pop("SDL_NO_SIGNAL_HANDLERS", None)   # as started by systemd or a shell
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless"], cwd=tmp_path, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -137,6 +140,19 @@ def _start(tmp_path):
                               daemon=True)
     reader.start()
     return proc, out, reader
+
+
+def _reap(proc, reader) -> None:
+    """The program ended (killed if it did not) and its output read to the end."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(10)
+    reader.join(10)
+
+
+def _ended_tidily(proc, out, rc) -> None:
+    """Exit 0, no traceback, and the last line the one the journal's closing says."""
+    _ended_tidily(proc, out, rc)
 
 
 def _events(path):
@@ -165,15 +181,8 @@ def test_a_signal_stops_buzzer_run_headless_cleanly_with_the_journal_closed(tmp_
             raise AssertionError(f"{signal.Signals(sig).name} ignored: still running 20 s later") from None
         took = time.monotonic() - sent
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-        reader.join(10)
-    err = proc.stderr.read().decode()
-    assert rc == 0, (rc, err)
-    assert "Traceback" not in err, err
-    lines = [line for line in out.decode().splitlines() if line.strip()]
-    assert lines[-1].startswith("Игра не окончена:"), lines[-3:]   # the journal was closed by _finish
+        _reap(proc, reader)
+    _ended_tidily(proc, out, rc)
     raw = current.read_text(encoding="utf-8").splitlines()
     assert all(json.loads(line.split(" ", 1)[1]) for line in raw)   # every line whole
     events = journal.read(current).events
@@ -198,35 +207,18 @@ def test_a_sigterm_in_the_first_moments_of_buzzer_run_ends_it_as_tidily_as_one_l
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-        reader.join(10)
+        _reap(proc, reader)
     before = current.read_text(encoding="utf-8")
 
-    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT),
-               PYTHONUNBUFFERED="1")                     # the start's first line comes at once
-    env.pop("SDL_NO_SIGNAL_HANDLERS", None)
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--headless"], cwd=tmp_path, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = bytearray()
-    reader = threading.Thread(target=lambda: [out.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")],
-                              daemon=True)
-    reader.start()
+    proc, out, reader = _start(tmp_path, unbuffered=True)   # the start's first line comes at once
     try:
         assert _until(lambda: "Незавершённая игра продолжена".encode() in out or proc.poll() is not None,
                       step=0.001), out.decode()
         proc.send_signal(signal.SIGTERM)                 # the start has only just said what it resumes
         rc = proc.wait(timeout=20)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-        reader.join(10)
-    err = proc.stderr.read().decode()
-    assert rc == 0 and "Traceback" not in err, (rc, err)
-    lines = [line for line in out.decode().splitlines() if line.strip()]
-    assert lines[-1].startswith("Игра не окончена:"), lines[-3:]   # the journal was closed by _finish
+        _reap(proc, reader)
+    _ended_tidily(proc, out, rc)
     after = current.read_text(encoding="utf-8")
     assert after.startswith(before) and all(json.loads(line.split(" ", 1)[1]) for line in after.splitlines())
     assert any(type(e).__name__ == "Press" and e.button == "C" for e in journal.read(current).events)

@@ -152,7 +152,10 @@ def _reap(proc, reader) -> None:
 
 def _ended_tidily(proc, out, rc) -> None:
     """Exit 0, no traceback, and the last line the one the journal's closing says."""
-    _ended_tidily(proc, out, rc)
+    err = proc.stderr.read().decode()
+    assert rc == 0 and "Traceback" not in err, (rc, err)
+    lines = [line for line in out.decode().splitlines() if line.strip()]
+    assert lines[-1].startswith("Игра не окончена:"), lines[-3:]   # the journal was closed by _finish
 
 
 def _events(path):

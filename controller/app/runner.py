@@ -135,7 +135,7 @@ def run_window(loop: Any, seconds: float | None = None) -> None:
     """``buzzer run`` with the projector's window (pygame): drawn in a process of its own
     (:class:`~controller.screens.window_process.WindowProcess`), or with ``[display]
     separate_process = false`` in the loop's process (:func:`run_window_here`)."""
-    if not loop.cfg["display"].get("separate_process", True):
+    if not loop.cfg["display"]["separate_process"]:
         run_window_here(loop, seconds)
         return
     from controller.screens.window_process import WindowProcess

@@ -39,6 +39,7 @@ import sys
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 from typing import Any
 
 from controller.screens.frontend import Frame, FrontEnd, Pictures, Shell
@@ -145,17 +146,6 @@ def discard_spare() -> None:
         _Forked(pid).wait()
 
 
-def _frame_message(frame: Frame, changed: bool) -> bytes:
-    body = pickle.dumps(("frame", frame if frame.changed == changed else _with_changed(frame, changed)),
-                        protocol=pickle.HIGHEST_PROTOCOL)
-    return HEADER.pack(len(body)) + body
-
-
-def _with_changed(frame: Frame, changed: bool) -> Frame:
-    from dataclasses import replace
-    return replace(frame, changed=changed)
-
-
 def _message(*payload: Any) -> bytes:
     body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
     return HEADER.pack(len(body)) + body
@@ -224,22 +214,19 @@ class WindowProcess(FrontEnd):
         self._in_flight = False
         self._started = time.monotonic()
         pics = self._pictures
-        self._send(_message("hello", self.cfg, None if pics is None else pics.cache_bytes))
+        self.sock.sendall(_message("hello", self.cfg, None if pics is None else pics.cache_bytes))
+        self.sock.setblocking(False)   # from now on the loop's thread never waits for the child
         if pics is not None and self._reader is None:
             self._reader = threading.Thread(target=self._read_pictures, name="window-pictures", daemon=True)
             self._reader.start()
-        self.sock.setblocking(False)
-        self._flush()
 
     def fileno(self) -> int | None:
         return None if self.sock is None else self.sock.fileno()
 
     def _send(self, data: bytes) -> None:
+        """Queue ``data`` for the child (sent by :meth:`_flush`, never waiting)."""
         with self._send_lock:
             self._out += data
-            if self.sock is not None and self.sock.getblocking():
-                self.sock.sendall(self._out)
-                self._out.clear()
 
     def _flush(self) -> None:
         with self._send_lock:
@@ -398,7 +385,7 @@ class WindowProcess(FrontEnd):
         self._in_flight = True
         self.frames_sent += 1
         self.last_sent = frame
-        self._send(_frame_message(frame, changed))
+        self._send(_message("frame", frame if frame.changed == changed else replace(frame, changed=changed)))
         self._flush()
 
     def test_events(self, events: list[tuple[str, dict]]) -> None:
@@ -565,9 +552,8 @@ def child_main(fd: int) -> int:
                 return 0   # the program ended
             frame, saves = None, []
             for msg in msgs:
-                if msg[0] == "frame":
-                    changed = (frame is not None and frame.changed) or msg[1].changed
-                    frame = msg[1] if msg[1].changed == changed else _with_changed(msg[1], changed)
+                if msg[0] == "frame":   # the latest is drawn; "changed" if any of them said so
+                    frame = msg[1] if frame is None or not frame.changed else replace(msg[1], changed=True)
                 elif msg[0] == "events":
                     for name, attrs in msg[1]:
                         pygame.event.post(pygame.event.Event(getattr(pygame, name), **attrs))

@@ -112,6 +112,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
 GPIOD_HOST = "gpiod-host"
+WINDOW_IN_LOOP_ENV = "E2E_WINDOW_IN_LOOP"
+"""Set (``--window-in-loop``): the games draw their window in the loop's own process
+(``[display] separate_process = false``), as before 7 Dec 2026 -- for before/after runs."""
 PATHS = ("gpio", "serial-virtual", "serial-simavr", GPIOD_HOST)
 CLASSIC_PATHS = PATHS[:3]
 """The paths measured plain and throttled by :func:`measure`'s first part (the ``e2e_decision*``
@@ -533,6 +536,7 @@ class Session:
                    GPIOD_HOST: "gpiod"}[self.path]
         lines = [f'buttons = "{backend}"',
                  "", "[display]", "width = 1920", "height = 1080", "fullscreen = false",
+                 *(["separate_process = false"] if os.environ.get(WINDOW_IN_LOOP_ENV) else []),
                  "", "[journal]", f"dir = {json.dumps(str(Path(tmp) / 'journal'))}", "fsync = true",
                  "", "[gpio]", 'pin_factory = "mock"']
         if port is not None:
@@ -1520,7 +1524,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cell", help="one cell: PATH,GAP_US,DELAY_MS,FOLLOW_MS")
     p.add_argument("--throttled", action="store_true", help="with --cell: run it throttled")
     p.add_argument("--out", help="write the results keys as JSON here")
+    p.add_argument("--window-in-loop", action="store_true",
+                   help="draw the window in the loop's process ([display] separate_process = false), as before")
     args = p.parse_args(argv)
+    if args.window_in_loop:
+        os.environ[WINDOW_IN_LOOP_ENV] = "1"   # (the sessions' child processes inherit it)
     if args.cell:
         path, gap, d, f = args.cell.split(",")
         row = run_cell(path, float(gap), float(d), float(f), args.pairs or PAIRS_FULL, args.throttled)

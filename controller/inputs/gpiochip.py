@@ -81,6 +81,9 @@ HOLE_WAIT_NS = 20_000_000
 """How long an edge read before one with a lower number (another line's, still in its
 interrupt thread) waits for it; then the missing numbers count as lost."""
 
+SKIPPED_KEPT = 256
+"""How many numbers given up as lost are remembered, for an edge that comes after all."""
+
 PENDING_CAP_NS = 200_000_000
 """Edges pending without a break for longer than this (a floating input chattering) hold
 no decision back any more."""
@@ -309,6 +312,7 @@ class GpiodBackend(ButtonBackend):
         self._last_line: dict[int, int] = {}
         self._held: dict[int, Any] = {}          # global_seqno -> edge read but not yet taken
         self._hole_since: int | None = None      # since when a number before a held one is missing
+        self._skipped: dict[int, int] = {}       # global_seqno given up as lost -> the line counted for it
         self._fallback_until = -1
         self.overflows = 0
         self.lost_edges = 0
@@ -470,8 +474,10 @@ class GpiodBackend(ButtonBackend):
         of two lines a few µs apart can be read in the other order.  So they are taken in
         ``global_seqno`` order; a number not read yet is waited for (:data:`HOLE_WAIT_NS`)
         unless a ``line_seqno`` gap shows that the kernel dropped edges (its buffer was full:
-        it drops the oldest)."""
+        it drops the oldest). An edge whose number was given up comes late, then: it is taken
+        (in the quiet period's fallback), not dropped, and no longer counted lost."""
         lost_lines: dict[int, int] = {}
+        late = []
         for ev in events:
             prev = self._last_line.get(ev.line_offset, 0)
             if ev.line_seqno > prev + 1:
@@ -479,7 +485,17 @@ class GpiodBackend(ButtonBackend):
             self._last_line[ev.line_offset] = max(prev, ev.line_seqno)
             if ev.global_seqno > self._last_global:
                 self._held[ev.global_seqno] = ev
+            elif ev.global_seqno in self._skipped:
+                # a number given up as lost (its line's thread ran more than HOLE_WAIT_NS late):
+                # the edge came after all and is taken, never dropped; it was not lost
+                line = self._skipped.pop(ev.global_seqno)
+                self.lost_edges -= 1
+                if self.lost_by_line.get(line):
+                    self.lost_by_line[line] -= 1
+                late.append(ev)
         self._drain_held(force=bool(lost_lines), lost_lines=lost_lines)
+        for ev in late:   # the race around it waits the quiet period (it follows a gap)
+            self._take(ev, fallback=True)
 
     def _drain_held(self, force: bool = False, lost_lines: dict[int, int] | None = None) -> None:
         """Process the held edges in number order, up to the first number not read yet;
@@ -497,6 +513,8 @@ class GpiodBackend(ButtonBackend):
                 lost += seq - self._last_global - 1
                 o = self._held[seq].line_offset
                 after_gap[o] = after_gap.get(o, 0) + seq - self._last_global - 1
+                for missing in range(self._last_global + 1, seq):
+                    self._skipped[missing] = o   # (counted against o below, unless a line's gap says)
             ready.append(self._held.pop(seq))
             self._last_global = seq
         self._hole_since = (self._hole_since or now) if self._held else None
@@ -520,26 +538,33 @@ class GpiodBackend(ButtonBackend):
             self.sink(InputStatus("gpio-overflow", True,
                                   f"{self.chip}: {max(lost, sum((lost_lines or {}).values()))} edges lost "
                                   f"({where or 'lines unknown'})"))
+        while len(self._skipped) > SKIPPED_KEPT:
+            self._skipped.pop(next(iter(self._skipped)))
         fallback = now < self._fallback_until
         for ev in ready:
-            ident = self._ident_of.get(ev.line_offset)
-            if ident is None:
-                continue
-            rising = ev.event_type == gpiod.EdgeEvent.Type.RISING_EDGE
-            self.recent.append(Edge_(ident, ev.line_offset, rising, ev.timestamp_ns,
-                                     ev.global_seqno, ev.line_seqno))
-            at = self.clock.from_monotonic_ns(ev.timestamp_ns)
-            deb = self._debouncers[ident]
-            self._deliver(ident, deb.settle(at), fallback)
-            if deb.in_window(at):
-                pressed = rising != bool(self.options["active_low"])
-            else:
-                # the contact left its resting state: this edge is the change, whatever the
-                # label says (for both edges the kernel reads the level back in its thread,
-                # after a bounce it may read the bounce)
-                pressed = not deb.stable
-            self._deliver(ident, deb.edge(at, pressed), fallback)
+            self._take(ev, fallback)
         del self.recent[:-64]
+
+    def _take(self, ev, fallback: bool) -> None:
+        """One edge, in number order (or come late after its number was given up): debounced
+        and handed on (called with the lock held)."""
+        ident = self._ident_of.get(ev.line_offset)
+        if ident is None:
+            return
+        rising = ev.event_type == gpiod.EdgeEvent.Type.RISING_EDGE
+        self.recent.append(Edge_(ident, ev.line_offset, rising, ev.timestamp_ns,
+                                 ev.global_seqno, ev.line_seqno))
+        at = self.clock.from_monotonic_ns(ev.timestamp_ns)
+        deb = self._debouncers[ident]
+        self._deliver(ident, deb.settle(at), fallback)
+        if deb.in_window(at):
+            pressed = rising != bool(self.options["active_low"])
+        else:
+            # the contact left its resting state: this edge is the change, whatever the
+            # label says (for both edges the kernel reads the level back in its thread,
+            # after a bounce it may read the bounce)
+            pressed = not deb.stable
+        self._deliver(ident, deb.edge(at, pressed), fallback)
 
     def _settle(self) -> None:
         now = self.clock.now()

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.core.errors import BuzzerError
+from controller.core.errors import BuzzerError, located
 from controller.i18n import DEFAULT_LANG, Text, t, words
 
 # longest first: a line is matched against these in order
@@ -57,9 +57,7 @@ class FoursError(BuzzerError):
         super().__init__(self._line(str(problem), "en"))
 
     def _line(self, problem: str, lang: str) -> str:
-        where = f"{self.source}: " if self.source else ""
-        return f"{where}{t('fours.line', lang, n=self.line)}: {problem}" if self.line is not None \
-            else f"{where}{problem}"
+        return located(self.source, None if self.line is None else t("fours.line", lang, n=self.line), problem)
 
     def words(self, lang: str = DEFAULT_LANG) -> str:
         return self._line(str(words(self.problem, lang)), lang)

@@ -10,6 +10,7 @@ import json
 import os
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -617,3 +618,26 @@ def test_the_host_pages_top_has_no_empty_band_when_nobody_answers(game, chromium
     assert idle["strip"] == 0 and idle["result"] - idle["top"] < 20, idle       # no band above the reply
     assert counting["strip"] > 40, counting                                      # the countdown's strip
     assert answering["teams"] == counting["teams"], (counting, answering)        # the holder moved nothing
+
+
+def test_the_audience_page_says_a_programmes_first_game_ended_and_which_follows(tmp_path, chromium):
+    """A programme of three games, the first ended by the host: the page says that game is over
+    and which comes next, as the projector and the terminal do (not «Игра окончена»)."""
+    top = (Path(__file__).resolve().parents[1] / "examples" / "programme.toml").read_text(encoding="utf-8")
+    game = Game(tmp_path, top=top)
+    try:
+        async def scenario():
+            page = await chromium.page(game.base + "/")
+            await page.wait_for("document.body.dataset.seq !== undefined")
+            auth = {"Authorization": "Bearer " + game.token}
+            for _ in range(2):   # the end of a game is asked twice
+                assert post(game, json.dumps({"host": "end_game"}).encode(), auth) in (200, 202)
+                await page.wait_for("document.body.dataset.seq !== undefined")
+            await page.wait_for("document.getElementById('question').textContent === "
+                                "'Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»'")
+            await page.screenshot(tmp_path / "audience-programme-over.png")
+            await page.close()
+
+        run(scenario())
+    finally:
+        game.close()

@@ -157,9 +157,8 @@ class Header:
     never empty: the title when the game has no structure), the ``theme`` and the pause;
     ``series``: which game of a series is on («Игра 2 из 3», None outside one);
     ``question``: the question being played, open or closed (its head, nominal and own
-    theme; None between questions); ``finished``: the game is over; ``over``: how to say so
-    when it is not «Игра окончена» (a programme's game before its last: «Игра 1 из 3 окончена,
-    дальше игра 2 …»)."""
+    theme; None between questions); ``finished``: the game is over (how to say it: the
+    standings' ``over``)."""
 
     title: Words
     structure: tuple[Words, ...]
@@ -168,7 +167,6 @@ class Header:
     series: Words | None = None
     question: "QuestionCard | None" = None
     finished: bool = False
-    over: Words | None = None
 
 
 @dataclass(frozen=True)

@@ -359,7 +359,7 @@ def header(view: Mapping[str, Any], title_key: str | None) -> Header:
                   theme=theme(view), paused=bool(view.get("paused")), series=series_head(view),
                   question=QuestionCard(head=question_head(q), nominal=q.get("nominal"), theme=q.get("theme"),
                                         waiting_start=bool(q.get("waiting_start"))) if q else None,
-                  finished=view.get("stage") == "finished", over=series_over(view))
+                  finished=view.get("stage") == "finished")
 
 
 def cell(what: str, data: Mapping[str, Any], paused: bool = False) -> Cell:

@@ -54,8 +54,8 @@
     if (head.finished) {   // the end of the game: said as the projector says it
       // and what the final table leaves open (ЧГК: places shared, a shoot-out due)
       const note = scr.standings.note || "";
-      // a programme's game before its last: that game is over, the next follows (head.over)
-      if ($("question")) $("question").textContent = (head.over || L.game_over || "") + (note ? " · " + note : "");
+      // a programme's game before its last: that game is over, the next follows (standings.over)
+      if ($("question")) $("question").textContent = (scr.standings.over || L.game_over || "") + (note ? " · " + note : "");
       return;
     }
     // the question as every screen names it («Вопрос 1/5»), its nominal, its theme

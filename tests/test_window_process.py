@@ -189,13 +189,9 @@ def test_closing_the_window_ends_the_program(running):
     child = r.front.proc
     r.front.test_events([("QUIT", {})])
     r.thread.join(WAIT)
-    assert not r.thread.is_alive() and not loop_running(r.loop)
+    assert not r.thread.is_alive() and not r.loop.running
     assert child.wait(WAIT) == 0
     assert not r.failure
-
-
-def loop_running(loop: Loop) -> bool:
-    return loop.running
 
 
 def test_the_window_is_held_while_a_race_waits_for_its_decision(running):

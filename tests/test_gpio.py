@@ -321,6 +321,8 @@ def test_service_unit_runs_the_game_full_screen_from_a_writable_directory():
     env = dict(e.split("=", 1) for e in svc["Environment"])
     assert env["LG_WD"] == "/var/lib/buzzer" and env["GPIOZERO_PIN_FACTORY"] == "lgpio"
     assert {"gpio", "input"} <= set(svc["SupplementaryGroups"][0].split())
+    from controller.app import config   # the user may take the game's real-time priority
+    assert int(svc["LimitRTPRIO"][0]) >= config.defaults()["process"]["realtime_priority"] > 0
     argv = shlex.split(svc["ExecStart"][0])
     assert argv[0] == "/usr/bin/cage"
     buzzer_argv = argv[argv.index("--") + 2:]

@@ -175,6 +175,14 @@ SHELL_SCHEMA: list[Section] = [
         Key("dir", "str", "journal", "Folder of journals (relative to the working directory)."),
         Key("fsync", "bool", True, "fsync each event before its effect is shown."),
     )),
+    Section("process", "How buzzer run shares its machine with other programs.", (
+        Key("realtime_priority", "int", 10, "The game loop and the buttons' readers run at this real-time "
+            "priority (SCHED_FIFO), so that a busy machine (a browser or a stream on the same Pi) never "
+            "makes a press or the winner's lamp wait for a CPU; the window, the web pages and the "
+            "festival's outbox stay at normal priority. Needs root, CAP_SYS_NICE or the service's "
+            "LimitRTPRIO; otherwise the game runs at normal priority and its log says so. 0: normal "
+            "priority (docs/performance.md).", minimum=0, maximum=49),
+    )),
     GPIO,
     KEYPAD,
     SERIAL,

@@ -23,6 +23,7 @@ from controller.inputs import create_backend
 from controller.inputs.options import wired_buttons
 from controller.inputs.clock import EngineClock
 from controller.core.errors import BackendUnavailable, BuzzerError, JournalError, WebUnavailable
+from controller.inputs import priority
 from controller.inputs.base import NoPinFactory
 from controller.core.events import NS_PER_S, Host, Tick
 from controller.core.effects import Notice
@@ -408,6 +409,20 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         loop.say_text(help_hint(cfg, lang), key="help_hint", echo=False)  # H (F1) shows every key
     for text, screen in prepared.notices:  # what happened to the journal: in the terminal with its
         loop.say_text(text, hold_ns=JOURNAL_NOTICE_NS, screen=screen)   # path, on the screen without
+    # this thread (the loop's) and every thread started from now on -- the buttons' readers,
+    # lgpio's callback thread -- at the real-time priority ([process]); the processes started
+    # (the web pages, the festival's outbox, a window opened again) go back to normal first thing
+    raised = priority.Raised(cfg["process"]["realtime_priority"])
+    try:
+        return _play(args, cfg, loop, jr, clock, headless, command, raised, window, terminal)
+    finally:
+        raised.restore()
+
+
+def _play(args, cfg: dict, loop: Loop, jr, clock: EngineClock, headless: bool, command: str | None,
+          raised: priority.Raised, window: FrontEnd, terminal: FrontEnd) -> int:
+    """:func:`_run` from the backend on: the parts started, the front end run, everything closed."""
+    lang = cfg["language"]
     try:
         backend = make_backend(cfg, clock, loop.enqueue)
     except NoPinFactory as exc:   # buttons = "gpio" off a Pi: said in the host's language
@@ -439,6 +454,10 @@ def _run(args, cfg: dict, path: str | None, window: FrontEnd, terminal: FrontEnd
         loop.close_wake()
         raise
     attach_festival(loop, cfg)   # the festival's link, a part of the loop
+    if raised.problem is not None and backend.wired:
+        print("buzzer: " + t("normal_priority", lang, problem=raised.problem), file=sys.stderr)
+    elif raised.problem is not None:
+        logging.getLogger(__name__).info("normal priority: %s", raised.problem)
     backend.start()
     restore = _stop_on_signals(loop)
     try:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Callable
 
 from controller.festival import link
+from controller.inputs import priority
 
 log = logging.getLogger(__name__)
 
@@ -240,6 +241,7 @@ class _Follower:
 
 def _child(conn, nudge, args: dict) -> None:
     """The child process: a Publisher fed from the journal files the hall names."""
+    priority.normal()   # started again by the loop's thread: not at its real-time priority
     from controller.sessions import journal as journal_mod
     from controller.festival.publisher import Publisher, find_journal
 

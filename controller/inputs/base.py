@@ -108,6 +108,10 @@ class ButtonBackend:
     """
 
     name = "base"
+    wired = True
+    """The presses come from real buttons, whose race a busy machine could delay: the game says
+    so when it cannot run them at the real-time priority (controller/inputs/priority.py).  False
+    for the computer's keyboard and the virtual box."""
 
     def __init__(self, buttons: Sequence[str], clock: EngineClock, sink: Sink,
                  options: Mapping[str, Any] | None = None):

@@ -27,6 +27,7 @@ class KeyboardBackend(KeyInput, ButtonBackend):
     """
 
     name = "keyboard"
+    wired = False
 
     def __init__(self, buttons: Sequence[str], clock: EngineClock, sink: Sink,
                  options: Mapping[str, Any] | None = None):

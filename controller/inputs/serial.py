@@ -204,6 +204,7 @@ class SerialSimBackend(KeyInput, SerialBackend):
     buttons; so does :meth:`press_button`."""
 
     name = "serial-sim"
+    wired = False
 
     def __init__(self, buttons: Sequence[str], clock: EngineClock, sink: Sink,
                  options: Mapping[str, Any] | None = None):

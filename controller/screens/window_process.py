@@ -42,6 +42,7 @@ from collections import deque
 from dataclasses import replace
 from typing import Any
 
+from controller.inputs import priority
 from controller.screens.frontend import Frame, FrontEnd, Pictures, Shell
 
 HEADER = struct.Struct("!I")
@@ -523,6 +524,7 @@ def _die_with_parent() -> None:
 
 def child_main(fd: int) -> int:
     _die_with_parent()
+    priority.normal()   # a window opened again is forked by the loop's real-time thread
     # Ctrl+C in the terminal reaches the whole process group: the program decides to end (and
     # then closes this window); a SIGTERM to the group ends this one quietly
     signal.signal(signal.SIGINT, signal.SIG_IGN)

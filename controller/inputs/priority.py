@@ -1,0 +1,74 @@
+"""The press path's place on a busy machine: a real-time priority for the game loop and the
+button readers, normal priority for everything the game starts beside them.
+
+On a machine that also runs something busy (a browser or a stream's encoder on the same Pi, a
+stuck process), the thread that reads a button's edge and the loop that lights the winner's lamp
+would otherwise wait for a CPU like every other process: beside two CPU-bound processes on two
+cores, the later press of a race reached the game up to 11 ms after its edge and the lamp 14 ms
+(docs/performance.md).  The edge's *stamp* is the kernel's, so the order is never at stake: the
+delay is.  ``[process] realtime_priority`` puts the loop's thread under ``SCHED_FIFO`` just before
+the buttons' readers start, so they inherit it (threads do); the processes the game starts (the
+projector's window, the web pages, the festival's outbox) call :func:`normal` first thing, so a
+crowd of viewers or a frame being drawn never runs at the buttons' priority.  The level stays
+below the kernel's interrupt threads (50), which stamp the edges.
+
+Allowed for root, a process with ``CAP_SYS_NICE`` or within ``RLIMIT_RTPRIO`` (the service sets
+``LimitRTPRIO``, docs/raspberry-pi.md); refused, the game runs at normal priority and says why
+in its log.  Under a CPU quota of a cgroup that has no real-time time of its own the kernel
+refuses too, and the quota goes on applying to the game (as it should).
+"""
+
+from __future__ import annotations
+
+import os
+
+MAX_LEVEL = 49
+"""The kernel's threaded interrupt handlers run at SCHED_FIFO 50: the game stays below them."""
+
+
+class Raised:
+    """The calling thread (and every thread it starts meanwhile) under ``SCHED_FIFO`` at
+    ``level`` (1..:data:`MAX_LEVEL`; 0 or less: nothing is changed) until :meth:`restore`, which
+    puts back the policy it had (a test or a benchmark runs ``buzzer run`` in its own process,
+    whose other work must not stay real-time).  ``problem`` is None when done or not asked
+    for, else why it could not be (the system's words: "Operation not permitted")."""
+
+    def __init__(self, level: int):
+        self.problem: str | None = None
+        self._old = None
+        if level <= 0:
+            return
+        if not hasattr(os, "sched_setscheduler") or not hasattr(os, "SCHED_FIFO"):
+            self.problem = "no real-time scheduling on this system"
+            return
+        try:
+            old = (os.sched_getscheduler(0), os.sched_getparam(0))
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(min(level, MAX_LEVEL)))
+        except OSError as exc:
+            self.problem = exc.strerror or str(exc)
+            return
+        self._old = old
+
+    def restore(self) -> None:
+        if self._old is None:
+            return
+        policy, param = self._old
+        self._old = None
+        try:
+            os.sched_setscheduler(0, policy, param)
+        except OSError:
+            pass
+
+
+def normal() -> None:
+    """Back to the normal policy (``SCHED_OTHER``) for a process the game started: it inherited
+    the real-time policy of the thread that started it.  Lowering is always allowed; on a system
+    without the call there is nothing to undo."""
+    if not hasattr(os, "sched_setscheduler") or not hasattr(os, "SCHED_OTHER"):
+        return
+    try:
+        if os.sched_getscheduler(0) != os.SCHED_OTHER:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    except OSError:
+        pass
+

@@ -52,9 +52,21 @@ def modules_for(argv: list[str]) -> list[str]:
     for i, word in enumerate(argv):
         if word == "--version" and not {"-h", "--help"} & set(argv[:i]):
             return []
-        if not word.startswith("-"):
-            return [SUBCOMMANDS[word]] if word in SUBCOMMANDS else _modules()
-    return _modules()
+    word = command_word(argv)
+    return [SUBCOMMANDS[word]] if word in SUBCOMMANDS else _modules()
+
+
+def command_word(argv: list[str]) -> str | None:
+    """The command ``argv`` names (``run``), past ``buzzer``'s own options (``--lang en run``)."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--lang":
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _modules() -> list[str]:
@@ -181,6 +193,11 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     """The ``buzzer`` parser with the subcommands of ``modules`` (default: every one)."""
     parser = Parser(prog="buzzer", description="Buzzer and timer controller for quiz games.")
     parser.add_argument("--version", action="version", version=f"buzzer-controller {__version__}")
+    from controller.i18n import LANGUAGES
+
+    # also after the command, where each command takes it (buzzer run --lang en)
+    parser.add_argument("--lang", choices=LANGUAGES, dest="top_lang",
+                        help="language of the help and of the command's messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for plugin in COMMANDS:
         name = SUBCOMMANDS[plugin.name]
@@ -212,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
 def _hold_stop_signals(argv: list[str]):
     """``buzzer run``: a stop signal from its first moment on ends it tidily, also one that comes
     before its slow imports and start-up are done (:mod:`controller.app.stopping`)."""
-    if next((w for w in argv if not w.startswith("-")), None) != "run":
+    if command_word(argv) != "run":
         return lambda: None
     from controller.app import stopping
 
@@ -222,6 +239,8 @@ def _hold_stop_signals(argv: list[str]):
 def _main(argv: list[str] | None) -> int:
     parser = build_parser(modules_for(Parser.argv))
     args = parser.parse_args(argv)
+    if getattr(args, "top_lang", None) and getattr(args, "lang", None) is None:
+        args.lang = args.top_lang   # buzzer --lang en run: as buzzer run --lang en
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -8,6 +8,7 @@ and no traceback.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -578,18 +579,36 @@ def help_of(capsys, *argv):
 
 def test_buzzer_help_is_russian_by_default_and_english_when_chosen(capsys):
     ru = help_of(capsys, "--help")
-    assert ru.startswith("использование: buzzer [-h] [--version] COMMAND ...")
+    assert ru.startswith("использование: buzzer [-h] [--version] [--lang {ru,en}] COMMAND ...")
     for words in ("позиционные аргументы:", "параметры:", "-h, --help показать эту справку и выйти",
                   "run провести игру", "check-config проверить файл конфигурации",
                   "Контроллер кнопок и таймера для интеллектуальных игр."):
         assert words in ru, words
     assert "usage:" not in ru and "options:" not in ru and "play a game" not in ru
     en = help_of(capsys, "--help", "--lang", "en")
-    assert en.startswith("usage: buzzer [-h] [--version] COMMAND ...")
+    assert en.startswith("usage: buzzer [-h] [--version] [--lang {ru,en}] COMMAND ...")
+    assert help_of(capsys, "--lang", "en", "--help") == en   # before --help as well
     for words in ("positional arguments:", "options:", "-h, --help show this help message and exit",
                   "run play a game", "Buzzer and timer controller for quiz games."):
         assert words in en, words
     assert "параметры" not in en
+
+
+def test_lang_before_the_command_is_the_commands_language(tmp_path, capsys):
+    """``buzzer --lang en COMMAND`` as ``buzzer COMMAND --lang en``: the help, the error line, and
+    the game's language (it used to be read as the command «en»)."""
+    assert "--new start a new game" in help_of(capsys, "--lang", "en", "run", "--help")
+    assert cli.main(["--lang", "en", "check-config", str(tmp_path / "none.toml")]) == 2
+    assert capsys.readouterr().err.strip() == f"buzzer: {tmp_path / 'none.toml'}: config file not found"
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT))
+    played = subprocess.run([sys.executable, "-m", "controller.cli", "--lang", "en", "run", "--headless",
+                             "--seconds", "0.2"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    assert "Erudite Quartet · Fight 1" in played.stdout and "Эрудит" not in played.stdout, played.stdout
+    with pytest.raises(SystemExit):
+        cli.main(["--lang", "xx", "run"])
+    assert "«xx»" in capsys.readouterr().err
 
 
 def test_a_commands_help_follows_its_config_and_its_lang(tmp_path, capsys):

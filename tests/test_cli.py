@@ -392,6 +392,21 @@ def test_a_missing_config_in_english_with_lang_en(tmp_path, capsys):
     ("[arbiter]\nsettle_ms = 5000\n", None, "arbiter.settle_ms: должно быть не больше 1000, а не 5000"),
     ('[arbiter]\ntie_rule = "coin"\n', None, "arbiter.tie_rule: должно быть одно из: "),
     ('[[teams]]\nname = "A"\n[[teams]]\nname = "A"\n', None, "teams[1].name: у другой команды уже есть имя 'A'"),
+    ('[[teams]]\nname = "A"\nsound = "boom"\n[[teams]]\nname = "B"\n', None,
+     "teams[0].sound: нужно имя звука (press-1, press-2, press-3, press-4, press-5, press-6, press-7, press-8) "
+     "или файл .wav, а не 'boom'"),
+    ('mode = "programme"\n[programme]\nrounds = [{ mode = "tennis" }]\n', None,
+     "programme.rounds: [0].mode: должно быть одно из: erudite, own-game, brain-ring, chgk; а не 'tennis'"),
+    ('mode = "programme"\n[programme]\nrounds = [{ mode = "tennis" }]\n', "en",
+     "programme.rounds: [0].mode: must be one of erudite, own-game, brain-ring, chgk; got 'tennis'"),
+    ('mode = "programme"\n[programme]\nrounds = [{ mode = "chgk", colour = 1 }]\n', None,
+     "programme.rounds: [0].colour: неизвестный ключ; можно: mode, title, settings"),
+    ('mode = "programme"\n[programme]\nrounds = [{ mode = "chgk", title = 3 }]\n', None,
+     "programme.rounds: [0].title: нужна строка, а не 3"),
+    ('mode = "programme"\n[programme]\nrounds = [{ mode = "chgk", settings = 3 }]\n', None,
+     "programme.rounds: [0].settings: нужна таблица, а не 3"),
+    ('mode = "programme"\n[programme]\nrounds = []\n', None,
+     "programme.rounds: в программе нужна хотя бы одна игра"),
 ])
 def test_a_config_problem_is_one_line_in_the_hosts_language_with_its_key(tmp_path, capsys, toml, lang, line):
     """The key path stays as typed; the words are Russian unless --lang or the config says English."""

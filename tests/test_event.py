@@ -69,7 +69,7 @@ BAD = [
      "games[0].fights[0].type: неизвестный тип боя \"grey\"; можно: light, half-dark или dark"),
     ('[[teams]]\nname = "A"\n[[games]]\nmode = "erudite"\nteams = ["B"]\n', "games[0].teams[0]: в [[teams]] нет команды \"B\""),
     ('[[teams]]\nname = "A"\n[[games]]\nmode = "darts"\n', "games[0].mode: нужно одно из: erudite, "),
-    ('[[teams]]\nname = "A"\nsound = "trumpet"\n', "teams[0].sound: expected one of press-1"),
+    ('[[teams]]\nname = "A"\nsound = "trumpet"\n', "teams[0].sound: нужно имя звука (press-1, "),
     ('[[teams]]\nname = "A"\n[[teams]]\nname = "B"\n[[games]]\nmode = "erudite"\n[[games.fights]]\n'
      'themes = ["1", "2", "3", "4", "5"]\n', "games[0].fights[0].themes: тем: 5, а в бою раундов: 4"),
     ('[[teams]]\nname = "A"\n[[teams]]\nname = "B"\n[[games]]\nmode = "erudite"\n[[games.fights]]\n'

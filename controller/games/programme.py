@@ -41,14 +41,19 @@ def _programme_rounds(v):
     for i, r in enumerate(v):
         unknown = sorted(set(r) - {"mode", "title", "settings"})
         if unknown:
-            return f"[{i}].{unknown[0]}: unknown key; allowed: mode, title, settings"
+            return _at(i, unknown[0], Text("config.team_unknown_key", allowed="mode, title, settings"))
         if r.get("mode") not in playable:
-            return f"[{i}].mode: must be one of {', '.join(playable)}; got {_show(r.get('mode'))}"
+            return _at(i, "mode", Text("config.one_of", choices=", ".join(playable), value=_show(r.get("mode"))))
         if not isinstance(r.get("title", ""), str):
-            return f"[{i}].title: expected a string"
+            return _at(i, "title", Text("config.expected_str", value=_show(r.get("title"))))
         if not isinstance(r.get("settings", {}), dict):
-            return f"[{i}].settings: expected a table"
+            return _at(i, "settings", Text("config.expected_dict", value=_show(r.get("settings"))))
     return None
+
+
+def _at(i: int, key: str, problem: Text) -> Text:
+    """``problem`` of the key ``key`` of round ``i``: ``[0].mode: must be one of …``."""
+    return Text("config.at_item", item=f"[{i}].{key}", problem=problem)
 
 
 SECTION = Section("programme", "A programme of rounds, each its own game, with running totals (teams "
@@ -373,7 +378,7 @@ class Programme(Game):
 
     def check_config(self, cfg: dict) -> None:
         if not cfg["programme"]["rounds"]:
-            raise ConfigError("programme.rounds", "a programme needs at least one round")
+            raise ConfigError("programme.rounds", Text("config.programme_empty"))
         round_configs(cfg)
 
     def script_buttons(self, cfg: dict) -> set[str] | None:

@@ -339,9 +339,38 @@ def test_a_forged_clock_exchange_is_not_believed(game):
         await p.reply("sync")
         assert [x["synced"] for x in phones_of(game, "A")] == [False]
         await armed(game)
-        r = await p.press()
+        t0 = time.monotonic()
+        r = await p.press()       # kept for a first exchange that never comes, then refused
         assert r["ok"] is False and r["why"] == "sync"               # not synced: no press
+        assert time.monotonic() - t0 >= 3.0                          # [phones] first_sync_wait_s
         assert not team(game, "Альфа").get("holder")
+        await p.close()
+
+    run(scenario())
+
+
+def test_a_tap_right_after_the_page_opens_is_kept_for_the_first_exchange_and_wins(game):
+    """The press comes before any round trip is done: it is answered only once the first one
+    is (not refused, not taken without a clock), and then the team holds the question."""
+    tokens = links(game)
+
+    async def scenario():
+        p = Phone(game)
+        await p.join(tokens["A"])
+        await armed(game)
+        now = clock()
+        await p.ws.send_str(json.dumps({"t": "press", "at": now, "sent": now, "n": 1}))
+        answers, done = [], None
+        while not answers:   # the page's first exchanges: the press is answered once one is done
+            await p.ws.send_str(json.dumps({"t": "sync", "c": clock(), **({"d": done} if done else {})}))
+            r = await p.reply("sync", "press", timeout=10)
+            if r["t"] == "press":
+                answers.append(r)
+            else:
+                done = [r["c"], clock()]
+        r = answers[0]
+        assert r["ok"] is True and r["unc_ms"] > 0, r
+        until(lambda: team(game, "Альфа").get("holder"), what="Альфа holds the question")
         await p.close()
 
     run(scenario())

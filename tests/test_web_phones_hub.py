@@ -111,3 +111,68 @@ def test_the_hub_tells_which_teams_have_a_phone_joined():
     hub.leave(first)
     hub.leave(second)
     assert told == [["A"], ["A", "B"], ["B"]]
+
+
+def _hub_taking_presses(**phones):
+    settings = dict(config_mod.build({})["phones"], **phones)
+    clock, presses = Clock(), []
+    hub = Hub(settings, {"A": "a" * 32}, send_press=lambda *a: presses.append(a), clock=clock)
+    return hub, clock, presses
+
+
+def _press(sim: SimPhone, touch: int, n: int = 1):
+    """The phone's press message for a touch at this computer's ``touch``, sent 2 ms later and
+    here 10 ms after that (its reply: None while it is kept)."""
+    msg = {"t": "press", "at": (touch - OFFSET) / MS, "sent": (touch + 2 * MS - OFFSET) / MS, "n": n}
+    sim.clock.now = touch + 12 * MS
+    return sim.hub.press(sim.phone, msg, sim.clock.now)
+
+
+def test_a_press_before_the_first_clock_exchange_is_kept_and_reaches_the_game_with_its_touch():
+    """A tap in the moment after the page opens, before any round trip is done: it used to be
+    refused («Часы ещё не сверены: нажмите ещё раз»); it is kept, and once the first exchange is
+    done it reaches the game stamped at its touch (within its uncertainty) and the phone hears
+    «принято ±N мс»."""
+    hub, clock, presses = _hub_taking_presses()
+    sim = SimPhone(hub, clock)
+    touch = clock.now + 50 * MS
+    assert _press(sim, touch) is None                 # kept: nothing for the phone or the game yet
+    assert presses == [] and hub.released(sim.phone, clock.now) == []
+    sim.exchange(8.0)                                 # answered, not yet done
+    assert hub.released(sim.phone, clock.now) == [] and presses == []
+    sim.exchange(8.0)                                 # its answer's arrival told: one round trip done
+    answers = hub.released(sim.phone, clock.now)
+    assert [a["ok"] for a in answers] == [True] and answers[0]["n"] == 1
+    assert len(presses) == 1
+    button, at, unc, flags = presses[0]
+    assert button == "A" and abs(at - touch) <= unc, ((at - touch) / MS, unc / MS)
+    assert answers[0]["unc_ms"] == round(unc / MS, 1) and sim.phone.refused == 0
+    assert hub.released(sim.phone, clock.now) == []   # answered once
+
+
+def test_a_kept_press_whose_exchange_never_comes_is_refused_after_first_sync_wait_s():
+    hub, clock, presses = _hub_taking_presses(first_sync_wait_s=3.0)
+    sim = SimPhone(hub, clock)
+    assert _press(sim, clock.now, n=7) is None
+    clock.now += 2 * S
+    assert hub.released(sim.phone, clock.now) == []   # still within the wait
+    clock.now += 2 * S
+    assert hub.released(sim.phone, clock.now) == [{"t": "press", "n": 7, "ok": False, "why": "sync"}]
+    assert presses == [] and sim.phone.refused == 1
+    sim.exchange(8.0)
+    sim.exchange(8.0)
+    assert hub.released(sim.phone, clock.now) == [] and presses == []   # not taken late after all
+
+
+def test_a_page_tapping_fast_before_its_first_exchange_keeps_its_latest_presses():
+    hub, clock, presses = _hub_taking_presses()
+    sim = SimPhone(hub, clock)
+    start = clock.now
+    replies = [_press(sim, start + k * 20 * MS, n=k + 1) for k in range(6)]
+    assert replies[:4] == [None] * 4
+    assert replies[4:] == [{"t": "press", "n": 1, "ok": False, "why": "sync"},
+                           {"t": "press", "n": 2, "ok": False, "why": "sync"}]
+    sim.exchange(8.0)
+    sim.exchange(8.0)
+    assert [a["n"] for a in hub.released(sim.phone, clock.now) if a["ok"]] == [3, 4, 5, 6]
+    assert len(presses) == 4

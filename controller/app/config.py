@@ -151,6 +151,10 @@ SHELL_SCHEMA: list[Section] = [
             "recent paths are fast; the newest counts in full).", minimum=1.0, maximum=3600.0),
         Key("sync_interval_s", "float", 2.0, "How often a phone exchanges its clock with this computer while it "
             "is connected (at joining: five times in quick succession).", minimum=0.2, maximum=60.0),
+        Key("first_sync_wait_s", "float", 3.0, "A press made before the phone's first clock exchange is done "
+            "(in the moment after the page opens) is kept this long for it, then stamped at its touch as "
+            "any press; not done by then: refused, and the phone says «press again».", minimum=0.1,
+            maximum=60.0),
         Key("sync_window", "int", 32, "How many of a phone's latest round trips the sync keeps.", minimum=4,
             maximum=512),
         Key("max_drift_ppm", "float", 500.0, "The most two clocks drift apart (parts per million): the drift's "

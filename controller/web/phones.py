@@ -19,8 +19,9 @@ A phone's messages (JSON objects, each under 256 bytes):
 * ``{"t": "press", "at": S, "sent": T, "n": k}`` -- a press: ``S`` the pointer event's own
   ``timeStamp`` on the same clock, ``T`` when the page sent it; the answer is ``{"t": "press",
   "n": k, "ok": true, "unc_ms": …}`` or ``"ok": false`` with ``"why"``: ``"sync"`` (no exchange
-  yet) or ``"bound"`` (the sync is worse than ``[phones] bound_max_ms`` and
-  ``exclude_over_bound``).
+  done ``[phones] first_sync_wait_s`` after the press: a press before the first one is kept for
+  it, and answered when it is done) or ``"bound"`` (the sync is worse than
+  ``[phones] bound_max_ms`` and ``exclude_over_bound``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from controller.core import clocksync as cs
 
 MS = 1_000_000
 MAX_PENDING = 8
+HELD_MAX = 4
+"""Presses a phone may have kept for its first clock exchange (one more: the oldest is refused)."""
 """Clock exchanges answered and not yet completed, kept per phone (the oldest dropped)."""
 STALL_FACTOR = 3
 """A phone silent for this many sync intervals stalled (a screen off, a battery saver)."""
@@ -73,6 +76,8 @@ class Phone:
     flagged: int = 0
     refused: int = 0
     bucket: tuple = (0.0, 0)
+    held: list = field(default_factory=list)
+    """Presses made before the first clock exchange was done: (stamp, sent, n, received)."""
 
 
 class Hub:
@@ -190,14 +195,44 @@ class Hub:
         reply["s"] = sent / MS
         return reply
 
-    def press(self, phone: Phone, msg: Mapping[str, Any], received: int) -> dict:
-        """A press: converted and handed on (the answer says whether it was)."""
+    def press(self, phone: Phone, msg: Mapping[str, Any], received: int) -> dict | None:
+        """A press: converted and handed on (the answer says whether it was).  Before the
+        phone's first clock exchange is done it is kept for it (None: the answer comes with
+        :meth:`released`)."""
         stamp, sent = ms_to_ns(msg.get("at")), ms_to_ns(msg.get("sent"))
         n = msg.get("n") if isinstance(msg.get("n"), int) and not isinstance(msg.get("n"), bool) else 0
         if stamp is None or sent is None:
             return {"t": "press", "n": n, "ok": False, "why": "bad"}
         self._seen(phone, received)
-        if phone.sync.samples and self.over(phone, received) and self.settings["exclude_over_bound"]:
+        if not phone.sync.samples:
+            phone.held.append((stamp, sent, n, received))
+            if len(phone.held) <= HELD_MAX:
+                return None
+            stamp, sent, n, received = phone.held.pop(0)   # (a page tapped that fast: the oldest goes)
+            phone.refused += 1
+            return {"t": "press", "n": n, "ok": False, "why": "sync"}
+        return self._take(phone, stamp, sent, n, received)
+
+    def released(self, phone: Phone, now: int) -> list[dict]:
+        """The answers of the presses kept for the first clock exchange (:meth:`press`): each
+        taken as it would have been when it came, now that the exchange is done; refused when
+        it is not done ``[phones] first_sync_wait_s`` after the press."""
+        if not phone.held:
+            return []
+        if phone.sync.samples:
+            held, phone.held = phone.held, []
+            return [self._take(phone, *h) for h in held]
+        wait = float(self.settings["first_sync_wait_s"]) * 1e9
+        out = []
+        while phone.held and now - phone.held[0][3] > wait:
+            _, _, n, _ = phone.held.pop(0)
+            phone.refused += 1
+            self.revision += 1
+            out.append({"t": "press", "n": n, "ok": False, "why": "sync"})
+        return out
+
+    def _take(self, phone: Phone, stamp: int, sent: int, n: int, received: int) -> dict:
+        if self.over(phone, received) and self.settings["exclude_over_bound"]:
             phone.refused += 1
             self.revision += 1
             return {"t": "press", "n": n, "ok": False, "why": "bound"}

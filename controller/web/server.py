@@ -500,10 +500,15 @@ class WebServer:
                         reply = self.hub.answered(phone, reply, time.monotonic_ns())
                 elif kind == "press":
                     reply = self.hub.press(phone, data, received)
+                    if reply is None:   # kept for the first clock exchange: refused when it is late
+                        wait = float(self.hub.settings["first_sync_wait_s"]) + 0.01
+                        asyncio.get_running_loop().call_later(
+                            wait, lambda: asyncio.ensure_future(self._released(ws, phone, timeout)))
                 else:
                     reply = {"t": "error", "why": "unknown message"}
                 if reply is not None:
                     await asyncio.wait_for(ws.send_str(json.dumps(reply)), timeout)
+                await self._released(ws, phone, timeout)   # presses kept for the first exchange
         except (asyncio.TimeoutError, ConnectionError):
             pass
         finally:
@@ -514,6 +519,18 @@ class WebServer:
                 sender.cancel()
             await ws.close()
         return ws
+
+    async def _released(self, ws: web.WebSocketResponse, phone, timeout: float) -> None:
+        """The answers of ``phone``'s presses kept for its first clock exchange
+        (:meth:`~controller.web.phones.Hub.released`): taken once it is done, refused once
+        ``[phones] first_sync_wait_s`` passed without it."""
+        if self.hub is None or self.hub.phones.get(phone.id) is not phone or ws.closed:
+            return
+        for answer in self.hub.released(phone, time.monotonic_ns()):
+            try:
+                await asyncio.wait_for(ws.send_str(json.dumps(answer)), timeout)
+            except (asyncio.TimeoutError, ConnectionError):
+                return
 
     # -- the application -------------------------------------------------------
     def make_app(self) -> web.Application:

@@ -316,6 +316,35 @@ def test_buzzer_run_forks_its_window_early_and_ctrl_c_ends_both_quietly(tmp_path
     assert not Path(f"/proc/{window}").exists() or proc_state(window) == "Z"
 
 
+def test_a_window_that_dies_in_its_first_moment_is_opened_again_and_the_game_goes_on(tmp_path):
+    """The window's process killed as soon as it is forked (as a display that is not ready yet
+    would end it): the program used to take the failed hello for a closed window and end quietly
+    («Ничего не сыграно»); it opens the window again and plays on."""
+    import subprocess
+
+    (tmp_path / "game.toml").write_text("[web]\nenabled = false\n", encoding="utf-8")
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1",
+               PYTHONPATH=str(ROOT))
+    env.pop("BUZZER_EXIT_AFTER_FIRST_FRAME", None)
+    proc = subprocess.Popen([sys.executable, "-c", WINDOW_RUN, "run", "-c", "game.toml", "--new",
+                             "--seconds", "120"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        cmdline = lambda pid: Path(f"/proc/{pid}/cmdline").read_bytes()  # noqa: E731
+        first = until(lambda: [c for c in children(proc.pid) if cmdline(c) == cmdline(proc.pid)],
+                      WAIT, 0.001, "the window's process, forked")[0]
+        os.kill(first, signal.SIGKILL)
+        again = until(lambda: proc.poll() is not None or [c for c in children(proc.pid)
+                                                           if b"controller.screens.window_process" in cmdline(c)],
+                      WAIT, 0.01, "a window opened again")
+        assert proc.poll() is None and again, proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0 and "Traceback" not in err, (out, err)
+
+
 def test_a_picture_larger_than_the_sockets_buffer_reaches_the_window_whole():
     """A package's photo of a few MB: the picture thread sends it all while the child reads it
     (the loop's thread never waits for the socket)."""

@@ -201,10 +201,11 @@ class WindowProcess(FrontEnd):
             return
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "controller.screens.window_process", str(child.fileno())],
-                pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, close_fds=True,
-                env=dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1"))
+            with priority.children_normal():   # (opened again by the loop's real-time thread)
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "controller.screens.window_process", str(child.fileno())],
+                    pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, close_fds=True,
+                    env=dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1"))
         finally:
             child.close()
         self.sock = parent
@@ -215,7 +216,11 @@ class WindowProcess(FrontEnd):
         self._in_flight = False
         self._started = time.monotonic()
         pics = self._pictures
-        self.sock.sendall(_message("hello", self.cfg, None if pics is None else pics.cache_bytes))
+        try:
+            self.sock.sendall(_message("hello", self.cfg, None if pics is None else pics.cache_bytes))
+        except OSError:   # it died before its first word (killed, a display not ready): as any death
+            self._child_ended()
+            return
         self.sock.setblocking(False)   # from now on the loop's thread never waits for the child
         if pics is not None and self._reader is None:
             self._reader = threading.Thread(target=self._read_pictures, name="window-pictures", daemon=True)
@@ -524,7 +529,6 @@ def _die_with_parent() -> None:
 
 def child_main(fd: int) -> int:
     _die_with_parent()
-    priority.normal()   # a window opened again is forked by the loop's real-time thread
     # Ctrl+C in the terminal reaches the whole process group: the program decides to end (and
     # then closes this window); a SIGTERM to the group ends this one quietly
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -539,6 +539,10 @@ class Session:
                  *(["separate_process = false"] if os.environ.get(WINDOW_IN_LOOP_ENV) else []),
                  "", "[journal]", f"dir = {json.dumps(str(Path(tmp) / 'journal'))}", "fsync = true",
                  "", "[gpio]", 'pin_factory = "mock"']
+        if os.environ.get("E2E_CGROUP_PROCS"):
+            # throttled: a CPU quota holds only normal-priority threads (a real-time game would
+            # escape it where the kernel has no real-time group scheduling), as a slow machine's
+            lines += ["", "[process]", "realtime_priority = 0"]
         if port is not None:
             # time queries every 0.5 s: after simavr falls behind real time, the link's
             # clock mapping follows within ~1 s of quiet (see Session._simavr_sync)
@@ -1390,7 +1394,9 @@ GPIOD_HOST_MEASURED = (
     "global_seqno, line_seqno) at once, the two edges gap_us apart (true gaps: true_gap_min/max_us); ours = "
     "fraction the true first presser's lamp lit; decision = the later edge's stamp -> the winner's Lamp 'on' "
     "carried out (negative: the first press was decided alone before the later edge); loads: plain, hog (one "
-    "CPU-bound process per CPU beside the game), throttled (the e2e cgroup quota). Not measured: the kernel's "
+    "CPU-bound process per CPU beside the game), throttled (the e2e cgroup quota; the game at normal priority, "
+    "[process] realtime_priority = 0: a quota holds no real-time thread; plain and hog at the default "
+    "real-time priority where allowed). Not measured: the kernel's "
     "own part on a Pi (GPIO interrupt latency, the edge stamped at interrupt service and queued by the line's "
     "interrupt thread, the BCM2835 pin-order service of near-simultaneous edges) nor a Pi's CPU speed")
 

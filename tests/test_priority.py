@@ -15,6 +15,7 @@ import pytest
 
 from controller.inputs import priority
 from tests.browser import free_port
+from tests.test_window_process import WINDOW_RUN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,10 +32,13 @@ def _config(tmp_path: Path, level: int | None, port: int) -> Path:
     return path
 
 
-def _start(tmp_path: Path, cfg: Path, prefix: tuple[str, ...] = ()):
+def _start(tmp_path: Path, cfg: Path, prefix: tuple[str, ...] = (), window: bool = False):
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(ROOT),
                PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([*prefix, sys.executable, "-m", "controller.cli", "run", "--headless",
+    env.pop("BUZZER_EXIT_AFTER_FIRST_FRAME", None)   # (the suite's: a window's first frame ends it)
+    # the window: with SDL's dummy driver as the display (read as none otherwise)
+    program = ["-c", WINDOW_RUN] if window else ["-m", "controller.cli"]
+    proc = subprocess.Popen([*prefix, sys.executable, *program, "run", *([] if window else ["--headless"]),
                              "--config", str(cfg)], cwd=tmp_path, env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out = bytearray()
@@ -119,6 +123,47 @@ def test_the_game_loop_and_the_buttons_reader_run_real_time_and_the_pages_at_nor
         for child in web:
             assert _until(lambda: _nice(child) == 10), _nice(child)   # (its own first step)
             assert set(_threads(child).values()) == {(os.SCHED_OTHER, 0)}, _threads(child)
+    finally:
+        rc, err = _stop(proc, reader)
+    assert rc == 0 and "Traceback" not in err, (rc, err)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _child_where(pid: int, test) -> int | None:
+    """The first child process of ``pid`` whose command line passes ``test``."""
+    return next((k for k in _children(pid) if test(_cmdline(k))), None)
+
+
+@pytest.mark.skipif(not _may_raise(), reason="needs root or CAP_SYS_NICE (CI runs as root)")
+def test_the_projectors_window_opened_again_runs_at_normal_priority_below_the_game(tmp_path):
+    """The window's process is forked at the start (normal priority, nice 5); killed, it is
+    started again by the loop's real-time thread: the new one is at the normal policy too, and
+    the game's loop stays at its real-time level."""
+    proc, out, reader = _start(tmp_path, _config(tmp_path, None, free_port()), window=True)
+    try:
+        pid = proc.pid
+        # the forked window: the program's own command line, at nice 5 (the web pages' process
+        # has that command line too for a moment, before it execs its own, at nice 10)
+        forked = lambda: next((k for k in _children(pid) if "controller.web.child" not in _cmdline(k)  # noqa: E731
+                               and _nice(k) == 5), None)
+        assert _until(lambda: forked() is not None), [_cmdline(k) for k in _children(pid)]
+        first = forked()
+        assert set(_threads(first).values()) == {(os.SCHED_OTHER, 0)}, _threads(first)
+        assert _until(lambda: _threads(pid).get(pid) == (os.SCHED_FIFO, 10)), _threads(pid)
+        os.kill(first, 9)
+        again = lambda: _child_where(pid, lambda cmd: "controller.screens.window_process" in cmd)  # noqa: E731
+        assert _until(lambda: proc.poll() is not None or again() is not None)
+        assert proc.poll() is None, (out.decode()[-600:], proc.stderr.read().decode()[-1500:])
+        second = again()
+        assert _until(lambda: _nice(second) == 5), _nice(second)
+        assert set(_threads(second).values()) == {(os.SCHED_OTHER, 0)}, _threads(second)
+        assert _threads(pid)[pid] == (os.SCHED_FIFO, 10)
     finally:
         rc, err = _stop(proc, reader)
     assert rc == 0 and "Traceback" not in err, (rc, err)

@@ -85,7 +85,8 @@ class OutboxProcess:
         os.set_blocking(nudge_w.fileno(), False)
         process = ctx.Process(target=_child, args=(there, nudge_r, self.args), name="festival-outbox", daemon=True)
         try:
-            process.start()
+            with priority.children_normal():   # the game's real-time level is not the publisher's
+                process.start()
         except OSError as exc:   # no process to be had (memory, limits): the game goes on unpublished
             for end in (here, there, nudge_r, nudge_w):
                 end.close()
@@ -241,7 +242,6 @@ class _Follower:
 
 def _child(conn, nudge, args: dict) -> None:
     """The child process: a Publisher fed from the journal files the hall names."""
-    priority.normal()   # started again by the loop's thread: not at its real-time priority
     from controller.sessions import journal as journal_mod
     from controller.festival.publisher import Publisher, find_journal
 

@@ -6,9 +6,10 @@ stuck process), the thread that reads a button's edge and the loop that lights t
 would otherwise wait for a CPU like every other process: beside two CPU-bound processes on two
 cores, the later press of a race reached the game up to 11 ms after its edge and the lamp 14 ms
 (docs/performance.md).  The edge's *stamp* is the kernel's, so the order is never at stake: the
-delay is.  ``[process] realtime_priority`` puts the loop's thread under ``SCHED_FIFO`` just before
-the buttons' readers start, so they inherit it (threads do); the processes the game starts (the
-projector's window, the web pages, the festival's outbox) call :func:`normal` first thing, so a
+delay is.  ``[process] realtime_priority`` puts the loop's thread under ``SCHED_FIFO`` before the
+buttons' backend is made, so the threads it starts inherit it (threads do: lgpio's callback
+thread, the gpiod reader, the serial link); the processes the game starts (the projector's
+window, the web pages, the festival's outbox) are started inside :func:`children_normal`, so a
 crowd of viewers or a frame being drawn never runs at the buttons' priority.  The level stays
 below the kernel's interrupt threads (50), which stamp the edges.
 
@@ -21,6 +22,7 @@ refuses too, and the quota goes on applying to the game (as it should).
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 MAX_LEVEL = 49
 """The kernel's threaded interrupt handlers run at SCHED_FIFO 50: the game stays below them."""
@@ -60,15 +62,29 @@ class Raised:
             pass
 
 
-def normal() -> None:
-    """Back to the normal policy (``SCHED_OTHER``) for a process the game started: it inherited
-    the real-time policy of the thread that started it.  Lowering is always allowed; on a system
-    without the call there is nothing to undo."""
-    if not hasattr(os, "sched_setscheduler") or not hasattr(os, "SCHED_OTHER"):
+@contextmanager
+def children_normal():
+    """Processes started inside this block start at the normal policy: a child inherits the
+    real-time policy of the thread that starts it (the loop's), and would run its interpreter's
+    start at the buttons' level -- on a one-core Pi, ahead of the loop.  The calling thread's
+    own policy is back after the block (allowed: the limit that let it rise still holds)."""
+    try:
+        old = (os.sched_getscheduler(0), os.sched_getparam(0))
+    except (AttributeError, OSError):
+        yield
+        return
+    if old[0] == os.SCHED_OTHER:
+        yield
         return
     try:
-        if os.sched_getscheduler(0) != os.SCHED_OTHER:
-            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
     except OSError:
-        pass
-
+        yield
+        return
+    try:
+        yield
+    finally:
+        try:
+            os.sched_setscheduler(0, *old)
+        except OSError:
+            pass

@@ -28,10 +28,6 @@ import os
 import socket
 import sys
 
-if __name__ == "__main__":   # opened again by the loop's thread: not at its real-time priority,
-    from controller.inputs import priority   # before the imports below take their CPU
-    priority.normal()
-
 from controller.web.phones import Hub
 from controller.web.server import WebServer
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from controller.core.events import HostKey
+from controller.inputs import priority
 from controller.web.net import bind_socket, new_token, ports_to_try
 
 log = logging.getLogger(__name__)
@@ -129,8 +130,9 @@ class WebProcess:
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         fds = (self.sock.fileno(), vm_r, ctl_r, act_w)
         try:
-            self.proc = subprocess.Popen([sys.executable, "-m", "controller.web.child", *map(str, fds)],
-                                         pass_fds=fds, stdin=subprocess.DEVNULL, env=env)
+            with priority.children_normal():   # below the game: never at the buttons' level
+                self.proc = subprocess.Popen([sys.executable, "-m", "controller.web.child", *map(str, fds)],
+                                             pass_fds=fds, stdin=subprocess.DEVNULL, env=env)
         finally:
             for fd in (vm_r, ctl_r, act_w):
                 os.close(fd)

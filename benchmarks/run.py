@@ -573,6 +573,7 @@ def startup(quick: bool) -> dict:
     def measure_all(suffix: str, procs: str | None) -> None:
         for key, argv, marker, cwd in cases:
             key = key[:-2] + suffix
+            out[f"{key[:-2]}_note"] = None   # (None replaces an older run's note when merged)
             times = []
             _first_line(argv, marker, env, cwd=cwd)   # writes the bytecode; not counted
             for _ in range(runs):

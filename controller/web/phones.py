@@ -37,9 +37,9 @@ from controller.core import clocksync as cs
 
 MS = 1_000_000
 MAX_PENDING = 8
+"""Clock exchanges answered and not yet completed, kept per phone (the oldest dropped)."""
 HELD_MAX = 4
 """Presses a phone may have kept for its first clock exchange (one more: the oldest is refused)."""
-"""Clock exchanges answered and not yet completed, kept per phone (the oldest dropped)."""
 STALL_FACTOR = 3
 """A phone silent for this many sync intervals stalled (a screen off, a battery saver)."""
 

@@ -200,6 +200,7 @@ class WebServer:
         self.refused = 0
         self.actions = 0
         self.hub = None
+        self._release_tasks: set = set()   # presses kept for a phone's first exchange, due to be answered
         """The joined phones (:class:`controller.web.phones.Hub`), when ``[phones] enabled``."""
         self.play_base = ""
         """The pages' address as the phones open it (``http://192.168.1.23:8080``)."""
@@ -502,8 +503,7 @@ class WebServer:
                     reply = self.hub.press(phone, data, received)
                     if reply is None:   # kept for the first clock exchange: refused when it is late
                         wait = float(self.hub.settings["first_sync_wait_s"]) + 0.01
-                        asyncio.get_running_loop().call_later(
-                            wait, lambda: asyncio.ensure_future(self._released(ws, phone, timeout)))
+                        asyncio.get_running_loop().call_later(wait, self._release_later, ws, phone, timeout)
                 else:
                     reply = {"t": "error", "why": "unknown message"}
                 if reply is not None:
@@ -519,6 +519,11 @@ class WebServer:
                 sender.cancel()
             await ws.close()
         return ws
+
+    def _release_later(self, ws: web.WebSocketResponse, phone, timeout: float) -> None:
+        task = asyncio.ensure_future(self._released(ws, phone, timeout))
+        self._release_tasks.add(task)   # (a task nothing refers to may be collected before it runs)
+        task.add_done_callback(self._release_tasks.discard)
 
     async def _released(self, ws: web.WebSocketResponse, phone, timeout: float) -> None:
         """The answers of ``phone``'s presses kept for its first clock exchange

@@ -8,13 +8,12 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from controller.inputs import priority
-from tests.browser import free_port
+from tests.browser import free_port, until
 from tests.test_window_process import WINDOW_RUN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,15 +45,6 @@ def _start(tmp_path: Path, cfg: Path, prefix: tuple[str, ...] = (), window: bool
                               daemon=True)
     reader.start()
     return proc, out, reader
-
-
-def _until(predicate, timeout: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def _threads(pid: int) -> dict[int, tuple[int, int]]:
@@ -111,17 +101,17 @@ def test_the_game_loop_and_the_buttons_reader_run_real_time_and_the_pages_at_nor
     port = free_port()
     proc, out, reader = _start(tmp_path, _config(tmp_path, None, port))
     try:
-        assert _until(lambda: _playing(out)), out.decode()
+        until(lambda: _playing(out), what="the game's status line")
         pid = proc.pid   # (prlimit and setpriv exec the game: the same process)
         # the buttons' reader (started by backend.start()) and the web's bridge threads are up
-        assert _until(lambda: len(_threads(pid)) >= 2 and _children(pid)), (_threads(pid), _children(pid))
+        until(lambda: len(_threads(pid)) >= 2 and _children(pid), what="the reader's thread and the pages' process")
         threads = _threads(pid)
         assert threads[pid] == (os.SCHED_FIFO, 10), threads
         assert all(t == (os.SCHED_FIFO, 10) for t in threads.values()), threads
         web = _children(pid)
         assert web, "no web pages' process"
         for child in web:
-            assert _until(lambda: _nice(child) == 10), _nice(child)   # (its own first step)
+            until(lambda: _nice(child) == 10, what="the pages at nice 10")   # (its own first step)
             assert set(_threads(child).values()) == {(os.SCHED_OTHER, 0)}, _threads(child)
     finally:
         rc, err = _stop(proc, reader)
@@ -152,16 +142,16 @@ def test_the_projectors_window_opened_again_runs_at_normal_priority_below_the_ga
         # has that command line too for a moment, before it execs its own, at nice 10)
         forked = lambda: next((k for k in _children(pid) if "controller.web.child" not in _cmdline(k)  # noqa: E731
                                and _nice(k) == 5), None)
-        assert _until(lambda: forked() is not None), [_cmdline(k) for k in _children(pid)]
+        until(lambda: forked() is not None, what="the forked window")
         first = forked()
         assert set(_threads(first).values()) == {(os.SCHED_OTHER, 0)}, _threads(first)
-        assert _until(lambda: _threads(pid).get(pid) == (os.SCHED_FIFO, 10)), _threads(pid)
+        until(lambda: _threads(pid).get(pid) == (os.SCHED_FIFO, 10), what="the loop at FIFO 10")
         os.kill(first, 9)
         again = lambda: _child_where(pid, lambda cmd: "controller.screens.window_process" in cmd)  # noqa: E731
-        assert _until(lambda: proc.poll() is not None or again() is not None)
+        until(lambda: proc.poll() is not None or again() is not None, what="a window opened again")
         assert proc.poll() is None, (out.decode()[-600:], proc.stderr.read().decode()[-1500:])
         second = again()
-        assert _until(lambda: _nice(second) == 5), _nice(second)
+        until(lambda: _nice(second) == 5, what="the new window at nice 5")
         assert set(_threads(second).values()) == {(os.SCHED_OTHER, 0)}, _threads(second)
         assert _threads(pid)[pid] == (os.SCHED_FIFO, 10)
     finally:
@@ -172,9 +162,9 @@ def test_the_projectors_window_opened_again_runs_at_normal_priority_below_the_ga
 def test_realtime_priority_zero_leaves_every_thread_at_normal_priority(tmp_path):
     proc, out, reader = _start(tmp_path, _config(tmp_path, 0, free_port()))
     try:
-        assert _until(lambda: _playing(out)), out.decode()
+        until(lambda: _playing(out), what="the game's status line")
         pid = proc.pid   # (prlimit and setpriv exec the game: the same process)
-        assert _until(lambda: len(_threads(pid)) >= 2), _threads(pid)
+        until(lambda: len(_threads(pid)) >= 2, what="the reader's thread")
         assert set(_threads(pid).values()) == {(os.SCHED_OTHER, 0)}, _threads(pid)
     finally:
         rc, err = _stop(proc, reader)
@@ -190,7 +180,7 @@ def test_a_machine_that_refuses_the_real_time_priority_gets_one_line_and_the_gam
     prefix = ("prlimit", "--rtprio=0", "setpriv", "--inh-caps=-sys_nice", "--bounding-set=-sys_nice")
     proc, out, reader = _start(tmp_path, _config(tmp_path, 10, free_port()), prefix)
     try:
-        assert _until(lambda: _playing(out)), out.decode()
+        until(lambda: _playing(out), what="the game's status line")
         pid = proc.pid   # (prlimit and setpriv exec the game: the same process)
         assert set(_threads(pid).values()) == {(os.SCHED_OTHER, 0)}, _threads(pid)
     finally:

@@ -285,21 +285,29 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def test_buzzer_run_forks_its_window_early_and_ctrl_c_ends_both_quietly(tmp_path):
-    """``buzzer run`` with a display: the window's process is a fork made at the start (the same
-    command line: nothing imported twice); Ctrl+C in the terminal (SIGINT to the process group)
-    ends the program and its window without a traceback or a «window closed» notice."""
+def _buzzer_run_with_a_window(tmp_path):
+    """``buzzer run`` in its own session, SDL's dummy driver as its display, no web pages."""
     import subprocess
 
     (tmp_path / "game.toml").write_text("[web]\nenabled = false\n", encoding="utf-8")
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1",
                PYTHONPATH=str(ROOT))
     env.pop("BUZZER_EXIT_AFTER_FIRST_FRAME", None)
-    proc = subprocess.Popen([sys.executable, "-c", WINDOW_RUN, "run", "-c", "game.toml", "--new",
+    return subprocess.Popen([sys.executable, "-c", WINDOW_RUN, "run", "-c", "game.toml", "--new",
                              "--seconds", "120"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def cmdline(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+def test_buzzer_run_forks_its_window_early_and_ctrl_c_ends_both_quietly(tmp_path):
+    """``buzzer run`` with a display: the window's process is a fork made at the start (the same
+    command line: nothing imported twice); Ctrl+C in the terminal (SIGINT to the process group)
+    ends the program and its window without a traceback or a «window closed» notice."""
+    proc = _buzzer_run_with_a_window(tmp_path)
     try:
-        cmdline = lambda pid: Path(f"/proc/{pid}/cmdline").read_bytes()  # noqa: E731
         window = until(lambda: [c for c in children(proc.pid) if cmdline(c) == cmdline(proc.pid)],
                        WAIT, 0.02, "the window's process, forked")[0]
         # its own start under way: it ignores the terminal's Ctrl+C (the program ends it)
@@ -320,17 +328,8 @@ def test_a_window_that_dies_in_its_first_moment_is_opened_again_and_the_game_goe
     """The window's process killed as soon as it is forked (as a display that is not ready yet
     would end it): the program used to take the failed hello for a closed window and end quietly
     («Ничего не сыграно»); it opens the window again and plays on."""
-    import subprocess
-
-    (tmp_path / "game.toml").write_text("[web]\nenabled = false\n", encoding="utf-8")
-    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1",
-               PYTHONPATH=str(ROOT))
-    env.pop("BUZZER_EXIT_AFTER_FIRST_FRAME", None)
-    proc = subprocess.Popen([sys.executable, "-c", WINDOW_RUN, "run", "-c", "game.toml", "--new",
-                             "--seconds", "120"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = _buzzer_run_with_a_window(tmp_path)
     try:
-        cmdline = lambda pid: Path(f"/proc/{pid}/cmdline").read_bytes()  # noqa: E731
         first = until(lambda: [c for c in children(proc.pid) if cmdline(c) == cmdline(proc.pid)],
                       WAIT, 0.001, "the window's process, forked")[0]
         os.kill(first, signal.SIGKILL)

@@ -304,29 +304,40 @@ def test_the_audience_page_says_when_the_game_is_over(game, chromium, tmp_path):
     assert run(scenario()) != "Игра окончена"
 
 
-def test_the_audience_page_says_a_chgk_game_ended_on_shared_prize_places(tmp_path, chromium):
-    """ЧГК ended with places 1–2 shared: the page says the shoot-out is due, as the projector does,
-    and shows both teams' place as «1–2»."""
-    top = 'mode = "chgk"\n' + "".join(f'[[teams]]\nname = "{n}"\n' for n in ("Альфа", "Бета", "Гамма"))
+def _audience_line_after(tmp_path, chromium, top: str, actions, line: str, shot: str, read: str = "null"):
+    """A game of ``top`` with the audience page open: the host's ``actions`` posted (each a body,
+    or a list of bodies answered by one snapshot each), until the page's main line is ``line``;
+    the screenshot ``shot``, and ``read`` evaluated in the page then."""
     game = Game(tmp_path, top=top)
     try:
         async def scenario():
             page = await chromium.page(game.base + "/")
             await page.wait_for("document.body.dataset.seq !== undefined")
             auth = {"Authorization": "Bearer " + game.token}
-            for body in ({"host": "question"}, {"host": "result", "team": 1, "value": True},
-                         {"host": "result", "team": 2, "value": True}, {"host": "end_game"}):
-                assert post(game, json.dumps(body).encode(), auth) == 202
-            await page.wait_for("document.getElementById('question').textContent === "
-                                "'Игра окончена · Поделены места 1–2: их решит перестрелка'")
-            places = await page.eval("[...document.querySelectorAll('#standings .place')].map(e => e.textContent)")
-            await page.screenshot(tmp_path / "audience-chgk-shared.png")
+            for body in actions:
+                assert post(game, json.dumps(body).encode(), auth) in (200, 202)
+            await page.wait_for(f"document.getElementById('question').textContent === {json.dumps(line)}")
+            value = await page.eval(read)
+            await page.screenshot(tmp_path / shot)
             await page.close()
-            return places
+            return value
 
-        assert run(scenario()) == ["1–2", "1–2", "3"]
+        return run(scenario())
     finally:
         game.close()
+
+
+def test_the_audience_page_says_a_chgk_game_ended_on_shared_prize_places(tmp_path, chromium):
+    """ЧГК ended with places 1–2 shared: the page says the shoot-out is due, as the projector does,
+    and shows both teams' place as «1–2»."""
+    top = 'mode = "chgk"\n' + "".join(f'[[teams]]\nname = "{n}"\n' for n in ("Альфа", "Бета", "Гамма"))
+    places = _audience_line_after(
+        tmp_path, chromium, top,
+        [{"host": "question"}, {"host": "result", "team": 1, "value": True},
+         {"host": "result", "team": 2, "value": True}, {"host": "end_game"}],
+        "Игра окончена · Поделены места 1–2: их решит перестрелка", "audience-chgk-shared.png",
+        "[...document.querySelectorAll('#standings .place')].map(e => e.textContent)")
+    assert places == ["1–2", "1–2", "3"]
 
 
 def test_a_locked_team_on_the_overlay_is_a_solid_card_readable_over_a_bright_picture(game, chromium, tmp_path):
@@ -624,20 +635,5 @@ def test_the_audience_page_says_a_programmes_first_game_ended_and_which_follows(
     """A programme of three games, the first ended by the host: the page says that game is over
     and which comes next, as the projector and the terminal do (not «Игра окончена»)."""
     top = (Path(__file__).resolve().parents[1] / "examples" / "programme.toml").read_text(encoding="utf-8")
-    game = Game(tmp_path, top=top)
-    try:
-        async def scenario():
-            page = await chromium.page(game.base + "/")
-            await page.wait_for("document.body.dataset.seq !== undefined")
-            auth = {"Authorization": "Bearer " + game.token}
-            for _ in range(2):   # the end of a game is asked twice
-                assert post(game, json.dumps({"host": "end_game"}).encode(), auth) in (200, 202)
-                await page.wait_for("document.body.dataset.seq !== undefined")
-            await page.wait_for("document.getElementById('question').textContent === "
-                                "'Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»'")
-            await page.screenshot(tmp_path / "audience-programme-over.png")
-            await page.close()
-
-        run(scenario())
-    finally:
-        game.close()
+    _audience_line_after(tmp_path, chromium, top, [{"host": "end_game"}] * 2,   # the end is asked twice
+                         "Окончена игра 1 из 3, дальше игра 2 «Брейн-ринг»", "audience-programme-over.png")

@@ -113,6 +113,8 @@ REPO = HERE.parent
 
 GPIOD_HOST = "gpiod-host"
 WINDOW_IN_LOOP_ENV = "E2E_WINDOW_IN_LOOP"
+NO_WEB_ENV = "E2E_NO_WEB"
+"""Set: the game runs without its web pages ([web] enabled = false), to see their share."""
 """Set (``--window-in-loop``): the games draw their window in the loop's own process
 (``[display] separate_process = false``), as before 7 Dec 2026 -- for before/after runs."""
 PATHS = ("gpio", "serial-virtual", "serial-simavr", GPIOD_HOST)
@@ -538,7 +540,8 @@ class Session:
                  "", "[display]", "width = 1920", "height = 1080", "fullscreen = false",
                  *(["separate_process = false"] if os.environ.get(WINDOW_IN_LOOP_ENV) else []),
                  "", "[journal]", f"dir = {json.dumps(str(Path(tmp) / 'journal'))}", "fsync = true",
-                 "", "[gpio]", 'pin_factory = "mock"']
+                 "", "[gpio]", 'pin_factory = "mock"',
+                 *(["", "[web]", "enabled = false"] if os.environ.get(NO_WEB_ENV) else [])]
         if os.environ.get("E2E_CGROUP_PROCS"):
             # throttled: a CPU quota holds only normal-priority threads (a real-time game would
             # escape it where the kernel has no real-time group scheduling), as a slow machine's
@@ -1221,7 +1224,8 @@ def run_cell(path: str, gap_us: float, delay_ms: float, follow_ms: float, pairs:
 
 
 def measure(quick: bool = False, pairs: int | None = None, paths: Iterable[str] = PATHS,
-            throttle: bool = True, throttled_pairs: int | None = None) -> dict:
+            throttle: bool = True, throttled_pairs: int | None = None,
+            host_loads: Iterable[str] = GPIOD_HOST_LOADS) -> dict:
     """The whole benchmark: every cell plain (in a child process) and, when a
     cgroup can be made, throttled; ``gpiod-host`` plain, beside CPU hogs and throttled
     (:func:`measure_gpiod_host`).  Returns the ``e2e_*`` results keys (those of the paths
@@ -1235,7 +1239,7 @@ def measure(quick: bool = False, pairs: int | None = None, paths: Iterable[str] 
     if classic:
         out = _measure_classic(quick, pairs, classic, throttle, throttled_pairs)
     if GPIOD_HOST in paths:
-        host = measure_gpiod_host(quick, pairs, throttle)
+        host = measure_gpiod_host(quick, pairs, throttle, loads=host_loads)
         out["e2e_fairness"] = out.get("e2e_fairness", []) + host.pop("rows")
         out.update(host)
     out["e2e_paths"] = paths
@@ -1313,7 +1317,7 @@ def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: 
     p99: dict[str, float | None] = {}
     seconds: dict[str, float] = {}
     parts: dict[str, dict[str, list]] = {}
-    throttle_desc = None
+    throttle_desc = throttle_stats = None
     for load in loads:
         n = per_load[load]
         t0 = time.perf_counter()
@@ -1325,6 +1329,7 @@ def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: 
                 with Throttle() as th:
                     throttle_desc = th.describe()
                     res = _run_child(cells, n, th, _timeout_for(cells, n, True))
+                    throttle_stats = th.stat_delta()
             elif load == "hog":
                 with Hogs():
                     res = _run_child(cells, n, None, _timeout_for(cells, n, True))
@@ -1364,6 +1369,8 @@ def measure_gpiod_host(quick: bool = False, pairs: int | None = None, throttle: 
         "e2e_gpiod_host_s": seconds,
         "e2e_gpiod_host_settle_ms": settle_ms,
         "e2e_gpiod_host_throttle": throttle_desc,
+        # how much of the run the quota held the game (periods throttled / all)
+        "e2e_gpiod_host_throttle_stats": throttle_stats,
         "e2e_gpiod_host_loadavg_at_end": loadavg,
         "e2e_gpiod_host_note": "; ".join(notes) or None,
         "e2e_gpiod_host_measured": GPIOD_HOST_MEASURED,
@@ -1532,9 +1539,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="write the results keys as JSON here")
     p.add_argument("--window-in-loop", action="store_true",
                    help="draw the window in the loop's process ([display] separate_process = false), as before")
+    p.add_argument("--no-web", action="store_true", help="the game without its web pages ([web] enabled = false)")
+    p.add_argument("--loads", default=",".join(GPIOD_HOST_LOADS),
+                   help="gpiod-host's loads, comma-separated: " + ",".join(GPIOD_HOST_LOADS))
     args = p.parse_args(argv)
     if args.window_in_loop:
         os.environ[WINDOW_IN_LOOP_ENV] = "1"   # (the sessions' child processes inherit it)
+    if args.no_web:
+        os.environ[NO_WEB_ENV] = "1"
     if args.cell:
         path, gap, d, f = args.cell.split(",")
         row = run_cell(path, float(gap), float(d), float(f), args.pairs or PAIRS_FULL, args.throttled)
@@ -1542,14 +1554,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     t0 = time.perf_counter()
     res = measure(args.quick, args.pairs, args.paths.split(","), throttle=not args.no_throttle,
-                  throttled_pairs=args.throttled_pairs)
+                  throttled_pairs=args.throttled_pairs, host_loads=args.loads.split(","))
     for line in table(res["e2e_fairness"]):
         print(line)
     for k in ("e2e_decision_p50_ms", "e2e_decision_p99_ms", "e2e_decision_beyond_delay_p99_ms",
               "e2e_decision_after_delivery_p50_ms", "e2e_decision_after_delivery_p99_ms",
               "e2e_decision_throttled_p50_ms", "e2e_decision_throttled_p99_ms",
               "e2e_decision_throttled_beyond_delay_p99_ms", "e2e_throttle", "e2e_throttle_stats", "e2e_note",
-              "e2e_gpiod_host_decision_p50_ms", "e2e_gpiod_host_decision_p99_ms", "e2e_gpiod_host_note",
+              "e2e_gpiod_host_decision_p50_ms", "e2e_gpiod_host_decision_p99_ms",
+              "e2e_gpiod_host_throttle_stats", "e2e_gpiod_host_note",
               "e2e_gpiod_host_loadavg_at_end"):
         if k in res:
             print(f"{k}: {res[k]}")
